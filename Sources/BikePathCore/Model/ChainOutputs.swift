@@ -1,0 +1,142 @@
+/// What the filter chain produces. The store persists these and the CLI prints them;
+/// they are plain values so that live and replay outputs can be compared for equality.
+
+/// BBP obstacle kinds. Detected ones are candidates until the rider confirms them.
+public enum ObstacleKind: String, Sendable, Codable, CaseIterable {
+    case pothole, bump, irregularity, debris
+}
+
+/// BBP path status, best first.
+public enum PathStatus: String, Sendable, Codable, CaseIterable {
+    case optimal, medium, sufficient, requiresMaintenance
+}
+
+/// What the rider is doing at a moment.
+public enum ActivityState: String, Sendable, Codable, CaseIterable {
+    case stationary, cycling, walking, motorVehicle
+}
+
+public struct ObstacleEvent: Sendable, Equatable, Codable {
+    public var time: SampleTime
+    public var utc: UTCTime?
+    /// Interpolated between the fixes around `time`.
+    public var coordinate: Coordinate?
+    /// m/s, nil when unknown.
+    public var speed: Double?
+    public var kind: ObstacleKind
+    /// Peak absolute vertical acceleration after gravity removal, m/s².
+    public var peak: Double
+    /// Sum of squared vertical acceleration over the event, (m/s²)²·s.
+    public var energy: Double
+    /// Vertical acceleration around the event, kept for the rider's review.
+    public var window: [Float]
+    public var windowRate: Double
+
+    public init(time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
+                kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0) {
+        self.time = time
+        self.utc = utc
+        self.coordinate = coordinate
+        self.speed = speed
+        self.kind = kind
+        self.peak = peak
+        self.energy = energy
+        self.window = window
+        self.windowRate = windowRate
+    }
+}
+
+public struct RoadQualitySegment: Sendable, Equatable, Codable {
+    public var startTime: SampleTime
+    public var endTime: SampleTime
+    public var start: Coordinate?
+    public var end: Coordinate?
+    public var lengthMeters: Double
+    /// Speed-normalised roughness index (see docs/road-quality.md).
+    public var roughness: Double
+    public var status: PathStatus
+
+    public init(startTime: SampleTime, endTime: SampleTime, start: Coordinate?, end: Coordinate?,
+                lengthMeters: Double, roughness: Double, status: PathStatus) {
+        self.startTime = startTime
+        self.endTime = endTime
+        self.start = start
+        self.end = end
+        self.lengthMeters = lengthMeters
+        self.roughness = roughness
+        self.status = status
+    }
+}
+
+public struct SOSEvent: Sendable, Equatable, Codable {
+    /// When the alarm was raised (at most 5 s of sample time after the impact).
+    public var time: SampleTime
+    public var impactTime: SampleTime
+    public var impactPeak: Double
+    public var lastFix: GNSSFix?
+
+    public init(time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?) {
+        self.time = time
+        self.impactTime = impactTime
+        self.impactPeak = impactPeak
+        self.lastFix = lastFix
+    }
+}
+
+public struct TripStatistics: Sendable, Equatable, Codable {
+    public var distanceMeters: Double = 0
+    public var elapsedSeconds: Double = 0
+    public var movingSeconds: Double = 0
+    public var averageMovingSpeed: Double = 0
+    public var maxSpeed: Double = 0
+    public var elevationGainMeters: Double = 0
+    public var co2AvoidedGrams: Double = 0
+    public init() {}
+}
+
+/// A cleaned fix kept as part of a trip's track.
+public struct TrackPoint: Sendable, Equatable, Codable {
+    public var time: SampleTime
+    public var utc: UTCTime?
+    public var coordinate: Coordinate
+    public var altitudeMSL: Double?
+    public var speed: Double
+    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double) {
+        self.time = time
+        self.utc = utc
+        self.coordinate = coordinate
+        self.altitudeMSL = altitudeMSL
+        self.speed = speed
+    }
+}
+
+public struct TripRecord: Sendable, Equatable, Codable {
+    public var startTime: SampleTime
+    public var endTime: SampleTime
+    public var startUTC: UTCTime?
+    public var endUTC: UTCTime?
+    public var statistics: TripStatistics
+    /// The reconstructed path, simplified within the configured tolerance.
+    public var path: [Coordinate]
+
+    public init(startTime: SampleTime, endTime: SampleTime, startUTC: UTCTime?, endUTC: UTCTime?,
+                statistics: TripStatistics, path: [Coordinate]) {
+        self.startTime = startTime
+        self.endTime = endTime
+        self.startUTC = startUTC
+        self.endUTC = endUTC
+        self.statistics = statistics
+        self.path = path
+    }
+}
+
+/// One output of the chain, in sample-time order.
+public enum ChainOutput: Sendable, Equatable {
+    case activity(SampleTime, ActivityState)
+    case tripStarted(SampleTime, UTCTime?)
+    case trackPoint(TrackPoint)
+    case obstacle(ObstacleEvent)
+    case roadQuality(RoadQualitySegment)
+    case tripEnded(TripRecord)
+    case sos(SOSEvent)
+}

@@ -1,0 +1,22 @@
+/// What a source hands the core, and what a recording holds: the raw input, in
+/// receive-time order. Replaying a recording feeds the core exactly these values.
+public enum SensorRecord: Sendable, Hashable {
+    /// One NMEA sentence as gpsd relayed it, without the line ending.
+    case nmea(SampleTime, String)
+    case imu(IMUSample)
+    /// The rider pressed start/stop (BBP tracking sessions are user-initiated).
+    case marker(SampleTime, Marker)
+
+    public var time: SampleTime {
+        switch self {
+        case .nmea(let t, _): t
+        case .imu(let s): s.time
+        case .marker(let t, _): t
+        }
+    }
+}
+
+public enum Marker: String, Sendable, Hashable, Codable {
+    case tripStart
+    case tripStop
+}

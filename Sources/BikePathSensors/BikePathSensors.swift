@@ -1,0 +1,1 @@
+// Live sources, recording files and importers live in this module.

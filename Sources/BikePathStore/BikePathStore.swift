@@ -1,0 +1,1 @@
+// The SQLite buffer lives in this module.
