@@ -1,0 +1,54 @@
+/// Distances on the WGS84 ellipsoid for the short steps between consecutive fixes.
+///
+/// Between two fixes (metres to a few hundred metres apart) the ellipsoid is locally a
+/// plane scaled by the meridional radius M and the prime-vertical radius N at the mean
+/// latitude. The error of this is far below a millimetre per step under 1 km, so summing
+/// steps gives geodesic distance to metre resolution without Vincenty's iteration.
+public enum Geodesy {
+    static let semiMajorAxis = 6_378_137.0          // WGS84 a, metres
+    static let eccentricitySquared = 6.694_379_990_14e-3  // WGS84 e²
+    static let degreesToRadians = Double.pi / 180
+
+    /// Metres per radian north (M) and east (N·cos φ) at a latitude in degrees.
+    @inline(__always)
+    static func metresPerRadian(latitude: Double) -> (north: Double, east: Double) {
+        let phi = latitude * degreesToRadians
+        let s = chainSin(phi)
+        let w2 = 1 - eccentricitySquared * s * s
+        let w = w2.squareRoot()
+        let n = semiMajorAxis / w
+        let m = semiMajorAxis * (1 - eccentricitySquared) / (w2 * w)
+        return (m, n * chainCos(phi))
+    }
+
+    /// Ellipsoidal distance in metres between two nearby coordinates.
+    public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let k = metresPerRadian(latitude: (a.latitude + b.latitude) / 2)
+        let dn = (b.latitude - a.latitude) * degreesToRadians * k.north
+        let de = (b.longitude - a.longitude) * degreesToRadians * k.east
+        return (dn * dn + de * de).squareRoot()
+    }
+}
+
+/// A local east/north plane around an origin, for filtering and path simplification.
+struct LocalPlane: Sendable, Equatable {
+    let origin: Coordinate
+    let northPerDegree: Double
+    let eastPerDegree: Double
+
+    init(origin: Coordinate) {
+        self.origin = origin
+        let k = Geodesy.metresPerRadian(latitude: origin.latitude)
+        northPerDegree = k.north * Geodesy.degreesToRadians
+        eastPerDegree = k.east * Geodesy.degreesToRadians
+    }
+
+    func project(_ c: Coordinate) -> (east: Double, north: Double) {
+        ((c.longitude - origin.longitude) * eastPerDegree, (c.latitude - origin.latitude) * northPerDegree)
+    }
+
+    func unproject(east: Double, north: Double) -> Coordinate {
+        Coordinate(latitude: origin.latitude + north / northPerDegree,
+                   longitude: origin.longitude + east / eastPerDegree)
+    }
+}

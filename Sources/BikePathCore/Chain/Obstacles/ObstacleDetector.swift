@@ -1,0 +1,142 @@
+/// A closed detection, before it is given a position (plain values, no allocation).
+struct ObstacleDetection: Sendable, Equatable {
+    var startIndex: Int
+    var peakIndex: Int
+    var endIndex: Int
+    var kind: ObstacleKind
+    var peak: Float
+    var energy: Float
+}
+
+/// Streaming pothole/bump/irregularity detector on vertical acceleration.
+///
+/// Band-pass 1–20 Hz, then a robust adaptive threshold: an event starts when the
+/// band-passed value exceeds max(k·σ, floor), where σ tracks the road's own vibration
+/// (an exponential mean of |y| with outliers clipped, frozen during events). Shape gives
+/// the kind: a downward first swing is a pothole (the wheel drops before it hits the far
+/// edge), an upward one a bump, a long event with many swings an irregularity.
+public struct ObstacleDetector: Sendable {
+    let configuration: ObstacleDetectorConfiguration
+    var bandPass: BandPass
+    /// Mean |y| of the road outside events (σ ≈ 1.2533 · mean|y| for Gaussian noise).
+    var meanAbs: Float
+    var sampleIndex = 0
+    // The event in progress.
+    var inEvent = false
+    var startIndex = 0
+    var peakIndex = 0
+    var lastAboveIndex = 0
+    var peak: Float = 0
+    var energy: Float = 0
+    var firstSign: Float = 0
+    var crossings = 0
+    var wasAbove = false
+    var elapsed: Float = 0
+
+    init(configuration: ObstacleDetectorConfiguration, initialNoise: Float? = nil) {
+        self.configuration = configuration
+        bandPass = BandPass(highPassHz: configuration.highPassHz, lowPassHz: configuration.lowPassHz)
+        meanAbs = (initialNoise ?? configuration.initialNoise) / 1.2533
+    }
+
+    @inline(__always)
+    var threshold: Float { max(configuration.thresholdSigmas * 1.2533 * meanAbs, configuration.minimumPeak) }
+
+    /// Feeds one vertical acceleration sample; returns the band-passed value and, when an
+    /// event has just ended, the detection. With the gate closed (too slow, not riding)
+    /// no event starts and the noise level stays at what the road last showed.
+    @inline(__always)
+    mutating func step(_ x: Float, dt: Float, gateOpen: Bool = true, detection: inout ObstacleDetection?) -> Float {
+        let y = bandPass.step(x, dt: dt)
+        let a = abs(y)
+        let t = threshold
+        let index = sampleIndex
+        sampleIndex &+= 1
+        if inEvent {
+            energy += y * y * dt
+            elapsed += dt
+            if a > peak { peak = a; peakIndex = index }
+            let above = a > t
+            if above {
+                if !wasAbove { crossings += 1 }
+                lastAboveIndex = index
+                elapsed = 0
+            } else if elapsed >= configuration.releaseSeconds {
+                detection = close(endIndex: index, dt: dt)
+            }
+            wasAbove = above
+        } else if !gateOpen {
+            return y
+        } else if a > t {
+            inEvent = true
+            startIndex = index; peakIndex = index; lastAboveIndex = index
+            peak = a; energy = y * y * dt; firstSign = y < 0 ? -1 : 1
+            crossings = 1; wasAbove = true; elapsed = 0
+        } else {
+            // Clip so that a single spike under the threshold barely moves the noise level.
+            let clipped = min(a, 3 * meanAbs + 0.05)
+            meanAbs += dt / (configuration.noiseTimeConstant + dt) * (clipped - meanAbs)
+        }
+        return y
+    }
+
+    mutating func close(endIndex: Int, dt: Float) -> ObstacleDetection {
+        inEvent = false
+        let duration = Float(lastAboveIndex - startIndex) * dt
+        let kind: ObstacleKind
+        if duration >= configuration.irregularityMinSeconds && crossings >= configuration.irregularityMinPeaks {
+            kind = .irregularity
+        } else {
+            kind = firstSign < 0 ? .pothole : .bump
+        }
+        return ObstacleDetection(startIndex: startIndex, peakIndex: peakIndex, endIndex: endIndex,
+                                 kind: kind, peak: peak, energy: energy)
+    }
+
+    /// Closes an event still open at the end of the input.
+    mutating func flush(dt: Float) -> ObstacleDetection? {
+        inEvent ? close(endIndex: sampleIndex, dt: dt) : nil
+    }
+}
+
+extension ObstacleDetector {
+    /// Runs the detector on a bare series of vertical acceleration (m/s², gravity
+    /// included or not: the band-pass removes it) at a fixed rate, speed unknown.
+    /// The noise level starts at the series' own robust σ (1.4826 · median |y|), so the
+    /// threshold is in units of the recording's own vibration from the first sample.
+    /// Event times are the peak, in seconds from the first sample.
+    public static func detect(verticalAcceleration series: [Float], rate: Double,
+                              configuration: ObstacleDetectorConfiguration = .init()) -> [ObstacleEvent] {
+        guard rate > 0, rate.isFinite, !series.isEmpty else { return [] }
+        let dt = Float(1 / rate)
+        var config = configuration
+        config.lowPassHz = min(config.lowPassHz, Float(rate) * 0.4)
+        // First pass: the series' own band-passed noise.
+        var probe = BandPass(highPassHz: config.highPassHz, lowPassHz: config.lowPassHz)
+        var magnitudes = series.map { abs(probe.step($0.isFinite ? $0 : 0, dt: dt)) }
+        let sigma = 1.4826 * median(&magnitudes)
+        var detector = ObstacleDetector(configuration: config, initialNoise: sigma)
+        var events: [ObstacleEvent] = []
+        func emit(_ d: ObstacleDetection) {
+            let from = max(0, d.startIndex - Int(0.25 * rate)), to = min(series.count, d.endIndex + 1)
+            events.append(ObstacleEvent(
+                time: SampleTime(seconds: Double(d.peakIndex) / rate), kind: d.kind,
+                peak: Double(d.peak), energy: Double(d.energy),
+                window: Array(series[from..<to]), windowRate: rate))
+        }
+        for x in series {
+            var detection: ObstacleDetection?
+            _ = detector.step(x.isFinite ? x : 0, dt: dt, detection: &detection)
+            if let detection { emit(detection) }
+        }
+        if let last = detector.flush(dt: dt) { emit(last) }
+        return events
+    }
+
+    static func median(_ values: inout [Float]) -> Float {
+        guard !values.isEmpty else { return 0 }
+        values.sort()
+        let n = values.count
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2
+    }
+}

@@ -1,0 +1,24 @@
+/// Parameters of the obstacle detector. The defaults were chosen by two-fold
+/// cross-validation on the González 2017 windows (docs/evaluation.md), not per file.
+public struct ObstacleDetectorConfiguration: Sendable, Equatable {
+    /// Band-pass edges, Hz: below 1 Hz is posture and slope, above 20 Hz frame ringing.
+    public var highPassHz: Float = 1
+    public var lowPassHz: Float = 20
+    /// Trigger when |band-passed| exceeds this many robust standard deviations of the
+    /// road's own recent vibration…
+    public var thresholdSigmas: Float = 3
+    /// …and at least this absolute level, m/s².
+    public var minimumPeak: Float = 1.5
+    /// Time constant of the road-noise tracker, s (long compared with one obstacle).
+    public var noiseTimeConstant: Float = 5
+    /// Noise level assumed before the tracker has seen the road, m/s² (σ).
+    public var initialNoise: Float = 0.3
+    /// An event ends after the signal stayed under the threshold this long, s.
+    public var releaseSeconds: Float = 0.2
+    /// Events at least this long with at least `irregularityMinPeaks` separate threshold
+    /// crossings are a rough patch (irregularity), not a single pothole or bump.
+    public var irregularityMinSeconds: Float = 0.6
+    public var irregularityMinPeaks: Int = 4
+
+    public init() {}
+}

@@ -1,0 +1,216 @@
+/// What a status display shows: trip phase, activity, last fix and the running trip.
+public struct PipelineStatus: Sendable, Equatable {
+    public var tripPhase: TripPhase
+    public var activity: ActivityState?
+    public var lastFix: GNSSFix?
+    public var tripStatistics: TripStatistics?
+    public var rejectedFixes: FixRejections
+}
+
+/// The filter chain: decode → clean/fuse → detect → segment → summarise.
+///
+/// Pure and driven by sample time: the same records give the same outputs, whatever the
+/// batch sizes. Outputs are appended in the order they become known; each carries its
+/// own sample time (an obstacle is emitted once the fix after it gives its position).
+public struct Pipeline: Sendable {
+    public let configuration: PipelineConfiguration
+    var decoder = NMEADecoder()
+    var cleaner: FixCleaner
+    var gravity: GravityEstimator
+    var detector: ObstacleDetector
+    var activity: ActivityClassifier
+    var trips: TripSegmenter
+    var roadQuality: RoadQualityEstimator
+    var crash: CrashDetector
+    var window: VerticalRing
+    var lastIMUTime: SampleTime?
+    var imuRate: Double = 0
+    var lastRawFix: GNSSFix?
+    var lastClean: CleanFix?
+    var previousClean: CleanFix?
+    var pendingObstacles: [ObstacleEvent] = []
+    var lastObstacle: ObstacleEvent?
+    var fixScratch: [GNSSFix] = []
+
+    public init(configuration: PipelineConfiguration = .init()) {
+        self.configuration = configuration
+        cleaner = FixCleaner(configuration: configuration)
+        gravity = GravityEstimator(tauWithGyro: configuration.gravityTimeConstantWithGyro,
+                                   tauWithoutGyro: configuration.gravityTimeConstantWithoutGyro)
+        detector = ObstacleDetector(configuration: configuration.obstacle)
+        activity = ActivityClassifier(configuration: configuration)
+        trips = TripSegmenter(configuration: configuration)
+        roadQuality = RoadQualityEstimator(stretchMeters: configuration.roadQualityStretchMeters,
+                                           thresholds: configuration.roadQuality)
+        crash = CrashDetector(configuration: configuration.crash)
+        window = VerticalRing(capacity: 4096)
+    }
+
+    public var status: PipelineStatus {
+        PipelineStatus(tripPhase: trips.phase, activity: activity.current, lastFix: lastRawFix,
+                       tripStatistics: trips.statistics, rejectedFixes: cleaner.rejections)
+    }
+
+    /// Processes a batch of records in order.
+    public mutating func process(_ records: some Collection<SensorRecord>) -> [ChainOutput] {
+        var out: [ChainOutput] = []
+        for record in records {
+            switch record {
+            case .imu(let sample):
+                process(imu: sample, into: &out)
+            case .nmea(let time, let sentence):
+                fixScratch.removeAll(keepingCapacity: true)
+                var s = sentence
+                s.withUTF8 { decoder.decode(sentence: UnsafeRawBufferPointer($0), receivedAt: time, into: &fixScratch) }
+                for fix in fixScratch { process(fix: fix, into: &out) }
+            case .marker(let time, let marker):
+                resolvePendingObstacles(upTo: nil, into: &out)
+                trips.marker(marker, at: time, into: &out)
+                if marker == .tripStop { roadQuality.reset() }
+            }
+        }
+        return out
+    }
+
+    /// Flushes what is still open at the end of input: the decoder's last epoch, pending
+    /// obstacles and the open trip.
+    public mutating func finish() -> [ChainOutput] {
+        var out: [ChainOutput] = []
+        for fix in decoder.finish() { process(fix: fix, into: &out) }
+        resolvePendingObstacles(upTo: nil, into: &out)
+        trips.finish(into: &out)
+        return out
+    }
+
+    /// Feeds an already decoded fix (gpsd TPV, an importer, a test).
+    public mutating func process(fix: GNSSFix) -> [ChainOutput] {
+        var out: [ChainOutput] = []
+        process(fix: fix, into: &out)
+        return out
+    }
+
+    mutating func process(fix raw: GNSSFix, into out: inout [ChainOutput]) {
+        lastRawFix = raw
+        guard let fix = cleaner.clean(raw) else { return }
+        previousClean = lastClean
+        lastClean = fix
+        if let state = activity.update(speed: fix.speed, at: fix.time) {
+            out.append(.activity(fix.time, state))
+        }
+        resolvePendingObstacles(upTo: fix, into: &out)
+        let wasInTrip = trips.inTrip
+        trips.add(fix, activity: activity.current ?? .stationary, into: &out)
+        if trips.inTrip, trips.phase == .recording, let previous = previousClean, wasInTrip {
+            let step = Geodesy.distance(previous.smoothed, fix.smoothed)
+            if let segment = roadQuality.advance(meters: step, at: fix.time, coordinate: fix.smoothed) {
+                out.append(.roadQuality(segment))
+            }
+        } else {
+            roadQuality.reset()
+        }
+    }
+
+    /// Speed of a fix at most 5 s old, for gating.
+    @inline(__always)
+    func recentSpeed(at time: SampleTime) -> Double? {
+        guard let f = lastClean, time - f.time <= 5 else { return nil }
+        return f.speed
+    }
+
+    @inline(__always)
+    mutating func process(imu sample: IMUSample, into out: inout [ChainOutput]) {
+        var dt: Float = 0
+        if let last = lastIMUTime {
+            let d = sample.time - last
+            guard d > 0 else { return }          // out of order or duplicate: ignore
+            dt = Float(min(d, 0.1))              // a gap is not integrated over
+            imuRate += 0.01 * (1 / Double(dt) - imuRate)
+        } else {
+            dt = 0.005
+        }
+        lastIMUTime = sample.time
+        let vertical = gravity.step(accel: sample.accel, gyro: sample.gyro, dt: dt)
+        window.append(vertical)
+        activity.steps.add(vertical, dt: dt)
+
+        let speed = recentSpeed(at: sample.time)
+        let gateOpen = trips.inTrip && (speed ?? 0) >= configuration.obstacleMinSpeed
+        var detection: ObstacleDetection?
+        let y = detector.step(vertical, dt: dt, gateOpen: gateOpen, detection: &detection)
+        if let detection { record(detection, at: sample.time, dt: dt) }
+        if trips.phase == .recording { roadQuality.add(vibration: y, dt: dt) }
+
+        if configuration.crashDetectionEnabled,
+           let hit = crash.step(time: sample.time, accel: sample.accel, gyro: sample.gyro,
+                                up: gravity.up, speed: speed, dt: dt) {
+            out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact,
+                                     impactPeak: Double(hit.peak), lastFix: lastRawFix)))
+        }
+    }
+
+    /// Turns a detection into a pending event; it gets its position at the next fix.
+    mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
+        let lag = Double(detector.sampleIndex - 1 - d.peakIndex) * Double(dt)
+        let peakTime = endTime + (-lag)
+        let keep = Int(configuration.obstacleWindowSeconds / Double(max(dt, 1e-4)))
+        let samples = window.last(min(keep, detector.sampleIndex - d.startIndex + keep / 2))
+        pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
+                                              energy: Double(d.energy), window: samples,
+                                              windowRate: 1 / Double(max(dt, 1e-4))))
+    }
+
+    /// Interpolates pending obstacles between the previous fix and `fix`, merges repeats
+    /// within `obstacleMergeMeters`, and emits them.
+    mutating func resolvePendingObstacles(upTo fix: CleanFix?, into out: inout [ChainOutput]) {
+        guard !pendingObstacles.isEmpty else { return }
+        let before = previousClean
+        for var event in pendingObstacles {
+            if let before, let fix, fix.time > before.time {
+                let u = max(0, min(1, (event.time - before.time) / (fix.time - before.time)))
+                event.coordinate = Coordinate(
+                    latitude: before.smoothed.latitude + u * (fix.smoothed.latitude - before.smoothed.latitude),
+                    longitude: before.smoothed.longitude + u * (fix.smoothed.longitude - before.smoothed.longitude))
+                event.speed = before.speed + u * (fix.speed - before.speed)
+                event.utc = before.utc.flatMap { b in fix.utc.map { f in
+                    UTCTime(nanosecondsSince1970: b.nanosecondsSince1970
+                        + Int64((Double(f.nanosecondsSince1970 - b.nanosecondsSince1970) * u).rounded()))
+                } }
+            } else if let last = lastClean {
+                event.coordinate = last.smoothed
+                event.speed = last.speed
+            }
+            if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
+               Geodesy.distance(a, b) < configuration.obstacleMergeMeters {
+                continue   // the same obstacle seen again (front then rear wheel, rebound)
+            }
+            lastObstacle = event
+            out.append(.obstacle(event))
+        }
+        pendingObstacles.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Fixed-capacity ring of recent vertical acceleration, for the review window.
+struct VerticalRing: Sendable {
+    var storage: [Float]
+    var next = 0
+    var count = 0
+
+    init(capacity: Int) { storage = [Float](repeating: 0, count: capacity) }
+
+    @inline(__always)
+    mutating func append(_ x: Float) {
+        storage.withUnsafeMutableBufferPointer { $0[next] = x }
+        next += 1
+        if next == storage.count { next = 0 }
+        if count < storage.count { count += 1 }
+    }
+
+    func last(_ n: Int) -> [Float] {
+        let k = max(0, min(n, count))
+        var out = [Float](); out.reserveCapacity(k)
+        var i = (next - k + storage.count) % storage.count
+        for _ in 0..<k { out.append(storage[i]); i += 1; if i == storage.count { i = 0 } }
+        return out
+    }
+}

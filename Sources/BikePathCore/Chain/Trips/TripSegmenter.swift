@@ -1,0 +1,130 @@
+/// Where trip recording stands.
+public enum TripPhase: String, Sendable, Equatable {
+    /// No trip; not cycling.
+    case idle
+    /// Cycling, but not yet long or far enough to start a trip automatically.
+    case candidate
+    case recording
+    /// In a trip, below the auto-pause speed.
+    case paused
+}
+
+/// Splits the stream of cleaned fixes into trips: automatic start after sustained
+/// cycling, end after inactivity, auto-pause, and explicit start/stop markers.
+struct TripSegmenter: Sendable {
+    struct OpenTrip: Sendable {
+        var start: SampleTime
+        var startUTC: UTCTime?
+        var explicit: Bool
+        var stats: TripStatisticsAccumulator
+        var lastActive: SampleTime
+        var lastActiveUTC: UTCTime?
+        var lastFix: CleanFix?
+        var moving = false
+    }
+
+    let configuration: PipelineConfiguration
+    var trip: OpenTrip?
+    /// Fixes of the cycling run that may become a trip, kept so the trip starts where
+    /// the cycling started, not 30 s later.
+    var candidate: [CleanFix] = []
+    var candidateMeters = 0.0
+    /// After an explicit stop the rider is still riding: do not restart a trip behind
+    /// their back until they have stopped cycling.
+    var suppressAutoStart = false
+
+    init(configuration: PipelineConfiguration) { self.configuration = configuration }
+
+    var phase: TripPhase {
+        if let trip { return trip.moving ? .recording : .paused }
+        return candidate.isEmpty ? .idle : .candidate
+    }
+
+    var inTrip: Bool { trip != nil }
+
+    /// Feeds one cleaned fix and the current activity; appends what it produces.
+    mutating func add(_ fix: CleanFix, activity: ActivityState, into out: inout [ChainOutput]) {
+        if trip != nil {
+            addToTrip(fix, activity: activity, into: &out)
+            return
+        }
+        guard activity == .cycling else {
+            candidate.removeAll(); candidateMeters = 0; suppressAutoStart = false; return
+        }
+        guard !suppressAutoStart else { return }
+        if let previous = candidate.last {
+            candidateMeters += Geodesy.distance(previous.smoothed, fix.smoothed)
+        }
+        candidate.append(fix)
+        guard let first = candidate.first,
+              fix.time - first.time >= configuration.tripStartCyclingSeconds,
+              candidateMeters >= configuration.tripStartCyclingMeters else { return }
+        let pending = candidate
+        candidate.removeAll(); candidateMeters = 0
+        open(at: first.time, utc: first.utc, explicit: false, into: &out)
+        for f in pending { addToTrip(f, activity: .cycling, into: &out) }
+    }
+
+    mutating func open(at time: SampleTime, utc: UTCTime?, explicit: Bool, into out: inout [ChainOutput]) {
+        trip = OpenTrip(start: time, startUTC: utc, explicit: explicit,
+                        stats: TripStatisticsAccumulator(configuration: configuration),
+                        lastActive: time, lastActiveUTC: utc)
+        out.append(.tripStarted(time, utc))
+    }
+
+    private mutating func addToTrip(_ fix: CleanFix, activity: ActivityState, into out: inout [ChainOutput]) {
+        guard var t = trip else { return }
+        let moving = fix.speed >= configuration.autoPauseBelowSpeed && activity != .motorVehicle
+            && activity != .stationary
+        var step = 0.0, dt = 0.0
+        if let previous = t.lastFix {
+            step = Geodesy.distance(previous.smoothed, fix.smoothed)
+            dt = max(0, fix.time - previous.time)
+        }
+        t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)
+        t.lastFix = fix
+        t.moving = moving
+        if moving { t.lastActive = fix.time; t.lastActiveUTC = fix.utc }
+        trip = t
+        out.append(.trackPoint(TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
+                                          altitudeMSL: fix.altitude, speed: fix.speed)))
+        if !t.explicit && fix.time - t.lastActive >= configuration.tripEndInactivitySeconds {
+            close(at: t.lastActive, utc: t.lastActiveUTC, into: &out)
+        }
+    }
+
+    /// Ends the open trip (explicit stop, end of input or inactivity).
+    mutating func close(at time: SampleTime, utc: UTCTime?, into out: inout [ChainOutput]) {
+        guard let t = trip else { return }
+        let (stats, path) = t.stats.finished(start: t.start, end: time)
+        out.append(.tripEnded(TripRecord(startTime: t.start, endTime: time, startUTC: t.startUTC,
+                                         endUTC: utc, statistics: stats, path: path)))
+        trip = nil
+    }
+
+    /// Closes at the end of input: an automatic trip ends when the rider last moved, an
+    /// explicit one at its last fix.
+    mutating func finish(into out: inout [ChainOutput]) {
+        guard let t = trip else { return }
+        if t.explicit, let last = t.lastFix {
+            close(at: last.time, utc: last.utc, into: &out)
+        } else {
+            close(at: t.lastActive, utc: t.lastActiveUTC, into: &out)
+        }
+    }
+
+    mutating func marker(_ marker: Marker, at time: SampleTime, into out: inout [ChainOutput]) {
+        switch marker {
+        case .tripStart:
+            if trip != nil { trip!.explicit = true; return }
+            candidate.removeAll(); candidateMeters = 0
+            open(at: time, utc: nil, explicit: true, into: &out)
+        case .tripStop:
+            close(at: time, utc: trip?.lastFix?.utc, into: &out)
+            candidate.removeAll(); candidateMeters = 0
+            suppressAutoStart = true
+        }
+    }
+
+    var statistics: TripStatistics? { trip?.stats.statistics }
+}

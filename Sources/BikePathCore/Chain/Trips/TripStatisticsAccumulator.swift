@@ -1,0 +1,41 @@
+/// Running statistics of one trip, updated per cleaned fix.
+struct TripStatisticsAccumulator: Sendable {
+    let configuration: PipelineConfiguration
+    var statistics = TripStatistics()
+    var path: [Coordinate] = []
+    /// Elevation hysteresis: the reference moves down freely and up only in steps larger
+    /// than the threshold, so GNSS altitude noise cannot add up to climbing.
+    var elevationReference: Double?
+
+    init(configuration: PipelineConfiguration) { self.configuration = configuration }
+
+    mutating func add(_ fix: CleanFix, step: Double, dt: Double, moving: Bool) {
+        path.append(fix.smoothed)
+        if moving {
+            statistics.distanceMeters += step
+            statistics.movingSeconds += dt
+            statistics.maxSpeed = max(statistics.maxSpeed, fix.speed)
+        }
+        if let altitude = fix.altitude {
+            if let reference = elevationReference {
+                if altitude < reference {
+                    elevationReference = altitude
+                } else if altitude - reference >= configuration.elevationHysteresisMeters {
+                    statistics.elevationGainMeters += altitude - reference
+                    elevationReference = altitude
+                }
+            } else {
+                elevationReference = altitude
+            }
+        }
+    }
+
+    func finished(start: SampleTime, end: SampleTime) -> (TripStatistics, [Coordinate]) {
+        var s = statistics
+        s.elapsedSeconds = max(0, end - start)
+        s.movingSeconds = min(s.movingSeconds, s.elapsedSeconds)
+        s.averageMovingSpeed = s.movingSeconds > 0 ? s.distanceMeters / s.movingSeconds : 0
+        s.co2AvoidedGrams = s.distanceMeters / 1000 * configuration.co2GramsPerKilometre
+        return (s, DouglasPeucker.simplify(path, tolerance: configuration.pathToleranceMeters))
+    }
+}
