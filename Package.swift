@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
+        .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore"]),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
         .testTarget(name: "BikePathStoreTests", dependencies: ["BikePathStore", "BikePathCore"]),

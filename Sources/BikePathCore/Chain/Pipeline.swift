@@ -54,6 +54,14 @@ public struct Pipeline: Sendable {
     /// Processes a batch of records in order.
     public mutating func process(_ records: some Collection<SensorRecord>) -> [ChainOutput] {
         var out: [ChainOutput] = []
+        // One generic call per batch, then a loop the compiler specialises: iterating an
+        // unspecialised Collection from another module costs a witness call per sample.
+        let done: Void? = records.withContiguousStorageIfAvailable { process(buffer: $0, into: &out) }
+        if done == nil { process(buffer: Array(records), into: &out) }
+        return out
+    }
+
+    mutating func process(buffer records: some Collection<SensorRecord>, into out: inout [ChainOutput]) {
         for record in records {
             switch record {
             case .imu(let sample):
@@ -69,7 +77,6 @@ public struct Pipeline: Sendable {
                 if marker == .tripStop { roadQuality.reset() }
             }
         }
-        return out
     }
 
     /// Flushes what is still open at the end of input: the decoder's last epoch, pending

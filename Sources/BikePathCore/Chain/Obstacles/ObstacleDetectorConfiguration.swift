@@ -6,9 +6,9 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     public var lowPassHz: Float = 20
     /// Trigger when |band-passed| exceeds this many robust standard deviations of the
     /// road's own recent vibration…
-    public var thresholdSigmas: Float = 3
+    public var thresholdSigmas: Float = 2
     /// …and at least this absolute level, m/s².
-    public var minimumPeak: Float = 1.5
+    public var minimumPeak: Float = 2.0
     /// Time constant of the road-noise tracker, s (long compared with one obstacle).
     public var noiseTimeConstant: Float = 5
     /// Noise level assumed before the tracker has seen the road, m/s² (σ).

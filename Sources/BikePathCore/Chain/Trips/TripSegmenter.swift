@@ -25,6 +25,9 @@ struct TripSegmenter: Sendable {
 
     let configuration: PipelineConfiguration
     var trip: OpenTrip?
+    /// The open trip's smoothed track, kept outside `trip` so copying the small trip
+    /// state never shares (and then copies) a long array.
+    var path: [Coordinate] = []
     /// Fixes of the cycling run that may become a trip, kept so the trip starts where
     /// the cycling started, not 30 s later.
     var candidate: [CleanFix] = []
@@ -36,7 +39,7 @@ struct TripSegmenter: Sendable {
     init(configuration: PipelineConfiguration) { self.configuration = configuration }
 
     var phase: TripPhase {
-        if let trip { return trip.moving ? .recording : .paused }
+        if let moving = trip?.moving { return moving ? .recording : .paused }
         return candidate.isEmpty ? .idle : .candidate
     }
 
@@ -82,6 +85,7 @@ struct TripSegmenter: Sendable {
             dt = max(0, fix.time - previous.time)
         }
         t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)
+        path.append(fix.smoothed)
         t.lastFix = fix
         t.moving = moving
         if moving { t.lastActive = fix.time; t.lastActiveUTC = fix.utc }
@@ -96,10 +100,11 @@ struct TripSegmenter: Sendable {
     /// Ends the open trip (explicit stop, end of input or inactivity).
     mutating func close(at time: SampleTime, utc: UTCTime?, into out: inout [ChainOutput]) {
         guard let t = trip else { return }
-        let (stats, path) = t.stats.finished(start: t.start, end: time)
+        let (stats, simplified) = t.stats.finished(start: t.start, end: time, path: path)
         out.append(.tripEnded(TripRecord(startTime: t.start, endTime: time, startUTC: t.startUTC,
-                                         endUTC: utc, statistics: stats, path: path)))
+                                         endUTC: utc, statistics: stats, path: simplified)))
         trip = nil
+        path.removeAll()
     }
 
     /// Closes at the end of input: an automatic trip ends when the rider last moved, an

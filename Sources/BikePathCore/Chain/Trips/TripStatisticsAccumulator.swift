@@ -2,7 +2,6 @@
 struct TripStatisticsAccumulator: Sendable {
     let configuration: PipelineConfiguration
     var statistics = TripStatistics()
-    var path: [Coordinate] = []
     /// Elevation hysteresis: the reference moves down freely and up only in steps larger
     /// than the threshold, so GNSS altitude noise cannot add up to climbing.
     var elevationReference: Double?
@@ -10,7 +9,6 @@ struct TripStatisticsAccumulator: Sendable {
     init(configuration: PipelineConfiguration) { self.configuration = configuration }
 
     mutating func add(_ fix: CleanFix, step: Double, dt: Double, moving: Bool) {
-        path.append(fix.smoothed)
         if moving {
             statistics.distanceMeters += step
             statistics.movingSeconds += dt
@@ -30,7 +28,7 @@ struct TripStatisticsAccumulator: Sendable {
         }
     }
 
-    func finished(start: SampleTime, end: SampleTime) -> (TripStatistics, [Coordinate]) {
+    func finished(start: SampleTime, end: SampleTime, path: [Coordinate]) -> (TripStatistics, [Coordinate]) {
         var s = statistics
         s.elapsedSeconds = max(0, end - start)
         s.movingSeconds = min(s.movingSeconds, s.elapsedSeconds)
