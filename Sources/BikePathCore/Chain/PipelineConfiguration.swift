@@ -2,8 +2,9 @@
 /// value and where it comes from.
 public struct PipelineConfiguration: Sendable, Equatable {
     // MARK: GNSS cleaning
-    /// Fixes with a horizontal DOP above this are dropped (HDOP 5 ≈ "moderate" or worse).
-    public var maxHDOP: Double = 5
+    /// Fixes with a horizontal DOP above this are dropped: the usual rating calls 5–10
+    /// "moderate" (still usable for navigation) and above 10 "fair"/"poor".
+    public var maxHDOP: Double = 10
     /// A fix whose receive delay (receivedAt − UTC) exceeds the smallest delay seen by more
     /// than this is stale (e.g. a receiver replaying a buffer).
     public var maxFixLatencySeconds: Double = 2
@@ -35,6 +36,9 @@ public struct PipelineConfiguration: Sendable, Equatable {
     // MARK: Trips
     public var tripStartCyclingSeconds: Double = 30
     public var tripStartCyclingMeters: Double = 100
+    /// A would-be trip survives non-cycling interruptions (traffic lights, a few steps of
+    /// pushing) up to this long; only cycling time counts towards the start.
+    public var tripStartGraceSeconds: Double = 60
     public var tripEndInactivitySeconds: Double = 300
     /// Below this smoothed speed the trip is auto-paused (moving time and distance stop).
     public var autoPauseBelowSpeed: Double = 1.0

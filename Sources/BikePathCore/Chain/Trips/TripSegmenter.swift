@@ -32,6 +32,8 @@ struct TripSegmenter: Sendable {
     /// the cycling started, not 30 s later.
     var candidate: [CleanFix] = []
     var candidateMeters = 0.0
+    var candidateCycling = 0.0
+    var lastCycling = SampleTime(nanoseconds: 0)
     /// After an explicit stop the rider is still riding: do not restart a trip behind
     /// their back until they have stopped cycling.
     var suppressAutoStart = false
@@ -51,19 +53,27 @@ struct TripSegmenter: Sendable {
             addToTrip(fix, activity: activity, into: &out)
             return
         }
-        guard activity == .cycling else {
-            candidate.removeAll(); candidateMeters = 0; suppressAutoStart = false; return
+        if suppressAutoStart {
+            if activity != .cycling { suppressAutoStart = false }
+            return
         }
-        guard !suppressAutoStart else { return }
-        if let previous = candidate.last {
-            candidateMeters += Geodesy.distance(previous.smoothed, fix.smoothed)
+        if let last = candidate.last {
+            if activity == .cycling {
+                candidateMeters += Geodesy.distance(last.smoothed, fix.smoothed)
+                candidateCycling += max(0, fix.time - last.time)
+            } else if fix.time - lastCycling > configuration.tripStartGraceSeconds {
+                candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
+                return
+            }
+        } else if activity != .cycling {
+            return
         }
+        if activity == .cycling { lastCycling = fix.time }
         candidate.append(fix)
-        guard let first = candidate.first,
-              fix.time - first.time >= configuration.tripStartCyclingSeconds,
-              candidateMeters >= configuration.tripStartCyclingMeters else { return }
+        guard candidateCycling >= configuration.tripStartCyclingSeconds,
+              candidateMeters >= configuration.tripStartCyclingMeters, let first = candidate.first else { return }
         let pending = candidate
-        candidate.removeAll(); candidateMeters = 0
+        candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
         open(at: first.time, utc: first.utc, explicit: false, into: &out)
         for f in pending { addToTrip(f, activity: .cycling, into: &out) }
     }
@@ -122,11 +132,11 @@ struct TripSegmenter: Sendable {
         switch marker {
         case .tripStart:
             if trip != nil { trip!.explicit = true; return }
-            candidate.removeAll(); candidateMeters = 0
+            candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
             open(at: time, utc: nil, explicit: true, into: &out)
         case .tripStop:
             close(at: time, utc: trip?.lastFix?.utc, into: &out)
-            candidate.removeAll(); candidateMeters = 0
+            candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
             suppressAutoStart = true
         }
     }
