@@ -24,7 +24,8 @@ public struct Pipeline: Sendable {
     var crash: CrashDetector
     var window: VerticalRing
     var lastIMUTime: SampleTime?
-    var imuRate: Double = 0
+    var meanIMUInterval: Double = 0
+    var imuRate: Double { meanIMUInterval > 0 ? 1 / meanIMUInterval : 0 }
     var lastRawFix: GNSSFix?
     var lastClean: CleanFix?
     var previousClean: CleanFix?
@@ -131,7 +132,8 @@ public struct Pipeline: Sendable {
             let d = sample.time - last
             guard d > 0 else { return }          // out of order or duplicate: ignore
             dt = Float(min(d, 0.1))              // a gap is not integrated over
-            imuRate += 0.01 * (1 / Double(dt) - imuRate)
+            // Mean interval, not mean 1/interval: jittery timestamps would bias the latter.
+            if d < 0.1 { meanIMUInterval = meanIMUInterval == 0 ? d : meanIMUInterval + 0.01 * (d - meanIMUInterval) }
         } else {
             dt = 0.005
         }
@@ -157,13 +159,13 @@ public struct Pipeline: Sendable {
 
     /// Turns a detection into a pending event; it gets its position at the next fix.
     mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
-        let lag = Double(detector.sampleIndex - 1 - d.peakIndex) * Double(dt)
-        let peakTime = endTime + (-lag)
-        let keep = Int(configuration.obstacleWindowSeconds / Double(max(dt, 1e-4)))
+        let rate = imuRate > 0 ? imuRate : 1 / Double(max(dt, 1e-4))
+        let peakTime = endTime + (-Double(detector.sampleIndex - 1 - d.peakIndex) / rate)
+        // The event itself plus half a window of lead-in, at most one window.
+        let keep = Int(configuration.obstacleWindowSeconds * rate)
         let samples = window.last(min(keep, detector.sampleIndex - d.startIndex + keep / 2))
         pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
-                                              energy: Double(d.energy), window: samples,
-                                              windowRate: 1 / Double(max(dt, 1e-4))))
+                                              energy: Double(d.energy), window: samples, windowRate: rate))
     }
 
     /// Interpolates pending obstacles between the previous fix and `fix`, merges repeats

@@ -51,7 +51,7 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var elevationHysteresisMeters: Double = 4
 
     // MARK: Obstacles
-    public var obstacle = ObstacleDetectorConfiguration()
+    public var obstacle = ObstacleDetectorConfiguration.bicycle
     /// No obstacle detection below this speed (pushing, standing, mounting).
     public var obstacleMinSpeed: Double = 2.0
     /// Detections closer than this to the previous one are the same obstacle.

@@ -102,8 +102,8 @@ public struct ObstacleDetector: Sendable {
 extension ObstacleDetector {
     /// Runs the detector on a bare series of vertical acceleration (m/s², gravity
     /// included or not: the band-pass removes it) at a fixed rate, speed unknown.
-    /// The noise level starts at the series' own robust σ (1.4826 · median |y|), so the
-    /// threshold is in units of the recording's own vibration from the first sample.
+    /// The noise level starts at the series' own robust σ (from a low quantile of |y|), so
+    /// the threshold is in units of the recording's own vibration from the first sample.
     /// Event times are the peak, in seconds from the first sample.
     public static func detect(verticalAcceleration series: [Float], rate: Double,
                               configuration: ObstacleDetectorConfiguration = .init()) -> [ObstacleEvent] {
@@ -114,7 +114,7 @@ extension ObstacleDetector {
         // First pass: the series' own band-passed noise.
         var probe = BandPass(highPassHz: config.highPassHz, lowPassHz: config.lowPassHz)
         var magnitudes = series.map { abs(probe.step($0.isFinite ? $0 : 0, dt: dt)) }
-        let sigma = 1.4826 * median(&magnitudes)
+        let sigma = quietSigma(&magnitudes)
         var detector = ObstacleDetector(configuration: config, initialNoise: sigma)
         var events: [ObstacleEvent] = []
         func emit(_ d: ObstacleDetection) {
@@ -133,10 +133,12 @@ extension ObstacleDetector {
         return events
     }
 
-    static func median(_ values: inout [Float]) -> Float {
-        guard !values.isEmpty else { return 0 }
-        values.sort()
-        let n = values.count
-        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2
+    /// σ of the quiet part of a series from the 25th percentile of |y|: for Gaussian
+    /// noise that percentile is 0.3186 σ. A low quantile stays robust when obstacles fill
+    /// much of a short recording, where the median would already be inflated.
+    static func quietSigma(_ magnitudes: inout [Float]) -> Float {
+        guard !magnitudes.isEmpty else { return 0 }
+        magnitudes.sort()
+        return magnitudes[magnitudes.count / 4] / 0.3186
     }
 }

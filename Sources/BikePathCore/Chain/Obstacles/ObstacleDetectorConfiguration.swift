@@ -1,5 +1,6 @@
-/// Parameters of the obstacle detector. The defaults were chosen by two-fold
-/// cross-validation on the González 2017 windows (docs/evaluation.md), not per file.
+/// Parameters of the obstacle detector. The defaults (used by `detect(verticalAcceleration:)`
+/// and `bikepathd detect`) were chosen by two-fold cross-validation on the González 2017
+/// windows (docs/evaluation.md), not per file; the chain uses `.bicycle`.
 public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     /// Band-pass edges, Hz: below 1 Hz is posture and slope, above 20 Hz frame ringing.
     public var highPassHz: Float = 1
@@ -21,4 +22,14 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     public var irregularityMinPeaks: Int = 4
 
     public init() {}
+
+    /// The chain's default on a bicycle. A bike's continuous vibration is far rougher than
+    /// the car windows above, and each sample is tested: 5 σ keeps the per-sample false
+    /// alarm probability of Gaussian road noise near 6·10⁻⁷, so what triggers is an
+    /// outlier of the road being ridden, not its ordinary texture.
+    public static var bicycle: ObstacleDetectorConfiguration {
+        var c = ObstacleDetectorConfiguration()
+        c.thresholdSigmas = 5
+        return c
+    }
 }
