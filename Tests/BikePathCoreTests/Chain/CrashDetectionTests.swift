@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import BikePathCore
+
+/// Crash = impact while riding, then the bike on its side, then stillness; one SOS within
+/// 5 s of sample time (TrackMe R18). Negatives: a hard pothole, a bike dropped while parked.
+struct CrashDetectionTests {
+    static let rate = 200.0
+
+    /// Rides at 5 m/s until `impactAt`; then a 6 g hit, a 90° roll in 0.5 s and stillness.
+    static func crash(impactAt: Double, speedBefore: Double = 5, fall: Bool = true, tail: Double = 20) -> [ChainInput] {
+        let ride = SyntheticRide(profile: [(impactAt, speedBefore), (tail, 0)])
+        let w = Float.pi          // rad/s about y: 90° in 0.5 s
+        let imu = ride.imu(rate: rate, texture: speedBefore > 0 ? 1 : 0.05) { t in
+            let dt = t - impactAt
+            guard dt >= 0 else { return nil }
+            if dt < 0.05 { return (Vector3(x: 55, y: 10, z: 30), Vector3(x: 0, y: 2, z: 0)) }
+            guard fall else { return nil }
+            if dt < 0.55 {
+                // Gravity turns in the sensor frame as dg/dt = −ω × g: g = (−sin θ, 0, cos θ).
+                let theta = w * Float(dt - 0.05)
+                return (Vector3(x: -9.81 * sin(theta), y: 0, z: 9.81 * cos(theta)), Vector3(x: 0, y: w, z: 0))
+            }
+            return (Vector3(x: -9.81, y: 0.02, z: 0.01), Vector3(x: 0, y: 0, z: 0))
+        }
+        return merge(fixes: ride.fixes(), records: imu)
+    }
+
+    static var enabled: PipelineConfiguration {
+        var c = PipelineConfiguration()
+        c.crashDetectionEnabled = true
+        return c
+    }
+
+    @Test func aCrashRaisesOneSOSWithinFiveSeconds() throws {
+        let out = replay(Self.crash(impactAt: 60), configuration: Self.enabled)
+        let sos = out.sos
+        #expect(sos.count == 1)
+        let alarm = try #require(sos.first)
+        #expect(abs(alarm.impactTime.seconds - 60) < 0.01)
+        #expect(alarm.time - alarm.impactTime <= 5)
+        #expect(alarm.time > alarm.impactTime)
+        #expect(alarm.impactPeak > 39)
+        #expect(alarm.lastFix?.coordinate != nil)
+    }
+
+    @Test func noAlarmUnlessOptedIn() {
+        #expect(replay(Self.crash(impactAt: 60)).sos.isEmpty)
+    }
+
+    @Test func aHardPotholeWhileRidingIsNotACrash() {
+        // The same 6 g hit, but the rider stays upright and keeps riding.
+        let ride = SyntheticRide(profile: [(120, 5)])
+        let imu = ride.imu(rate: Self.rate) { t in
+            t >= 60 && t < 60.05 ? (Vector3(x: 5, y: 3, z: 70), Vector3(x: 0, y: 1, z: 0)) : nil
+        }
+        #expect(replay(merge(fixes: ride.fixes(), records: imu), configuration: Self.enabled).sos.isEmpty)
+    }
+
+    @Test func droppingAParkedBikeIsNotACrash() {
+        // Stationary for a minute, then the same impact, fall and stillness.
+        let inputs = Self.crash(impactAt: 60, speedBefore: 0)
+        #expect(replay(inputs, configuration: Self.enabled).sos.isEmpty)
+    }
+
+    @Test func anImpactWithoutAFallIsNotACrash() {
+        // Hit and stop upright (e.g. a kerb at speed): no tilt, no alarm.
+        #expect(replay(Self.crash(impactAt: 60, fall: false), configuration: Self.enabled).sos.isEmpty)
+    }
+}
