@@ -110,7 +110,8 @@ public struct Pipeline: Sendable {
         trips.add(fix, activity: activity.current ?? .stationary, into: &out)
         if trips.inTrip, trips.phase == .recording, let previous = previousClean, wasInTrip {
             let step = Geodesy.distance(previous.smoothed, fix.smoothed)
-            if let segment = roadQuality.advance(meters: step, at: fix.time, coordinate: fix.smoothed) {
+            if let segment = roadQuality.advance(meters: step, speed: fix.speed, at: fix.time,
+                                                 coordinate: fix.smoothed) {
                 out.append(.roadQuality(segment))
             }
         } else {

@@ -59,7 +59,7 @@ struct SyntheticRide {
             let amp = texture * min(v, 8) / 5
             return .imu(IMUSample(time: SampleTime(seconds: t),
                                   accel: Vector3(x: 0.3 * amp * noise(), y: 0.3 * amp * noise(), z: 9.81 + amp * noise()),
-                                  gyro: Vector3(x: 0.05 * amp * noise(), y: 0.05 * amp * noise(), z: 0.02 * noise())))
+                                  gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise())))
         }
     }
 }

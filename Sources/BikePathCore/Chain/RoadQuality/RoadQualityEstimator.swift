@@ -29,6 +29,10 @@ struct RoadQualityEstimator: Sendable {
     var sumSquares: Double = 0
     var seconds: Double = 0
     var meters: Double = 0
+    /// ∫ speed dt from the fixes' (Doppler) speed: the mean speed for normalisation,
+    /// unaffected by position jitter that inflates distance/time at low speed.
+    var speedIntegral: Double = 0
+    var lastTime: SampleTime?
     var startTime: SampleTime?
     var start: Coordinate?
     /// Accumulated in Float per sample and folded into Double at each fix, keeping the hot
@@ -48,26 +52,29 @@ struct RoadQualityEstimator: Sendable {
     }
 
     /// Called at each fix while the trip is moving; returns a segment when one is complete.
-    mutating func advance(meters step: Double, at time: SampleTime, coordinate: Coordinate) -> RoadQualitySegment? {
+    mutating func advance(meters step: Double, speed fixSpeed: Double, at time: SampleTime,
+                          coordinate: Coordinate) -> RoadQualitySegment? {
         sumSquares += Double(pendingSquares); seconds += Double(pendingSeconds)
         pendingSquares = 0; pendingSeconds = 0
+        defer { lastTime = time }
         if startTime == nil { startTime = time; start = coordinate; return nil }
         meters += step
+        if let lastTime { speedIntegral += fixSpeed * (time - lastTime) }
         guard meters >= stretchMeters, seconds > 0, let startTime else { return nil }
         let rms = (sumSquares / seconds).squareRoot()
-        let speed = max(meters / max(time - startTime, 1e-3), 1)
+        let speed = max(speedIntegral / max(time - startTime, 1e-3), 1)
         let roughness = rms * chainPow(thresholds.referenceSpeed / speed, thresholds.speedExponent)
         let segment = RoadQualitySegment(startTime: startTime, endTime: time, start: start, end: coordinate,
                                          lengthMeters: meters, roughness: roughness,
                                          status: thresholds.status(for: roughness))
         self.startTime = time; start = coordinate
-        meters = 0; sumSquares = 0; seconds = 0
+        meters = 0; sumSquares = 0; seconds = 0; speedIntegral = 0
         return segment
     }
 
     /// A pause or a gap breaks the stretch: start afresh at the next fix.
     mutating func reset() {
-        startTime = nil; start = nil; meters = 0; sumSquares = 0; seconds = 0
+        startTime = nil; start = nil; lastTime = nil; meters = 0; sumSquares = 0; seconds = 0; speedIntegral = 0
         pendingSquares = 0; pendingSeconds = 0
     }
 }

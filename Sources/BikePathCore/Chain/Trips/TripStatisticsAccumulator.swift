@@ -2,8 +2,9 @@
 struct TripStatisticsAccumulator: Sendable {
     let configuration: PipelineConfiguration
     var statistics = TripStatistics()
-    /// Elevation hysteresis: the reference moves down freely and up only in steps larger
-    /// than the threshold, so GNSS altitude noise cannot add up to climbing.
+    /// Elevation hysteresis (a Schmitt trigger): the reference moves only when the altitude
+    /// leaves a ±threshold band around it, and only rises count, so GNSS altitude noise
+    /// smaller than the band never adds up to climbing.
     var elevationReference: Double?
 
     init(configuration: PipelineConfiguration) { self.configuration = configuration }
@@ -16,7 +17,7 @@ struct TripStatisticsAccumulator: Sendable {
         }
         if let altitude = fix.altitude {
             if let reference = elevationReference {
-                if altitude < reference {
+                if reference - altitude >= configuration.elevationHysteresisMeters {
                     elevationReference = altitude
                 } else if altitude - reference >= configuration.elevationHysteresisMeters {
                     statistics.elevationGainMeters += altitude - reference

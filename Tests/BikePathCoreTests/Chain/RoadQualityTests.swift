@@ -1,0 +1,38 @@
+import Testing
+@testable import BikePathCore
+
+struct RoadQualityTests {
+    static func segments(speed: Double, texture: Float) -> [RoadQualitySegment] {
+        let ride = SyntheticRide(profile: [(5, 0), (200, speed)], fixRate: 5)
+        return replay(merge(fixes: ride.fixes(), records: ride.imu(rate: 200, texture: texture))).segments
+    }
+
+    @Test func stretchesAreFiftyMetresAndRougherRoadsRateWorse() throws {
+        let smooth = Self.segments(speed: 5, texture: 0.5)
+        let rough = Self.segments(speed: 5, texture: 12)
+        #expect(smooth.count >= 17)          // ~1000 m of moving trip
+        #expect(smooth.allSatisfy { $0.lengthMeters >= 50 && $0.lengthMeters < 52 })
+        #expect(smooth.allSatisfy { $0.status == .optimal })
+        #expect(rough.allSatisfy { $0.status == .requiresMaintenance })
+        let order = PathStatus.allCases
+        #expect(zip(smooth, rough).allSatisfy { order.firstIndex(of: $0.status)! < order.firstIndex(of: $1.status)! })
+    }
+
+    @Test func theIndexIsNormalisedForSpeed() throws {
+        // The synthetic road shakes in proportion to speed (as a random road profile does
+        // under the linear model), so the normalised index must not depend on speed.
+        let slow = Self.segments(speed: 3, texture: 2).map(\.roughness)
+        let fast = Self.segments(speed: 7, texture: 2).map(\.roughness)
+        let mean = { (x: [Double]) in x.reduce(0, +) / Double(max(x.count, 1)) }
+        #expect(!slow.isEmpty && !fast.isEmpty)
+        #expect(abs(mean(slow) - mean(fast)) / mean(fast) < 0.08)
+    }
+
+    @Test func thresholdsMapToPathStatus() {
+        let t = RoadQualityThresholds()
+        #expect(t.status(for: 0.5) == .optimal)
+        #expect(t.status(for: 1.0) == .medium)
+        #expect(t.status(for: 2.0) == .sufficient)
+        #expect(t.status(for: 3.0) == .requiresMaintenance)
+    }
+}
