@@ -25,7 +25,7 @@ struct DetectCommand: ParsableCommand {
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
-            throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+            throw AccelZCSV.ParseError(description: "cannot read \(file): \(error.localizedDescription)")
         }
         let series = try AccelZCSV.parse(text, name: file)
         for event in ObstacleDetector.detect(verticalAcceleration: series, rate: rate) {

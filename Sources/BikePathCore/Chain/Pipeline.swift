@@ -76,6 +76,7 @@ public struct Pipeline: Sendable {
                 resolvePendingObstacles(upTo: nil, into: &out)
                 trips.marker(marker, at: time, into: &out)
                 if marker == .tripStop { roadQuality.reset() }
+                refreshHotState()
             }
         }
     }
@@ -87,6 +88,7 @@ public struct Pipeline: Sendable {
         for fix in decoder.finish() { process(fix: fix, into: &out) }
         resolvePendingObstacles(upTo: nil, into: &out)
         trips.finish(into: &out)
+        refreshHotState()
         return out
     }
 
@@ -117,42 +119,52 @@ public struct Pipeline: Sendable {
         } else {
             roadQuality.reset()
         }
+        refreshHotState()
     }
 
-    /// Speed of a fix at most 5 s old, for gating.
-    @inline(__always)
-    func recentSpeed(at time: SampleTime) -> Double? {
-        guard let f = lastClean, time - f.time <= 5 else { return nil }
-        return f.speed
+    /// Per-sample gating state, refreshed at each fix and marker so the IMU loop reads
+    /// plain fields instead of walking the trip state.
+    var hotSpeed: Double = 0
+    var hotSpeedUntil = Int64.min
+    var hotInTrip = false
+    var hotRecording = false
+
+    mutating func refreshHotState() {
+        hotInTrip = trips.inTrip
+        hotRecording = trips.phase == .recording
+        if let f = lastClean {
+            hotSpeed = f.speed
+            hotSpeedUntil = f.time.nanoseconds &+ 5_000_000_000
+        }
     }
 
     @inline(__always)
     mutating func process(imu sample: IMUSample, into out: inout [ChainOutput]) {
-        var dt: Float = 0
+        let now = sample.time.nanoseconds
+        var dt: Float = 0.005
         if let last = lastIMUTime {
-            let d = sample.time - last
+            let d = Double(now &- last.nanoseconds) * 1e-9
             guard d > 0 else { return }          // out of order or duplicate: ignore
             dt = Float(min(d, 0.1))              // a gap is not integrated over
             // Mean interval, not mean 1/interval: jittery timestamps would bias the latter.
             if d < 0.1 { meanIMUInterval = meanIMUInterval == 0 ? d : meanIMUInterval + 0.01 * (d - meanIMUInterval) }
-        } else {
-            dt = 0.005
         }
         lastIMUTime = sample.time
         let vertical = gravity.step(accel: sample.accel, gyro: sample.gyro, dt: dt)
         window.append(vertical)
         activity.steps.add(vertical, dt: dt)
 
-        let speed = recentSpeed(at: sample.time)
-        let gateOpen = trips.inTrip && (speed ?? 0) >= configuration.obstacleMinSpeed
+        // Speed of a fix at most 5 s old gates obstacles and crashes.
+        let speed: Double? = now <= hotSpeedUntil ? hotSpeed : nil
+        let gateOpen = hotInTrip && (speed ?? 0) >= configuration.obstacleMinSpeed
         var detection: ObstacleDetection?
         let y = detector.step(vertical, dt: dt, gateOpen: gateOpen, detection: &detection)
         if let detection { record(detection, at: sample.time, dt: dt) }
-        if trips.phase == .recording { roadQuality.add(vibration: y, dt: dt) }
+        if hotRecording { roadQuality.add(vibration: y, dt: dt) }
 
         if configuration.crashDetectionEnabled,
            let hit = crash.step(time: sample.time, accel: sample.accel, gyro: sample.gyro,
-                                up: gravity.up, speed: speed, dt: dt) {
+                                gravity: gravity, speed: speed, dt: dt) {
             out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact,
                                      impactPeak: Double(hit.peak), lastFix: lastRawFix)))
         }

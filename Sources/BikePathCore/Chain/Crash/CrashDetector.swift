@@ -44,14 +44,14 @@ struct CrashDetector: Sendable {
 
     /// - Parameter speed: smoothed speed of a fix at most 5 s old, nil when there is none.
     @inline(__always)
-    mutating func step(time: SampleTime, accel a: Vector3, gyro: Vector3?, up: (Float, Float, Float),
+    mutating func step(time: SampleTime, accel a: Vector3, gyro: Vector3?, gravity: GravityEstimator,
                        speed: Double?, dt: Float) -> (impact: SampleTime, peak: Float)? {
         let mag2 = a.x * a.x + a.y * a.y + a.z * a.z
         let k = dt / (0.3 + dt)
         restX += k * (a.x - restX); restY += k * (a.y - restY); restZ += k * (a.z - restZ)
         guard let impact = impactTime else {
             if time >= nextUpSnapshot {
-                upOlder = upRecent; upRecent = up
+                upOlder = upRecent; upRecent = gravity.up
                 nextUpSnapshot = time + 0.5
             }
             let threshold = configuration.impactThreshold
