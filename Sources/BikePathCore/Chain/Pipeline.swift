@@ -111,7 +111,7 @@ public struct Pipeline: Sendable {
         let wasInTrip = trips.inTrip
         trips.add(fix, activity: activity.current ?? .stationary, into: &out)
         if trips.inTrip, trips.phase == .recording, let previous = previousClean, wasInTrip {
-            let step = Geodesy.distance(previous.smoothed, fix.smoothed)
+            let step = Geodesic.distance(previous.smoothed, fix.smoothed)
             if let segment = roadQuality.advance(meters: step, speed: fix.speed, at: fix.time,
                                                  coordinate: fix.smoothed) {
                 out.append(.roadQuality(segment))
@@ -202,7 +202,7 @@ public struct Pipeline: Sendable {
                 event.speed = last.speed
             }
             if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
-               Geodesy.distance(a, b) < configuration.obstacleMergeMeters {
+               Geodesic.distance(a, b) < configuration.obstacleMergeMeters {
                 continue   // the same obstacle seen again (front then rear wheel, rebound)
             }
             lastObstacle = event

@@ -6,20 +6,20 @@ struct GeometryTests {
     @Test func ellipsoidalStepsMatchKnownGeodesicLengths() {
         // One arc-minute of latitude and of longitude on WGS84 (reference values from the
         // ellipsoid's radii of curvature: 1852 m is the nautical mile at ~45°).
-        let m45 = Geodesy.distance(Coordinate(latitude: 44.99166667, longitude: 7), Coordinate(latitude: 45.00833333, longitude: 7))
+        let m45 = Geodesic.distance(Coordinate(latitude: 44.99166667, longitude: 7), Coordinate(latitude: 45.00833333, longitude: 7))
         #expect(abs(m45 - 1852.25) < 0.5)
         // 100 m east at the equator: a·Δλ.
         let dLon = 100 / 6_378_137.0 * 180 / Double.pi
-        #expect(abs(Geodesy.distance(Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: dLon)) - 100) < 1e-6)
+        #expect(abs(Geodesic.distance(Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0, longitude: dLon)) - 100) < 1e-6)
         // Summing 1 m steps along a meridian equals the long step (metre resolution).
         var sum = 0.0
         var p = Coordinate(latitude: 51.5, longitude: -0.1)
         let step = 1 / 111_250.0
         for _ in 0..<1000 {
             let q = Coordinate(latitude: p.latitude + step, longitude: p.longitude)
-            sum += Geodesy.distance(p, q); p = q
+            sum += Geodesic.distance(p, q); p = q
         }
-        #expect(abs(sum - Geodesy.distance(Coordinate(latitude: 51.5, longitude: -0.1), p)) < 1e-6)
+        #expect(abs(sum - Geodesic.distance(Coordinate(latitude: 51.5, longitude: -0.1), p)) < 1e-6)
     }
 
     @Test func douglasPeuckerKeepsCornersAndDropsNoise() {

@@ -51,7 +51,7 @@ enum AllTheDocksCSV {
         var sum = 0.0
         var previous: Coordinate?
         for f in fixes where f.mode >= .twoD {
-            if let p = previous, let c = f.coordinate { sum += Geodesy.distance(p, c) }
+            if let p = previous, let c = f.coordinate { sum += Geodesic.distance(p, c) }
             previous = f.coordinate
         }
         return sum

@@ -49,7 +49,7 @@ struct FixCleaner: Sendable {
             let dt = fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
                 ?? (fix.receivedAt - previous.time)
             guard dt > 0 else { rejections.stale += 1; return nil }
-            let implied = Geodesy.distance(previous.raw, c) / dt
+            let implied = Geodesic.distance(previous.raw, c) / dt
             let doppler = speed ?? 0
             let jump = implied > configuration.maxPlausibleSpeed
                 || (implied > configuration.maxBikeSpeed && doppler < 0.7 * implied)

@@ -59,7 +59,7 @@ struct TripSegmenter: Sendable {
         }
         if let last = candidate.last {
             if activity == .cycling {
-                candidateMeters += Geodesy.distance(last.smoothed, fix.smoothed)
+                candidateMeters += Geodesic.distance(last.smoothed, fix.smoothed)
                 candidateCycling += max(0, fix.time - last.time)
             } else if fix.time - lastCycling > configuration.tripStartGraceSeconds {
                 candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
@@ -91,7 +91,7 @@ struct TripSegmenter: Sendable {
             && activity != .stationary
         var step = 0.0, dt = 0.0
         if let previous = t.lastFix {
-            step = Geodesy.distance(previous.smoothed, fix.smoothed)
+            step = Geodesic.distance(previous.smoothed, fix.smoothed)
             dt = max(0, fix.time - previous.time)
         }
         t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)

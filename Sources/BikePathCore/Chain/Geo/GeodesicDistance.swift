@@ -4,7 +4,7 @@
 /// plane scaled by the meridional radius M and the prime-vertical radius N at the mean
 /// latitude. The error of this is far below a millimetre per step under 1 km, so summing
 /// steps gives geodesic distance to metre resolution without Vincenty's iteration.
-public enum Geodesy {
+public enum Geodesic {
     static let semiMajorAxis = 6_378_137.0          // WGS84 a, metres
     static let eccentricitySquared = 6.694_379_990_14e-3  // WGS84 e²
     static let degreesToRadians = Double.pi / 180
@@ -38,9 +38,9 @@ struct LocalPlane: Sendable, Equatable {
 
     init(origin: Coordinate) {
         self.origin = origin
-        let k = Geodesy.metresPerRadian(latitude: origin.latitude)
-        northPerDegree = k.north * Geodesy.degreesToRadians
-        eastPerDegree = k.east * Geodesy.degreesToRadians
+        let k = Geodesic.metresPerRadian(latitude: origin.latitude)
+        northPerDegree = k.north * Geodesic.degreesToRadians
+        eastPerDegree = k.east * Geodesic.degreesToRadians
     }
 
     func project(_ c: Coordinate) -> (east: Double, north: Double) {
