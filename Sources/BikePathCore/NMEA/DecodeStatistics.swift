@@ -32,6 +32,10 @@ public struct DecodeStatistics: Sendable, Equatable {
 
     // MARK: not rejects
 
+    /// Lines with noise (binary, blanks) before a `$`: the noise is dropped and
+    /// the sentence after it decoded, as gpsd's packet lexer does.
+    public var noiseBeforeSentence = 0
+
     /// Valid NMEA of a type this decoder does not use (TXT, GST, proprietary, …).
     public var ignoredSentences = 0
 

@@ -50,6 +50,8 @@ struct EpochAssembler {
     /// GGA time of the previous GGA: an unchanged one means a receiver holding a stale fix.
     var lastGGATime: Int64?
     var lastGGATalker: UInt16 = 0
+    /// The last fix with a time and a position, to derive a speed as gpsd does.
+    var lastPosition: (time: UTCTime, latitude: Double, longitude: Double)?
 
     /// Starts the sentence: closes the epoch in progress when this sentence belongs
     /// to a new one, and files the sentence under the epoch.
@@ -85,10 +87,20 @@ struct EpochAssembler {
         epoch.isEmpty = false
     }
 
-    /// Sets the date the current sentence gave (RMC, ZDA).
+    /// Sets the date the current sentence gave (RMC).
     mutating func setDay(_ day: Int) {
         contextDay = day
         epoch.day = day
+    }
+
+    /// Sets the date a ZDA gave for its own time of day, moved by one day when the
+    /// epoch's time lies on the other side of midnight.
+    mutating func setDay(_ day: Int, at timeOfDay: Int64) {
+        contextDay = day
+        contextTimeOfDay = timeOfDay
+        guard let t = epoch.timeOfDay else { return }
+        let halfDay: Int64 = 43_200_000_000_000
+        epoch.day = t - timeOfDay > halfDay ? day - 1 : timeOfDay - t > halfDay ? day + 1 : day
     }
 
     /// The mode gpsd would report now, before this sentence changes it.
@@ -120,11 +132,22 @@ struct EpochAssembler {
         previousMode = mode
         previousHadAltitude = mode == .threeD && e.altitude != nil
         guard hasNavigation else { return }
+        var speed = e.speed
+        if speed == nil, hasPosition, let time, let lat = e.latitude, let lon = e.longitude {
+            // gpsd derives the speed from the last reported position when the receiver gave none.
+            if let last = lastPosition, time > last.time {
+                let dt = Double(time.nanosecondsSince1970 - last.time.nanosecondsSince1970) / 1e9
+                speed = Geodesy.distance(last.latitude, last.longitude, lat, lon) / dt
+            }
+        }
+        if hasPosition, let time, let lat = e.latitude, let lon = e.longitude {
+            lastPosition = (time, lat, lon)
+        }
         fixes.append(GNSSFix(
             receivedAt: e.receivedAt, time: time, mode: mode,
             latitude: hasPosition ? e.latitude : nil, longitude: hasPosition ? e.longitude : nil,
             altitudeMSL: mode == .threeD ? e.altitude : nil,
-            speed: e.speed, track: e.track,
+            speed: speed, track: e.track,
             satellitesUsed: e.satellitesUsedGSA ?? e.satellitesUsedGGA, satellitesSeen: e.satellitesSeen,
             hdop: e.hdop, pdop: e.pdop, vdop: e.vdop))
     }

@@ -28,7 +28,9 @@ extension EpochAssembler {
         } else if d != nil || m != nil || y != nil {
             throw .malformedField
         }
+        // Like gpsd, a ZDA whose time differs from the cycle's starts an epoch of its
+        // own (ac12 sends ZDA a second ahead of its RMC and GGA).
         begin(.zda, talker: talker, timeOfDay: day == nil ? nil : timeOfDay, at: time, into: &fixes)
-        if let day { setDay(day) }
+        if let day, let timeOfDay { setDay(day, at: timeOfDay) }
     }
 }

@@ -17,6 +17,11 @@ public struct NMEADecoder: Sendable {
         let before = fixes.count
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * NMEAFraming.maximumFields) { bounds in
             do throws(RejectReason) {
+                var sentence = sentence
+                if let start = NMEAFraming.sentenceStart(sentence), start > 0 {
+                    statistics.noiseBeforeSentence += 1
+                    sentence = UnsafeRawBufferPointer(rebasing: sentence[start...])
+                }
                 let count = try NMEAFraming.split(sentence, into: bounds)
                 let fields = NMEAFields(bytes: sentence, bounds: bounds, count: count)
                 let address = fields[0]

@@ -6,8 +6,20 @@ enum NMEAFraming {
     /// Enough for every standard sentence (GSV has 21, GSA 19); more means noise.
     static let maximumFields = 64
 
+    /// Where the sentence starts: the line itself when it begins with `$`; otherwise
+    /// the first `$` after any noise (binary packets or blanks before a sentence on
+    /// the same line, which gpsd's packet lexer also skips). nil when there is none.
+    static func sentenceStart(_ line: UnsafeRawBufferPointer) -> Int? {
+        if line.count > 0 && line[0] == UInt8(ascii: "$") { return 0 }
+        var tail = line.count
+        while tail > 0, isPrintable(line[tail - 1]) || line[tail - 1] == 0x0D || line[tail - 1] == 0x0A { tail -= 1 }
+        for i in tail..<line.count where line[i] == UInt8(ascii: "$") { return i }
+        return nil
+    }
+
     /// Checks the frame and checksum and splits the payload (between `$` and `*`)
-    /// into fields. Returns the number of fields written to `bounds`.
+    /// into fields. Returns the number of fields written to `bounds`. `line` must
+    /// start at the `$` (see `sentenceStart`).
     static func split(_ line: UnsafeRawBufferPointer, into bounds: UnsafeMutableBufferPointer<Int32>) throws(RejectReason) -> Int {
         var end = line.count
         // Tolerate the line ending and trailing blanks a log or socket may leave.

@@ -16,16 +16,15 @@ extension EpochAssembler {
         epoch.satellitesUsedGSA = (epoch.satellitesUsedGSA ?? 0) + used
         satellitesUsedLastGSA = epoch.satellitesUsedGSA ?? used
         if first {
-            if let fixType, (1...3).contains(fixType) { setModeFromGSA(FixMode(rawValue: fixType) ?? .unknown) }
+            // gpsd applies its keep-3D rule to GSA too: a 3D fix with a known altitude
+            // stays 3D when GSA says 2D.
+            if let fixType, (1...3).contains(fixType) { setMode(FixMode(rawValue: fixType) ?? .unknown) }
             if let pdop, pdop < 99 { epoch.pdop = pdop }
             if let hdop, hdop < 99 { epoch.hdop = hdop }
             if let vdop, vdop < 99 { epoch.vdop = vdop }
         }
         epoch.lastGSATalker = talker
     }
-
-    /// GSA states the mode outright, so it overrides the guesses of other sentences.
-    mutating func setModeFromGSA(_ mode: FixMode) { epoch.mode = mode }
 
     /// `$--GSV,n,i,tt,pp,ee,aaa,ss,…[,sig]*hh`
     mutating func applyGSV(_ f: NMEAFields, talker: UInt16, at time: SampleTime, into fixes: inout [GNSSFix]) throws(RejectReason) {
