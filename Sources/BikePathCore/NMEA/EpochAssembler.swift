@@ -130,7 +130,8 @@ struct EpochAssembler {
         }
         let hasNavigation = time != nil || e.mode != nil || e.speed != nil || e.track != nil
         previousMode = mode
-        previousHadAltitude = mode == .threeD && e.altitude != nil
+        // gpsd keeps the last altitude in its fix even when the mode drops to 2D.
+        previousHadAltitude = e.altitude != nil
         guard hasNavigation else { return }
         var speed = e.speed
         if speed == nil, hasPosition, let time, let lat = e.latitude, let lon = e.longitude {

@@ -37,12 +37,10 @@ extension EpochAssembler {
             epoch.longitude = position.longitude
             // RMC cannot tell 2D from 3D: gpsd keeps a 3D fix, and calls it 3D when the
             // last GSA used more than three satellites or an altitude is known.
-            if satellitesUsedLastGSA > 3 || epoch.altitude != nil || currentMode == .threeD && altitudeKnown {
-                epoch.mode = .threeD
-            } else if currentMode == .threeD {
+            if satellitesUsedLastGSA > 3 || altitudeKnown || currentMode == .threeD {
                 epoch.mode = .threeD
             } else {
-                setMode(.twoD)
+                epoch.mode = .twoD
             }
         } else {
             setMode(.noFix)
