@@ -21,8 +21,10 @@ enum Disagreement: String, CaseIterable {
 ///
 /// Matching rule: gpsd reports a TPV after each sentence until it has learnt which
 /// sentence ends the receiver's cycle, so one epoch can yield several TPVs with the
-/// same time, each more complete than the last. Per run of consecutive TPVs with one
-/// time, gpsd's *last* TPV is its report for that epoch, and it is scored against
+/// same time, each more complete than the last. Per run of consecutive TPVs whose
+/// times lie within 10 ms of each other (gpsd's own threshold for "the time
+/// changed": a few receivers stamp GLL 3 ms apart from GGA in one cycle), gpsd's
+/// *last* TPV is its report for that epoch, and it is scored against
 /// our fix with that time (the k-th such run against our k-th fix with that time,
 /// for receivers that repeat a time). Earlier TPVs of the run are superseded and
 /// counted separately; TPVs without a time have no key to match on and are counted
@@ -91,7 +93,7 @@ enum GPSDConformance {
         var runsSeen: [String: Int] = [:]
         for (i, report) in reports.enumerated() {
             guard let time = report.time else { result.timeless += 1; continue }
-            if i + 1 < reports.count, reports[i + 1].time == time {
+            if i + 1 < reports.count, let next = reports[i + 1].time, sameEpoch(time, next) {
                 result.superseded += 1
                 if let fix = ours[time]?.last, disagreement(report, fix) == nil { result.supersededAgreeing += 1 }
                 continue
@@ -111,6 +113,22 @@ enum GPSDConformance {
             }
         }
         return result
+    }
+
+    /// Whether two gpsd times are less than 10 ms apart.
+    static func sameEpoch(_ a: String, _ b: String) -> Bool {
+        guard let x = milliseconds(a), let y = milliseconds(b) else { return a == b }
+        return abs(x - y) < 10
+    }
+
+    /// `2005-03-13T12:08:27.523Z` → milliseconds since 1970.
+    static func milliseconds(_ iso: String) -> Int64? {
+        let u = Array(iso.utf8)
+        guard u.count == 24 else { return nil }
+        func n(_ r: Range<Int>) -> Int { u[r].reduce(0) { $0 * 10 + Int($1) - 48 } }
+        let days = CivilDate.days(year: n(0..<4), month: n(5..<7), day: n(8..<10))
+        let seconds = Int64(days) * 86400 + Int64(n(11..<13) * 3600 + n(14..<16) * 60 + n(17..<19))
+        return seconds * 1000 + Int64(n(20..<23))
     }
 
     static func disagreement(_ r: GPSDReport, _ f: GNSSFix) -> Disagreement? {
