@@ -1,0 +1,163 @@
+import ArgumentParser
+import BikePathCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `bikepathd decode --json FILE`: NMEA → one gpsd-style JSON object per fix on stdout.
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode NMEA (a gpsd log) into one JSON fix per line on stdout.",
+        discussion: "Only fix JSON goes to stdout; a summary of rejected input goes to stderr."
+    )
+
+    @Flag(name: .long, help: "Print one JSON object per fix (the only output format so far).")
+    var json = false
+
+    @Argument(help: "A text NMEA log, such as gpsd's test/daemon/*.log ('#' lines are comments).")
+    var file: String
+
+    func run() throws {
+        guard json else { throw ValidationError("Only --json output exists so far; pass --json.") }
+        let fd = open(file, O_RDONLY)
+        guard fd >= 0 else {
+            throw DecodeError.cannotOpen(file, String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var writer = FixJSONWriter(output: STDOUT_FILENO)
+        try LogLineReader.forEachLine(fd: fd, path: file) { line, index in
+            // A plain log has no receive times; a synthetic monotonic clock of 1 ms
+            // per line keeps sentences ordered and epochs distinct.
+            writer.feed(line: line, receivedAt: SampleTime(nanoseconds: Int64(index) * 1_000_000))
+        }
+        writer.finish()
+        writer.printSummary()
+    }
+}
+
+enum DecodeError: Error, CustomStringConvertible {
+    case cannotOpen(String, String)
+    case cannotRead(String, String)
+    case cannotWrite(String)
+
+    var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
+        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
+        case .cannotWrite(let reason): "cannot write output: \(reason)"
+        }
+    }
+}
+
+/// Feeds sentences to the decoder and writes the fixes as JSON in large writes.
+/// Any source that has (receive time, sentence bytes) pairs can call `feed`.
+struct FixJSONWriter {
+    var decoder = NMEADecoder()
+    private var fixes: [GNSSFix] = []
+    private var buffer: [UInt8] = []
+    private let output: Int32
+    private let flushThreshold = 1 << 20
+
+    init(output: Int32) {
+        self.output = output
+        buffer.reserveCapacity(flushThreshold + 4096)
+        fixes.reserveCapacity(4)
+    }
+
+    mutating func feed(line: UnsafeRawBufferPointer, receivedAt: SampleTime) {
+        decoder.decode(sentence: line, receivedAt: receivedAt, into: &fixes)
+        if !fixes.isEmpty { emit() }
+    }
+
+    mutating func finish() {
+        fixes.append(contentsOf: decoder.finish())
+        emit()
+        flush()
+    }
+
+    private mutating func emit() {
+        for fix in fixes { FixJSON.append(fix, to: &buffer) }
+        fixes.removeAll(keepingCapacity: true)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    private mutating func flush() {
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    // stdout closed (e.g. piped into `head`): nothing more to do.
+                    return
+                }
+                offset += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func printSummary() {
+        let s = decoder.statistics
+        var text = "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"
+        let kinds = s.rejectCounts.filter { $0.count > 0 }.map { "\($0.kind) \($0.count)" }
+        if !kinds.isEmpty { text += " (" + kinds.joined(separator: ", ") + ")" }
+        text += "\n"
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress!, $0.count) }
+    }
+}
+
+/// Reads a text log in large chunks and hands out its lines as byte ranges,
+/// skipping '#' comment lines (gpsd's log headers). Binary noise is passed on as
+/// it is: the decoder counts and skips it.
+enum LogLineReader {
+    static let chunkSize = 4 << 20
+
+    static func forEachLine(fd: Int32, path: String, _ body: (UnsafeRawBufferPointer, Int) -> Void) throws {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { storage.deallocate() }
+        var filled = 0
+        var lineIndex = 0
+        while true {
+            let n = read(fd, storage.baseAddress! + filled, chunkSize - filled)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw DecodeError.cannotRead(path, String(cString: strerror(errno)))
+            }
+            let end = filled + n
+            let atEOF = n == 0
+            var start = 0
+            let base = UnsafeRawPointer(storage.baseAddress!)
+            while start < end {
+                guard let nl = memchr(base + start, 0x0A, end - start) else { break }
+                let lineEnd = base.distance(to: UnsafeRawPointer(nl))
+                deliver(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), &lineIndex, body)
+                start = lineEnd + 1
+            }
+            if atEOF {
+                if start < end { deliver(UnsafeRawBufferPointer(start: base + start, count: end - start), &lineIndex, body) }
+                return
+            }
+            if start == 0 && end == chunkSize {
+                // A "line" as long as the whole buffer is noise: hand it over in one piece.
+                deliver(UnsafeRawBufferPointer(start: base, count: end), &lineIndex, body)
+                filled = 0
+                continue
+            }
+            let rest = end - start
+            if rest > 0 { memmove(storage.baseAddress!, base + start, rest) }
+            filled = rest
+        }
+    }
+
+    @inline(__always)
+    private static func deliver(_ line: UnsafeRawBufferPointer, _ index: inout Int, _ body: (UnsafeRawBufferPointer, Int) -> Void) {
+        if line.count > 0 && line[0] == UInt8(ascii: "#") { return }
+        body(line, index)
+        index += 1
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the tests and the demo need, only when
+# something is missing (a fresh Debian 12 / Raspberry Pi OS machine needs nothing else
+# but a Swift toolchain). Needs root or sudo when it has to install.
+set -euo pipefail
+packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod
+          python3 libxml2-utils util-linux procps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "ensure-deps: installing ${missing[*]}" >&2
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# gpsd's package enables a system service; the tests start their own gpsd on other ports.
+if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+  $sudo systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
+fi
