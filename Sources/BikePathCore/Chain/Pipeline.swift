@@ -55,6 +55,7 @@ public struct Pipeline: Sendable {
     /// Processes a batch of records in order.
     public mutating func process(_ records: some Collection<SensorRecord>) -> [ChainOutput] {
         var out: [ChainOutput] = []
+        out.reserveCapacity(32)      // a second of 10 Hz track points without regrowing
         // One generic call per batch, then a loop the compiler specialises: iterating an
         // unspecialised Collection from another module costs a witness call per sample.
         let done: Void? = records.withContiguousStorageIfAvailable { process(buffer: $0, into: &out) }
@@ -110,9 +111,8 @@ public struct Pipeline: Sendable {
         resolvePendingObstacles(upTo: fix, into: &out)
         let wasInTrip = trips.inTrip
         trips.add(fix, activity: activity.current ?? .stationary, into: &out)
-        if trips.inTrip, trips.phase == .recording, let previous = previousClean, wasInTrip {
-            let step = Geodesic.distance(previous.smoothed, fix.smoothed)
-            if let segment = roadQuality.advance(meters: step, speed: fix.speed, at: fix.time,
+        if trips.inTrip, trips.phase == .recording, previousClean != nil, wasInTrip {
+            if let segment = roadQuality.advance(meters: trips.lastStep, speed: fix.speed, at: fix.time,
                                                  coordinate: fix.smoothed) {
                 out.append(.roadQuality(segment))
             }

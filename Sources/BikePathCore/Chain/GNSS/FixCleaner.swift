@@ -49,7 +49,16 @@ struct FixCleaner: Sendable {
             let dt = fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
                 ?? (fix.receivedAt - previous.time)
             guard dt > 0 else { rejections.stale += 1; return nil }
-            let implied = Geodesic.distance(previous.raw, c) / dt
+            // Measured in the local plane: no trigonometry per fix, and its scale error
+            // (< 1 % within 30 km of the origin) does not matter for a plausibility gate.
+            let implied: Double
+            if let plane {
+                let a = plane.project(previous.raw), b = plane.project(c)
+                let de = b.east - a.east, dn = b.north - a.north
+                implied = (de * de + dn * dn).squareRoot() / dt
+            } else {
+                implied = Geodesic.distance(previous.raw, c) / dt
+            }
             let doppler = speed ?? 0
             let jump = implied > configuration.maxPlausibleSpeed
                 || (implied > configuration.maxBikeSpeed && doppler < 0.7 * implied)

@@ -7,6 +7,10 @@ struct BandPass: Sendable, Equatable {
     let tauFast: Float
     let tauSlow: Float
     var primed = false
+    /// Coefficients for the last dt: sample spacing rarely changes, divisions are dear.
+    var lastDt: Float = -1
+    var aFast: Float = 0
+    var aSlow: Float = 0
 
     init(highPassHz: Float, lowPassHz: Float) {
         tauSlow = 1 / (2 * Float.pi * highPassHz)
@@ -20,8 +24,13 @@ struct BandPass: Sendable, Equatable {
             fast = x; slow = x; primed = true
             return 0
         }
-        fast += dt / (tauFast + dt) * (x - fast)
-        slow += dt / (tauSlow + dt) * (x - slow)
+        if dt != lastDt {
+            lastDt = dt
+            aFast = dt / (tauFast + dt)
+            aSlow = dt / (tauSlow + dt)
+        }
+        fast += aFast * (x - fast)
+        slow += aSlow * (x - slow)
         return fast - slow
     }
 }

@@ -37,6 +37,8 @@ struct TripSegmenter: Sendable {
     /// After an explicit stop the rider is still riding: do not restart a trip behind
     /// their back until they have stopped cycling.
     var suppressAutoStart = false
+    /// Metres between the trip's last two fixes (shared with road quality).
+    var lastStep = 0.0
 
     init(configuration: PipelineConfiguration) { self.configuration = configuration }
 
@@ -94,6 +96,7 @@ struct TripSegmenter: Sendable {
             step = Geodesic.distance(previous.smoothed, fix.smoothed)
             dt = max(0, fix.time - previous.time)
         }
+        lastStep = step
         t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)
         path.append(fix.smoothed)
         t.lastFix = fix
