@@ -18,7 +18,7 @@ enum GonzalezCV {
             let files = try fm.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }.sorted()
             for (i, f) in files.enumerated() {
                 let text = try String(contentsOfFile: dir + "/" + f, encoding: .utf8)
-                let values = text.split(whereSeparator: \.isNewline).compactMap { Float($0) }
+                let values = try AccelZSeries.parse(text)
                 windows.append(Window(label: label, fold: i % 2, samples: values))
             }
         }

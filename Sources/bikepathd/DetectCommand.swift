@@ -25,9 +25,14 @@ struct DetectCommand: ParsableCommand {
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
-            throw AccelZCSV.ParseError(description: "cannot read \(file): \(error.localizedDescription)")
+            throw DetectError(description: "cannot read \(file): \(error.localizedDescription)")
         }
-        let series = try AccelZCSV.parse(text, name: file)
+        let series: [Float]
+        do {
+            series = try AccelZSeries.parse(text)
+        } catch {
+            throw DetectError(description: "\(file): \(error)")
+        }
         for event in ObstacleDetector.detect(verticalAcceleration: series, rate: rate) {
             let severity = (event.peak * 1000).rounded() / 1000
             print("{\"t\":\(event.time.seconds),\"type\":\"\(event.kind.rawValue)\",\"severity\":\(severity)}")
@@ -35,25 +40,6 @@ struct DetectCommand: ParsableCommand {
     }
 }
 
-/// The single-column format: optional header `acc_z`, then one number per line.
-enum AccelZCSV {
-    struct ParseError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func parse(_ text: String, name: String) throws -> [Float] {
-        var values: [Float] = []
-        var lineNumber = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
-            if lineNumber == 1 && line == "acc_z" { continue }
-            guard let v = Float(line), v.isFinite else {
-                throw ParseError(description: "\(name):\(lineNumber): not a number: \"\(line.prefix(40))\"")
-            }
-            values.append(v)
-        }
-        return values
-    }
+struct DetectError: Error, CustomStringConvertible {
+    var description: String
 }

@@ -46,7 +46,7 @@ struct ChainInvariantTests {
             #expect(trip.statistics.movingSeconds <= trip.statistics.elapsedSeconds)
             #expect(trip.statistics.distanceMeters >= 0 && trip.endTime >= trip.startTime)
         }
-        // Outputs carrying a time never come before the trip they belong to starts.
+        // Every trip that started also ended (finish closes the open one).
         #expect(out.tripStarts.count == out.trips.count)
     }
 

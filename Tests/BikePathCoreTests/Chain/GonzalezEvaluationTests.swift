@@ -26,7 +26,7 @@ struct GonzalezEvaluationTests {
         for c in classes.sorted() {
             for file in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(c).path).sorted() {
                 let text = try String(contentsOf: root.appendingPathComponent(c).appendingPathComponent(file), encoding: .utf8)
-                let values = text.split(whereSeparator: \.isNewline).dropFirst().map { Float($0)! }
+                let values = try AccelZSeries.parse(text)
                 result.total[c, default: 0] += 1
                 if !ObstacleDetector.detect(verticalAcceleration: values, rate: 50).isEmpty { result.flagged[c, default: 0] += 1 }
             }
