@@ -5,6 +5,8 @@ public struct PipelineStatus: Sendable, Equatable {
     public var lastFix: GNSSFix?
     public var tripStatistics: TripStatistics?
     public var rejectedFixes: FixRejections
+    /// IMU samples dropped: non-finite values, or a time not after the previous sample.
+    public var rejectedIMUSamples: Int
 }
 
 /// The filter chain: decode → clean/fuse → detect → segment → summarise.
@@ -24,6 +26,8 @@ public struct Pipeline: Sendable {
     var crash: CrashDetector
     var window: VerticalRing
     var lastIMUTime: SampleTime?
+    /// IMU samples dropped for non-finite values or time going backwards.
+    var rejectedIMUSamples = 0
     var meanIMUInterval: Double = 0
     var imuRate: Double { meanIMUInterval > 0 ? 1 / meanIMUInterval : 0 }
     var lastRawFix: GNSSFix?
@@ -49,7 +53,8 @@ public struct Pipeline: Sendable {
 
     public var status: PipelineStatus {
         PipelineStatus(tripPhase: trips.phase, activity: activity.current, lastFix: lastRawFix,
-                       tripStatistics: trips.statistics, rejectedFixes: cleaner.rejections)
+                       tripStatistics: trips.statistics, rejectedFixes: cleaner.rejections,
+                       rejectedIMUSamples: rejectedIMUSamples)
     }
 
     /// Processes a batch of records in order.
@@ -140,11 +145,17 @@ public struct Pipeline: Sendable {
 
     @inline(__always)
     mutating func process(imu sample: IMUSample, into out: inout [ChainOutput]) {
+        // A non-finite reading would poison every filter state for good: drop it.
+        let a = sample.accel
+        guard (a.x + a.y + a.z).isFinite, sample.gyro.map({ ($0.x + $0.y + $0.z).isFinite }) ?? true else {
+            rejectedIMUSamples &+= 1
+            return
+        }
         let now = sample.time.nanoseconds
         var dt: Float = 0.005
         if let last = lastIMUTime {
             let d = Double(now &- last.nanoseconds) * 1e-9
-            guard d > 0 else { return }          // out of order or duplicate: ignore
+            guard d > 0 else { rejectedIMUSamples &+= 1; return }   // out of order or duplicate
             dt = Float(min(d, 0.1))              // a gap is not integrated over
             // Mean interval, not mean 1/interval: jittery timestamps would bias the latter.
             if d < 0.1 { meanIMUInterval = meanIMUInterval == 0 ? d : meanIMUInterval + 0.01 * (d - meanIMUInterval) }
@@ -173,7 +184,7 @@ public struct Pipeline: Sendable {
     /// Turns a detection into a pending event; it gets its position at the next fix.
     mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
         let rate = imuRate > 0 ? imuRate : 1 / Double(max(dt, 1e-4))
-        let peakTime = endTime + (-Double(detector.sampleIndex - 1 - d.peakIndex) / rate)
+        let peakTime = endTime.advanced(bySeconds: -Double(detector.sampleIndex &- 1 &- d.peakIndex) / rate)
         // The event itself plus half a window of lead-in, at most one window.
         let keep = Int(configuration.obstacleWindowSeconds * rate)
         let samples = window.last(min(keep, detector.sampleIndex - d.startIndex + keep / 2))
@@ -188,14 +199,14 @@ public struct Pipeline: Sendable {
         let before = previousClean
         for var event in pendingObstacles {
             if let before, let fix, fix.time > before.time {
-                let u = max(0, min(1, (event.time - before.time) / (fix.time - before.time)))
+                let u = max(0, min(1, event.time.secondsSince(before.time) / fix.time.secondsSince(before.time)))
                 event.coordinate = Coordinate(
                     latitude: before.smoothed.latitude + u * (fix.smoothed.latitude - before.smoothed.latitude),
                     longitude: before.smoothed.longitude + u * (fix.smoothed.longitude - before.smoothed.longitude))
                 event.speed = before.speed + u * (fix.speed - before.speed)
                 event.utc = before.utc.flatMap { b in fix.utc.map { f in
                     UTCTime(nanosecondsSince1970: b.nanosecondsSince1970
-                        + Int64((Double(f.nanosecondsSince1970 - b.nanosecondsSince1970) * u).rounded()))
+                        &+ Int64(max(-9e18, min(9e18, (Double(f.nanosecondsSince1970 &- b.nanosecondsSince1970) * u).rounded()))))
                 } }
             } else if let last = lastClean {
                 event.coordinate = last.smoothed

@@ -54,7 +54,7 @@ struct ActivityClassifier: Sendable {
         guard let current else { self.current = now; candidate = nil; return now }
         if now == current { candidate = nil; return nil }
         if candidate != now { candidate = now; candidateSince = time; return nil }
-        guard time - candidateSince >= configuration.activityHoldSeconds else { return nil }
+        guard time.secondsSince(candidateSince) >= configuration.activityHoldSeconds else { return nil }
         self.current = now
         candidate = nil
         return now

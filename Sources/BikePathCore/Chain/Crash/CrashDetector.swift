@@ -52,7 +52,7 @@ struct CrashDetector: Sendable {
         guard let impact = impactTime else {
             if time >= nextUpSnapshot {
                 upOlder = upRecent; upRecent = gravity.up
-                nextUpSnapshot = time + 0.5
+                nextUpSnapshot = time.advanced(bySeconds: 0.5)
             }
             let threshold = configuration.impactThreshold
             if mag2 > threshold * threshold, time >= cooldownUntil, let speed, speed >= configuration.minSpeed {
@@ -62,7 +62,7 @@ struct CrashDetector: Sendable {
         }
         let mag = mag2.squareRoot()
         if mag > impactPeak { impactPeak = mag }
-        if time - impact > configuration.deadlineSeconds {
+        if time.secondsSince(impact) > configuration.deadlineSeconds {
             impactTime = nil      // no lying-still pattern in time: a pothole or a recovery
             return nil
         }
@@ -79,7 +79,7 @@ struct CrashDetector: Sendable {
         let cosTilt = (restX * upBefore.0 + restY * upBefore.1 + restZ * upBefore.2) / rn
         guard cosTilt < cosMinTilt else { return nil }
         impactTime = nil
-        cooldownUntil = time + configuration.cooldownSeconds
+        cooldownUntil = time.advanced(bySeconds: configuration.cooldownSeconds)
         return (impact, impactPeak)
     }
 }

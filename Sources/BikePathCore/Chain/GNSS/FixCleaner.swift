@@ -47,7 +47,7 @@ struct FixCleaner: Sendable {
         var speed = fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         if let previous = last {
             let dt = fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
-                ?? (fix.receivedAt - previous.time)
+                ?? fix.receivedAt.secondsSince(previous.time)
             guard dt > 0 else { rejections.stale += 1; return nil }
             // Measured in the local plane: no trigonometry per fix, and its scale error
             // (< 1 % within 30 km of the origin) does not matter for a plausibility gate.

@@ -107,7 +107,8 @@ extension ObstacleDetector {
     /// Event times are the peak, in seconds from the first sample.
     public static func detect(verticalAcceleration series: [Float], rate: Double,
                               configuration: ObstacleDetectorConfiguration = .init()) -> [ObstacleEvent] {
-        guard rate > 0, rate.isFinite, !series.isEmpty else { return [] }
+        // Rates outside 1 mHz–10 MHz are not sensor rates (and would overflow sample times).
+        guard rate >= 1e-3, rate <= 1e7, !series.isEmpty else { return [] }
         let dt = Float(1 / rate)
         var config = configuration
         config.lowPassHz = min(config.lowPassHz, Float(rate) * 0.4)

@@ -59,10 +59,10 @@ struct RoadQualityEstimator: Sendable {
         defer { lastTime = time }
         if startTime == nil { startTime = time; start = coordinate; return nil }
         meters += step
-        if let lastTime { speedIntegral += fixSpeed * (time - lastTime) }
+        if let lastTime { speedIntegral += fixSpeed * time.secondsSince(lastTime) }
         guard meters >= stretchMeters, seconds > 0, let startTime else { return nil }
         let rms = (sumSquares / seconds).squareRoot()
-        let speed = max(speedIntegral / max(time - startTime, 1e-3), 1)
+        let speed = max(speedIntegral / max(time.secondsSince(startTime), 1e-3), 1)
         let roughness = rms * chainPow(thresholds.referenceSpeed / speed, thresholds.speedExponent)
         let segment = RoadQualitySegment(startTime: startTime, endTime: time, start: start, end: coordinate,
                                          lengthMeters: meters, roughness: roughness,

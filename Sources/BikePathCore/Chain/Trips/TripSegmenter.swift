@@ -62,8 +62,8 @@ struct TripSegmenter: Sendable {
         if let last = candidate.last {
             if activity == .cycling {
                 candidateMeters += Geodesic.distance(last.smoothed, fix.smoothed)
-                candidateCycling += max(0, fix.time - last.time)
-            } else if fix.time - lastCycling > configuration.tripStartGraceSeconds {
+                candidateCycling += max(0, fix.time.secondsSince(last.time))
+            } else if fix.time.secondsSince(lastCycling) > configuration.tripStartGraceSeconds {
                 candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
                 return
             }
@@ -94,7 +94,7 @@ struct TripSegmenter: Sendable {
         var step = 0.0, dt = 0.0
         if let previous = t.lastFix {
             step = Geodesic.distance(previous.smoothed, fix.smoothed)
-            dt = max(0, fix.time - previous.time)
+            dt = max(0, fix.time.secondsSince(previous.time))
         }
         lastStep = step
         t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)
@@ -105,7 +105,7 @@ struct TripSegmenter: Sendable {
         trip = t
         out.append(.trackPoint(TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
                                           altitudeMSL: fix.altitude, speed: fix.speed)))
-        if !t.explicit && fix.time - t.lastActive >= configuration.tripEndInactivitySeconds {
+        if !t.explicit && fix.time.secondsSince(t.lastActive) >= configuration.tripEndInactivitySeconds {
             close(at: t.lastActive, utc: t.lastActiveUTC, into: &out)
         }
     }

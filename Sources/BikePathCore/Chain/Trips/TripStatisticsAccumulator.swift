@@ -31,7 +31,7 @@ struct TripStatisticsAccumulator: Sendable {
 
     func finished(start: SampleTime, end: SampleTime, path: [Coordinate]) -> (TripStatistics, [Coordinate]) {
         var s = statistics
-        s.elapsedSeconds = max(0, end - start)
+        s.elapsedSeconds = max(0, end.secondsSince(start))
         s.movingSeconds = min(s.movingSeconds, s.elapsedSeconds)
         s.averageMovingSpeed = s.movingSeconds > 0 ? s.distanceMeters / s.movingSeconds : 0
         s.co2AvoidedGrams = s.distanceMeters / 1000 * configuration.co2GramsPerKilometre
