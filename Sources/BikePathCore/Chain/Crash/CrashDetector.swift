@@ -36,6 +36,8 @@ struct CrashDetector: Sendable {
     var nextUpSnapshot = SampleTime(nanoseconds: .min)
     /// Fast low-pass of the raw acceleration: where gravity points once the bike lies still.
     var restX: Float = 0, restY: Float = 0, restZ: Float = 9.81
+    var lastDt: Float = -1
+    var restGain: Float = 0
 
     init(configuration: CrashDetectorConfiguration) {
         self.configuration = configuration
@@ -47,7 +49,8 @@ struct CrashDetector: Sendable {
     mutating func step(time: SampleTime, accel a: Vector3, gyro: Vector3?, gravity: GravityEstimator,
                        speed: Double?, dt: Float) -> (impact: SampleTime, peak: Float)? {
         let mag2 = a.x * a.x + a.y * a.y + a.z * a.z
-        let k = dt / (0.3 + dt)
+        if dt != lastDt { lastDt = dt; restGain = dt / (0.3 + dt) }
+        let k = restGain
         restX += k * (a.x - restX); restY += k * (a.y - restY); restZ += k * (a.z - restZ)
         guard let impact = impactTime else {
             if time >= nextUpSnapshot {

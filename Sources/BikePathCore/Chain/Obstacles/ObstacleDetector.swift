@@ -32,6 +32,8 @@ public struct ObstacleDetector: Sendable {
     var crossings = 0
     var wasAbove = false
     var elapsed: Float = 0
+    var lastDt: Float = -1
+    var noiseGain: Float = 0
 
     init(configuration: ObstacleDetectorConfiguration, initialNoise: Float? = nil) {
         self.configuration = configuration
@@ -75,7 +77,8 @@ public struct ObstacleDetector: Sendable {
         } else {
             // Clip so that a single spike under the threshold barely moves the noise level.
             let clipped = min(a, 3 * meanAbs + 0.05)
-            meanAbs += dt / (configuration.noiseTimeConstant + dt) * (clipped - meanAbs)
+            if dt != lastDt { lastDt = dt; noiseGain = dt / (configuration.noiseTimeConstant + dt) }
+            meanAbs += noiseGain * (clipped - meanAbs)
         }
         return y
     }

@@ -11,6 +11,10 @@ struct GravityEstimator: Sendable {
     var primed = false
     let tauWithGyro: Float
     let tauWithoutGyro: Float
+    /// dt/(τ+dt) for the last sample spacing, per mode (a division saved per sample).
+    var lastDt: Float = -1
+    var kGyro: Float = 0
+    var kNoGyro: Float = 0
 
     init(tauWithGyro: Double, tauWithoutGyro: Double) {
         self.tauWithGyro = Float(tauWithGyro)
@@ -20,6 +24,11 @@ struct GravityEstimator: Sendable {
     /// Updates the estimate and returns the vertical acceleration, m/s².
     @inline(__always)
     mutating func step(accel a: Vector3, gyro: Vector3?, dt: Float) -> Float {
+        if dt != lastDt {
+            lastDt = dt
+            kGyro = dt / (tauWithGyro + dt)
+            kNoGyro = dt / (tauWithoutGyro + dt)
+        }
         if !primed {
             gx = a.x; gy = a.y; gz = a.z; primed = true
         } else if let w = gyro {
@@ -28,10 +37,10 @@ struct GravityEstimator: Sendable {
             let cy = w.z * gx - w.x * gz
             let cz = w.x * gy - w.y * gx
             gx -= cx * dt; gy -= cy * dt; gz -= cz * dt
-            let k = dt / (tauWithGyro + dt)
+            let k = kGyro
             gx += k * (a.x - gx); gy += k * (a.y - gy); gz += k * (a.z - gz)
         } else {
-            let k = dt / (tauWithoutGyro + dt)
+            let k = kNoGyro
             gx += k * (a.x - gx); gy += k * (a.y - gy); gz += k * (a.z - gz)
         }
         let norm2 = gx * gx + gy * gy + gz * gz
