@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import BikePathCore
 
@@ -100,5 +101,26 @@ struct TripSegmentationTests {
         #expect(status.activity == .cycling)
         #expect(status.lastFix != nil)
         #expect((status.tripStatistics?.distanceMeters ?? 0) > 500)
+    }
+}
+
+/// At walking pace the IMU decides between pushing the bike and riding slowly.
+struct ActivityCadenceTests {
+    static func activities(stepping: Bool) -> [ActivityState] {
+        let ride = SyntheticRide(profile: [(5, 0), (120, 1.5)])
+        let imu = ride.imu(rate: 100, texture: 0.1) { t in
+            guard stepping, t >= 5 else { return nil }
+            // Footsteps: 1.8 Hz, ±2.5 m/s² vertical.
+            let z = 9.81 + 2.5 * Float(sin(2 * Double.pi * 1.8 * t))
+            return (Vector3(x: 0, y: 0, z: z), Vector3(x: 0, y: 0, z: 0))
+        }
+        return replay(merge(fixes: ride.fixes(), records: imu)).compactMap {
+            if case .activity(_, let a) = $0 { a } else { nil }
+        }
+    }
+
+    @Test func stepsMeanWalkingAndSmoothSlowMotionMeansCycling() {
+        #expect(Self.activities(stepping: true).last == .walking)
+        #expect(Self.activities(stepping: false).last == .cycling)
     }
 }

@@ -16,10 +16,12 @@ struct StepFeatures: Sendable {
         if positive { if y < -0.3 { positive = false } } else if y > 0.3 { positive = true; crossings += 1 }
     }
 
-    /// (RMS m/s², cadence Hz) since the last call, or nil without IMU data.
+    /// (RMS m/s², cadence Hz) over the last ≥ 4 s, or nil until that much IMU data has
+    /// accumulated. Shorter windows quantise the cadence too coarsely (one step more or
+    /// less in 1 s is ±1 Hz).
     mutating func take() -> (rms: Float, cadence: Float)? {
+        guard seconds >= 4 else { return nil }
         defer { sumSquares = 0; seconds = 0; crossings = 0 }
-        guard seconds > 0.5 else { return nil }
         return ((sumSquares / seconds).squareRoot(), Float(crossings) / seconds)
     }
 }
