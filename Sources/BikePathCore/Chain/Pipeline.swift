@@ -134,13 +134,28 @@ public struct Pipeline: Sendable {
     var hotInTrip = false
     var hotRecording = false
 
+    /// Road vibration (the obstacle detector's noise level) when the last fix came.
+    var vibrationAtFix: Float = 0
+
     mutating func refreshHotState() {
         hotInTrip = trips.inTrip
         hotRecording = trips.phase == .recording
         if let f = lastClean {
             hotSpeed = f.speed
             hotSpeedUntil = f.time.nanoseconds &+ 5_000_000_000
+            vibrationAtFix = detector.meanAbs
         }
+    }
+
+    /// IMU-aided speed in a GNSS outage (tunnel, urban canyon): for up to a minute after
+    /// the last fix, the rider is taken to keep its speed while the road vibration stays
+    /// at least half what it was then, and to have stopped once it falls below that.
+    /// Only gating uses it (obstacles, crash); distance and positions wait for fixes.
+    @inline(never)
+    func speedDuringOutage(at now: Int64) -> Double? {
+        guard now &- hotSpeedUntil <= 55_000_000_000, vibrationAtFix > 0.05,
+              detector.meanAbs >= 0.5 * vibrationAtFix else { return nil }
+        return hotSpeed
     }
 
     @inline(__always)
@@ -166,7 +181,7 @@ public struct Pipeline: Sendable {
         activity.steps.add(vertical, dt: dt)
 
         // Speed of a fix at most 5 s old gates obstacles and crashes.
-        let speed: Double? = now <= hotSpeedUntil ? hotSpeed : nil
+        let speed: Double? = now <= hotSpeedUntil ? hotSpeed : speedDuringOutage(at: now)
         let gateOpen = hotInTrip && (speed ?? 0) >= configuration.obstacleMinSpeed
         var detection: ObstacleDetection?
         let y = detector.step(vertical, dt: dt, gateOpen: gateOpen, detection: &detection)

@@ -68,3 +68,37 @@ struct CrashDetectionTests {
         #expect(replay(Self.crash(impactAt: 60, fall: false), configuration: Self.enabled).sos.isEmpty)
     }
 }
+
+/// Obstacles in a GNSS outage: the IMU keeps the speed gate open while the road still
+/// shakes as it did at the last fix; the position comes from the fixes around it.
+struct OutageTests {
+    static func run(outage: ClosedRange<Double>, riding: Bool) -> [ObstacleEvent] {
+        let ride = SyntheticRide(profile: [(5, 0), (60, 5), (40, riding ? 5 : 0), (40, 5)])
+        let fixes = ride.fixes().filter { !outage.contains($0.receivedAt.seconds) }
+        let imu = ride.imu(rate: 200) { t in
+            // A hard pothole 15 s into the outage: drop, then hit.
+            if t >= 80 && t < 80.04 { return (Vector3(x: 0, y: 0, z: 2), .zero) }
+            if t >= 80.04 && t < 80.08 { return (Vector3(x: 0, y: 0, z: 22), .zero) }
+            return nil
+        }
+        return replay(merge(fixes: fixes, records: imu)).obstacles
+    }
+
+    @Test func anObstacleInAnOutageIsFoundAndPlacedBetweenTheFixes() throws {
+        let events = Self.run(outage: 65...95, riding: true)
+        let hit = try #require(events.first { abs($0.time.seconds - 80) < 0.3 })
+        #expect(hit.kind == .pothole)
+        // Interpolated between the fixes at ~65 s and ~95 s (5 m/s northwards).
+        let c = try #require(hit.coordinate)
+        let north = LocalPlane(origin: SyntheticRide(profile: []).start).project(c).north
+        #expect(abs(north - 5 * 75) < 15)
+    }
+
+    @Test func aRiderWhoStoppedInTheOutageIsNotDetecting() {
+        // Same outage, but the rider stands still from 65 s: the vibration falls away,
+        // the IMU says "stopped", and the knock at 80 s is not an obstacle.
+        #expect(!Self.run(outage: 65...95, riding: false).contains { abs($0.time.seconds - 80) < 0.3 })
+        // Control: with fixes present throughout, the standing rider is gated by speed too.
+        #expect(!Self.run(outage: 1000...1001, riding: false).contains { abs($0.time.seconds - 80) < 0.3 })
+    }
+}
