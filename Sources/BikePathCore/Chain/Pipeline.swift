@@ -30,7 +30,10 @@ public struct Pipeline: Sendable {
     var rejectedIMUSamples = 0
     var meanIMUInterval: Double = 0
     var imuRate: Double { meanIMUInterval > 0 ? 1 / meanIMUInterval : 0 }
+    /// The receiver's latest report, accepted or not (what a status display shows).
     var lastRawFix: GNSSFix?
+    /// The latest fix that passed cleaning (what an SOS carries).
+    var lastAcceptedFix: GNSSFix?
     var lastClean: CleanFix?
     var previousClean: CleanFix?
     var pendingObstacles: [ObstacleEvent] = []
@@ -108,6 +111,7 @@ public struct Pipeline: Sendable {
     mutating func process(fix raw: GNSSFix, into out: inout [ChainOutput]) {
         lastRawFix = raw
         guard let fix = cleaner.clean(raw) else { return }
+        lastAcceptedFix = raw
         previousClean = lastClean
         lastClean = fix
         if let state = activity.update(speed: fix.speed, at: fix.time) {
@@ -192,7 +196,7 @@ public struct Pipeline: Sendable {
            let hit = crash.step(time: sample.time, accel: sample.accel, gyro: sample.gyro,
                                 gravity: gravity, speed: speed, dt: dt) {
             out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact,
-                                     impactPeak: Double(hit.peak), lastFix: lastRawFix)))
+                                     impactPeak: Double(hit.peak), lastFix: lastAcceptedFix)))
         }
     }
 

@@ -41,7 +41,10 @@ struct CrashDetectionTests {
         #expect(alarm.time - alarm.impactTime <= 5)
         #expect(alarm.time > alarm.impactTime)
         #expect(alarm.impactPeak > 39)
-        #expect(alarm.lastFix?.coordinate != nil)
+        // The last accepted fix, at most one fix interval (1 s here) before the alarm.
+        let fix = try #require(alarm.lastFix)
+        #expect(fix.coordinate != nil && fix.mode == .threeD)
+        #expect(fix.receivedAt <= alarm.time && alarm.time.secondsSince(fix.receivedAt) < 1.5)
     }
 
     @Test func noAlarmUnlessOptedIn() {
