@@ -1,0 +1,161 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// Writes chain outputs into the schema, inside a transaction the writer owns.
+/// Every insert is idempotent (primary or unique keys plus `OR IGNORE`) so that
+/// replaying an output that was already committed never duplicates a row.
+struct Ingest {
+    var openTripID: String?
+    let configuration: StoreConfiguration
+    /// Milestones reached by the outputs applied so far.
+    var fired: [Milestone] = []
+
+    static func loadOpenTrip(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
+    }
+
+    mutating func apply(_ output: ChainOutput, _ db: Database) throws {
+        switch output {
+        case .activity(let time, let state):
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity_changes (time_ns, state) VALUES (?, ?)")
+                .execute(arguments: [time.nanoseconds, state.rawValue])
+        case .tripStarted(let time, let utc):
+            if let open = openTripID { try Recovery.closeAtLastPoint(db, tripID: open, configuration: configuration) }
+            // A replay after a crash may deliver the same start again: keep the existing trip.
+            if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'open'", arguments: [time.nanoseconds]) {
+                openTripID = existing
+                return
+            }
+            let id = UUID().uuidString
+            try db.execute(sql: """
+                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+                """, arguments: [id, time.nanoseconds, utc?.nanosecondsSince1970])
+            openTripID = id
+        case .trackPoint(let point):
+            // Fixes outside a trip are not part of any track (BBP sessions are rider-started).
+            guard let trip = openTripID else { return }
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [trip, point.time.nanoseconds, point.utc?.nanosecondsSince1970,
+                                         point.coordinate.latitude, point.coordinate.longitude, point.altitudeMSL, point.speed])
+        case .obstacle(let event):
+            let window = Self.floatBlob(event.window)
+            let id = UUID().uuidString
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
+                                              window_rate, window_sha256, window)
+                VALUES (?, ?, 'obstacle', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [id, openTripID, event.time.nanoseconds, event.utc?.nanosecondsSince1970,
+                                         event.coordinate?.latitude, event.coordinate?.longitude, event.speed,
+                                         event.kind.rawValue, event.peak, event.energy, event.windowRate,
+                                         Data(SHA256Hasher.hash(window)), window])
+            if db.changesCount > 0 { try HashChain.append(db, kind: "event", id: id) }
+        case .roadQuality(let segment):
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
+                                                    length_m, roughness, status)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [openTripID, segment.startTime.nanoseconds, segment.endTime.nanoseconds,
+                                         segment.start?.latitude, segment.start?.longitude, segment.end?.latitude,
+                                         segment.end?.longitude, segment.lengthMeters, segment.roughness, segment.status.rawValue])
+        case .tripEnded(let record):
+            try endTrip(record, db)
+        case .sos(let sos):
+            let id = UUID().uuidString
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns)
+                VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, openTripID, sos.time.nanoseconds, sos.lastFix?.time?.nanosecondsSince1970,
+                                 sos.lastFix?.latitude, sos.lastFix?.longitude, sos.lastFix?.speed, sos.impactPeak,
+                                 sos.impactTime.nanoseconds])
+            guard db.changesCount > 0 else { return }
+            try HashChain.append(db, kind: "event", id: id)
+            // An SOS needs no review: it goes to the outbox at once, ahead of everything.
+            let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
+                                     impact_peak: sos.impactPeak, utc_ns: sos.lastFix?.time?.nanosecondsSince1970,
+                                     lat: sos.lastFix?.latitude, lon: sos.lastFix?.longitude)
+            try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.encode(payload))
+        }
+    }
+
+    private mutating func endTrip(_ record: TripRecord, _ db: Database) throws {
+        let stats = record.statistics
+        let tripID: String
+        if let open = openTripID {
+            tripID = open
+        } else if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'closed'",
+                                                     arguments: [record.startTime.nanoseconds]) {
+            _ = existing  // already ended and drafted: a replayed duplicate
+            return
+        } else {
+            tripID = UUID().uuidString
+            try db.execute(sql: """
+                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+                """, arguments: [tripID, record.startTime.nanoseconds, record.startUTC?.nanosecondsSince1970])
+        }
+        try db.execute(sql: """
+            UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
+                elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
+            WHERE id = ?
+            """, arguments: [record.endTime.nanoseconds, record.endUTC?.nanosecondsSince1970, stats.distanceMeters,
+                             stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
+                             stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
+        openTripID = nil
+        try Drafts.create(db, tripID: tripID)
+        fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
+    }
+
+    static func floatBlob(_ values: [Float]) -> Data {
+        var data = Data(capacity: values.count * 4)
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    static func floats(_ data: Data) -> [Float] {
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
+            Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+        }
+    }
+
+    static func pathBlob(_ path: [Coordinate]) -> Data {
+        var data = Data(capacity: path.count * 16)
+        for c in path {
+            withUnsafeBytes(of: c.latitude.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: c.longitude.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    static func path(_ data: Data?) -> [Coordinate] {
+        guard let data else { return [] }
+        let bytes = [UInt8](data)
+        func double(_ at: Int) -> Double {
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(bytes[at + k]) << UInt64(8 * k) }
+            return Double(bitPattern: bits)
+        }
+        return stride(from: 0, to: bytes.count - 15, by: 16).map { Coordinate(latitude: double($0), longitude: double($0 + 8)) }
+    }
+}
+
+struct SOSPayload: Codable {
+    var id: String
+    var time_ns: Int64
+    var impact_time_ns: Int64
+    var impact_peak: Double
+    var utc_ns: Int64?
+    var lat: Double?
+    var lon: Double?
+}
+
+enum JSONText {
+    static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
