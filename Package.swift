@@ -46,7 +46,11 @@ let package = Package(
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
-        .testTarget(name: "BikePathStoreTests", dependencies: ["BikePathStore", "BikePathCore"]),
+        .testTarget(
+            name: "BikePathStoreTests",
+            dependencies: ["BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -74,13 +74,16 @@ public final class Store: Sendable {
     private struct Unusable: Error { var reason: String }
 
     private static func openChecked(path: String) throws -> DatabaseQueue {
+        if FileManager.default.fileExists(atPath: path) { try inspectReadOnly(path: path) }
         var config = Configuration()
-        config.journalMode = .wal
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
             // WAL + FULL: each commit (about once a second) is fsynced, so power
-            // loss costs at most the batch in memory. See docs/storage.md.
+            // loss costs at most the batch in memory. Set here rather than through
+            // GRDB's journalMode option, which would lower synchronous to NORMAL.
+            // See docs/storage.md.
             try db.execute(sql: """
+                PRAGMA journal_mode = WAL;
                 PRAGMA synchronous = FULL;
                 PRAGMA wal_autocheckpoint = 1000;
                 PRAGMA journal_size_limit = 4194304;
@@ -90,31 +93,37 @@ public final class Store: Sendable {
         let queue: DatabaseQueue
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
+            try Schema.migrator.migrate(queue)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw Unusable(reason: "not an SQLite database or damaged: \(error.message ?? "\(error.resultCode)")")
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
         }
+        return queue
+    }
+
+    /// Looks at an existing file through a read-only connection, so that a
+    /// damaged or future database is judged before anything writes to it.
+    private static func inspectReadOnly(path: String) throws {
+        var config = Configuration()
+        config.readonly = true
         do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
             let (version, problems) = try queue.read { db in
-                let version = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-                let problems = try String.fetchAll(db, sql: "PRAGMA integrity_check")
-                return (version, problems)
+                (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try String.fetchAll(db, sql: "PRAGMA integrity_check"))
             }
             if problems != ["ok"] {
-                try? queue.close()
                 throw Unusable(reason: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
             }
             if version > Schema.currentVersion {
-                try? queue.close()
                 throw StoreError.futureSchema(path: path, found: version, supported: Schema.currentVersion)
             }
-            try Schema.migrator.migrate(queue)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
-            try? queue.close()
             throw Unusable(reason: "not an SQLite database or damaged: \(error.message ?? "\(error.resultCode)")")
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
         }
-        return queue
     }
 
     /// Renames the database and its WAL/SHM files to the first free `.corrupt-N` name.
