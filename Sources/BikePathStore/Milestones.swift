@@ -24,7 +24,7 @@ enum Milestones {
                 threshold += step
             }
         }
-        return fired
+        return fired.sorted { $0.thresholdMeters < $1.thresholdMeters }
     }
 }
 
