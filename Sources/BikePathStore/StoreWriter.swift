@@ -43,6 +43,12 @@ public final class StoreWriter {
     private var batchStart: SampleTime?
     private var lastKept: (time: SampleTime, coordinate: Coordinate)?
     public private(set) var diskFull = DiskFullStatus()
+    /// How much of `diskFull` is already recorded in the meta table.
+    private var reportedFailures = 0, reportedDrops = 0
+    /// While the disk is full, retries back off (1, 2, 4 … 32 s of sample time)
+    /// so that a growing hold is not re-applied on every sample.
+    private var retryDelay = 1.0
+    private var lastNow: SampleTime?
     /// The caller's position (e.g. a replay index) of the last committed output.
     public private(set) var committedPosition: Int64?
     /// Milestones reached since this writer was made, in order.
@@ -78,13 +84,15 @@ public final class StoreWriter {
         case .tripEnded, .sos: urgent = true
         default: urgent = false
         }
-        if urgent || pending.count >= policy.maxBatchRows { try commit() } else { try tick(at: now) }
+        lastNow = now
+        if urgent || (pending.count >= policy.maxBatchRows && !diskFull.isFull) { try commit() } else { try tick(at: now) }
     }
 
     /// Commits when the batch is due. Call it on every sample even when the
     /// chain produced nothing, so that a quiet stretch still commits in time.
     public func tick(at now: SampleTime) throws {
-        guard let start = batchStart, now - start >= policy.maxBatchSeconds else { return }
+        lastNow = now
+        guard let start = batchStart, now - start >= (diskFull.isFull ? retryDelay : policy.maxBatchSeconds) else { return }
         try commit()
     }
 
@@ -110,11 +118,21 @@ public final class StoreWriter {
         var next = ingest
         next.fired = []
         let batch = pending
+        let recordDiskFull = diskFull.failedCommits > reportedFailures || diskFull.droppedTrackPoints > reportedDrops
         do {
             try store.queue.write { db in
                 for item in batch { try next.apply(item.output, db) }
                 if let position = batch.last(where: { $0.position != nil })?.position {
                     try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('writer_position', ?)", arguments: ["\(position)"])
+                }
+                if recordDiskFull {
+                    // The first commit after a full disk leaves a trace for `diagnose`.
+                    for (key, value) in [("disk_full_failed_commits", diskFull.failedCommits), ("disk_full_dropped_points", diskFull.droppedTrackPoints)] {
+                        try db.execute(sql: """
+                            INSERT INTO meta (key, value) VALUES (?, ?)
+                            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
+                            """, arguments: [key, "\(value - (key == "disk_full_failed_commits" ? reportedFailures : reportedDrops))"])
+                    }
                 }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
@@ -128,6 +146,9 @@ public final class StoreWriter {
         batchStart = nil
         diskFull.isFull = false
         diskFull.heldOutputs = 0
+        retryDelay = 1
+        reportedFailures = diskFull.failedCommits
+        reportedDrops = diskFull.droppedTrackPoints
     }
 
     /// The disk is full: keep running, keep every event, and try again at the
@@ -135,6 +156,8 @@ public final class StoreWriter {
     private func holdWhileFull() {
         diskFull.isFull = true
         diskFull.failedCommits += 1
+        retryDelay = diskFull.failedCommits == 1 ? 1 : min(32, retryDelay * 2)
+        batchStart = lastNow ?? batchStart
         var excess = pending.count - policy.maxHeldOutputs
         if excess > 0 {
             pending.removeAll { item in
