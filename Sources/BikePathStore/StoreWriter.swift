@@ -144,6 +144,10 @@ public final class StoreWriter {
         if let position = batch.last(where: { $0.position != nil })?.position { committedPosition = position }
         pending.removeAll(keepingCapacity: true)
         batchStart = nil
+        // A trip end is the moment old, synced data may have to make room.
+        if batch.contains(where: { if case .tripEnded = $0.output { true } else { false } }) {
+            _ = try? store.enforceBudget()
+        }
         diskFull.isFull = false
         diskFull.heldOutputs = 0
         retryDelay = 1

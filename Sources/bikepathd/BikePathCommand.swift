@@ -7,7 +7,7 @@ struct BikePathCommand: AsyncParsableCommand {
         abstract: "Edge agent for Linux bike computers: records trips, detects obstacles, syncs drafts.",
         version: "0.1.0",
         subcommands: [
-            DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self, StoreReplayCommand.self,
+            DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self, StoreReplayCommand.self, StoreBenchCommand.self,
         ]
     )
 }
