@@ -30,7 +30,7 @@ enum HashChain {
     }
 
     static func eventHash(_ db: Database, id: String) throws -> [UInt8]? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(eventColumns) FROM events WHERE id = ?", arguments: [id]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(eventColumns) FROM events WHERE id = ?"), arguments: [id]) else {
             return nil
         }
         return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
@@ -48,7 +48,22 @@ enum HashChain {
         return SHA256Hasher.hash(bytes)
     }
 
-    /// Appends a link for a record that was just written in this transaction.
+    /// The newest link. Valid only inside the write transaction that read it:
+    /// another process (the CLI confirming a draft) may append between two.
+    struct Head {
+        var seq: Int64
+        var link: [UInt8]
+    }
+
+    static func head(_ db: Database) throws -> Head {
+        guard let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, link_sha256 FROM hash_chain ORDER BY seq DESC LIMIT 1")) else {
+            return Head(seq: 0, link: [UInt8](repeating: 0, count: 32))
+        }
+        return Head(seq: last["seq"], link: Array(last["link_sha256"] as Data))
+    }
+
+    /// Appends a link for a record that was just written in this transaction,
+    /// hashing the row as stored.
     static func append(_ db: Database, kind: String, id: String) throws {
         let recordHash: [UInt8]?
         switch kind {
@@ -56,13 +71,28 @@ enum HashChain {
         default: recordHash = try draftHash(db, id: id)
         }
         guard let recordHash else { return }
-        let last = try Row.fetchOne(db, sql: "SELECT seq, link_sha256 FROM hash_chain ORDER BY seq DESC LIMIT 1")
-        let seq: Int64 = (last?["seq"] ?? 0) + 1
-        let previous: [UInt8] = last.map { Array($0["link_sha256"] as Data) } ?? [UInt8](repeating: 0, count: 32)
-        let link = link(previous: previous, seq: seq, kind: kind, id: id, recordHash: recordHash)
-        try db.execute(
-            sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)",
-            arguments: [seq, kind, id, Data(recordHash), Data(link)])
+        var head: Head? = nil
+        try append(db, kind: kind, id: id, recordHash: recordHash, head: &head)
+    }
+
+    /// Appends a link with a record hash computed by the caller; `head` caches
+    /// the newest link for the rest of the transaction.
+    static func append(_ db: Database, kind: String, id: String, recordHash: [UInt8], head: inout Head?) throws {
+        let previous = try head ?? Self.head(db)
+        let seq = previous.seq + 1
+        let link = link(previous: previous.link, seq: seq, kind: kind, id: id, recordHash: recordHash)
+        try db.cachedStatement(sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [seq, kind, id, Data(recordHash), Data(link)])
+        head = Head(seq: seq, link: link)
+    }
+
+    /// The record hash of values about to be stored in `eventColumns` order.
+    /// SQLite stores a NaN REAL as NULL, so NaN hashes as NULL, as it will read back.
+    static func recordHash(_ values: [DatabaseValue]) -> [UInt8] {
+        SHA256Hasher.hash(canonicalBytes(values.map { value in
+            if case .double(let d) = value.storage, d.isNaN { return .null }
+            return value
+        }))
     }
 }
 

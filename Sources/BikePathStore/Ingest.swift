@@ -10,6 +10,8 @@ struct Ingest {
     let configuration: StoreConfiguration
     /// Milestones reached by the outputs applied so far.
     var fired: [Milestone] = []
+    /// The hash chain's newest link within the current transaction (reset per commit).
+    var chainHead: HashChain.Head?
 
     static func loadOpenTrip(_ db: Database) throws -> String? {
         try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
@@ -43,15 +45,20 @@ struct Ingest {
         case .obstacle(let event):
             let window = Self.floatBlob(event.window)
             let id = UUID().uuidString
+            // Same order as HashChain.eventColumns, then the window itself.
+            let values: [DatabaseValue] = [
+                id.databaseValue, openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
+                event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
+                event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
+                event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
+                event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
+            ]
             try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
-                                              window_rate, window_sha256, window)
-                VALUES (?, ?, 'obstacle', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [id, openTripID, event.time.nanoseconds, event.utc?.nanosecondsSince1970,
-                                         event.coordinate?.latitude, event.coordinate?.longitude, event.speed,
-                                         event.kind.rawValue, event.peak, event.energy, event.windowRate,
-                                         Data(SHA256Hasher.hash(window)), window])
-            if db.changesCount > 0 { try HashChain.append(db, kind: "event", id: id) }
+                INSERT OR IGNORE INTO events (\(HashChain.eventColumns), window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: StatementArguments(values + [window.databaseValue]))
+            if db.changesCount > 0 {
+                try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(values), head: &chainHead)
+            }
         case .roadQuality(let segment):
             try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
@@ -71,7 +78,9 @@ struct Ingest {
                                  sos.lastFix?.latitude, sos.lastFix?.longitude, sos.lastFix?.speed, sos.impactPeak,
                                  sos.impactTime.nanoseconds])
             guard db.changesCount > 0 else { return }
-            try HashChain.append(db, kind: "event", id: id)
+            if let hash = try HashChain.eventHash(db, id: id) {
+                try HashChain.append(db, kind: "event", id: id, recordHash: hash, head: &chainHead)
+            }
             // An SOS needs no review: it goes to the outbox at once, ahead of everything.
             let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
                                      impact_peak: sos.impactPeak, utc_ns: sos.lastFix?.time?.nanosecondsSince1970,
@@ -109,6 +118,9 @@ struct Ingest {
     }
 
     static func floatBlob(_ values: [Float]) -> Data {
+        // Stored little-endian; every platform Swift runs on here is little-endian,
+        // the per-value path keeps a big-endian one correct.
+        if 1.littleEndian == 1 { return values.withUnsafeBytes { Data($0) } }
         var data = Data(capacity: values.count * 4)
         for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
         return data

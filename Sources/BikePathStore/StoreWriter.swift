@@ -6,8 +6,11 @@ import GRDB
 public struct WriterPolicy: Sendable {
     /// Commit once the oldest uncommitted output is this old in sample time.
     public var maxBatchSeconds: Double = 1.0
-    /// ... or once this many outputs wait.
-    public var maxBatchRows: Int = 500
+    /// ... or once this many outputs wait. Live, the one-second rule always
+    /// fires first (a ride makes tens of rows a second); this bounds memory and
+    /// the batch size when a backlog is replayed faster than real time. Each
+    /// commit costs two fsyncs (~5 ms each on the bench VM, more on an SD card).
+    public var maxBatchRows: Int = 5000
     /// Track points: keep a fix once it is this far from the last kept one ...
     public var minPointDistanceMeters: Double = 3
     /// ... and at least this much later, or whenever this much time passed.
@@ -117,6 +120,7 @@ public final class StoreWriter {
         guard !pending.isEmpty else { return }
         var next = ingest
         next.fired = []
+        next.chainHead = nil
         let batch = pending
         let recordDiskFull = diskFull.failedCommits > reportedFailures || diskFull.droppedTrackPoints > reportedDrops
         do {

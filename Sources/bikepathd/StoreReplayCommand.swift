@@ -22,6 +22,8 @@ struct StoreReplayCommand: ParsableCommand {
         let writer = try StoreWriter(store: store, policy: policy)
         let stream = SyntheticRides.stream(trips: trips, secondsPerTrip: secondsPerTrip)
         let first = writer.committedPosition.map { Int($0) + 1 } ?? 0
+        // The kill test waits for this line so that its kills land while writing.
+        FileHandle.standardOutput.write(Data("resuming at \(first) of \(stream.count)\n".utf8))
         let started = DispatchTime.now().uptimeNanoseconds
         for index in first..<stream.count {
             try writer.append(stream[index].output, at: stream[index].now, position: Int64(index))
