@@ -34,6 +34,8 @@ let package = Package(
             dependencies: [
                 "BikePathCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The system SQLite that GRDB links, for the track-point fast path.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

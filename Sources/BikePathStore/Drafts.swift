@@ -63,7 +63,7 @@ enum Drafts {
     /// into draft_obstacles, where the rider's edits go.
     static func create(_ db: Database, tripID: String) throws {
         guard try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [tripID]) == nil else { return }
-        let id = UUID().uuidString
+        let id = DeviceID.make()
         try db.execute(sql: """
             INSERT INTO drafts (id, trip_id, seq, state) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM drafts), 'pending')
             """, arguments: [id, tripID])
@@ -73,7 +73,7 @@ enum Drafts {
         for e in events {
             try db.execute(sql: """
                 INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'detected')
-                """, arguments: [UUID().uuidString, id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"]])
+                """, arguments: [DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"]])
         }
     }
 
@@ -217,7 +217,7 @@ extension Store {
                 guard let position else {
                     throw StoreError.invalidEdit("an added obstacle needs a position, or a time within the trip's track")
                 }
-                let obstacleID = UUID().uuidString
+                let obstacleID = DeviceID.make()
                 try db.execute(sql: """
                     INSERT INTO draft_obstacles (id, draft_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, 'rider')
                     """, arguments: [obstacleID, id, kind.rawValue, time?.nanoseconds, position.latitude, position.longitude])

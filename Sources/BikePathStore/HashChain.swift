@@ -81,8 +81,8 @@ enum HashChain {
         let previous = try head ?? Self.head(db)
         let seq = previous.seq + 1
         let link = link(previous: previous.link, seq: seq, kind: kind, id: id, recordHash: recordHash)
-        try db.cachedStatement(sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [seq, kind, id, Data(recordHash), Data(link)])
+        try Ingest.run(db.cachedStatement(sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)"),
+                       [seq.databaseValue, kind.databaseValue, id.databaseValue, Data(recordHash).databaseValue, Data(link).databaseValue], db)
         head = Head(seq: seq, link: link)
     }
 

@@ -1,6 +1,7 @@
 import BikePathCore
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Writes chain outputs into the schema, inside a transaction the writer owns.
 /// Every insert is idempotent (primary or unique keys plus `OR IGNORE`) so that
@@ -29,7 +30,7 @@ struct Ingest {
                 openTripID = existing
                 return
             }
-            let id = UUID().uuidString
+            let id = DeviceID.make()
             try db.execute(sql: """
                 INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
                 VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
@@ -38,13 +39,10 @@ struct Ingest {
         case .trackPoint(let point):
             // Fixes outside a trip are not part of any track (BBP sessions are rider-started).
             guard let trip = openTripID else { return }
-            try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [trip, point.time.nanoseconds, point.utc?.nanosecondsSince1970,
-                                         point.coordinate.latitude, point.coordinate.longitude, point.altitudeMSL, point.speed])
+            try Self.insertTrackPoint(point, trip: trip, db)
         case .obstacle(let event):
             let window = Self.floatBlob(event.window)
-            let id = UUID().uuidString
+            let id = DeviceID.make()
             // Same order as HashChain.eventColumns, then the window itself.
             let values: [DatabaseValue] = [
                 id.databaseValue, openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
@@ -53,9 +51,9 @@ struct Ingest {
                 event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
                 event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
             ]
-            try db.cachedStatement(sql: """
+            try Self.run(db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO events (\(HashChain.eventColumns), window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: StatementArguments(values + [window.databaseValue]))
+                """), values + [window.databaseValue], db)
             if db.changesCount > 0 {
                 try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(values), head: &chainHead)
             }
@@ -70,7 +68,7 @@ struct Ingest {
         case .tripEnded(let record):
             try endTrip(record, db)
         case .sos(let sos):
-            let id = UUID().uuidString
+            let id = DeviceID.make()
             try db.execute(sql: """
                 INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns)
                 VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?)
@@ -99,7 +97,7 @@ struct Ingest {
             _ = existing  // already ended and drafted: a replayed duplicate
             return
         } else {
-            tripID = UUID().uuidString
+            tripID = DeviceID.make()
             try db.execute(sql: """
                 INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
                 VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
@@ -115,6 +113,55 @@ struct Ingest {
         openTripID = nil
         try Drafts.create(db, tripID: tripID)
         fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
+    }
+
+    /// The hottest insert (one per kept fix) binds straight through the SQLite C
+    /// API on GRDB's cached statement: GRDB's generic argument boxing costs more
+    /// than the insert itself (see bench/store.sh).
+    private static func insertTrackPoint(_ point: TrackPoint, trip: String, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        _ = trip.withCString { sqlite3_bind_text(s, 1, $0, -1, transient) }
+        sqlite3_bind_int64(s, 2, point.time.nanoseconds)
+        if let utc = point.utc { sqlite3_bind_int64(s, 3, utc.nanosecondsSince1970) } else { sqlite3_bind_null(s, 3) }
+        sqlite3_bind_double(s, 4, point.coordinate.latitude)
+        sqlite3_bind_double(s, 5, point.coordinate.longitude)
+        if let alt = point.altitudeMSL { sqlite3_bind_double(s, 6, alt) } else { sqlite3_bind_null(s, 6) }
+        sqlite3_bind_double(s, 7, point.speed)
+        let code = sqlite3_step(s)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+        }
+    }
+
+    /// Binds `values` and steps a cached statement through the C API (the
+    /// event path's equivalent of `insertTrackPoint`).
+    static func run(_ statement: Statement, _ values: [DatabaseValue], _ db: Database) throws {
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch value.storage {
+            case .null: sqlite3_bind_null(s, index)
+            case .int64(let v): sqlite3_bind_int64(s, index, v)
+            case .double(let v): sqlite3_bind_double(s, index, v)
+            case .string(let v): _ = v.withCString { sqlite3_bind_text(s, index, $0, -1, transient) }
+            case .blob(let v): _ = v.withUnsafeBytes { sqlite3_bind_blob(s, index, $0.baseAddress, Int32($0.count), transient) }
+            }
+        }
+        let code = sqlite3_step(s)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+        }
     }
 
     static func floatBlob(_ values: [Float]) -> Data {

@@ -23,3 +23,17 @@ import Testing
         #expect(h.finalize() == SHA256Hasher.hash(bytes))
     }
 }
+
+@Suite struct DeviceIDTests {
+    @Test func idsAreVersion4UUIDsAndDistinct() {
+        let ids = (0..<1000).map { _ in DeviceID.make() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(20) {
+            let parts = id.split(separator: "-").map(\.count)
+            #expect(parts == [8, 4, 4, 4, 12])
+            #expect(Array(id)[14] == "4")
+            #expect("89AB".contains(Array(id)[19]))
+            #expect(id.allSatisfy { "0123456789ABCDEF-".contains($0) })
+        }
+    }
+}
