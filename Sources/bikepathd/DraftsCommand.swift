@@ -73,7 +73,7 @@ struct DraftsCommand: ParsableCommand {
                 Edits are applied in this order: --set-kind, --drop, --add, --path-status.
                   --set-kind OBSTACLE=KIND     change a candidate's type
                   --drop OBSTACLE              drop a candidate
-                  --add KIND@SECONDS           add a missed obstacle at a sample time (position from the track)
+                  --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
                   --add KIND@LAT,LON           add a missed obstacle at a position
                   --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
                 Obstacle kinds: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).
@@ -92,17 +92,15 @@ struct DraftsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let edits = try parseEdits()
             let store = try options.open()
-            var touched: [String] = []
-            for edit in edits {
-                if let id = try options.run({ try store.editDraft(id, edit) }) { touched.append(id) }
-            }
+            let start = try options.run { try store.draft(id) }.trip.startTimeNanoseconds
+            let edits = try parseEdits(tripStart: SampleTime(nanoseconds: start))
+            for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
             options.emit(d) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
         }
 
-        private func parseEdits() throws -> [DraftEdit] {
+        private func parseEdits(tripStart: SampleTime) throws -> [DraftEdit] {
             var edits: [DraftEdit] = []
             for item in setKind {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -121,7 +119,7 @@ struct DraftsCommand: ParsableCommand {
                 if where_.count == 2, let lat = where_[0], let lon = where_[1], abs(lat) <= 90, abs(lon) <= 180 {
                     edits.append(.addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon)))
                 } else if where_.count == 1, let seconds = where_[0], seconds.isFinite {
-                    edits.append(.addObstacle(kind, time: SampleTime(seconds: seconds), coordinate: nil))
+                    edits.append(.addObstacle(kind, time: tripStart + seconds, coordinate: nil))
                 } else {
                     throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON (degrees); got '\(item)'")
                 }
@@ -148,7 +146,7 @@ enum DraftText {
         if d.obstacles.isEmpty { lines.append("  none") }
         for o in d.obstacles {
             let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
-            let t = o.timeNanoseconds.map { String(format: "t=%.1fs", Double($0) / 1e9) } ?? ""
+            let t = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
             lines.append("  \(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(o.dropped ? "  DROPPED" : "")")
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")

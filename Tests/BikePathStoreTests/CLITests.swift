@@ -30,11 +30,17 @@ import Testing
         let first = try #require(obstacles.first?["id"] as? String)
 
         let edit = try runProcess(bin, ["drafts", "edit", id, "--db", db, "--json", "--set-kind", "\(first)=debris",
-                                        "--add", "pothole@52.52,13.41", "--path-status", "medium"])
+                                        "--add", "pothole@52.52,13.41", "--add", "bump@100", "--path-status", "medium"])
         #expect(edit.status == 0, "\(edit.err)")
         let edited = try #require(try json(edit.out) as? [String: Any])
         #expect(edited["pathStatus"] as? String == "medium")
-        #expect((edited["obstacles"] as? [[String: Any]])?.count == obstacles.count + 1)
+        let editedObstacles = try #require(edited["obstacles"] as? [[String: Any]])
+        #expect(editedObstacles.count == obstacles.count + 2)
+        // "bump@100" is 100 s after the trip's start.
+        let trip = try #require(doc["trip"] as? [String: Any])
+        let start = try #require(trip["startTimeNanoseconds"] as? Int64)
+        #expect(editedObstacles.contains { $0["kind"] as? String == "bump" && $0["origin"] as? String == "rider"
+            && $0["timeNanoseconds"] as? Int64 == start + 100_000_000_000 })
 
         let confirm = try runProcess(bin, ["drafts", "confirm", id, "--db", db, "--json"])
         #expect(confirm.status == 0)

@@ -116,3 +116,20 @@ import Testing
         #expect(result.out.contains("BROKEN at link 3"))
     }
 }
+
+@Suite struct HashChainEdgeTests {
+    /// SQLite stores a NaN REAL as NULL; the hash computed at insert must agree
+    /// with the row read back, or verify would cry wolf.
+    @Test func nanValuesVerify() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        let writer = try StoreWriter(store: store)
+        let t = SampleTime(seconds: 1)
+        try writer.append(.obstacle(ObstacleEvent(time: t, speed: .nan, kind: .bump, peak: 5, energy: .nan, window: [1, 2], windowRate: 50)), at: t)
+        try writer.flush()
+        #expect(try store.count("SELECT COUNT(*) FROM events WHERE energy IS NULL AND speed IS NULL") == 1)
+        #expect(try store.verify().ok)
+        #expect(try store.verify().links == 1)
+    }
+}
