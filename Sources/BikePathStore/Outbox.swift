@@ -45,6 +45,24 @@ extension Store {
         }
     }
 
+    /// The rider (or an operator) holds a record back: sync skips it until cleared.
+    public func setDoNotSend(kind: OutboxKind, recordID: String, _ hold: Bool) throws {
+        try queue.write { db in
+            try db.execute(sql: "UPDATE outbox SET do_not_send = ? WHERE record_kind = ? AND record_id = ?",
+                           arguments: [hold, kind.rawValue, recordID])
+        }
+    }
+
+    /// The sync log, newest first.
+    public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [limit]).map {
+                SyncLogEntry(utcNanoseconds: $0["utc_ns"], recordKind: $0["record_kind"], recordID: $0["record_id"],
+                             outcome: $0["outcome"], detail: $0["detail"])
+            }
+        }
+    }
+
     /// Records one sync attempt's outcome in the outbox and the sync log.
     public func recordSyncAttempt(seq: Int64, outcome: SyncOutcome, utcNanoseconds: Int64?) throws {
         try queue.write { db in
@@ -81,4 +99,12 @@ public enum SyncOutcome: Sendable, Equatable {
         case .failed(let d), .quarantined(let d): d
         }
     }
+}
+
+public struct SyncLogEntry: Sendable, Equatable, Codable {
+    public var utcNanoseconds: Int64?
+    public var recordKind: String?
+    public var recordID: String?
+    public var outcome: String
+    public var detail: String?
 }
