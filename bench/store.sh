@@ -36,6 +36,9 @@ cli_import() { # table file -> prints "wall user sys"
 }
 read -r cpw cpu cps < <(cli_import track_points "$WORK/points.csv")
 read -r cew ceu ces < <(cli_import events "$WORK/events.csv")
+read -r cww cwu cws < <(cli_import event_windows "$WORK/windows.csv")
+# An event is its row plus its window row: both imports count.
+cew=$(awk "BEGIN{print $cew+$cww}"); ceu=$(awk "BEGIN{print $ceu+$cwu}"); ces=$(awk "BEGIN{print $ces+$cws}")
 cp=$(sqlite3 "$WORK/cli.db" "SELECT COUNT(*) FROM track_points")
 ce=$(sqlite3 "$WORK/cli.db" "SELECT COUNT(*) FROM events")
 [ "$cp" = "$wp" ] && [ "$ce" = "$we" ] || { echo "row counts differ: cli $cp/$ce writer $wp/$we" >&2; exit 1; }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension Store {
-    /// Writes every track point and event as CSV (`points.csv`, `events.csv`,
+    /// Writes every track point, event and IMU window as CSV (`points.csv`, `events.csv`, `windows.csv`,
     /// columns in table order, BLOBs as hex text) plus `trips.sql` for the trip rows they refer to, so that
     /// bench/store.sh can `.import` the same rows with the sqlite3 CLI.
     public func benchmarkDumpCSV(directory: String) throws -> (points: Int, events: Int) {
@@ -30,6 +30,7 @@ extension Store {
                 "INSERT INTO trips (id, seq, state, start_time_ns) VALUES ('\($0["id"] as String)', \($0["seq"] as Int64), '\($0["state"] as String)', \($0["start_time_ns"] as Int64));\n"
             }
             try trips.joined().write(toFile: directory + "/trips.sql", atomically: true, encoding: .utf8)
+            _ = try dump("SELECT event_id, samples FROM event_windows", to: "windows.csv")
             return (try dump("SELECT * FROM track_points", to: "points.csv"), try dump("SELECT * FROM events", to: "events.csv"))
         }
     }

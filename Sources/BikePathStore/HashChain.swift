@@ -168,8 +168,10 @@ extension Store {
     /// The IMU window is hashed separately so retention may drop it; when it is
     /// still there it must match its recorded hash.
     private func windowProblem(_ db: Database, id: String) throws -> String? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT window, window_sha256 FROM events WHERE id = ?", arguments: [id]) else { return nil }
-        guard let window = row["window"] as Data? else { return nil }
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT w.samples, e.window_sha256 FROM event_windows w JOIN events e ON e.id = w.event_id WHERE w.event_id = ?
+            """, arguments: [id]) else { return nil }
+        let window: Data = row["samples"]
         guard let expected = row["window_sha256"] as Data? else { return "event \(id) has a window but no window hash" }
         return SHA256Hasher.hash(window) == Array(expected) ? nil : "event \(id): IMU window was changed after it was linked"
     }

@@ -43,7 +43,7 @@ struct Ingest {
         case .obstacle(let event):
             let window = Self.floatBlob(event.window)
             let id = DeviceID.make()
-            // Same order as HashChain.eventColumns, then the window itself.
+            // Same order as HashChain.eventColumns.
             let values: [DatabaseValue] = [
                 id.databaseValue, openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
                 event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
@@ -52,9 +52,13 @@ struct Ingest {
                 event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
             ]
             try Self.run(db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO events (\(HashChain.eventColumns), window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """), values + [window.databaseValue], db)
+                INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """), values, db)
             if db.changesCount > 0 {
+                if !window.isEmpty {
+                    try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)"),
+                                 [id.databaseValue, window.databaseValue], db)
+                }
                 try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(values), head: &chainHead)
             }
         case .roadQuality(let segment):

@@ -55,7 +55,10 @@ extension Store {
         guard before > budget else { return report }
         let done = "SELECT trip_id FROM drafts WHERE state IN ('synced', 'rejected')"
         let steps: [(String, WritableKeyPath<RetentionReport, Int>)] = [
-            ("UPDATE events SET window = NULL WHERE rowid IN (SELECT rowid FROM events WHERE window IS NOT NULL AND kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500)", \.windowsDropped),
+            ("""
+             DELETE FROM event_windows WHERE rowid IN (SELECT w.rowid FROM event_windows w JOIN events e ON e.id = w.event_id
+                 WHERE e.kind = 'obstacle' AND e.trip_id IN (\(done)) ORDER BY w.rowid LIMIT 500)
+             """, \.windowsDropped),
             ("DELETE FROM track_points WHERE trip_id = (SELECT t.id FROM trips t WHERE t.id IN (\(done)) AND EXISTS (SELECT 1 FROM track_points p WHERE p.trip_id = t.id) ORDER BY t.seq LIMIT 1)", \.trackPointsDeleted),
             ("""
              UPDATE hash_chain SET pruned = 1 WHERE record_kind = 'event' AND record_id IN

@@ -82,9 +82,15 @@ enum Schema {
             energy REAL,
             impact_time_ns INTEGER,
             window_rate REAL,
-            window_sha256 BLOB,                      -- hash of the window, kept when retention drops it
-            window BLOB,                             -- Float32 little-endian samples; NULL once pruned
+            window_sha256 BLOB,                      -- hash of the IMU window, kept when retention drops it
             UNIQUE (kind, time_ns)
+        );
+
+        -- Raw IMU windows, apart from their events: retention drops them first,
+        -- and deleting the oldest rows of this table frees whole pages.
+        CREATE TABLE event_windows (
+            event_id TEXT NOT NULL UNIQUE REFERENCES events(id) ON DELETE CASCADE,
+            samples BLOB NOT NULL                    -- Float32 little-endian
         );
 
         CREATE TABLE road_quality (

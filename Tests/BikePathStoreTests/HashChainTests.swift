@@ -35,9 +35,9 @@ import Testing
         try store.queue.write { db in
             switch column {
             case "window":
-                var blob = try Data.fetchOne(db, sql: "SELECT window FROM events WHERE id = ?", arguments: [id])!
+                var blob = try Data.fetchOne(db, sql: "SELECT samples FROM event_windows WHERE event_id = ?", arguments: [id])!
                 blob[17] ^= 0x01
-                try db.execute(sql: "UPDATE events SET window = ? WHERE id = ?", arguments: [blob, id])
+                try db.execute(sql: "UPDATE event_windows SET samples = ? WHERE event_id = ?", arguments: [blob, id])
             case "obstacle_kind":
                 try db.execute(sql: "UPDATE events SET obstacle_kind = CASE obstacle_kind WHEN 'bump' THEN 'debris' ELSE 'bump' END WHERE id = ?", arguments: [id])
             case "time_ns":

@@ -97,7 +97,7 @@ import Testing
         let t = SampleTime(seconds: 3)
         try writer.append(.obstacle(ObstacleEvent(time: t, kind: .pothole, peak: 7, energy: 1, window: window, windowRate: 100)), at: t)
         try writer.flush()
-        let blob = try store.queue.read { db in try Data.fetchOne(db, sql: "SELECT window FROM events") }
+        let blob = try store.queue.read { db in try Data.fetchOne(db, sql: "SELECT samples FROM event_windows") }
         #expect(blob?.count == window.count * 4)
         #expect(Ingest.floats(try #require(blob)) == window)
     }
