@@ -34,6 +34,8 @@ let package = Package(
             dependencies: [
                 "BikePathCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The system SQLite that GRDB links, for the track-point fast path.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(
@@ -48,7 +50,11 @@ let package = Package(
         .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore"]),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
-        .testTarget(name: "BikePathStoreTests", dependencies: ["BikePathStore", "BikePathCore"]),
+        .testTarget(
+            name: "BikePathStoreTests",
+            dependencies: ["BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,10 @@ struct BikePathCommand: AsyncParsableCommand {
         commandName: "bikepathd",
         abstract: "Edge agent for Linux bike computers: records trips, detects obstacles, syncs drafts.",
         version: "0.1.0",
-        subcommands: [DecodeCommand.self, DetectCommand.self]
+        subcommands: [
+            DecodeCommand.self, DetectCommand.self,
+            DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
+            StoreReplayCommand.self, StoreBenchCommand.self,
+        ]
     )
 }

@@ -1,1 +1,0 @@
-// The SQLite buffer lives in this module.

@@ -1,0 +1,244 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// One line of `drafts list`.
+public struct DraftSummary: Sendable, Equatable, Codable {
+    public var id: String
+    public var tripID: String
+    public var state: DraftState
+    public var startUTCNanoseconds: Int64?
+    public var distanceMeters: Double
+    public var obstacles: Int
+    public var pathStatus: PathStatus?
+}
+
+/// What a draft would publish: the trip, its path, the (edited) obstacles and
+/// the road quality. This is also the payload that is confirmed, hashed and sent.
+public struct DraftDocument: Sendable, Equatable, Codable {
+    public struct Trip: Sendable, Equatable, Codable {
+        public var id: String
+        public var startTimeNanoseconds: Int64
+        public var endTimeNanoseconds: Int64?
+        public var startUTCNanoseconds: Int64?
+        public var endUTCNanoseconds: Int64?
+        public var closedBy: String?
+        public var statistics: TripStatistics
+    }
+    public struct Obstacle: Sendable, Equatable, Codable {
+        public var id: String
+        public var eventID: String?
+        public var kind: ObstacleKind
+        public var timeNanoseconds: Int64?
+        public var coordinate: Coordinate?
+        public var dropped: Bool
+        public var origin: String
+    }
+    public struct Edit: Sendable, Equatable, Codable {
+        public var action: String
+        public var detail: String
+    }
+    public var id: String
+    public var state: DraftState
+    public var pathStatus: PathStatus?
+    public var trip: Trip
+    public var path: [Coordinate]
+    public var obstacles: [Obstacle]
+    public var roadQuality: [RoadQualitySegment]
+    public var edits: [Edit]
+}
+
+/// A change the rider makes to a pending draft.
+public enum DraftEdit: Sendable, Equatable {
+    case setObstacleKind(obstacleID: String, ObstacleKind)
+    case dropObstacle(obstacleID: String)
+    /// A missed obstacle, placed at a sample time (its position is taken from the
+    /// nearest stored track point) or at an explicit position.
+    case addObstacle(ObstacleKind, time: SampleTime?, coordinate: Coordinate?)
+    case setPathStatus(PathStatus)
+}
+
+enum Drafts {
+    /// Makes the draft for a just-closed trip: its obstacle candidates are copied
+    /// into draft_obstacles, where the rider's edits go.
+    static func create(_ db: Database, tripID: String) throws {
+        guard try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [tripID]) == nil else { return }
+        let id = DeviceID.make()
+        try db.execute(sql: """
+            INSERT INTO drafts (id, trip_id, seq, state) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM drafts), 'pending')
+            """, arguments: [id, tripID])
+        let events = try Row.fetchAll(db, sql: """
+            SELECT id, obstacle_kind, time_ns, lat, lon FROM events WHERE trip_id = ? AND kind = 'obstacle' ORDER BY time_ns
+            """, arguments: [tripID])
+        for e in events {
+            try db.execute(sql: """
+                INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'detected')
+                """, arguments: [DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"]])
+        }
+    }
+
+    static func state(_ db: Database, _ id: String) throws -> DraftState {
+        guard let raw = try String.fetchOne(db, sql: "SELECT state FROM drafts WHERE id = ?", arguments: [id]) else {
+            throw StoreError.noSuchDraft(id)
+        }
+        return DraftState(rawValue: raw) ?? .pending
+    }
+
+    static func transition(_ db: Database, _ id: String, to next: DraftState) throws {
+        let current = try state(db, id)
+        guard current.canBecome(next) else { throw StoreError.illegalTransition(draft: id, from: current, to: next) }
+        try db.execute(sql: "UPDATE drafts SET state = ? WHERE id = ?", arguments: [next.rawValue, id])
+    }
+
+    static func document(_ db: Database, _ id: String) throws -> DraftDocument {
+        guard let d = try Row.fetchOne(db, sql: "SELECT * FROM drafts WHERE id = ?", arguments: [id]) else {
+            throw StoreError.noSuchDraft(id)
+        }
+        let tripID: String = d["trip_id"]
+        guard let t = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [tripID]) else {
+            throw StoreError.noSuchTrip(tripID)
+        }
+        var stats = TripStatistics()
+        stats.distanceMeters = t["distance_m"]
+        stats.elapsedSeconds = t["elapsed_s"]
+        stats.movingSeconds = t["moving_s"]
+        stats.averageMovingSpeed = t["avg_moving_speed"]
+        stats.maxSpeed = t["max_speed"]
+        stats.elevationGainMeters = t["elevation_gain_m"]
+        stats.co2AvoidedGrams = t["co2_avoided_g"]
+        let trip = DraftDocument.Trip(id: tripID, startTimeNanoseconds: t["start_time_ns"], endTimeNanoseconds: t["end_time_ns"],
+                                      startUTCNanoseconds: t["start_utc_ns"], endUTCNanoseconds: t["end_utc_ns"],
+                                      closedBy: t["closed_by"], statistics: stats)
+        let obstacles = try Row.fetchAll(db, sql: "SELECT * FROM draft_obstacles WHERE draft_id = ? ORDER BY time_ns, rowid", arguments: [id]).map { o in
+            let lat: Double? = o["lat"], lon: Double? = o["lon"]
+            return DraftDocument.Obstacle(
+                id: o["id"], eventID: o["event_id"], kind: ObstacleKind(rawValue: o["kind"]) ?? .irregularity,
+                timeNanoseconds: o["time_ns"], coordinate: lat.flatMap { la in lon.map { Coordinate(latitude: la, longitude: $0) } },
+                dropped: o["dropped"], origin: o["origin"])
+        }
+        let edits = try Row.fetchAll(db, sql: "SELECT action, detail FROM draft_edits WHERE draft_id = ? ORDER BY seq", arguments: [id])
+            .map { DraftDocument.Edit(action: $0["action"], detail: $0["detail"]) }
+        return DraftDocument(
+            id: id, state: DraftState(rawValue: d["state"]) ?? .pending,
+            pathStatus: (d["path_status"] as String?).flatMap(PathStatus.init(rawValue:)),
+            trip: trip, path: Ingest.path(t["path"]), obstacles: obstacles,
+            roadQuality: try RoadQuality.segments(db, tripID: tripID), edits: edits)
+    }
+}
+
+enum RoadQuality {
+    static func segments(_ db: Database, tripID: String) throws -> [RoadQualitySegment] {
+        try Row.fetchAll(db, sql: "SELECT * FROM road_quality WHERE trip_id = ? ORDER BY start_time_ns", arguments: [tripID]).map { r in
+            func coord(_ a: String, _ b: String) -> Coordinate? {
+                guard let la: Double = r[a], let lo: Double = r[b] else { return nil }
+                return Coordinate(latitude: la, longitude: lo)
+            }
+            return RoadQualitySegment(startTime: SampleTime(nanoseconds: r["start_time_ns"]), endTime: SampleTime(nanoseconds: r["end_time_ns"]),
+                                      start: coord("start_lat", "start_lon"), end: coord("end_lat", "end_lon"),
+                                      lengthMeters: r["length_m"], roughness: r["roughness"],
+                                      status: PathStatus(rawValue: r["status"]) ?? .medium)
+        }
+    }
+}
+
+extension Store {
+    public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0) AS obstacles
+                FROM drafts d JOIN trips t ON t.id = d.trip_id
+                WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
+                """, arguments: [state?.rawValue]).map { r in
+                DraftSummary(id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
+                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], obstacles: r["obstacles"],
+                             pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
+            }
+        }
+    }
+
+    public func draft(_ id: String) throws -> DraftDocument {
+        try queue.read { db in try Drafts.document(db, id) }
+    }
+
+    /// The rider confirms: the draft's document is frozen, linked into the hash
+    /// chain, and queued in the outbox — all in one transaction.
+    @discardableResult
+    public func confirmDraft(_ id: String) throws -> DraftDocument {
+        try queue.write { db in
+            try Drafts.transition(db, id, to: .confirmed)
+            let payload = try JSONText.encode(try Drafts.document(db, id))
+            try db.execute(sql: "UPDATE drafts SET confirmed_payload = ? WHERE id = ?", arguments: [payload, id])
+            try HashChain.append(db, kind: "draft", id: id)
+            try Outbox.enqueue(db, kind: .confirmation, id: id, payload: payload)
+            try Drafts.transition(db, id, to: .queued)
+            return try Drafts.document(db, id)
+        }
+    }
+
+    public func rejectDraft(_ id: String) throws {
+        try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
+    }
+
+    /// Called by sync once upstream acknowledged the confirmation.
+    public func markDraftSynced(_ id: String) throws {
+        try queue.write { db in
+            try Drafts.transition(db, id, to: .synced)
+            try db.execute(sql: "UPDATE outbox SET state = 'sent' WHERE record_kind = 'confirmation' AND record_id = ?", arguments: [id])
+        }
+    }
+
+    /// Applies one edit to a pending draft and records it in draft_edits.
+    /// Returns the id of the obstacle that was changed or added.
+    @discardableResult
+    public func editDraft(_ id: String, _ edit: DraftEdit) throws -> String? {
+        try queue.write { db in
+            let state = try Drafts.state(db, id)
+            guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
+            func requireObstacle(_ obstacleID: String) throws {
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM draft_obstacles WHERE id = ? AND draft_id = ?", arguments: [obstacleID, id]) != nil
+                else { throw StoreError.noSuchObstacle(obstacleID) }
+            }
+            let action: String, detail: [String: String], touched: String?
+            switch edit {
+            case .setObstacleKind(let obstacleID, let kind):
+                try requireObstacle(obstacleID)
+                try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])
+                (action, detail, touched) = ("set-kind", ["obstacle": obstacleID, "kind": kind.rawValue], obstacleID)
+            case .dropObstacle(let obstacleID):
+                try requireObstacle(obstacleID)
+                try db.execute(sql: "UPDATE draft_obstacles SET dropped = 1 WHERE id = ?", arguments: [obstacleID])
+                (action, detail, touched) = ("drop", ["obstacle": obstacleID], obstacleID)
+            case .addObstacle(let kind, let time, let coordinate):
+                var position = coordinate
+                if position == nil, let time {
+                    position = try nearestTrackPoint(db, draftID: id, time: time)
+                }
+                guard let position else {
+                    throw StoreError.invalidEdit("an added obstacle needs a position, or a time within the trip's track")
+                }
+                let obstacleID = DeviceID.make()
+                try db.execute(sql: """
+                    INSERT INTO draft_obstacles (id, draft_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, 'rider')
+                    """, arguments: [obstacleID, id, kind.rawValue, time?.nanoseconds, position.latitude, position.longitude])
+                var d = ["obstacle": obstacleID, "kind": kind.rawValue, "lat": "\(position.latitude)", "lon": "\(position.longitude)"]
+                if let time { d["time_ns"] = "\(time.nanoseconds)" }
+                (action, detail, touched) = ("add", d, obstacleID)
+            case .setPathStatus(let status):
+                try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [status.rawValue, id])
+                (action, detail, touched) = ("set-path-status", ["status": status.rawValue], nil)
+            }
+            try db.execute(sql: "INSERT INTO draft_edits (draft_id, action, detail) VALUES (?, ?, ?)",
+                           arguments: [id, action, try JSONText.encode(detail)])
+            return touched
+        }
+    }
+
+    private func nearestTrackPoint(_ db: Database, draftID: String, time: SampleTime) throws -> Coordinate? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT p.lat, p.lon FROM track_points p JOIN drafts d ON d.trip_id = p.trip_id
+            WHERE d.id = ? ORDER BY ABS(p.time_ns - ?) LIMIT 1
+            """, arguments: [draftID, time.nanoseconds]) else { return nil }
+        return Coordinate(latitude: row["lat"], longitude: row["lon"])
+    }
+}

@@ -1,0 +1,158 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+public enum ExportFormat: String, Sendable, CaseIterable {
+    case gpx, geojson
+}
+
+/// Totals over all closed trips (`bikepathd stats`).
+public struct StoreStatistics: Sendable, Equatable, Codable {
+    public var trips: Int
+    public var distanceMeters: Double
+    public var elapsedSeconds: Double
+    public var movingSeconds: Double
+    public var co2AvoidedGrams: Double
+    public var milestones: [Milestone]
+}
+
+extension Store {
+    public func statistics() throws -> StoreStatistics {
+        let milestones = try milestones()
+        return try queue.read { db in
+            let r = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
+                       COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
+                FROM trips WHERE state = 'closed'
+                """)!
+            return StoreStatistics(trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
+                                   co2AvoidedGrams: r["c"], milestones: milestones)
+        }
+    }
+
+    /// Trip ids, oldest first (for `export` without an id and for tests).
+    public func tripIDs() throws -> [String] {
+        try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+    }
+
+    /// The trip as GPX 1.1 (track + obstacles as waypoints) or GeoJSON. The
+    /// obstacles are the draft's edited ones when a draft exists (dropped ones
+    /// left out), otherwise the detected candidates.
+    public func export(trip id: String, format: ExportFormat) throws -> String {
+        try queue.read { db in
+            guard let trip = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [id]) else {
+                throw StoreError.noSuchTrip(id)
+            }
+            let points = try Row.fetchAll(db, sql: "SELECT * FROM track_points WHERE trip_id = ? ORDER BY time_ns", arguments: [id])
+            let obstacles: [Row]
+            if let draft = try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [id]) {
+                obstacles = try Row.fetchAll(db, sql: """
+                    SELECT o.id, o.kind, o.lat, o.lon, o.time_ns, e.utc_ns FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
+                    WHERE o.draft_id = ? AND o.dropped = 0 AND o.lat IS NOT NULL ORDER BY o.time_ns
+                    """, arguments: [draft])
+            } else {
+                obstacles = try Row.fetchAll(db, sql: """
+                    SELECT id, obstacle_kind AS kind, lat, lon, time_ns, utc_ns FROM events
+                    WHERE trip_id = ? AND kind = 'obstacle' AND lat IS NOT NULL ORDER BY time_ns
+                    """, arguments: [id])
+            }
+            switch format {
+            case .gpx: return GPXWriter.document(tripID: id, trip: trip, points: points, obstacles: obstacles)
+            case .geojson: return try GeoJSONWriter.document(tripID: id, trip: trip, points: points, obstacles: obstacles)
+            }
+        }
+    }
+}
+
+enum GPXWriter {
+    static func document(tripID: String, trip: Row, points: [Row], obstacles: [Row]) -> String {
+        var out = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="bikepathd" xmlns="http://www.topografix.com/GPX/1/1">
+
+            """
+        out += "  <metadata><name>\(escape("trip \(tripID)"))</name>"
+        if let utc: Int64 = trip["start_utc_ns"] { out += "<time>\(isoTime(utc))</time>" }
+        out += "</metadata>\n"
+        // GPX 1.1 orders metadata, wpt*, rte*, trk*: waypoints come before the track.
+        for o in obstacles {
+            out += "  <wpt lat=\"\(o["lat"] as Double)\" lon=\"\(o["lon"] as Double)\">"
+            if let utc: Int64 = o["utc_ns"] { out += "<time>\(isoTime(utc))</time>" }
+            out += "<name>\(escape(o["kind"]))</name><type>obstacle</type></wpt>\n"
+        }
+        out += "  <trk><name>\(escape("trip \(tripID)"))</name><trkseg>\n"
+        for p in points {
+            out += "    <trkpt lat=\"\(p["lat"] as Double)\" lon=\"\(p["lon"] as Double)\">"
+            if let alt: Double = p["alt_m"] { out += "<ele>\(alt)</ele>" }
+            if let utc: Int64 = p["utc_ns"] { out += "<time>\(isoTime(utc))</time>" }
+            out += "</trkpt>\n"
+        }
+        out += "  </trkseg></trk>\n</gpx>\n"
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// xsd:dateTime in UTC with milliseconds, computed without the clock or a formatter.
+    static func isoTime(_ ns: Int64) -> String {
+        let ms = Int64((Double(ns) / 1e6).rounded(.down))
+        var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let msOfDay = ms - days * 86_400_000
+        // Civil-from-days (H. Hinnant).
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let doe = days - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func pad(_ v: Int64, _ n: Int) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60000 % 60, 2)):"
+            + "\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+    }
+}
+
+enum GeoJSONWriter {
+    private struct Collection: Encodable {
+        var type = "FeatureCollection"
+        var features: [Feature]
+    }
+    private struct Feature: Encodable {
+        var type = "Feature"
+        var geometry: Geometry
+        var properties: [String: String]
+    }
+    private struct Geometry: Encodable {
+        var type: String
+        var coordinates: Coordinates
+    }
+    private enum Coordinates: Encodable {
+        case point([Double])
+        case line([[Double]])
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .point(let p): try c.encode(p)
+            case .line(let l): try c.encode(l)
+            }
+        }
+    }
+
+    static func document(tripID: String, trip: Row, points: [Row], obstacles: [Row]) throws -> String {
+        // GeoJSON (RFC 7946) puts longitude first.
+        var features = [Feature(
+            geometry: Geometry(type: "LineString", coordinates: .line(points.map { [$0["lon"], $0["lat"]] })),
+            properties: ["kind": "track", "trip": tripID, "distance_m": "\(trip["distance_m"] as Double)"])]
+        for o in obstacles {
+            var props = ["kind": "obstacle", "obstacle": o["kind"] as String, "id": o["id"] as String]
+            if let utc: Int64 = o["utc_ns"] { props["time"] = GPXWriter.isoTime(utc) }
+            features.append(Feature(geometry: Geometry(type: "Point", coordinates: .point([o["lon"], o["lat"]])), properties: props))
+        }
+        return try JSONText.encode(Collection(features: features), pretty: true) + "\n"
+    }
+}

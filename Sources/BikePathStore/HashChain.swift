@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+
+/// Tamper evidence. Every stored event and every confirmed draft gets a link:
+/// `link[n] = SHA-256(link[n-1] || n || kind || id || SHA-256(record))`, with
+/// `link[0]` = 32 zero bytes. The record hash covers every column of the row in a
+/// fixed order (see `canonicalBytes`), so changing any stored byte, deleting a
+/// record, or deleting a link breaks the chain at that point.
+enum HashChain {
+    static let eventColumns = """
+        id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
+        impact_time_ns, window_rate, window_sha256
+        """
+
+    /// Bytes that stand for a row: a type tag per value, then the value in a
+    /// fixed-width big-endian or length-prefixed form, so no two rows collide.
+    static func canonicalBytes(_ values: [DatabaseValue]) -> [UInt8] {
+        var out: [UInt8] = []
+        func append64(_ v: UInt64) { for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(s))) } }
+        for value in values {
+            switch value.storage {
+            case .null: out.append(0)
+            case .int64(let i): out.append(1); append64(UInt64(bitPattern: i))
+            case .double(let d): out.append(2); append64(d.bitPattern)
+            case .string(let s): out.append(3); append64(UInt64(s.utf8.count)); out += Array(s.utf8)
+            case .blob(let b): out.append(4); append64(UInt64(b.count)); out += Array(b)
+            }
+        }
+        return out
+    }
+
+    static func eventHash(_ db: Database, id: String) throws -> [UInt8]? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(eventColumns) FROM events WHERE id = ?"), arguments: [id]) else {
+            return nil
+        }
+        return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
+    }
+
+    static func draftHash(_ db: Database, id: String) throws -> [UInt8]? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT id, trip_id, confirmed_payload FROM drafts WHERE id = ?", arguments: [id]),
+              !(row["confirmed_payload"] as DatabaseValue).isNull
+        else { return nil }
+        return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
+    }
+
+    static func link(previous: [UInt8], seq: Int64, kind: String, id: String, recordHash: [UInt8]) -> [UInt8] {
+        let bytes = previous + canonicalBytes([seq.databaseValue, kind.databaseValue, id.databaseValue]) + recordHash
+        return SHA256Hasher.hash(bytes)
+    }
+
+    /// The newest link. Valid only inside the write transaction that read it:
+    /// another process (the CLI confirming a draft) may append between two.
+    struct Head {
+        var seq: Int64
+        var link: [UInt8]
+    }
+
+    static func head(_ db: Database) throws -> Head {
+        guard let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, link_sha256 FROM hash_chain ORDER BY seq DESC LIMIT 1")) else {
+            return Head(seq: 0, link: [UInt8](repeating: 0, count: 32))
+        }
+        return Head(seq: last["seq"], link: Array(last["link_sha256"] as Data))
+    }
+
+    /// Appends a link for a record that was just written in this transaction,
+    /// hashing the row as stored.
+    static func append(_ db: Database, kind: String, id: String) throws {
+        let recordHash: [UInt8]?
+        switch kind {
+        case "event": recordHash = try eventHash(db, id: id)
+        default: recordHash = try draftHash(db, id: id)
+        }
+        guard let recordHash else { return }
+        var head: Head? = nil
+        try append(db, kind: kind, id: id, recordHash: recordHash, head: &head)
+    }
+
+    /// Appends a link with a record hash computed by the caller; `head` caches
+    /// the newest link for the rest of the transaction.
+    static func append(_ db: Database, kind: String, id: String, recordHash: [UInt8], head: inout Head?) throws {
+        let previous = try head ?? Self.head(db)
+        let seq = previous.seq + 1
+        let link = link(previous: previous.link, seq: seq, kind: kind, id: id, recordHash: recordHash)
+        try Ingest.run(db.cachedStatement(sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)"),
+                       [seq.databaseValue, kind.databaseValue, id.databaseValue, Data(recordHash).databaseValue, Data(link).databaseValue], db)
+        head = Head(seq: seq, link: link)
+    }
+
+    /// The record hash of values about to be stored in `eventColumns` order.
+    /// SQLite stores a NaN REAL as NULL, so NaN hashes as NULL, as it will read back.
+    static func recordHash(_ values: [DatabaseValue]) -> [UInt8] {
+        SHA256Hasher.hash(canonicalBytes(values.map { value in
+            if case .double(let d) = value.storage, d.isNaN { return .null }
+            return value
+        }))
+    }
+}
+
+/// The outcome of `Store.verify()`.
+public struct VerifyReport: Sendable, Equatable, Codable {
+    public var links: Int
+    public var prunedRecords: Int
+    /// The first broken link, nil when the whole chain holds.
+    public var firstBreak: Break?
+
+    public struct Break: Sendable, Equatable, Codable {
+        public var seq: Int64
+        public var recordKind: String
+        public var recordID: String
+        public var reason: String
+    }
+
+    public var ok: Bool { firstBreak == nil }
+}
+
+extension Store {
+    /// Walks the hash chain from the start and reports the first link that does
+    /// not hold: a record changed, a record or link deleted, or an event that
+    /// was never linked.
+    public func verify() throws -> VerifyReport {
+        try queue.read { db in
+            var report = VerifyReport(links: 0, prunedRecords: 0, firstBreak: nil)
+            var previous = [UInt8](repeating: 0, count: 32)
+            var expectedSeq: Int64 = 1
+            var linked = Set<String>()
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM hash_chain ORDER BY seq")
+            while let row = try rows.next() {
+                let seq: Int64 = row["seq"]
+                let kind: String = row["record_kind"]
+                let id: String = row["record_id"]
+                let stored = Array(row["record_sha256"] as Data)
+                let storedLink = Array(row["link_sha256"] as Data)
+                func broken(_ reason: String) -> VerifyReport {
+                    var r = report
+                    r.firstBreak = .init(seq: seq, recordKind: kind, recordID: id, reason: reason)
+                    return r
+                }
+                if seq != expectedSeq {
+                    return broken("link \(expectedSeq) is missing (next link found is \(seq))")
+                }
+                if HashChain.link(previous: previous, seq: seq, kind: kind, id: id, recordHash: stored) != storedLink {
+                    return broken("link hash does not match its predecessor and record hash (link row altered)")
+                }
+                let pruned: Bool = row["pruned"]
+                let actual = kind == "event" ? try HashChain.eventHash(db, id: id) : try HashChain.draftHash(db, id: id)
+                if let actual {
+                    if actual != stored { return broken("\(kind) \(id) was changed after it was linked") }
+                    if kind == "event", let problem = try windowProblem(db, id: id) { return broken(problem) }
+                } else if pruned {
+                    report.prunedRecords += 1
+                } else {
+                    return broken("\(kind) \(id) was deleted")
+                }
+                linked.insert(kind + "/" + id)
+                previous = storedLink
+                expectedSeq += 1
+                report.links += 1
+            }
+            // An event that is stored but not linked was inserted behind the chain's back.
+            let events = try String.fetchAll(db, sql: "SELECT id FROM events ORDER BY rowid")
+            if let stray = events.first(where: { !linked.contains("event/" + $0) }) {
+                report.firstBreak = .init(seq: expectedSeq, recordKind: "event", recordID: stray, reason: "event \(stray) is not in the chain")
+            }
+            return report
+        }
+    }
+
+    /// The IMU window is hashed separately so retention may drop it; when it is
+    /// still there it must match its recorded hash.
+    private func windowProblem(_ db: Database, id: String) throws -> String? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT w.samples, e.window_sha256 FROM event_windows w JOIN events e ON e.id = w.event_id WHERE w.event_id = ?
+            """, arguments: [id]) else { return nil }
+        let window: Data = row["samples"]
+        guard let expected = row["window_sha256"] as Data? else { return "event \(id) has a window but no window hash" }
+        return SHA256Hasher.hash(window) == Array(expected) ? nil : "event \(id): IMU window was changed after it was linked"
+    }
+}

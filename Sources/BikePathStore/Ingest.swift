@@ -1,0 +1,224 @@
+import BikePathCore
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Writes chain outputs into the schema, inside a transaction the writer owns.
+/// Every insert is idempotent (primary or unique keys plus `OR IGNORE`) so that
+/// replaying an output that was already committed never duplicates a row.
+struct Ingest {
+    var openTripID: String?
+    let configuration: StoreConfiguration
+    /// Milestones reached by the outputs applied so far.
+    var fired: [Milestone] = []
+    /// The hash chain's newest link within the current transaction (reset per commit).
+    var chainHead: HashChain.Head?
+
+    static func loadOpenTrip(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
+    }
+
+    mutating func apply(_ output: ChainOutput, _ db: Database) throws {
+        switch output {
+        case .activity(let time, let state):
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity_changes (time_ns, state) VALUES (?, ?)")
+                .execute(arguments: [time.nanoseconds, state.rawValue])
+        case .tripStarted(let time, let utc):
+            if let open = openTripID { try Recovery.closeAtLastPoint(db, tripID: open, configuration: configuration) }
+            // A replay after a crash may deliver the same start again: keep the existing trip.
+            if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'open'", arguments: [time.nanoseconds]) {
+                openTripID = existing
+                return
+            }
+            let id = DeviceID.make()
+            try db.execute(sql: """
+                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+                """, arguments: [id, time.nanoseconds, utc?.nanosecondsSince1970])
+            openTripID = id
+        case .trackPoint(let point):
+            // Fixes outside a trip are not part of any track (BBP sessions are rider-started).
+            guard let trip = openTripID else { return }
+            try Self.insertTrackPoint(point, trip: trip, db)
+        case .obstacle(let event):
+            let window = Self.floatBlob(event.window)
+            let id = DeviceID.make()
+            // Same order as HashChain.eventColumns.
+            let values: [DatabaseValue] = [
+                id.databaseValue, openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
+                event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
+                event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
+                event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
+                event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
+            ]
+            try Self.run(db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """), values, db)
+            if db.changesCount > 0 {
+                if !window.isEmpty {
+                    try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)"),
+                                 [id.databaseValue, window.databaseValue], db)
+                }
+                try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(values), head: &chainHead)
+            }
+        case .roadQuality(let segment):
+            try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
+                                                    length_m, roughness, status)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [openTripID, segment.startTime.nanoseconds, segment.endTime.nanoseconds,
+                                         segment.start?.latitude, segment.start?.longitude, segment.end?.latitude,
+                                         segment.end?.longitude, segment.lengthMeters, segment.roughness, segment.status.rawValue])
+        case .tripEnded(let record):
+            try endTrip(record, db)
+        case .sos(let sos):
+            let id = DeviceID.make()
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns)
+                VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, openTripID, sos.time.nanoseconds, sos.lastFix?.time?.nanosecondsSince1970,
+                                 sos.lastFix?.latitude, sos.lastFix?.longitude, sos.lastFix?.speed, sos.impactPeak,
+                                 sos.impactTime.nanoseconds])
+            guard db.changesCount > 0 else { return }
+            if let hash = try HashChain.eventHash(db, id: id) {
+                try HashChain.append(db, kind: "event", id: id, recordHash: hash, head: &chainHead)
+            }
+            // An SOS needs no review: it goes to the outbox at once, ahead of everything.
+            let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
+                                     impact_peak: sos.impactPeak, utc_ns: sos.lastFix?.time?.nanosecondsSince1970,
+                                     lat: sos.lastFix?.latitude, lon: sos.lastFix?.longitude)
+            try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.encode(payload))
+        }
+    }
+
+    private mutating func endTrip(_ record: TripRecord, _ db: Database) throws {
+        let stats = record.statistics
+        let tripID: String
+        if let open = openTripID {
+            tripID = open
+        } else if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'closed'",
+                                                     arguments: [record.startTime.nanoseconds]) {
+            _ = existing  // already ended and drafted: a replayed duplicate
+            return
+        } else {
+            tripID = DeviceID.make()
+            try db.execute(sql: """
+                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+                """, arguments: [tripID, record.startTime.nanoseconds, record.startUTC?.nanosecondsSince1970])
+        }
+        try db.execute(sql: """
+            UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
+                elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
+            WHERE id = ?
+            """, arguments: [record.endTime.nanoseconds, record.endUTC?.nanosecondsSince1970, stats.distanceMeters,
+                             stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
+                             stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
+        openTripID = nil
+        try Drafts.create(db, tripID: tripID)
+        fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
+    }
+
+    /// The hottest insert (one per kept fix) binds straight through the SQLite C
+    /// API on GRDB's cached statement: GRDB's generic argument boxing costs more
+    /// than the insert itself (see bench/store.sh).
+    private static func insertTrackPoint(_ point: TrackPoint, trip: String, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        _ = trip.withCString { sqlite3_bind_text(s, 1, $0, -1, transient) }
+        sqlite3_bind_int64(s, 2, point.time.nanoseconds)
+        if let utc = point.utc { sqlite3_bind_int64(s, 3, utc.nanosecondsSince1970) } else { sqlite3_bind_null(s, 3) }
+        sqlite3_bind_double(s, 4, point.coordinate.latitude)
+        sqlite3_bind_double(s, 5, point.coordinate.longitude)
+        if let alt = point.altitudeMSL { sqlite3_bind_double(s, 6, alt) } else { sqlite3_bind_null(s, 6) }
+        sqlite3_bind_double(s, 7, point.speed)
+        let code = sqlite3_step(s)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+        }
+    }
+
+    /// Binds `values` and steps a cached statement through the C API (the
+    /// event path's equivalent of `insertTrackPoint`).
+    static func run(_ statement: Statement, _ values: [DatabaseValue], _ db: Database) throws {
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        defer { sqlite3_reset(s) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            switch value.storage {
+            case .null: sqlite3_bind_null(s, index)
+            case .int64(let v): sqlite3_bind_int64(s, index, v)
+            case .double(let v): sqlite3_bind_double(s, index, v)
+            case .string(let v): _ = v.withCString { sqlite3_bind_text(s, index, $0, -1, transient) }
+            case .blob(let v): _ = v.withUnsafeBytes { sqlite3_bind_blob(s, index, $0.baseAddress, Int32($0.count), transient) }
+            }
+        }
+        let code = sqlite3_step(s)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+        }
+    }
+
+    static func floatBlob(_ values: [Float]) -> Data {
+        // Stored little-endian; every platform Swift runs on here is little-endian,
+        // the per-value path keeps a big-endian one correct.
+        if 1.littleEndian == 1 { return values.withUnsafeBytes { Data($0) } }
+        var data = Data(capacity: values.count * 4)
+        for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    static func floats(_ data: Data) -> [Float] {
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
+            Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+        }
+    }
+
+    static func pathBlob(_ path: [Coordinate]) -> Data {
+        var data = Data(capacity: path.count * 16)
+        for c in path {
+            withUnsafeBytes(of: c.latitude.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+            withUnsafeBytes(of: c.longitude.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    static func path(_ data: Data?) -> [Coordinate] {
+        guard let data else { return [] }
+        let bytes = [UInt8](data)
+        func double(_ at: Int) -> Double {
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(bytes[at + k]) << UInt64(8 * k) }
+            return Double(bitPattern: bits)
+        }
+        return stride(from: 0, to: bytes.count - 15, by: 16).map { Coordinate(latitude: double($0), longitude: double($0 + 8)) }
+    }
+}
+
+struct SOSPayload: Codable {
+    var id: String
+    var time_ns: Int64
+    var impact_time_ns: Int64
+    var impact_peak: Double
+    var utc_ns: Int64?
+    var lat: Double?
+    var lon: Double?
+}
+
+enum JSONText {
+    static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+
+/// What one retention pass removed.
+public struct RetentionReport: Sendable, Equatable, Codable {
+    public var usedBytesBefore: Int64
+    public var usedBytesAfter: Int64
+    public var windowsDropped = 0
+    public var trackPointsDeleted = 0
+    public var eventsPruned = 0
+    public var logRowsDeleted = 0
+    public var overBudget: Bool
+}
+
+/// Store-wide numbers for `bikepathd diagnose`.
+public struct StoreDiagnostics: Sendable, Equatable, Codable {
+    public var usedBytes: Int64
+    public var budgetBytes: Int64
+    public var pendingDrafts: Int
+    public var outboxPending: Int
+    public var outboxQuarantined: Int
+    public var openTrip: String?
+    /// Disk-full history recorded by writers (commits that failed, points dropped).
+    public var diskFullFailedCommits: Int
+    public var diskFullDroppedPoints: Int
+}
+
+extension Store {
+    /// Bytes the database really uses: pages in use (free pages are reused) plus the WAL.
+    public func usedBytes() throws -> Int64 {
+        let pages = try queue.read { db in
+            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            let count = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            return (count - free) * size
+        }
+        var info = stat()
+        let wal = stat(path + "-wal", &info) == 0 ? Int64(info.st_size) : 0
+        return pages + wal
+    }
+
+    /// Brings the store under its disk budget, deleting the least needed data
+    /// first and stopping as soon as it fits:
+    /// 1. IMU windows of events whose draft was synced or rejected (oldest first);
+    /// 2. track points of those trips (the simplified path stays on the trip);
+    /// 3. those obstacle events themselves (their chain links are marked pruned);
+    /// 4. sent outbox rows and the oldest sync-log rows.
+    /// Never touched: anything of a pending, confirmed or queued draft, an open
+    /// trip, and SOS events.
+    @discardableResult
+    public func enforceBudget() throws -> RetentionReport {
+        let budget = Int64(configuration.budgetMegabytes * 1_048_576)
+        let before = try usedBytes()
+        var report = RetentionReport(usedBytesBefore: before, usedBytesAfter: before, overBudget: before > budget)
+        guard before > budget else { return report }
+        let done = "SELECT trip_id FROM drafts WHERE state IN ('synced', 'rejected')"
+        let steps: [(String, WritableKeyPath<RetentionReport, Int>)] = [
+            ("""
+             DELETE FROM event_windows WHERE rowid IN (SELECT w.rowid FROM event_windows w JOIN events e ON e.id = w.event_id
+                 WHERE e.kind = 'obstacle' AND e.trip_id IN (\(done)) ORDER BY w.rowid LIMIT 500)
+             """, \.windowsDropped),
+            ("DELETE FROM track_points WHERE trip_id = (SELECT t.id FROM trips t WHERE t.id IN (\(done)) AND EXISTS (SELECT 1 FROM track_points p WHERE p.trip_id = t.id) ORDER BY t.seq LIMIT 1)", \.trackPointsDeleted),
+            ("""
+             UPDATE hash_chain SET pruned = 1 WHERE record_kind = 'event' AND record_id IN
+                 (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
+             DELETE FROM draft_obstacles WHERE event_id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
+             DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500)
+             """, \.eventsPruned),
+            ("DELETE FROM outbox WHERE state = 'sent'; DELETE FROM sync_log WHERE seq IN (SELECT seq FROM sync_log ORDER BY seq LIMIT 1000)", \.logRowsDeleted),
+        ]
+        for (sql, counter) in steps {
+            while try usedBytes() > budget {
+                let changed = try queue.write { db -> Int in
+                    try db.execute(sql: sql)
+                    return db.changesCount
+                }
+                if changed == 0 { break }
+                report[keyPath: counter] += changed
+                try checkpoint()
+            }
+        }
+        report.usedBytesAfter = try usedBytes()
+        report.overBudget = report.usedBytesAfter > budget
+        return report
+    }
+
+    public func diagnostics() throws -> StoreDiagnostics {
+        let used = try usedBytes()
+        return try queue.read { db in
+            func meta(_ key: String) throws -> Int { try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]).flatMap { Int($0) } ?? 0 }
+            return StoreDiagnostics(
+                usedBytes: used, budgetBytes: Int64(configuration.budgetMegabytes * 1_048_576),
+                pendingDrafts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM drafts WHERE state = 'pending'") ?? 0,
+                outboxPending: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'pending'") ?? 0,
+                outboxQuarantined: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'quarantined'") ?? 0,
+                openTrip: try Ingest.loadOpenTrip(db),
+                diskFullFailedCommits: try meta("disk_full_failed_commits"),
+                diskFullDroppedPoints: try meta("disk_full_dropped_points"))
+        }
+    }
+}

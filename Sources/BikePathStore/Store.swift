@@ -1,0 +1,153 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// Settings that change how the store keeps data (see docs/storage.md).
+public struct StoreConfiguration: Sendable {
+    /// Disk budget for the database files; retention starts past it.
+    public var budgetMegabytes: Double = 512
+    /// Distance milestones fire at every multiple of each step (metres).
+    public var milestoneSteps: [Double] = [100_000]
+    /// Used only when a crashed trip is closed from its stored points; the daemon
+    /// passes the chain's own factor so that both agree.
+    public var co2GramsPerKilometre: Double = 120
+    /// Speed from which a stored point counts as moving (same use as above).
+    public var movingSpeed: Double = 1.0
+    public init() {}
+}
+
+/// What `Store.open` found and did, for the log and `diagnose`.
+public struct OpenReport: Sendable, Equatable {
+    /// Where a corrupt or non-SQLite file was moved, when that happened.
+    public var movedAsideTo: String?
+    public var movedAsideReason: String?
+    /// The trip left open by a crash or power loss, if any. The daemon decides
+    /// whether to resume it (`Store.resumeOpenTrip`) or close it (`Store.closeOpenTrip`).
+    public var openTripID: String?
+}
+
+/// The SQLite buffer. One `Store` per process; the daemon writes through a
+/// `StoreWriter`, the CLI reads and edits drafts.
+public final class Store: Sendable {
+    public let path: String
+    public let configuration: StoreConfiguration
+    public let openReport: OpenReport
+    let queue: DatabaseQueue
+
+    /// Opens (or creates) the database at `path`, recovering from what a crash,
+    /// power loss or bad card may have left there:
+    /// - the directory must be writable (clear error otherwise);
+    /// - a file that is not SQLite, or fails `PRAGMA integrity_check`, is moved
+    ///   aside to `path.corrupt-N` (with its -wal/-shm) and a fresh store is created;
+    /// - a database from a newer schema is refused and left untouched.
+    public static func open(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws -> Store {
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        if access(directory, W_OK) != 0 {
+            throw StoreError.directoryNotWritable(directory, reason: String(cString: strerror(errno)))
+        }
+        var report = OpenReport()
+        let queue: DatabaseQueue
+        do {
+            queue = try openChecked(path: path)
+        } catch let failure as Unusable {
+            let aside = try moveAside(path: path)
+            report.movedAsideTo = aside
+            report.movedAsideReason = failure.reason
+            FileHandle.standardError.write(Data(
+                "bikepathd: database \(path) is unusable (\(failure.reason)); moved it to \(aside) and started a fresh one\n".utf8))
+            queue = try openChecked(path: path)
+        }
+        report.openTripID = try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
+        }
+        return Store(path: path, configuration: configuration, openReport: report, queue: queue)
+    }
+
+    private init(path: String, configuration: StoreConfiguration, openReport: OpenReport, queue: DatabaseQueue) {
+        self.path = path
+        self.configuration = configuration
+        self.openReport = openReport
+        self.queue = queue
+    }
+
+    /// A file that exists but cannot serve as the store.
+    private struct Unusable: Error { var reason: String }
+
+    private static func openChecked(path: String) throws -> DatabaseQueue {
+        if FileManager.default.fileExists(atPath: path) { try inspectReadOnly(path: path) }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            // WAL + FULL: each commit (about once a second) is fsynced, so power
+            // loss costs at most the batch in memory. Set here rather than through
+            // GRDB's journalMode option, which would lower synchronous to NORMAL.
+            // See docs/storage.md.
+            try db.execute(sql: """
+                PRAGMA journal_mode = WAL;
+                PRAGMA synchronous = FULL;
+                PRAGMA wal_autocheckpoint = 1000;
+                PRAGMA journal_size_limit = 4194304;
+                PRAGMA foreign_keys = ON;
+                """)
+        }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+            try Schema.migrator.migrate(queue)
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw Unusable(reason: "not an SQLite database or damaged: \(error.message ?? "\(error.resultCode)")")
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
+        }
+        return queue
+    }
+
+    /// Looks at an existing file through a read-only connection, so that a
+    /// damaged or future database is judged before anything writes to it.
+    private static func inspectReadOnly(path: String) throws {
+        var config = Configuration()
+        config.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            let (version, problems) = try queue.read { db in
+                (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+            }
+            if problems != ["ok"] {
+                throw Unusable(reason: "integrity_check: " + problems.prefix(3).joined(separator: "; "))
+            }
+            if version > Schema.currentVersion {
+                throw StoreError.futureSchema(path: path, found: version, supported: Schema.currentVersion)
+            }
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw Unusable(reason: "not an SQLite database or damaged: \(error.message ?? "\(error.resultCode)")")
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// Renames the database and its WAL/SHM files to the first free `.corrupt-N` name.
+    private static func moveAside(path: String) throws -> String {
+        let fm = FileManager.default
+        var n = 1
+        while fm.fileExists(atPath: "\(path).corrupt-\(n)") { n += 1 }
+        let target = "\(path).corrupt-\(n)"
+        try fm.moveItem(atPath: path, toPath: target)
+        for suffix in ["-wal", "-shm"] where fm.fileExists(atPath: path + suffix) {
+            try fm.moveItem(atPath: path + suffix, toPath: target + suffix)
+        }
+        return target
+    }
+
+    /// Runs `PRAGMA integrity_check`; `["ok"]` when healthy.
+    public func integrityCheck() throws -> [String] {
+        try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Folds the WAL back into the main file (done at clean shutdown).
+    public func checkpoint() throws {
+        _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    }
+
+    public func close() throws { try queue.close() }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Errors the store reports to the daemon and the CLI. Each message says what
+/// happened and what the rider or operator can do.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case directoryNotWritable(String, reason: String)
+    case futureSchema(path: String, found: Int32, supported: Int32)
+    case cannotOpen(String, reason: String)
+    case noSuchTrip(String)
+    case noSuchDraft(String)
+    case noSuchObstacle(String)
+    case illegalTransition(draft: String, from: DraftState, to: DraftState)
+    case draftNotEditable(String, state: DraftState)
+    case invalidEdit(String)
+
+    public var description: String {
+        switch self {
+        case .directoryNotWritable(let dir, let reason):
+            "store directory \(dir) is not writable (\(reason)); recording needs a writable directory — check the mount or pass --db"
+        case .futureSchema(let path, let found, let supported):
+            "database \(path) has schema version \(found), newer than this bikepathd understands (\(supported)); it was left untouched — upgrade bikepathd or move the file away"
+        case .cannotOpen(let path, let reason):
+            "cannot open database \(path): \(reason)"
+        case .noSuchTrip(let id): "no trip with id \(id)"
+        case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
+        case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
+        case .illegalTransition(let id, let from, let to):
+            "draft \(id) is \(from.rawValue); it cannot become \(to.rawValue)"
+        case .draftNotEditable(let id, let state):
+            "draft \(id) is \(state.rawValue); only pending drafts can be edited"
+        case .invalidEdit(let reason): "invalid edit: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// When the writer commits and which fixes it keeps.
+public struct WriterPolicy: Sendable {
+    /// Commit once the oldest uncommitted output is this old in sample time.
+    public var maxBatchSeconds: Double = 1.0
+    /// ... or once this many outputs wait. Live, the one-second rule always
+    /// fires first (a ride makes tens of rows a second); this bounds memory and
+    /// the batch size when a backlog is replayed faster than real time. Each
+    /// commit costs two fsyncs (~5 ms each on the bench VM, more on an SD card).
+    public var maxBatchRows: Int = 5000
+    /// Track points: keep a fix once it is this far from the last kept one ...
+    public var minPointDistanceMeters: Double = 3
+    /// ... and at least this much later, or whenever this much time passed.
+    public var minPointSeconds: Double = 1
+    public var maxPointSeconds: Double = 15
+    /// While the disk is full, outputs wait in memory up to this many; past it
+    /// track points are dropped (oldest first) so that events are kept.
+    public var maxHeldOutputs: Int = 20_000
+    public init() {}
+}
+
+/// Disk-full state, for `diagnose`.
+public struct DiskFullStatus: Sendable, Equatable, Codable {
+    public var isFull = false
+    /// Commits that failed with SQLITE_FULL since start.
+    public var failedCommits = 0
+    /// Track points dropped because the in-memory hold was full.
+    public var droppedTrackPoints = 0
+    public var heldOutputs = 0
+}
+
+/// Batches chain outputs and commits them: at least every `maxBatchSeconds` of
+/// *sample* time (the caller passes it; the writer never reads a clock), after
+/// `maxBatchRows` outputs, and at once for a trip end or an SOS. A killed
+/// process therefore loses at most about one second of outputs.
+///
+/// Single-threaded: one task owns the writer.
+public final class StoreWriter {
+    public let store: Store
+    public let policy: WriterPolicy
+    private var ingest: Ingest
+    private var pending: [(output: ChainOutput, position: Int64?)] = []
+    private var batchStart: SampleTime?
+    private var lastKept: (time: SampleTime, coordinate: Coordinate)?
+    public private(set) var diskFull = DiskFullStatus()
+    /// How much of `diskFull` is already recorded in the meta table.
+    private var reportedFailures = 0, reportedDrops = 0
+    /// While the disk is full, retries back off (1, 2, 4 … 32 s of sample time)
+    /// so that a growing hold is not re-applied on every sample.
+    private var retryDelay = 1.0
+    private var lastNow: SampleTime?
+    /// The caller's position (e.g. a replay index) of the last committed output.
+    public private(set) var committedPosition: Int64?
+    /// Milestones reached since this writer was made, in order.
+    public private(set) var firedMilestones: [Milestone] = []
+
+    public init(store: Store, policy: WriterPolicy = WriterPolicy()) throws {
+        self.store = store
+        self.policy = policy
+        let (open, cursor, last) = try store.queue.read { db -> (String?, Int64?, Row?) in
+            let open = try Ingest.loadOpenTrip(db)
+            let cursor = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writer_position'").flatMap { Int64($0) }
+            let last = try open.flatMap {
+                try Row.fetchOne(db, sql: "SELECT time_ns, lat, lon FROM track_points WHERE trip_id = ? ORDER BY time_ns DESC LIMIT 1", arguments: [$0])
+            }
+            return (open, cursor, last)
+        }
+        ingest = Ingest(openTripID: open, configuration: store.configuration)
+        committedPosition = cursor
+        if let last {
+            lastKept = (SampleTime(nanoseconds: last["time_ns"]), Coordinate(latitude: last["lat"], longitude: last["lon"]))
+        }
+    }
+
+    /// Adds one output. `now` is the chain's current sample time; `position`
+    /// is an optional caller cursor stored with the commit (replay resumes after it).
+    public func append(_ output: ChainOutput, at now: SampleTime, position: Int64? = nil) throws {
+        if case .trackPoint(let point) = output, !keep(point) { return }
+        if case .tripStarted = output { lastKept = nil }
+        pending.append((output, position))
+        if batchStart == nil { batchStart = now }
+        let urgent: Bool
+        switch output {
+        case .tripEnded, .sos: urgent = true
+        default: urgent = false
+        }
+        lastNow = now
+        if urgent || (pending.count >= policy.maxBatchRows && !diskFull.isFull) { try commit() } else { try tick(at: now) }
+    }
+
+    /// Commits when the batch is due. Call it on every sample even when the
+    /// chain produced nothing, so that a quiet stretch still commits in time.
+    public func tick(at now: SampleTime) throws {
+        lastNow = now
+        guard let start = batchStart, now - start >= (diskFull.isFull ? retryDelay : policy.maxBatchSeconds) else { return }
+        try commit()
+    }
+
+    /// Commits whatever waits (clean shutdown, or tests).
+    public func flush() throws { try commit() }
+
+    private func keep(_ point: TrackPoint) -> Bool {
+        guard let last = lastKept else {
+            lastKept = (point.time, point.coordinate)
+            return true
+        }
+        let dt = point.time - last.time
+        let moved = Geo.distance(last.coordinate, point.coordinate)
+        guard (moved >= policy.minPointDistanceMeters && dt >= policy.minPointSeconds) || dt >= policy.maxPointSeconds else {
+            return false
+        }
+        lastKept = (point.time, point.coordinate)
+        return true
+    }
+
+    private func commit() throws {
+        guard !pending.isEmpty else { return }
+        var next = ingest
+        next.fired = []
+        next.chainHead = nil
+        let batch = pending
+        let recordDiskFull = diskFull.failedCommits > reportedFailures || diskFull.droppedTrackPoints > reportedDrops
+        do {
+            try store.queue.write { db in
+                for item in batch { try next.apply(item.output, db) }
+                if let position = batch.last(where: { $0.position != nil })?.position {
+                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('writer_position', ?)", arguments: ["\(position)"])
+                }
+                if recordDiskFull {
+                    // The first commit after a full disk leaves a trace for `diagnose`.
+                    for (key, value) in [("disk_full_failed_commits", diskFull.failedCommits), ("disk_full_dropped_points", diskFull.droppedTrackPoints)] {
+                        try db.execute(sql: """
+                            INSERT INTO meta (key, value) VALUES (?, ?)
+                            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
+                            """, arguments: [key, "\(value - (key == "disk_full_failed_commits" ? reportedFailures : reportedDrops))"])
+                    }
+                }
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            holdWhileFull()
+            return
+        }
+        ingest = next
+        firedMilestones += next.fired
+        if let position = batch.last(where: { $0.position != nil })?.position { committedPosition = position }
+        pending.removeAll(keepingCapacity: true)
+        batchStart = nil
+        // A trip end is the moment old, synced data may have to make room.
+        if batch.contains(where: { if case .tripEnded = $0.output { true } else { false } }) {
+            _ = try? store.enforceBudget()
+        }
+        diskFull.isFull = false
+        diskFull.heldOutputs = 0
+        retryDelay = 1
+        reportedFailures = diskFull.failedCommits
+        reportedDrops = diskFull.droppedTrackPoints
+    }
+
+    /// The disk is full: keep running, keep every event, and try again at the
+    /// next commit. The hold is bounded: track points go first.
+    private func holdWhileFull() {
+        diskFull.isFull = true
+        diskFull.failedCommits += 1
+        retryDelay = diskFull.failedCommits == 1 ? 1 : min(32, retryDelay * 2)
+        batchStart = lastNow ?? batchStart
+        var excess = pending.count - policy.maxHeldOutputs
+        if excess > 0 {
+            pending.removeAll { item in
+                guard excess > 0, case .trackPoint = item.output else { return false }
+                excess -= 1
+                diskFull.droppedTrackPoints += 1
+                return true
+            }
+        }
+        diskFull.heldOutputs = pending.count
+    }
+}

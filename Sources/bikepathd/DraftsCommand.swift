@@ -1,0 +1,162 @@
+import ArgumentParser
+import BikePathCore
+import BikePathStore
+import Foundation
+
+/// `bikepathd drafts`: the rider reviews closed trips before anything is published.
+struct DraftsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drafts",
+        abstract: "Review trip drafts: nothing is published until you confirm it.",
+        subcommands: [List.self, Show.self, Confirm.self, Reject.self, Edit.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List drafts, oldest first.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Only drafts in this state (\(DraftState.allCases.map(\.rawValue).joined(separator: ", "))).")
+        var state: DraftState?
+
+        func run() throws {
+            let store = try options.open()
+            let drafts = try options.run { try store.listDrafts(state: state) }
+            options.emit(drafts) {
+                drafts.isEmpty ? "no drafts" : drafts.map { d in
+                    "\(d.id)  \(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+                        + String(format: "%7.2f km", d.distanceMeters / 1000)
+                        + "  \(d.obstacles) obstacle(s)  path: \(d.pathStatus?.rawValue ?? "-")"
+                }.joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one draft: trip, obstacles, road quality, edits.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Draft id.") var id: String
+
+        func run() throws {
+            let store = try options.open()
+            let d = try options.run { try store.draft(id) }
+            options.emit(d) { DraftText.render(d) }
+        }
+    }
+
+    struct Confirm: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Confirm a pending draft: it is frozen, hash-chained and queued for sync.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Draft id.") var id: String
+
+        func run() throws {
+            let store = try options.open()
+            let d = try options.run { try store.confirmDraft(id) }
+            options.emit(["id": d.id, "state": d.state.rawValue]) { "draft \(d.id) confirmed and queued for sync" }
+        }
+    }
+
+    struct Reject: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Reject a pending draft: it will never be sent.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Draft id.") var id: String
+
+        func run() throws {
+            let store = try options.open()
+            try options.run { try store.rejectDraft(id) }
+            options.emit(["id": id, "state": DraftState.rejected.rawValue]) { "draft \(id) rejected" }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Edit a pending draft.",
+            discussion: """
+                Edits are applied in this order: --set-kind, --drop, --add, --path-status.
+                  --set-kind OBSTACLE=KIND     change a candidate's type
+                  --drop OBSTACLE              drop a candidate
+                  --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
+                  --add KIND@LAT,LON           add a missed obstacle at a position
+                  --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
+                Obstacle kinds: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).
+                """)
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Draft id.") var id: String
+        @Option(name: .customLong("set-kind"), help: "OBSTACLE=KIND") var setKind: [String] = []
+        @Option(help: "OBSTACLE") var drop: [String] = []
+        @Option(help: "KIND@SECONDS or KIND@LAT,LON") var add: [String] = []
+        @Option(name: .customLong("path-status"), help: "Path status.") var pathStatus: PathStatus?
+
+        func validate() throws {
+            if setKind.isEmpty && drop.isEmpty && add.isEmpty && pathStatus == nil {
+                throw ValidationError("nothing to edit: give --set-kind, --drop, --add or --path-status")
+            }
+        }
+
+        func run() throws {
+            let store = try options.open()
+            let start = try options.run { try store.draft(id) }.trip.startTimeNanoseconds
+            let edits = try parseEdits(tripStart: SampleTime(nanoseconds: start))
+            for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
+            let d = try options.run { try store.draft(id) }
+            options.emit(d) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
+        }
+
+        private func parseEdits(tripStart: SampleTime) throws -> [DraftEdit] {
+            var edits: [DraftEdit] = []
+            for item in setKind {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[1]) else {
+                    throw ValidationError("--set-kind wants OBSTACLE=KIND with KIND one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'")
+                }
+                edits.append(.setObstacleKind(obstacleID: parts[0], kind))
+            }
+            edits += drop.map { .dropObstacle(obstacleID: $0) }
+            for item in add {
+                let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[0]) else {
+                    throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON; got '\(item)'")
+                }
+                let where_ = parts[1].split(separator: ",").map { Double($0) }
+                if where_.count == 2, let lat = where_[0], let lon = where_[1], abs(lat) <= 90, abs(lon) <= 180 {
+                    edits.append(.addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon)))
+                } else if where_.count == 1, let seconds = where_[0], seconds.isFinite {
+                    edits.append(.addObstacle(kind, time: tripStart + seconds, coordinate: nil))
+                } else {
+                    throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON (degrees); got '\(item)'")
+                }
+            }
+            if let pathStatus { edits.append(.setPathStatus(pathStatus)) }
+            return edits
+        }
+    }
+}
+
+extension DraftState: ExpressibleByArgument {}
+extension PathStatus: ExpressibleByArgument {}
+
+enum DraftText {
+    static func render(_ d: DraftDocument) -> String {
+        let s = d.trip.statistics
+        var lines = [
+            "draft \(d.id)  state: \(d.state.rawValue)  path status: \(d.pathStatus?.rawValue ?? "not rated")",
+            "trip \(d.trip.id)" + (d.trip.closedBy == "recovery" ? "  (closed after a restart)" : ""),
+            String(format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, CO2 avoided %.0f g, %d path points",
+                   s.distanceMeters / 1000, s.movingSeconds, s.elapsedSeconds, s.maxSpeed * 3.6, s.co2AvoidedGrams, d.path.count),
+            "obstacles:",
+        ]
+        if d.obstacles.isEmpty { lines.append("  none") }
+        for o in d.obstacles {
+            let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
+            let t = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
+            lines.append("  \(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(o.dropped ? "  DROPPED" : "")")
+        }
+        lines.append("road quality: \(d.roadQuality.count) stretch(es)")
+        for r in d.roadQuality {
+            lines.append(String(format: "  %.0f m  roughness %.2f  %@", r.lengthMeters, r.roughness, r.status.rawValue))
+        }
+        if !d.edits.isEmpty {
+            lines.append("edits:")
+            lines += d.edits.map { "  \($0.action) \($0.detail)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

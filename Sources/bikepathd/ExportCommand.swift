@@ -1,0 +1,42 @@
+import ArgumentParser
+import BikePathStore
+
+/// `bikepathd export --format gpx|geojson TRIP`.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a trip as GPX 1.1 (obstacles as waypoints) or GeoJSON.")
+    @OptionGroup var options: StoreOptions
+    @Option(help: "gpx or geojson.") var format: ExportFormat = .gpx
+    @Argument(help: "Trip id (see `bikepathd drafts list`).") var trip: String
+
+    func run() throws {
+        let store = try options.open()
+        print(try options.run { try store.export(trip: trip, format: format) }, terminator: "")
+    }
+}
+
+extension ExportFormat: ExpressibleByArgument {}
+
+/// `bikepathd stats`: totals over all trips.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Totals over all trips: distance, time, CO2 avoided, milestones reached.")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        let store = try options.open()
+        let s = try options.run { try store.statistics() }
+        options.emit(s) {
+            var lines = [
+                "trips: \(s.trips)",
+                "distance: \((s.distanceMeters / 10).rounded() / 100) km",
+                "time: \(Int(s.elapsedSeconds) / 3600) h \(Int(s.elapsedSeconds) % 3600 / 60) min (moving \(Int(s.movingSeconds) / 3600) h \(Int(s.movingSeconds) % 3600 / 60) min)",
+                "CO2 avoided: \((s.co2AvoidedGrams / 10).rounded() / 100) kg",
+            ]
+            lines += s.milestones.map { "milestone: \($0.thresholdMeters / 1000) km reached on trip \($0.tripID)" }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import BikePathStore
+
+/// `bikepathd verify`: checks the hash chain over stored events and confirmed drafts.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check the tamper-evident hash chain; report the first broken link.")
+    @OptionGroup var options: StoreOptions
+
+    func run() throws {
+        let store = try options.open()
+        let report = try options.run { try store.verify() }
+        options.emit(report) {
+            if let b = report.firstBreak {
+                return "BROKEN at link \(b.seq) (\(b.recordKind) \(b.recordID)): \(b.reason)\n\(report.links) link(s) verified before it"
+            }
+            return "ok: \(report.links) link(s) verified" + (report.prunedRecords > 0 ? ", \(report.prunedRecords) record(s) pruned after sync" : "")
+        }
+        if !report.ok { throw ExitCode(2) }
+    }
+}

@@ -1,0 +1,106 @@
+import BikePathCore
+import Foundation
+import GRDB
+import Testing
+@testable import BikePathStore
+
+@Suite struct DraftTests {
+    @Test func onlyTheDocumentedTransitionsAreAllowed() {
+        let allowed: Set<String> = ["pending>confirmed", "pending>rejected", "confirmed>queued", "queued>synced"]
+        for from in DraftState.allCases {
+            for to in DraftState.allCases {
+                #expect(from.canBecome(to) == allowed.contains("\(from.rawValue)>\(to.rawValue)"), "\(from) -> \(to)")
+            }
+        }
+    }
+
+    private func storeWithDrafts(_ dir: TempDir, trips: Int = 2) throws -> Store {
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: trips, seconds: 300)
+        return store
+    }
+
+    @Test func closedTripBecomesAPendingDraftWithItsCandidates() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithDrafts(dir)
+        let drafts = try store.listDrafts()
+        #expect(drafts.count == 2)
+        #expect(drafts.allSatisfy { $0.state == .pending })
+        let d = try store.draft(drafts[0].id)
+        let events = try store.count("SELECT COUNT(*) FROM events WHERE kind = 'obstacle' AND trip_id = '\(d.trip.id)'")
+        #expect(d.obstacles.count == events && events > 0)
+        #expect(d.obstacles.allSatisfy { $0.origin == "detected" && $0.eventID != nil })
+        #expect(d.roadQuality.count == 4)
+        #expect(d.path.count == 30)  // the chain's simplified path, 1 in 10 fixes
+        #expect(d.trip.statistics.distanceMeters > 1500)
+        // Nothing is in the outbox for an unconfirmed draft.
+        #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'confirmation'") == 0)
+    }
+
+    @Test func confirmQueuesOnceAndRefusesIllegalTransitions() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithDrafts(dir)
+        let ids = try store.listDrafts().map(\.id)
+        let confirmed = try store.confirmDraft(ids[0])
+        #expect(confirmed.state == .queued)
+        let outbox = try store.outboxPending()
+        #expect(outbox.map(\.kind) == [.sos, .confirmation])  // SOS first
+        #expect(outbox[1].recordID == ids[0])
+        let payload = try JSONDecoder().decode(DraftDocument.self, from: Data(outbox[1].payload.utf8))
+        #expect(payload.id == ids[0] && payload.state == .confirmed)
+        #expect(throws: StoreError.illegalTransition(draft: ids[0], from: .queued, to: .confirmed)) { try store.confirmDraft(ids[0]) }
+        #expect(throws: StoreError.illegalTransition(draft: ids[0], from: .queued, to: .rejected)) { try store.rejectDraft(ids[0]) }
+        try store.rejectDraft(ids[1])
+        #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .rejected, to: .confirmed)) { try store.confirmDraft(ids[1]) }
+        #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .rejected, to: .synced)) { try store.markDraftSynced(ids[1]) }
+        try store.markDraftSynced(ids[0])
+        #expect(try store.draft(ids[0]).state == .synced)
+        #expect(try store.outboxPending().map(\.kind) == [.sos])
+        #expect(throws: StoreError.noSuchDraft("nope")) { try store.confirmDraft("nope") }
+        // A failed transition leaves no trace: still exactly one confirmation queued.
+        #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'confirmation'") == 1)
+    }
+
+    @Test func editsChangeDropAndAddObstaclesAndRatePath() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithDrafts(dir, trips: 1)
+        let id = try #require(try store.listDrafts().first?.id)
+        let before = try store.draft(id)
+        let first = before.obstacles[0], second = before.obstacles[1]
+        let newKind: ObstacleKind = first.kind == .debris ? .pothole : .debris
+        try store.editDraft(id, .setObstacleKind(obstacleID: first.id, newKind))
+        try store.editDraft(id, .dropObstacle(obstacleID: second.id))
+        let startSeconds = Double(before.trip.startTimeNanoseconds) / 1e9
+        let addedAtTime = try #require(try store.editDraft(id, .addObstacle(.bump, time: SampleTime(seconds: startSeconds + 100.2), coordinate: nil)))
+        let spot = Coordinate(latitude: 52.5201, longitude: 13.401)
+        let addedAtSpot = try #require(try store.editDraft(id, .addObstacle(.irregularity, time: nil, coordinate: spot)))
+        try store.editDraft(id, .setPathStatus(.requiresMaintenance))
+
+        let after = try store.draft(id)
+        #expect(after.obstacles.first { $0.id == first.id }?.kind == newKind)
+        #expect(after.obstacles.first { $0.id == second.id }?.dropped == true)
+        let byTime = try #require(after.obstacles.first { $0.id == addedAtTime })
+        let trackPoint = try store.queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT lat, lon FROM track_points WHERE time_ns = ?", arguments: [SampleTime(seconds: startSeconds + 100).nanoseconds])
+        }
+        #expect(byTime.coordinate == Coordinate(latitude: trackPoint?["lat"] ?? 0, longitude: trackPoint?["lon"] ?? 0))
+        #expect(byTime.origin == "rider" && byTime.kind == .bump)
+        #expect(after.obstacles.first { $0.id == addedAtSpot }?.coordinate == spot)
+        #expect(after.pathStatus == .requiresMaintenance)
+        #expect(after.edits.map(\.action) == ["set-kind", "drop", "add", "add", "set-path-status"])
+        // The stored event itself is untouched (it is hash-chained); only the draft changed.
+        #expect(try store.verify().ok)
+
+        #expect(throws: StoreError.noSuchObstacle("missing")) { try store.editDraft(id, .dropObstacle(obstacleID: "missing")) }
+        #expect(throws: StoreError.self) { try store.editDraft(id, .addObstacle(.bump, time: nil, coordinate: nil)) }
+        try store.confirmDraft(id)
+        #expect(throws: StoreError.draftNotEditable(id, state: .queued)) { try store.editDraft(id, .setPathStatus(.optimal)) }
+        // The confirmed payload carries the edits and leaves the dropped obstacle marked.
+        let payload = try #require(try store.outboxPending().first { $0.kind == .confirmation }?.payload)
+        let sent = try JSONDecoder().decode(DraftDocument.self, from: Data(payload.utf8))
+        #expect(sent.pathStatus == .requiresMaintenance && sent.obstacles.count == after.obstacles.count)
+    }
+}

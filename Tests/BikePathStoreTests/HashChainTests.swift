@@ -1,0 +1,135 @@
+import BikePathCore
+import Foundation
+import GRDB
+import Testing
+@testable import BikePathStore
+
+@Suite struct HashChainTests {
+    private func chainedStore(_ dir: TempDir) throws -> Store {
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 2, seconds: 300)
+        try store.confirmDraft(try #require(try store.listDrafts().first?.id))
+        return store
+    }
+
+    @Test func intactChainVerifies() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        let report = try store.verify()
+        let events = try store.count("SELECT COUNT(*) FROM events")
+        #expect(report.ok)
+        #expect(report.links == events + 1)  // every event plus the confirmed draft
+    }
+
+    /// Flips one byte of one stored value through raw SQL, as someone editing the file would.
+    @Test(arguments: ["peak", "lat", "obstacle_kind", "time_ns", "window"])
+    func changingAnyStoredFieldIsReported(column: String) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        let (seq, id) = try store.queue.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 5")!
+            return (row["seq"] as Int64, row["record_id"] as String)
+        }
+        try store.queue.write { db in
+            switch column {
+            case "window":
+                var blob = try Data.fetchOne(db, sql: "SELECT samples FROM event_windows WHERE event_id = ?", arguments: [id])!
+                blob[17] ^= 0x01
+                try db.execute(sql: "UPDATE event_windows SET samples = ? WHERE event_id = ?", arguments: [blob, id])
+            case "obstacle_kind":
+                try db.execute(sql: "UPDATE events SET obstacle_kind = CASE obstacle_kind WHEN 'bump' THEN 'debris' ELSE 'bump' END WHERE id = ?", arguments: [id])
+            case "time_ns":
+                try db.execute(sql: "UPDATE events SET time_ns = time_ns + 1 WHERE id = ?", arguments: [id])
+            default:
+                try db.execute(sql: "UPDATE events SET \(column) = \(column) + 1e-9 WHERE id = ?", arguments: [id])
+            }
+        }
+        let report = try store.verify()
+        #expect(report.firstBreak?.seq == seq)
+        #expect(report.firstBreak?.recordID == id)
+        #expect(report.links == Int(seq) - 1)
+    }
+
+    @Test func deletingARecordIsReported() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        let (seq, id) = try store.queue.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 9")!
+            return (row["seq"] as Int64, row["record_id"] as String)
+        }
+        try store.queue.write { db in
+            try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        }
+        let report = try store.verify()
+        #expect(report.firstBreak?.seq == seq)
+        #expect(report.firstBreak?.reason.contains("deleted") == true)
+    }
+
+    @Test func deletingALinkOrItsRecordTogetherIsReported() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        try store.queue.write { db in
+            let id = try String.fetchOne(db, sql: "SELECT record_id FROM hash_chain WHERE seq = 4")!
+            try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
+            try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
+        }
+        #expect(try store.verify().firstBreak?.seq == 5)
+    }
+
+    @Test func renumberingTheChainAfterADeleteIsReported() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        try store.queue.write { db in
+            try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
+            try db.execute(sql: "UPDATE hash_chain SET seq = seq - 1 WHERE seq > 4")
+        }
+        #expect(try store.verify().firstBreak?.seq == 4)
+    }
+
+    @Test func changingAConfirmedDraftIsReported() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        try store.queue.write { db in
+            try db.execute(sql: "UPDATE drafts SET confirmed_payload = replace(confirmed_payload, 'pothole', 'debris') WHERE confirmed_payload IS NOT NULL")
+        }
+        let report = try store.verify()
+        #expect(report.firstBreak?.recordKind == "draft")
+    }
+
+    @Test func verifyCommandExitsNonZeroOnABreak() throws {
+        let binary = try #require(bikepathdPath(), "bikepathd not built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try chainedStore(dir)
+        #expect(try runProcess(binary, ["verify", "--db", dir.file("s.db")]).status == 0)
+        try store.queue.write { db in try db.execute(sql: "UPDATE events SET peak = 99 WHERE rowid = 3") }
+        let result = try runProcess(binary, ["verify", "--db", dir.file("s.db")])
+        #expect(result.status == 2)
+        #expect(result.out.contains("BROKEN at link 3"))
+    }
+}
+
+@Suite struct HashChainEdgeTests {
+    /// SQLite stores a NaN REAL as NULL; the hash computed at insert must agree
+    /// with the row read back, or verify would cry wolf.
+    @Test func nanValuesVerify() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        let writer = try StoreWriter(store: store)
+        let t = SampleTime(seconds: 1)
+        try writer.append(.obstacle(ObstacleEvent(time: t, speed: .nan, kind: .bump, peak: 5, energy: .nan, window: [1, 2], windowRate: 50)), at: t)
+        try writer.flush()
+        #expect(try store.count("SELECT COUNT(*) FROM events WHERE energy IS NULL AND speed IS NULL") == 1)
+        #expect(try store.verify().ok)
+        #expect(try store.verify().links == 1)
+    }
+}
