@@ -22,7 +22,13 @@ public enum ConfigurationLoader {
         var reader = TableReader(path: [], table: root, problems: problems)
         read(&reader, into: &configuration)
         reader.finish()
-        if !problems.problems.isEmpty { throw ConfigurationError(problems: problems.problems) }
+        if !problems.problems.isEmpty {
+            // In file order, so the list reads top to bottom like the file.
+            let ordered = problems.problems.enumerated().sorted {
+                ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
+            }.map(\.element)
+            throw ConfigurationError(problems: ordered)
+        }
         return configuration
     }
 
