@@ -85,6 +85,24 @@ struct StatusSocketTests {
         #expect(try reader.next() == nil)
     }
 
+    @Test("A client that never sends a request is disconnected after the timeout")
+    func idleClientDropped() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/status.sock"
+        let server = try StatusServer(path: path, requestTimeoutSeconds: 0.2) { sampleStatus }
+        defer { server.stop() }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        let made = try #require(UnixAddress.make(path))
+        var address = made.0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, made.1) } }
+        // Blocks until the server closes the connection (end of stream), with nothing sent.
+        var reader = LineReader(fd: fd)
+        #expect(try reader.next() == nil)
+        #expect(try StatusClient.fetchStatus(path: path) == sampleStatus)  // others are still served
+    }
+
     @Test("tail: events published after subscribing arrive in order, as JSON lines")
     func tail() throws {
         let f = try ServerFixture()

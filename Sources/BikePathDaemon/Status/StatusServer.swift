@@ -12,6 +12,7 @@ import Foundation
 public final class StatusServer: @unchecked Sendable {
     public let path: String
     private let statusProvider: @Sendable () -> DaemonStatus
+    private let requestTimeout: Double
     private let listenFD: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -28,12 +29,17 @@ public final class StatusServer: @unchecked Sendable {
         var tailing = false
         var closeWhenFlushed = false
         var dropped = 0
+        var connectedAt = ProcessInfo.processInfo.systemUptime
     }
 
     /// Binds the socket (replacing a stale one left by a crash, refusing if
     /// another daemon answers on it) and starts serving.
-    public init(path: String, permissions: mode_t = 0o660, status: @escaping @Sendable () -> DaemonStatus) throws(StatusSocketError) {
+    /// `requestTimeoutSeconds`: a client that has not sent a whole request by
+    /// then is disconnected (idle connections would otherwise pile up).
+    public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
+                status: @escaping @Sendable () -> DaemonStatus) throws(StatusSocketError) {
         self.path = path
+        self.requestTimeout = requestTimeoutSeconds
         self.statusProvider = status
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
         if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
@@ -124,8 +130,10 @@ public final class StatusServer: @unchecked Sendable {
             }
             lock.unlock()
             if !keepRunning { break }
-            let n = poll(&fds, nfds_t(fds.count), -1)
+            // Wakes at least every 100 ms to disconnect clients that never ask.
+            let n = poll(&fds, nfds_t(fds.count), 100)
             if n < 0 { if errno == EINTR { continue } else { break } }
+            dropIdleClients()
             if fds[1].revents != 0 { drainWakePipe() }
             if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
             for entry in fds.dropFirst(2) where entry.revents != 0 { service(entry.fd, revents: entry.revents) }
@@ -142,6 +150,14 @@ public final class StatusServer: @unchecked Sendable {
         finished = true
         done.broadcast()
         done.unlock()
+    }
+
+    private func dropIdleClients() {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        let idle = clients.filter { !$0.value.tailing && !$0.value.closeWhenFlushed && now - $0.value.connectedAt > requestTimeout }.map(\.key)
+        lock.unlock()
+        for fd in idle { drop(fd) }
     }
 
     private func drainWakePipe() {
