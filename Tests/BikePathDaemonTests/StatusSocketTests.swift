@@ -174,6 +174,23 @@ struct StatusSocketTests {
         #expect(text.contains("up 1 h 2 min"))
     }
 
+    @Test("Free space is read from the file system holding a path; a missing path is unknown, not zero")
+    func freeSpace() throws {
+        let free = try #require(freeBytes(at: "/tmp"))
+        var st = statvfs()
+        #expect(statvfs("/tmp", &st) == 0)
+        #expect(free == Int64(st.f_bavail) * Int64(st.f_frsize))
+        #expect(freeBytes(at: "/nonexistent/bikepath") == nil)
+    }
+
+    @Test("An event made now carries a UTC ISO 8601 time")
+    func eventTime() {
+        let e = DaemonEvent(kind: "sync", message: "ok")
+        #expect(e.time.count == 24)
+        #expect(e.time.hasSuffix("Z"))
+        #expect(e.time.hasPrefix("20"))
+    }
+
     @Test("The JSON uses snake_case keys")
     func jsonKeys() {
         let json = sampleStatus.jsonLine()

@@ -104,6 +104,11 @@ public struct DaemonEvent: Sendable, Equatable, Codable {
     public var message: String
     public var fields: [String: String]
 
+    /// An event stamped now (UTC).
+    public init(kind: String, message: String, fields: [String: String] = [:]) {
+        self.init(time: isoNow(), kind: kind, message: message, fields: fields)
+    }
+
     public init(time: String, kind: String, message: String, fields: [String: String] = [:]) {
         self.time = time
         self.kind = kind
