@@ -5,6 +5,7 @@ import PackageDescription
 //   BikePathCore    pure, sample-time-driven processing: no I/O, no clock, no dependencies
 //   BikePathSensors recording files, importers, gpsd (libgps) and IIO (libiio) sources
 //   BikePathStore   SQLite (GRDB) buffer: trips, events, drafts, outbox
+//   BikePathDaemon  daemon plumbing: configuration, logging, sd_notify, status socket, progress
 //   bikepathd       the executable: daemon and CLI subcommands
 let package = Package(
     name: "BikePath",
@@ -17,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -38,10 +40,18 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        .target(
+            name: "BikePathDaemon",
+            dependencies: [
+                "BikePathCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
         .executableTarget(
             name: "bikepathd",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,6 +64,11 @@ let package = Package(
             name: "BikePathStoreTests",
             dependencies: ["BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "BikePathDaemonTests",
+            dependencies: ["BikePathDaemon", .product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

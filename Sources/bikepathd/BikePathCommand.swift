@@ -9,6 +9,7 @@ struct BikePathCommand: AsyncParsableCommand {
         subcommands: [
             DecodeCommand.self, DetectCommand.self,
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
+            ConfigCommand.self, StatusCommand.self, TailCommand.self,
             StoreReplayCommand.self, StoreBenchCommand.self,
         ]
     )

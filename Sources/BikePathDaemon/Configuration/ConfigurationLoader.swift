@@ -1,0 +1,161 @@
+import Foundation
+import TOMLKit
+
+/// Reads `bikepathd.toml` into a `DaemonConfiguration`, or names every bad value.
+/// Nothing is guessed: a wrong type, an out-of-range number, a bad URL or an
+/// unknown key is a problem, and any problem means no configuration.
+public enum ConfigurationLoader {
+    /// Parses and checks a whole file's text.
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
+        let problems = ProblemCollector(file: file, text: text)
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationError(problems: [ConfigurationProblem(
+                file: file, line: error.source.begin.line, key: "(syntax)", reason: error.description)])
+        } catch {
+            throw ConfigurationError(problems: [ConfigurationProblem(
+                file: file, line: nil, key: "(syntax)", reason: "\(error)")])
+        }
+        var configuration = DaemonConfiguration()
+        var reader = TableReader(path: [], table: root, problems: problems)
+        read(&reader, into: &configuration)
+        reader.finish()
+        if !problems.problems.isEmpty {
+            // In file order, so the list reads top to bottom like the file.
+            let ordered = problems.problems.enumerated().sorted {
+                ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset)
+            }.map(\.element)
+            throw ConfigurationError(problems: ordered)
+        }
+        return configuration
+    }
+
+    /// Reads a file. A missing file is an error unless `missingIsDefault` (the
+    /// daemon's default path: a fresh install runs on the defaults).
+    public static func load(path: String, missingIsDefault: Bool = false) throws(ConfigurationError) -> DaemonConfiguration {
+        guard FileManager.default.fileExists(atPath: path) else {
+            if missingIsDefault { return DaemonConfiguration() }
+            throw ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: "no such file")])
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(problems: [ConfigurationProblem(
+                file: path, line: nil, key: "(file)", reason: "cannot read: \(error.localizedDescription)")])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: "not UTF-8 text")])
+        }
+        return try parse(text, file: path)
+    }
+
+    // The one place that knows every key; docs/configuration.md mirrors it
+    // (a test checks that every key is documented).
+    static func read(_ root: inout TableReader, into c: inout DaemonConfiguration) {
+        root.table("gnss") { t in
+            t.string("host", &c.gnss.host, check: Checks.nonEmpty)
+            t.int("port", &c.gnss.port, range: 1...65535)
+        }
+        root.table("imu") { t in
+            t.string("uri", &c.imu.uri, check: Checks.iioURI)
+            t.string("device", &c.imu.device)
+            t.double("rate_hz", &c.imu.rateHz, range: 1...4000)
+        }
+        root.table("store") { t in
+            t.string("path", &c.store.path, check: Checks.absolutePath)
+            t.double("budget_mb", &c.store.budgetMB, range: 16...1_048_576)
+            t.double("commit_interval_s", &c.store.commitIntervalS, range: 0.05...60)
+        }
+        root.table("trip") { t in
+            t.double("start_after_s", &c.trip.startAfterS, range: 0...3600)
+            t.double("start_after_m", &c.trip.startAfterM, range: 0...100_000)
+            t.double("end_after_s", &c.trip.endAfterS, range: 10...86_400)
+        }
+        root.table("obstacles") { t in
+            t.bool("enabled", &c.obstacles.enabled)
+            t.double("min_speed_mps", &c.obstacles.minSpeedMps, range: 0...20)
+            t.double("threshold_sigmas", &c.obstacles.thresholdSigmas, range: 0.5...20)
+            t.double("min_peak_mps2", &c.obstacles.minPeakMps2, range: 0...100)
+            t.double("merge_m", &c.obstacles.mergeM, range: 0...1000)
+        }
+        root.table("crash") { t in
+            t.bool("enabled", &c.crash.enabled)
+        }
+        root.table("privacy") { t in
+            var zones: [DaemonConfiguration.Zone] = []
+            t.tables("zones") { z in
+                z.require("name", "lat", "lon", "radius_m")
+                var zone = DaemonConfiguration.Zone(name: "", lat: 0, lon: 0, radiusM: 100)
+                z.string("name", &zone.name, check: Checks.nonEmpty)
+                z.double("lat", &zone.lat, range: -90...90)
+                z.double("lon", &zone.lon, range: -180...180)
+                z.double("radius_m", &zone.radiusM, range: 1...100_000)
+                zones.append(zone)
+            }
+            if t.source["zones"] != nil { c.privacy.zones = zones }
+            t.double("trim_s", &c.privacy.trimS, range: 0...3600)
+            t.double("trim_m", &c.privacy.trimM, range: 0...10_000)
+            t.bool("share_trips", &c.privacy.shareTrips)
+            t.bool("share_sos", &c.privacy.shareSOS)
+            t.bool("share_live_position", &c.privacy.shareLivePosition)
+        }
+        root.table("sync") { t in
+            t.string("hub_url", &c.sync.hubURL, check: Checks.hubURL)
+            t.string("token_file", &c.sync.tokenFile, check: Checks.absolutePath)
+            t.string("ca_file", &c.sync.caFile, check: Checks.optionalAbsolutePath)
+            t.double("interval_s", &c.sync.intervalS, range: 5...86_400)
+        }
+        root.table("milestones") { t in
+            t.double("every_km", &c.milestones.everyKm, range: 1...1_000_000)
+        }
+        root.table("log") { t in
+            t.choice("level", &c.log.level)
+        }
+        root.table("status") { t in
+            t.string("socket", &c.status.socket, check: Checks.socketPath)
+        }
+    }
+}
+
+/// Value checks shared by the file and the command-line overrides; each
+/// returns the reason a value is bad, or nil.
+public enum Checks {
+    public static func nonEmpty(_ s: String) -> String? {
+        s.isEmpty ? "must not be empty" : nil
+    }
+
+    public static func absolutePath(_ s: String) -> String? {
+        if s.isEmpty { return "must not be empty" }
+        if !s.hasPrefix("/") { return "\"\(s)\" is not an absolute path" }
+        if s.contains("\0") { return "contains a NUL byte" }
+        return nil
+    }
+
+    public static func optionalAbsolutePath(_ s: String) -> String? {
+        s.isEmpty ? nil : absolutePath(s)
+    }
+
+    /// sun_path holds 108 bytes including the terminating NUL.
+    public static func socketPath(_ s: String) -> String? {
+        if let reason = absolutePath(s) { return reason }
+        return s.utf8.count > 107 ? "longer than a Unix socket path may be (107 bytes)" : nil
+    }
+
+    public static func hubURL(_ s: String) -> String? {
+        if s.isEmpty { return nil }
+        guard let url = URL(string: s), let scheme = url.scheme?.lowercased() else {
+            return "\"\(s)\" is not a URL"
+        }
+        guard scheme == "http" || scheme == "https" else { return "\"\(s)\": scheme must be http or https" }
+        guard let host = url.host, !host.isEmpty else { return "\"\(s)\" has no host" }
+        return nil
+    }
+
+    public static func iioURI(_ s: String) -> String? {
+        let known = ["local:", "ip:", "usb:", "serial:", "xml:"]
+        return known.contains { s.hasPrefix($0) } ? nil : "\"\(s)\" is not a libiio URI (local:, ip:HOST[:PORT], usb:, serial:, xml:)"
+    }
+}

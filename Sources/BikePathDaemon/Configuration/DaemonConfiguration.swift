@@ -1,0 +1,141 @@
+/// Everything `bikepathd run` can be told, with the documented defaults
+/// (docs/configuration.md, systemd/bikepathd.toml). Plain values: the file
+/// reader (`ConfigurationLoader`) and the command-line overrides
+/// (`ConfigurationOverrides`) only ever produce one of these.
+public struct DaemonConfiguration: Sendable, Equatable, Codable {
+    public static let defaultPath = "/etc/bikepath/bikepathd.toml"
+
+    public var gnss = GNSS()
+    public var imu = IMU()
+    public var store = Store()
+    public var trip = Trip()
+    public var obstacles = Obstacles()
+    public var crash = Crash()
+    public var privacy = Privacy()
+    public var sync = Sync()
+    public var milestones = Milestones()
+    public var log = Log()
+    public var status = Status()
+
+    public init() {}
+
+    public struct GNSS: Sendable, Equatable, Codable {
+        /// gpsd's host and port.
+        public var host = "localhost"
+        public var port = 2947
+    }
+
+    public struct IMU: Sendable, Equatable, Codable {
+        /// libiio context URI: `local:` on the device, `ip:HOST[:PORT]` for iiod.
+        public var uri = "local:"
+        /// Device name or id; empty: the first device with accelerometer channels.
+        public var device = ""
+        public var rateHz = 100.0
+        enum CodingKeys: String, CodingKey { case uri, device, rateHz = "rate_hz" }
+    }
+
+    public struct Store: Sendable, Equatable, Codable {
+        /// Under systemd's StateDirectory=bikepath.
+        public var path = "/var/lib/bikepath/bikepath.sqlite"
+        public var budgetMB = 512.0
+        /// Samples are committed in batches at most this far apart (what a power cut can lose).
+        public var commitIntervalS = 1.0
+        enum CodingKeys: String, CodingKey {
+            case path, budgetMB = "budget_mb", commitIntervalS = "commit_interval_s"
+        }
+    }
+
+    public struct Trip: Sendable, Equatable, Codable {
+        /// A trip starts after this much cycling time and distance.
+        public var startAfterS = 30.0
+        public var startAfterM = 100.0
+        /// …and ends after this long without cycling.
+        public var endAfterS = 300.0
+        enum CodingKeys: String, CodingKey {
+            case startAfterS = "start_after_s", startAfterM = "start_after_m", endAfterS = "end_after_s"
+        }
+    }
+
+    public struct Obstacles: Sendable, Equatable, Codable {
+        public var enabled = true
+        /// No detection below this speed (pushing, standing, mounting).
+        public var minSpeedMps = 2.0
+        /// Detection threshold over the running noise level, in standard deviations.
+        public var thresholdSigmas = 2.0
+        /// Smallest vertical acceleration peak that counts, m/s².
+        public var minPeakMps2 = 2.0
+        /// Detections closer than this are one obstacle.
+        public var mergeM = 5.0
+        enum CodingKeys: String, CodingKey {
+            case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
+            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m"
+        }
+    }
+
+    public struct Crash: Sendable, Equatable, Codable {
+        /// Opt-in: no SOS is ever raised unless this is true.
+        public var enabled = false
+    }
+
+    public struct Zone: Sendable, Equatable, Codable {
+        public var name: String
+        public var lat: Double
+        public var lon: Double
+        public var radiusM: Double
+        public init(name: String, lat: Double, lon: Double, radiusM: Double) {
+            self.name = name
+            self.lat = lat
+            self.lon = lon
+            self.radiusM = radiusM
+        }
+        enum CodingKeys: String, CodingKey { case name, lat, lon, radiusM = "radius_m" }
+    }
+
+    public struct Privacy: Sendable, Equatable, Codable {
+        /// Circles inside which no position leaves the device.
+        public var zones: [Zone] = []
+        /// Cut from the start and the end of every uploaded trip: a point is kept
+        /// once the rider is both this long and this far from the start (and the end).
+        public var trimS = 30.0
+        public var trimM = 30.0
+        /// Consent: every stream is off until the rider turns it on.
+        public var shareTrips = false
+        public var shareSOS = false
+        public var shareLivePosition = false
+        enum CodingKeys: String, CodingKey {
+            case zones, trimS = "trim_s", trimM = "trim_m", shareTrips = "share_trips"
+            case shareSOS = "share_sos", shareLivePosition = "share_live_position"
+        }
+    }
+
+    public struct Sync: Sendable, Equatable, Codable {
+        /// Empty: no sync at all.
+        public var hubURL = ""
+        public var tokenFile = "/etc/bikepath/hub-token"
+        /// Extra CA certificate for a self-hosted hub; empty: the system's.
+        public var caFile = ""
+        public var intervalS = 300.0
+        enum CodingKeys: String, CodingKey {
+            case hubURL = "hub_url", tokenFile = "token_file", caFile = "ca_file", intervalS = "interval_s"
+        }
+    }
+
+    public struct Milestones: Sendable, Equatable, Codable {
+        public var everyKm = 100.0
+        enum CodingKeys: String, CodingKey { case everyKm = "every_km" }
+    }
+
+    public struct Log: Sendable, Equatable, Codable {
+        public var level = LogLevelName.info
+    }
+
+    public struct Status: Sendable, Equatable, Codable {
+        /// Under systemd's RuntimeDirectory=bikepath; mode 0660.
+        public var socket = "/run/bikepath/status.sock"
+    }
+}
+
+/// The names `--log-level` and `[log] level` accept (swift-log's levels).
+public enum LogLevelName: String, Sendable, Equatable, Codable, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+}

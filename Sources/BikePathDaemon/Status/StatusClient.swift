@@ -1,0 +1,91 @@
+import Foundation
+
+/// The CLI's side of the status socket (`bikepathd status`, `bikepathd tail`).
+public enum StatusClient {
+    /// Asks for one status.
+    public static func fetchStatus(path: String, timeoutSeconds: Int = 5) throws(StatusSocketError) -> DaemonStatus {
+        let fd = try connect(path, timeoutSeconds: timeoutSeconds)
+        defer { close(fd) }
+        try sendRequest(fd, "status")
+        var reader = LineReader(fd: fd)
+        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
+        do {
+            return try StatusJSON.decode(DaemonStatus.self, from: line)
+        } catch {
+            throw .badReply(line)
+        }
+    }
+
+    /// Streams events until `handle` returns false or the daemon goes away
+    /// (returns normally then: a restarting daemon is not an error for `tail`).
+    public static func tail(path: String, handle: (DaemonEvent) -> Bool) throws(StatusSocketError) {
+        let fd = try connect(path, timeoutSeconds: 0)
+        defer { close(fd) }
+        try sendRequest(fd, "tail")
+        var reader = LineReader(fd: fd)
+        while let line = try reader.next() {
+            guard let event = try? StatusJSON.decode(DaemonEvent.self, from: line) else { throw .badReply(line) }
+            if !handle(event) { return }
+        }
+    }
+
+    /// True when something accepts connections on `path` (a live daemon, not a stale file).
+    static func isAnswering(_ path: String) -> Bool {
+        guard let fd = try? connect(path, timeoutSeconds: 1) else { return false }
+        close(fd)
+        return true
+    }
+
+    private static func connect(_ path: String, timeoutSeconds: Int) throws(StatusSocketError) -> Int32 {
+        guard let made = UnixAddress.make(path) else { throw .badPath(path) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        if timeoutSeconds > 0 {
+            var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+        var address = made.0
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, made.1) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw .notRunning(path, String(cString: strerror(e)))
+        }
+        return fd
+    }
+
+    private static func sendRequest(_ fd: Int32, _ request: String) throws(StatusSocketError) {
+        let bytes = Array((request + "\n").utf8)
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard n == bytes.count else { throw .system("send", errno) }
+    }
+}
+
+/// Newline-delimited reading from a socket.
+struct LineReader {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    init(fd: Int32) { self.fd = fd }
+
+    /// The next line without its newline; nil at end of stream.
+    mutating func next() throws(StatusSocketError) -> String? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let n = read(fd, &chunk, chunk.count)
+            if n == 0 { return nil }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { throw .badReply("(no reply within the timeout)") }
+                throw .system("read", errno)
+            }
+            buffer += chunk[0..<n]
+        }
+    }
+}

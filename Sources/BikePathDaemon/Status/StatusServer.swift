@@ -1,0 +1,269 @@
+import Foundation
+
+/// The daemon's side of the status socket: a Unix stream socket (mode 0660)
+/// served by one dedicated thread with poll(2), so a slow or stuck client can
+/// never block the pipeline.
+///
+/// Protocol (text lines): the client sends `status\n` and gets one JSON line of
+/// `DaemonStatus`, then the connection closes; or `tail\n` and gets every
+/// `DaemonEvent` published from then on, one JSON line each. A tail client that
+/// reads too slowly loses events (its buffer is capped) and is told so by a
+/// `dropped` event when it catches up.
+public final class StatusServer: @unchecked Sendable {
+    public let path: String
+    private let statusProvider: @Sendable () -> DaemonStatus
+    private let requestTimeout: Double
+    private let listenFD: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let lock = NSLock()
+    private var clients: [Int32: Client] = [:]
+    private var running = true
+    private var finished = false
+    private let done = NSCondition()
+    static let maximumBuffered = 256 * 1024
+
+    private struct Client {
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var tailing = false
+        var closeWhenFlushed = false
+        var dropped = 0
+        var connectedAt = ProcessInfo.processInfo.systemUptime
+    }
+
+    /// Binds the socket (replacing a stale one left by a crash, refusing if
+    /// another daemon answers on it) and starts serving.
+    /// `requestTimeoutSeconds`: a client that has not sent a whole request by
+    /// then is disconnected (idle connections would otherwise pile up).
+    public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
+                status: @escaping @Sendable () -> DaemonStatus) throws(StatusSocketError) {
+        self.path = path
+        self.requestTimeout = requestTimeoutSeconds
+        self.statusProvider = status
+        guard let made = UnixAddress.make(path) else { throw .badPath(path) }
+        if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        var address = made.0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, made.1) }
+        }
+        guard bound == 0 else { let e = errno; close(fd); throw .system("bind \(path)", e) }
+        guard chmod(path, permissions) == 0 else { let e = errno; close(fd); throw .system("chmod \(path)", e) }
+        guard listen(fd, 16) == 0 else { let e = errno; close(fd); throw .system("listen", e) }
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { let e = errno; close(fd); throw .system("pipe", e) }
+        for end in pipeFDs { Self.setNonBlockingCloseOnExec(end) }
+        listenFD = fd
+        wakeRead = pipeFDs[0]
+        wakeWrite = pipeFDs[1]
+        Self.setNonBlockingCloseOnExec(fd)
+        let thread = Thread { [self] in serve() }
+        thread.name = "status-socket"
+        thread.start()
+    }
+
+    /// Sends an event to every tail client. Cheap and never blocks: it only
+    /// appends to buffers and wakes the server thread.
+    public func publish(_ event: DaemonEvent) {
+        let line = Array((StatusJSON.encode(event) + "\n").utf8)
+        lock.lock()
+        for (fd, var client) in clients where client.tailing {
+            if client.output.count + line.count > Self.maximumBuffered {
+                client.dropped += 1
+            } else {
+                if client.dropped > 0 {
+                    client.output += Self.droppedLine(client.dropped)
+                    client.dropped = 0
+                }
+                client.output += line
+            }
+            clients[fd] = client
+        }
+        lock.unlock()
+        wake()
+    }
+
+    /// Closes every connection, removes the socket file, and returns once the thread is done.
+    public func stop() {
+        lock.lock()
+        running = false
+        lock.unlock()
+        wake()
+        done.lock()
+        while !finished { done.wait() }
+        done.unlock()
+    }
+
+    public var tailClientCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return clients.values.filter(\.tailing).count
+    }
+
+    // Glibc's module hides pipe2/accept4 (they need _GNU_SOURCE).
+    private static func setNonBlockingCloseOnExec(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private static func droppedLine(_ count: Int) -> [UInt8] {
+        let event = DaemonEvent(time: isoNow(), kind: "dropped", message: "\(count) events dropped: client too slow",
+                                fields: ["count": "\(count)"])
+        return Array((StatusJSON.encode(event) + "\n").utf8)
+    }
+
+    private func serve() {
+        while true {
+            lock.lock()
+            let keepRunning = running
+            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            for (fd, client) in clients {
+                fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (client.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
+            }
+            lock.unlock()
+            if !keepRunning { break }
+            // Wakes at least every 100 ms to disconnect clients that never ask.
+            let n = poll(&fds, nfds_t(fds.count), 100)
+            if n < 0 { if errno == EINTR { continue } else { break } }
+            dropIdleClients()
+            if fds[1].revents != 0 { drainWakePipe() }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+            for entry in fds.dropFirst(2) where entry.revents != 0 { service(entry.fd, revents: entry.revents) }
+        }
+        lock.lock()
+        for fd in clients.keys { close(fd) }
+        clients.removeAll()
+        lock.unlock()
+        close(listenFD)
+        unlink(path)
+        close(wakeRead)
+        close(wakeWrite)
+        done.lock()
+        finished = true
+        done.broadcast()
+        done.unlock()
+    }
+
+    private func dropIdleClients() {
+        let now = ProcessInfo.processInfo.systemUptime
+        lock.lock()
+        let idle = clients.filter { !$0.value.tailing && !$0.value.closeWhenFlushed && now - $0.value.connectedAt > requestTimeout }.map(\.key)
+        lock.unlock()
+        for fd in idle { drop(fd) }
+    }
+
+    private func drainWakePipe() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(wakeRead, &buffer, buffer.count) > 0 {}
+    }
+
+    private func acceptClients() {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 { return }
+            Self.setNonBlockingCloseOnExec(fd)
+            lock.lock()
+            clients[fd] = Client()
+            lock.unlock()
+        }
+    }
+
+    private func service(_ fd: Int32, revents: Int16) {
+        if revents & Int16(POLLIN) != 0 || revents & Int16(POLLHUP | POLLERR) != 0 {
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            let n = read(fd, &buffer, buffer.count)
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) { return drop(fd) }
+            if n > 0 { received(fd, buffer[0..<n]) }
+        }
+        flush(fd)
+    }
+
+    private func received(_ fd: Int32, _ bytes: ArraySlice<UInt8>) {
+        lock.lock()
+        guard var client = clients[fd] else { lock.unlock(); return }
+        client.input += bytes
+        if let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
+            let request = String(decoding: client.input[..<newline], as: UTF8.self).trimmingSpaces()
+            client.input.removeAll()
+            lock.unlock()
+            let reply: String?
+            var tail = false
+            switch request {
+            case "status": reply = StatusJSON.encode(statusProvider())
+            case "tail": reply = nil; tail = true
+            default: reply = StatusJSON.encode(["error": "unknown request \"\(request)\"; expected status or tail"])
+            }
+            lock.lock()
+            guard var current = clients[fd] else { lock.unlock(); return }
+            if let reply {
+                current.output += Array((reply + "\n").utf8)
+                current.closeWhenFlushed = true
+            }
+            current.tailing = tail
+            clients[fd] = current
+        } else if client.input.count > 4096 {
+            client.closeWhenFlushed = true
+            clients[fd] = client
+        } else {
+            clients[fd] = client
+        }
+        lock.unlock()
+    }
+
+    private func flush(_ fd: Int32) {
+        lock.lock()
+        guard var client = clients[fd] else { lock.unlock(); return }
+        while !client.output.isEmpty {
+            let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { break }
+                lock.unlock()
+                return drop(fd)
+            }
+            client.output.removeFirst(n)
+        }
+        let close = client.output.isEmpty && client.closeWhenFlushed
+        clients[fd] = client
+        lock.unlock()
+        if close { drop(fd) }
+    }
+
+    private func drop(_ fd: Int32) {
+        lock.lock()
+        clients[fd] = nil
+        lock.unlock()
+        close(fd)
+    }
+}
+
+public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
+    case badPath(String)
+    case alreadyRunning(String)
+    case notRunning(String, String)
+    case badReply(String)
+    case system(String, Int32)
+
+    public var description: String {
+        switch self {
+        case .badPath(let p): "\(p) is not a usable Unix socket path"
+        case .alreadyRunning(let p): "another bikepathd already answers on \(p)"
+        case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"
+        case .badReply(let text): "unexpected reply from the daemon: \(text)"
+        case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// UTC now, ISO 8601 with milliseconds.
+public func isoNow() -> String {
+    JournalLogHandler.timestamp(Date())
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import BikePathDaemon
+import Foundation
+
+/// `bikepathd config check|show`.
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Check or show the daemon's configuration.",
+        subcommands: [Check.self, Show.self]
+    )
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a configuration file; names the line, key and reason of every bad value.",
+            discussion: "Exit status 0 when the file is good, 78 (EX_CONFIG) when it is not. Unknown keys are errors."
+        )
+
+        @Argument(help: "The file (default /etc/bikepath/bikepathd.toml).")
+        var file: String?
+
+        func run() throws {
+            let path = file ?? DaemonConfiguration.defaultPath
+            if file == nil, !FileManager.default.fileExists(atPath: path) {
+                print("\(path): no such file; the daemon runs on the defaults (bikepathd config show)")
+                return
+            }
+            do {
+                _ = try ConfigurationLoader.load(path: path)
+                print("\(path): ok")
+            } catch {
+                throw failWithConfigurationProblems(error)
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the effective configuration (the file with the flags on top), every key written out."
+        )
+
+        @OptionGroup var options: DaemonOptions
+        @Flag(help: "JSON instead of TOML.") var json = false
+
+        func run() throws {
+            do {
+                let c = try options.effectiveConfiguration()
+                print(json ? c.jsonText() : c.tomlText())
+            } catch {
+                throw failWithConfigurationProblems(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import BikePathDaemon
+import Foundation
+
+/// Where the running daemon answers: `--socket`, else the configuration's `status.socket`.
+struct SocketOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's status socket (default: status.socket of the configuration).", valueName: "path"))
+    var socket: String?
+    @Option(help: ArgumentHelp("Configuration file to take status.socket from.", valueName: "file"))
+    var config: String?
+
+    func socketPath() throws -> String {
+        if let socket { return socket }
+        do {
+            let path = config ?? DaemonConfiguration.defaultPath
+            return try ConfigurationLoader.load(path: path, missingIsDefault: config == nil).status.socket
+        } catch {
+            throw failWithConfigurationProblems(error)
+        }
+    }
+}
+
+/// `bikepathd status`: asks the running daemon.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Ask the running daemon: trip state, last fix and its age, IMU rate, sync queue and last result, free space."
+    )
+
+    @OptionGroup var socket: SocketOptions
+    @Flag(help: "One JSON object instead of text.") var json = false
+
+    func run() throws {
+        let status = try StatusClient.fetchStatus(path: try socket.socketPath())
+        print(json ? status.jsonLine() : status.humanReadable())
+    }
+}
+
+/// `bikepathd tail`: streams the daemon's events until interrupted.
+struct TailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "Stream the running daemon's events live (trips, obstacles, sync, sensor changes).",
+        discussion: "Ends when the daemon stops. With --json, one JSON object per line."
+    )
+
+    @OptionGroup var socket: SocketOptions
+    @Flag(help: "Newline-delimited JSON instead of text.") var json = false
+
+    func run() throws {
+        try StatusClient.tail(path: try socket.socketPath()) { event in
+            // Unbuffered, line by line: `tail | grep` must see events as they happen.
+            let line = (json ? event.jsonLine() : event.humanReadable()) + "\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+            return true
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import BikePathDaemon
+
+/// The built `bikepathd` next to the test bundle (`swift build --build-tests` builds it).
+enum Binary {
+    static let url: URL? = {
+        let candidates = [Bundle.main.bundleURL, Bundle(for: BundleToken.self).bundleURL]
+            .flatMap { [$0.deletingLastPathComponent(), $0] }
+            .map { $0.appendingPathComponent("bikepathd") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+    static var available: Bool { url != nil }
+    static func require() throws -> URL {
+        guard let url else { throw POSIXError(.ENOENT) }
+        return url
+    }
+}
+private final class BundleToken {}
+
+/// Runs bikepathd to completion; stdout and stderr apart.
+func runBikepathd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = try Binary.require()
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+@Suite("bikepathd config, status, tail commands", .enabled(if: Binary.available, "needs the built bikepathd"))
+struct CLITests {
+    @Test("config check: every problem on stderr as FILE:LINE: KEY: REASON, exit 78")
+    func configCheck() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/bad.toml"
+        try Repository.fixture("bad.toml").write(toFile: file, atomically: true, encoding: .utf8)
+        let bad = try runBikepathd(["config", "check", file])
+        #expect(bad.status == 78)
+        let lines = bad.stderr.split(separator: "\n")
+        #expect(lines.count == 9)
+        #expect(lines.first == "\(file):4: gnss.port: 70000 is out of range 1...65535")
+        #expect(lines.last == "\(file):32: colour: unknown key")
+        let good = try runBikepathd(["config", "check", Repository.root.appendingPathComponent("systemd/bikepathd.toml").path])
+        #expect(good.status == 0)
+        #expect(good.stdout.hasSuffix(": ok\n"))
+    }
+
+    @Test("config show: flags override the file; bad flags refuse")
+    func configShow() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/c.toml"
+        try "[gnss]\nhost = \"gps.local\"\nport = 3000\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let shown = try runBikepathd(["config", "show", "--config", file, "--gpsd-port", "4000"])
+        #expect(shown.status == 0)
+        let parsed = try ConfigurationLoader.parse(shown.stdout, file: "show")
+        #expect(parsed.gnss.host == "gps.local")
+        #expect(parsed.gnss.port == 4000)
+        let json = try runBikepathd(["config", "show", "--config", file, "--json"])
+        #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.stdout.utf8)).gnss.port == 3000)
+        let refused = try runBikepathd(["config", "show", "--config", file, "--store", "relative.db"])
+        #expect(refused.status == 78)
+        #expect(refused.stderr == "--store: store.path: \"relative.db\" is not an absolute path\n")
+    }
+
+    @Test("status asks a live server; text and --json")
+    func status() throws {
+        let f = try ServerFixture()
+        defer { f.finish() }
+        let json = try runBikepathd(["status", "--socket", f.path, "--json"])
+        #expect(json.status == 0)
+        #expect(try StatusJSON.decode(DaemonStatus.self, from: json.stdout.trimmingCharacters(in: .newlines)) == sampleStatus)
+        let text = try runBikepathd(["status", "--socket", f.path])
+        #expect(text.stdout == sampleStatus.humanReadable() + "\n")
+        let none = try runBikepathd(["status", "--socket", f.directory + "/none.sock"])
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("no bikepathd answers on"))
+    }
+
+    @Test("tail --json prints published events as they come, and ends when the daemon stops")
+    func tail() throws {
+        let f = try ServerFixture()
+        var finished = false
+        defer { if !finished { f.finish() } }
+        let process = Process()
+        process.executableURL = try Binary.require()
+        process.arguments = ["tail", "--json", "--socket", f.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        while f.server.tailClientCount < 1 { usleep(5_000) }
+        let events = (1...3).map { DaemonEvent(time: "2026-11-21T14:00:0\($0).000Z", kind: "obstacle", message: "bump \($0)") }
+        for e in events { f.server.publish(e) }
+        // Stopping the server closes the stream: tail exits by itself.
+        usleep(100_000)
+        f.finish()
+        finished = true
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(try lines.map { try StatusJSON.decode(DaemonEvent.self, from: $0) } == events)
+        #expect(process.terminationStatus == 0)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+@testable import BikePathDaemon
+
+@Suite("Configuration file")
+struct ConfigurationTests {
+    @Test("The example file parses and holds exactly the documented defaults")
+    func exampleIsDefaults() throws {
+        let text = try Repository.text("systemd/bikepathd.toml")
+        let parsed = try ConfigurationLoader.parse(text, file: "bikepathd.toml")
+        #expect(parsed == DaemonConfiguration())
+    }
+
+    @Test("An empty file gives the defaults")
+    func emptyIsDefaults() throws {
+        #expect(try ConfigurationLoader.parse("", file: "x") == DaemonConfiguration())
+    }
+
+    @Test("Values are read into their fields; integers are accepted for numbers")
+    func readsValues() throws {
+        let c = try ConfigurationLoader.parse("""
+            [gnss]
+            host = "gps.local"
+            port = 3000
+            [imu]
+            rate_hz = 200
+            device = "bmi160"
+            [privacy]
+            share_trips = true
+            [[privacy.zones]]
+            name = "home"
+            lat = 52.5
+            lon = 13.25
+            radius_m = 150
+            [sync]
+            hub_url = "https://hub.example.org/api"
+            [log]
+            level = "debug"
+            """, file: "x")
+        #expect(c.gnss.host == "gps.local")
+        #expect(c.gnss.port == 3000)
+        #expect(c.imu.rateHz == 200)
+        #expect(c.imu.device == "bmi160")
+        #expect(c.privacy.shareTrips)
+        #expect(c.privacy.zones == [.init(name: "home", lat: 52.5, lon: 13.25, radiusM: 150)])
+        #expect(c.sync.hubURL == "https://hub.example.org/api")
+        #expect(c.log.level == .debug)
+        #expect(c.store == DaemonConfiguration.Store())
+    }
+
+    @Test("Every bad value is named with its line, key and reason")
+    func badFile() throws {
+        let text = try Repository.fixture("bad.toml")
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationLoader.parse(text, file: "bad.toml") }
+        let found = error.problems.map { "\($0.line.map(String.init) ?? "-") \($0.key)" }
+        #expect(found.sorted() == [
+            "13 log.level", "16 privacy.trim_s", "20 privacy.zones[0].lat", "24 privacy.zones[1].radius_m",
+            "30 status.sockett", "32 colour", "4 gnss.port", "7 imu.rate_hz", "10 sync.hub_url",
+        ].sorted())
+        func reason(_ key: String) -> String? { error.problems.first { $0.key == key }?.reason }
+        #expect(reason("gnss.port") == "70000 is out of range 1...65535")
+        #expect(reason("imu.rate_hz") == "expected a number, found string \"fast\"")
+        #expect(reason("sync.hub_url")?.contains("scheme must be http or https") == true)
+        #expect(reason("log.level")?.contains("\"loud\" is not one of trace, debug") == true)
+        #expect(reason("privacy.trim_s") == "-1 is out of range 0...3600")
+        #expect(reason("privacy.zones[1].radius_m") == "missing (required)")
+        #expect(reason("status.sockett") == "unknown key")
+        #expect(reason("colour") == "unknown key")
+        #expect(error.description.contains("bad.toml:4: gnss.port: 70000 is out of range 1...65535"))
+    }
+
+    @Test("A syntax error gives TOMLKit's line")
+    func syntaxError() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try ConfigurationLoader.parse("[gnss]\nport = 1\nhost = \"unterminated\n", file: "f")
+        }
+        #expect(error.problems.count == 1)
+        #expect(error.problems[0].line == 3)
+        #expect(error.problems[0].key == "(syntax)")
+    }
+
+    @Test("A section of the wrong type, and keys inside inline tables, are located")
+    func inlineAndWrongType() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try ConfigurationLoader.parse("""
+                gnss = 5
+                [privacy]
+                zones = [{ name = "home", lat = 52.0, lon = 200.0, radius_m = 10.0 }]
+                """, file: "f")
+        }
+        let byKey = Dictionary(uniqueKeysWithValues: error.problems.map { ($0.key, $0) })
+        #expect(byKey["gnss"]?.line == 1)
+        #expect(byKey["gnss"]?.reason == "expected a table, found integer 5")
+        #expect(byKey["privacy.zones[0].lon"]?.line == 3)
+        #expect(byKey["privacy.zones[0].lon"]?.reason == "200.0 is out of range -180...180")
+    }
+
+    @Test("config show's TOML reads back as the same configuration")
+    func renderRoundTrip() throws {
+        var c = DaemonConfiguration()
+        #expect(try ConfigurationLoader.parse(c.tomlText(), file: "show") == c)
+        c.gnss.host = "a \"quoted\" host\\"
+        c.imu.rateHz = 123.456
+        c.privacy.zones = [.init(name: "home", lat: -33.8688, lon: 151.2093, radiusM: 250), .init(name: "w", lat: 0.1, lon: 0.2, radiusM: 1)]
+        c.log.level = .trace
+        c.sync.hubURL = "http://127.0.0.1:8080"
+        #expect(try ConfigurationLoader.parse(c.tomlText(), file: "show") == c)
+    }
+
+    @Test("JSON uses the file's key names")
+    func json() throws {
+        let json = DaemonConfiguration().jsonText()
+        #expect(json.contains("\"rate_hz\" : 100"))
+        #expect(json.contains("\"commit_interval_s\" : 1"))
+        let decoded = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.utf8))
+        #expect(decoded == DaemonConfiguration())
+    }
+
+    @Test("Every key is documented in docs/configuration.md")
+    func everyKeyDocumented() throws {
+        let doc = try Repository.text("docs/configuration.md")
+        let text = DaemonConfiguration().tomlText()
+        var section = ""
+        var keys: [String] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()) }
+            else if let eq = line.firstIndex(of: "=") { keys.append(section + "." + line[..<eq].trimmingCharacters(in: .whitespaces)) }
+        }
+        #expect(keys.count == 30)
+        for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
+    }
+}
+
+@Suite("Command-line overrides")
+struct OverrideTests {
+    @Test("Only the flags given replace file values")
+    func merge() throws {
+        var file = DaemonConfiguration()
+        file.gnss.host = "from-file"
+        file.gnss.port = 3000
+        let merged = try file.merging(ConfigurationOverrides(gnssPort: 4000, logLevel: .debug))
+        #expect(merged.gnss.host == "from-file")
+        #expect(merged.gnss.port == 4000)
+        #expect(merged.log.level == .debug)
+        var expected = file
+        expected.gnss.port = 4000
+        expected.log.level = .debug
+        #expect(merged == expected)
+        #expect(try file.merging(ConfigurationOverrides()) == file)
+    }
+
+    @Test("Bad flag values are named by flag")
+    func badFlags() throws {
+        let error = try #require(throws: ConfigurationError.self) {
+            try DaemonConfiguration().merging(ConfigurationOverrides(gnssPort: 0, storePath: "relative.db", hubURL: "nope"))
+        }
+        #expect(error.problems.map(\.file) == ["--gpsd-port", "--store", "--hub-url"])
+        #expect(error.problems[1].reason == "\"relative.db\" is not an absolute path")
+    }
+}

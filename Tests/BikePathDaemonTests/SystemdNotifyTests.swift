@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import BikePathDaemon
+
+/// A real datagram socket standing in for systemd's notify socket.
+final class NotifySocket {
+    let fd: Int32
+    let name: String
+    let directory: String?
+
+    /// `abstract`: an abstract-namespace name (`@…`) instead of a file in a temp dir.
+    init(abstract: Bool = false) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if abstract {
+            directory = nil
+            name = "@bikepath-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        } else {
+            directory = try makeTemporaryDirectory()
+            name = directory! + "/notify"
+        }
+        let made = try #require(UnixAddress.make(name))
+        var address = made.0
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, made.1) }
+        }
+        try #require(rc == 0, "bind: \(String(cString: strerror(errno)))")
+    }
+
+    deinit {
+        close(fd)
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Every datagram waiting now (none waiting → []).
+    func drain() -> [String] {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n < 0 { return messages }
+            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+        }
+    }
+}
+
+@Suite("systemd notify and watchdog")
+struct SystemdNotifyTests {
+    @Test("READY, STATUS, WATCHDOG, STOPPING, RELOADING arrive as datagrams", arguments: [false, true])
+    func messages(abstract: Bool) throws {
+        let socket = try NotifySocket(abstract: abstract)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name])
+        #expect(notifier.isEnabled)
+        try notifier.ready(status: "riding: no")
+        try notifier.status("gpsd missing; degraded")
+        try notifier.watchdogPing()
+        try notifier.reloading()
+        try notifier.stopping()
+        #expect(socket.drain() == ["READY=1\nSTATUS=riding: no", "STATUS=gpsd missing; degraded", "WATCHDOG=1", "RELOADING=1", "STOPPING=1"])
+    }
+
+    @Test("Without NOTIFY_SOCKET nothing is sent and nothing fails")
+    func disabled() throws {
+        let notifier = SystemdNotifier(environment: [:])
+        #expect(!notifier.isEnabled)
+        try notifier.ready()
+        #expect(notifier.watchdogInterval == nil)
+    }
+
+    @Test("A socket that is not there is reported, not ignored")
+    func missingSocket() {
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/nonexistent/bikepath/notify"])
+        #expect(throws: NotifyError.self) { try notifier.ready() }
+    }
+
+    @Test("WATCHDOG_USEC gives half as the ping interval; WATCHDOG_PID of another process disables it")
+    func watchdogInterval() {
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"], pid: 7) == .seconds(15))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "7"], pid: 7) == .seconds(15))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "8"], pid: 7) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "0"], pid: 7) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "x"], pid: 7) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: [:], pid: 7) == nil)
+    }
+
+    @Test("The watchdog pings only when the heartbeat has advanced")
+    func pingsOnProgress() throws {
+        let socket = try NotifySocket()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "2000000"])
+        let heartbeat = Heartbeat()
+        let stalls = Counter()
+        let watchdog = try #require(Watchdog(notifier: notifier, heartbeat: heartbeat) { stalls.set($0) })
+        #expect(watchdog.interval == .seconds(1))
+        #expect(watchdog.check())           // start counts as progress
+        #expect(!watchdog.check())          // nothing happened since
+        #expect(!watchdog.check())
+        #expect(stalls.value == 2)
+        heartbeat.beat()
+        #expect(watchdog.check())
+        #expect(stalls.value == 2)
+        #expect(socket.drain() == ["WATCHDOG=1", "WATCHDOG=1"])
+    }
+
+    @Test("On its thread: pings while the pipeline beats, none once it stalls")
+    func stalledPipelineStopsPings() throws {
+        let socket = try NotifySocket()
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name])
+        let heartbeat = Heartbeat()
+        // Counts the checks that saw no progress after the last beat (a loaded
+        // machine may also stall the checks in between beats; those don't count).
+        let beats: UInt64 = 15
+        let stallsAfterEnd = Counter()
+        let watchdog = try #require(Watchdog(notifier: notifier, heartbeat: heartbeat, interval: .milliseconds(20)) { _ in
+            if heartbeat.count == beats { stallsAfterEnd.increment() }
+        })
+        watchdog.start()
+        for _ in 0..<beats {
+            heartbeat.beat()
+            usleep(5_000)
+        }
+        // The pipeline stalls. Wait (by the watchdog's own account, not a guessed
+        // delay) for the first check that saw no progress: every ping before it is legitimate.
+        while stallsAfterEnd.value < 1 { usleep(5_000) }
+        let whileBeating = socket.drain()
+        while stallsAfterEnd.value < 6 { usleep(5_000) }
+        let whileStalled = socket.drain()
+        watchdog.stop()
+        #expect(whileBeating.count >= 2)
+        #expect(Set(whileBeating) == ["WATCHDOG=1"])
+        #expect(whileStalled.isEmpty)
+        // The pipeline recovers: pings resume.
+        heartbeat.beat()
+        #expect(watchdog.check())
+        #expect(socket.drain() == ["WATCHDOG=1"])
+    }
+
+    @Test("No watchdog when systemd asked for none")
+    func noWatchdog() {
+        #expect(Watchdog(notifier: SystemdNotifier(environment: [:]), heartbeat: Heartbeat()) == nil)
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: UInt64 = 0
+    func set(_ v: UInt64) { lock.lock(); stored = v; lock.unlock() }
+    func increment() { lock.lock(); stored += 1; lock.unlock() }
+    var value: UInt64 { lock.lock(); defer { lock.unlock() }; return stored }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// Runs scripts/check-systemd.sh: `systemd-analyze verify` clean and
+/// `systemd-analyze security --offline=true` ≤ 2.0 for systemd/bikepathd.service.
+@Suite("systemd unit")
+struct SystemdUnitTests {
+    static let hasSystemdAnalyze = FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
+
+    @Test("The unit verifies clean and scores OK (≤ 2.0)", .enabled(if: hasSystemdAnalyze, "needs systemd-analyze"))
+    func unitChecks() throws {
+        let (status, output) = try runScript(["scripts/check-systemd.sh"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("verify: clean"))
+        let score = output.split(separator: "\n").first { $0.hasPrefix("security: exposure ") }
+        #expect(score != nil, "\(output)")
+    }
+
+    @Test("The check fails on a unit with a bad key and on a weak unit", .enabled(if: hasSystemdAnalyze, "needs systemd-analyze"))
+    func checkFailsOnBadUnits() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let unit = try Repository.text("systemd/bikepathd.service")
+        let typo = directory + "/typo.service"
+        try (unit + "\n[Service]\nRestartt=always\n").write(toFile: typo, atomically: true, encoding: .utf8)
+        let (typoStatus, typoOutput) = try runScript(["scripts/check-systemd.sh", typo])
+        #expect(typoStatus != 0)
+        #expect(typoOutput.contains("Restartt"))
+        let weak = directory + "/weak.service"
+        try "[Unit]\nDescription=weak\n[Service]\nExecStart=/usr/local/bin/bikepathd run\n".write(toFile: weak, atomically: true, encoding: .utf8)
+        let (weakStatus, weakOutput) = try runScript(["scripts/check-systemd.sh", weak])
+        #expect(weakStatus != 0)
+        #expect(weakOutput.contains("is above 2.0"))
+    }
+
+    private func runScript(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = arguments
+        process.currentDirectoryURL = Repository.root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
