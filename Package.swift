@@ -45,7 +45,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
+        .testTarget(
+            name: "BikePathSensorsTests",
+            dependencies: ["BikePathSensors", "BikePathCore"],
+            exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
+        ),
         .testTarget(name: "BikePathStoreTests", dependencies: ["BikePathStore", "BikePathCore"]),
     ],
     swiftLanguageModes: [.v6]
