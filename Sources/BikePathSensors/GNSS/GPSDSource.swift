@@ -30,6 +30,7 @@ public final class GPSDSource: Sendable {
     /// the event (counted as `deliveryDrops`). Call once.
     public func start(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        SignalSetup.ignoreSIGPIPE()
         let thread = Thread { [self] in
             run(deliver)
             flag.markExited()

@@ -101,42 +101,60 @@ enum RealDaemons {
 }
 
 /// A process a test started; stopped by its own pid, with the signal it needs.
+/// Spawned with posix_spawn and reaped with waitpid rather than Foundation.Process: a child
+/// spawned from a test's worker thread would inherit that thread's blocked signals
+/// (SIGTERM would not stop it), and Process.waitUntilExit can miss the exit of a child.
 final class ChildProcess: @unchecked Sendable {
-    let process: Process
+    let pid: pid_t
     let name: String
+    private var exitStatus: Int32?
 
     init(_ executable: String, _ arguments: [String], output: URL? = nil) throws {
         name = (executable as NSString).lastPathComponent
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: RealDaemons.executable(executable) ?? executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        if let output {
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: output)
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        let path = RealDaemons.executable(executable) ?? executable
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let out = output?.path ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+        pid = child
     }
-
-    var pid: pid_t { process.processIdentifier }
 
     /// Sends `signal` to this pid only and reaps it.
     func stop(signal: Int32 = SIGTERM) {
-        guard process.isRunning else { return }
+        guard exitStatus == nil else { return }
         kill(pid, signal)
-        process.waitUntilExit()
+        _ = waitForExit()
     }
 
-    /// Waits for the process to exit by itself; returns its status.
+    /// Waits for the process to exit; returns its exit code (128 + signal when killed).
     func waitForExit() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        exitStatus = code
+        return code
     }
+
+    deinit { stop(signal: SIGKILL) }
 }
 
 /// Thread-safe list a source's callback appends to.
