@@ -67,6 +67,7 @@ public final class IIOSource: Sendable {
     private func run(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) {
         var backoff = Backoff(initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
         let throttle = LogThrottle()
+        var meter = SampleRateMeter(nominalRate: configuration.samplingFrequency)
         while flag.isRunning {
             guard let context = iio_create_context_from_uri(configuration.uri) else {
                 let reason = String(cString: strerror(errno))
@@ -82,7 +83,7 @@ public final class IIOSource: Sendable {
                 flag.sleep(delay)
                 continue
             }
-            let lost = session(context: context, backoff: &backoff, deliver)
+            let lost = session(context: context, backoff: &backoff, meter: &meter, deliver)
             iio_context_destroy(context)
             state.withLock { $0.connected = false }
             guard flag.isRunning else { break }
@@ -93,7 +94,7 @@ public final class IIOSource: Sendable {
     }
 
     /// Discovers, opens and reads the device(s) until something fails; returns what did.
-    private func session(context: OpaquePointer, backoff: inout Backoff,
+    private func session(context: OpaquePointer, backoff: inout Backoff, meter: inout SampleRateMeter,
                          _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) -> String {
         let rate = configuration.samplingFrequency
         _ = iio_context_set_timeout(context, UInt32(ioTimeout(rate: rate) * 1000))
@@ -131,13 +132,14 @@ public final class IIOSource: Sendable {
             $0.bufferSamples = samples
         }
         logger.info("reading IMU \(plan.layouts.map { "\($0.id) (\($0.name))" }.joined(separator: " + ")) at \(configured) Hz, \(samples) samples per buffer")
-        return read(readers, rate: configured, backoff: &backoff, deliver)
+        meter.nominalRate = configured
+        meter.restartWindow()
+        return read(readers, rate: configured, backoff: &backoff, meter: &meter, deliver)
     }
 
-    private func read(_ readers: [IIODeviceReader], rate: Double, backoff: inout Backoff,
+    private func read(_ readers: [IIODeviceReader], rate: Double, backoff: inout Backoff, meter: inout SampleRateMeter,
                       _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) -> String {
         let period = Int64(1e9 / max(rate, 0.001))
-        var meter = SampleRateMeter(nominalRate: rate)
         var batches = [IIODeviceReader.Batch](repeating: .init(), count: readers.count)
         var timeoutsInRow = 0
         let throttle = LogThrottle()

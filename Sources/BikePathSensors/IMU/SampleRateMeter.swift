@@ -38,9 +38,9 @@ public struct SampleRateMeter: Sendable {
         }
     }
 
-    /// Forgets continuity (after a reconnect a jump is not a gap).
-    public mutating func restart() {
-        last = nil
+    /// Starts a new rate window (after a reconnect) but keeps the last sample time: samples
+    /// lost while the device was away are a gap in the delivered stream like any other.
+    public mutating func restartWindow() {
         windowStart = nil
         windowCount = 0
     }
