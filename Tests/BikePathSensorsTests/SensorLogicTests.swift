@@ -90,3 +90,27 @@ struct SensorLogicTests {
         #expect(IIOConfiguration().bufferSamples(rate: 10) == 1)
     }
 }
+
+@Suite("Source lifecycle without daemons")
+struct SourceLifecycleTests {
+    @Test("streams finish when the sources stop, and connection failures are counted meanwhile",
+          .timeLimit(.minutes(1)))
+    func streamsFinish() async {
+        let gnss = GPSDSource(configuration: GPSDConfiguration(host: "127.0.0.1", port: RealDaemons.freePort(),
+                                                               initialBackoff: 0.05, maximumBackoff: 0.1))
+        let imu = IIOSource(configuration: IIOConfiguration(uri: "ip:127.0.0.1:\(RealDaemons.freePort())",
+                                                            initialBackoff: 0.05, maximumBackoff: 0.1))
+        let events = gnss.events()
+        let batches = imu.batches()
+        #expect(await RealDaemons.wait(timeout: 10) { gnss.status.connectFailures >= 2 && imu.status.connectFailures >= 2 })
+        gnss.stop()
+        imu.stop()
+        var eventCount = 0
+        for await _ in events { eventCount += 1 }
+        var batchCount = 0
+        for await _ in batches { batchCount += 1 }
+        #expect(eventCount == 0 && batchCount == 0, "nothing was delivered, and both loops ended")
+        #expect(gnss.status.lastError?.contains("cannot connect to gpsd") == true)
+        #expect(imu.status.lastError?.contains("cannot open IIO context") == true)
+    }
+}

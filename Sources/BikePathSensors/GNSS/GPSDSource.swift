@@ -29,11 +29,16 @@ public final class GPSDSource: Sendable {
     /// Starts the reader thread; `deliver` runs on it and returns false when it had to drop
     /// the event (counted as `deliveryDrops`). Call once.
     public func start(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
+        start(deliver, onExit: {})
+    }
+
+    private func start(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool, onExit: @escaping @Sendable () -> Void) {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         SignalSetup.ignoreSIGPIPE()
         let thread = Thread { [self] in
             run(deliver)
             flag.markExited()
+            onExit()
         }
         thread.name = "gpsd-reader"
         thread.start()
@@ -41,14 +46,14 @@ public final class GPSDSource: Sendable {
 
     /// Starts the source and returns its events. The buffer holds `bufferSize` events; when
     /// the consumer falls further behind, the oldest are kept and the new ones are counted
-    /// as dropped, never silently lost.
+    /// as dropped, never silently lost. The stream finishes when the source stops.
     public func events(bufferSize: Int = 4096) -> AsyncStream<GNSSEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: GNSSEvent.self,
                                                             bufferingPolicy: .bufferingOldest(bufferSize))
-        start { event in
+        start({ event in
             if case .enqueued = continuation.yield(event) { return true }
             return false
-        }
+        }, onExit: { continuation.finish() })
         continuation.onTermination = { [self] _ in flag.stop() }
         return stream
     }

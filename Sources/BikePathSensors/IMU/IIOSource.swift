@@ -28,25 +28,31 @@ public final class IIOSource: Sendable {
     /// Starts the reader thread; `deliver` runs on it with each batch and returns false when
     /// it had to drop the batch (counted as an overrun). Call once.
     public func start(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) {
+        start(deliver, onExit: {})
+    }
+
+    private func start(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool, onExit: @escaping @Sendable () -> Void) {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         SignalSetup.ignoreSIGPIPE()
         let thread = Thread { [self] in
             run(deliver)
             flag.markExited()
+            onExit()
         }
         thread.name = "iio-reader"
         thread.start()
     }
 
     /// Starts the source and returns its batches; at most `bufferSize` batches wait for the
-    /// consumer, further ones are dropped and counted as overruns.
+    /// consumer, further ones are dropped and counted as overruns. The stream finishes when
+    /// the source stops.
     public func batches(bufferSize: Int = 64) -> AsyncStream<[SensorRecord]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [SensorRecord].self,
                                                             bufferingPolicy: .bufferingOldest(bufferSize))
-        start { batch in
+        start({ batch in
             if case .enqueued = continuation.yield(batch) { return true }
             return false
-        }
+        }, onExit: { continuation.finish() })
         continuation.onTermination = { [self] _ in flag.stop() }
         return stream
     }

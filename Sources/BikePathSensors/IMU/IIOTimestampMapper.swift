@@ -5,7 +5,7 @@ public enum IIOTimestampClock: String, Sendable, Codable {
     case monotonic, realtime, other
     public init(sysfs value: String?) {
         switch value?.trimmingCharactersInSet() {
-        case "monotonic", "monotonic_raw": self = .monotonic
+        case "monotonic": self = .monotonic
         case "realtime": self = .realtime
         default: self = .other
         }
