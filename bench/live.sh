@@ -5,6 +5,9 @@
 # build), which consumes the streams like the daemon does and reports its own CPU time and
 # peak RSS (getrusage). iiod, gpsd and the feeders are not counted: they play the kernel and
 # the receiver. Needs root, gpsd, iiod, python3. Every process started is stopped by its pid.
+#   BIKEPATH_STATIC=1  build with --static-swift-stdlib (scratch .build-static): the Swift
+#                      runtime and Foundation linked in, as a deployment would ship it
+#   BIKEPATH_BIN=PATH  use this bikepathd instead of building one
 set -euo pipefail
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +24,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-swift build -c release --product bikepathd --package-path "$root" >&2
-bin=$(swift build -c release --show-bin-path --package-path "$root")/bikepathd
+build=(-c release --package-path "$root")
+[ "${BIKEPATH_STATIC:-}" = 1 ] && build+=(--static-swift-stdlib --scratch-path "$root/.build-static")
+if [ -n "${BIKEPATH_BIN:-}" ]; then
+  bin=$BIKEPATH_BIN
+else
+  swift build "${build[@]}" --product bikepathd >&2
+  bin=$(swift build "${build[@]}" --show-bin-path)/bikepathd
+fi
 
 gpsd_port=$(free_port); udp_port=$(free_port); iio_port=$(free_port)
 gpsd -N -n -b -S "$gpsd_port" "udp://127.0.0.1:$udp_port" </dev/null >"$run/gpsd.log" 2>&1 &
