@@ -59,7 +59,11 @@ let package = Package(
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
         .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore"]),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
+        .testTarget(
+            name: "BikePathSensorsTests",
+            dependencies: ["BikePathSensors", "BikePathCore"],
+            exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
+        ),
         .testTarget(
             name: "BikePathStoreTests",
             dependencies: ["BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")],

@@ -7,10 +7,10 @@ struct BikePathCommand: AsyncParsableCommand {
         abstract: "Edge agent for Linux bike computers: records trips, detects obstacles, syncs drafts.",
         version: "0.1.0",
         subcommands: [
-            DecodeCommand.self, DetectCommand.self,
+            DecodeCommand.self, DetectCommand.self, DiagnoseCommand.self,
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
             ConfigCommand.self, StatusCommand.self, TailCommand.self,
-            StoreReplayCommand.self, StoreBenchCommand.self,
+            StoreReplayCommand.self, StoreBenchCommand.self, DrainSourcesCommand.self,
         ]
     )
 }

@@ -1,1 +1,0 @@
-// Live sources, recording files and importers live in this module.

@@ -1,0 +1,65 @@
+import ArgumentParser
+import BikePathCore
+import BikePathSensors
+import Foundation
+import Logging
+
+/// `bikepathd diagnose`: runs both sources for a few seconds and reports what a field
+/// technician needs: is gpsd there, is there a fix, is the clock right, is the IMU there
+/// and at what rate, and what to try for each problem.
+struct DiagnoseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diagnose",
+        abstract: "Check gpsd and the IMU; print what is wrong and what to try.",
+        discussion: "Exits 2 when a sensor named in --require is missing.")
+
+    @OptionGroup var sensors: SensorOptions
+    @Option(help: "Seconds to watch the sources.") var duration: Double = 3
+    @Option(help: "Sensors that must be present, comma-separated (gnss, imu).",
+            transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: [])
+    @Flag(help: "Print JSON instead of text.") var json = false
+    @Flag(help: "Show the sources' log lines.") var verbose = false
+
+    func run() async throws {
+        let level: Logger.Level = verbose ? .info : .critical
+        var gnssLogger = Logger(label: "bikepath.gnss")
+        gnssLogger.logLevel = level
+        var imuLogger = Logger(label: "bikepath.imu")
+        imuLogger.logLevel = level
+        let gnss = GPSDSource(configuration: sensors.gpsd, logger: gnssLogger)
+        let imu = IIOSource(configuration: sensors.iio, logger: imuLogger)
+        let started = EdgeClock.monotonic()
+        gnss.start { _ in true }
+        imu.start { _ in true }
+        try await Task.sleep(nanoseconds: UInt64(max(0.5, duration) * 1e9))
+        let now = EdgeClock.monotonic()
+        gnss.stop()
+        imu.stop()
+        let diagnosis = SensorDiagnosis(gnss: gnss.status, imu: imu.status, required: Set(require.kinds),
+                                        observedSeconds: now - started, now: now)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(diagnosis), as: UTF8.self))
+        } else {
+            print(diagnosis.text)
+        }
+        if !diagnosis.ok { throw ExitCode(2) }
+    }
+}
+
+/// `--require gnss,imu`.
+struct SensorKindList: Sendable {
+    var kinds: [SensorKind]
+
+    static func parse(_ text: String) throws -> SensorKindList {
+        let kinds = try text.split(separator: ",").map { name -> SensorKind in
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let kind = SensorKind(rawValue: trimmed) else {
+                throw ValidationError("unknown sensor '\(trimmed)' in --require (known: gnss, imu)")
+            }
+            return kind
+        }
+        return SensorKindList(kinds: kinds)
+    }
+}

@@ -1,0 +1,110 @@
+import BikePathCore
+import Foundation
+import Testing
+@testable import BikePathSensors
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real gpsd fed a recorded NMEA log over UDP (`gpsd -N -n -b -S PORT udp://…`).
+@Suite("GNSS source against a real gpsd", .serialized)
+struct GPSDSourceRealTests {
+    static let log = RealDaemons.fixtures.appendingPathComponent("bike.nmea")
+
+    /// The sentences and the distinct epoch times (RMC time + date) in the log.
+    static func expected(shift: Double = 0) throws -> (sentences: [String], epochs: [Int64]) {
+        let lines = try String(contentsOf: log, encoding: .utf8)
+            .split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("$") }
+        var epochs: [Int64] = []
+        for line in lines where line.hasPrefix("$GPRMC") {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false)
+            let hms = f[1], dmy = f[9]
+            var tm = tm()
+            tm.tm_hour = Int32(hms.prefix(2))!
+            tm.tm_min = Int32(hms.dropFirst(2).prefix(2))!
+            tm.tm_sec = Int32(hms.dropFirst(4).prefix(2))!
+            tm.tm_mday = Int32(dmy.prefix(2))!
+            tm.tm_mon = Int32(dmy.dropFirst(2).prefix(2))! - 1
+            tm.tm_year = Int32(dmy.dropFirst(4).prefix(2))! + 100
+            epochs.append((Int64(timegm(&tm)) + Int64(shift)) * 1_000_000_000)
+        }
+        return (lines, epochs)
+    }
+
+    final class Gpsd {
+        let port = RealDaemons.freePort()
+        let udpPort = RealDaemons.freePort()
+        private(set) var child: ChildProcess?
+
+        func start() throws {
+            child = try ChildProcess("gpsd", ["-N", "-n", "-b", "-S", "\(port)", "udp://127.0.0.1:\(udpPort)"])
+            #expect(RealDaemons.waitForListener(port: port), "gpsd did not listen on \(port)")
+        }
+
+        func kill() {
+            child?.stop(signal: SIGKILL)
+            child = nil
+        }
+
+        func feed(shift: Double = 0) throws {
+            var args = [RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
+                        GPSDSourceRealTests.log.path, "\(udpPort)"]
+            if shift != 0 { args += ["--time-shift", "\(shift)"] }
+            let feeder = try ChildProcess("python3", args)
+            #expect(feeder.waitForExit() == 0)
+        }
+    }
+
+    @Test("sees every epoch and every sentence, then reconnects after gpsd is killed and restarted",
+          .enabled(if: RealDaemons.shouldRun(["gpsd"]), "needs gpsd and python3 (skipped locally; required on CI)"),
+          .timeLimit(.minutes(1)))
+    func everyEpochAndReconnect() async throws {
+        guard RealDaemons.check(["gpsd"]) else { return }
+        let gpsd = Gpsd()
+        try gpsd.start()
+        defer { gpsd.kill() }
+
+        let source = GPSDSource(configuration: GPSDConfiguration(
+            host: "127.0.0.1", port: gpsd.port, initialBackoff: 0.05, maximumBackoff: 0.4))
+        let events = Collector<GNSSEvent>()
+        source.start { events.append($0); return true }
+        defer { source.stop() }
+
+        #expect(await RealDaemons.wait(timeout: 5) { source.status.connected && source.status.gpsdVersion != nil })
+        try await Task.sleep(nanoseconds: 200_000_000)  // let gpsd register the WATCH before data flows
+        try gpsd.feed()
+
+        let first = try Self.expected()
+        #expect(await RealDaemons.wait(timeout: 10) { source.status.epochs >= first.epochs.count })
+        let fixTimes = events.all.compactMap { if case .fix(let f) = $0 { f.time?.nanosecondsSince1970 } else { nil } }
+        #expect(fixTimes == first.epochs, "one fix per epoch, in order, no duplicates")
+        let relayed = events.all.compactMap { if case .record(.nmea(_, let s)) = $0 { s } else { nil } }
+        #expect(relayed == first.sentences, "gpsd relayed every raw sentence unchanged")
+        let status = source.status
+        #expect(status.duplicateTPVs > 0, "gpsd sends several TPVs per epoch; the extra ones are counted")
+        #expect(status.fixMode == .threeD)
+        #expect(status.satellitesUsed == 8)
+        #expect(status.hdop == 0.9)
+        #expect(status.devices == ["udp://127.0.0.1:\(gpsd.udpPort)"])
+        #expect(status.clockOffsetSeconds != nil, "3D fixes from 2024 are plausible")
+        let receiveTimes = events.all.compactMap { if case .record(let r) = $0 { r.time } else { nil } }
+        #expect(receiveTimes == receiveTimes.sorted(), "receive times are monotonic")
+
+        // gpsd dies: the source notices and keeps trying.
+        gpsd.kill()
+        #expect(await RealDaemons.wait(timeout: 5) { !source.status.connected })
+        #expect(source.status.disconnects == 1)
+        try await Task.sleep(nanoseconds: 500_000_000)
+        #expect(source.status.connectFailures > 0, "reconnect attempts while gpsd is down are counted")
+
+        // gpsd is back on the same port: the source reconnects by itself and sees new epochs.
+        try gpsd.start()
+        #expect(await RealDaemons.wait(timeout: 5) { source.status.connected && source.status.connects == 2 })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        try gpsd.feed(shift: 3600)
+        let second = try Self.expected(shift: 3600)
+        #expect(await RealDaemons.wait(timeout: 10) { source.status.epochs >= first.epochs.count + second.epochs.count })
+        let allFixTimes = events.all.compactMap { if case .fix(let f) = $0 { f.time?.nanosecondsSince1970 } else { nil } }
+        #expect(allFixTimes == first.epochs + second.epochs)
+    }
+}
