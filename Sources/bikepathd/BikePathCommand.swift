@@ -6,6 +6,6 @@ struct BikePathCommand: AsyncParsableCommand {
         commandName: "bikepathd",
         abstract: "Edge agent for Linux bike computers: records trips, detects obstacles, syncs drafts.",
         version: "0.1.0",
-        subcommands: []
+        subcommands: [ImportCommand.self, InspectCommand.self]
     )
 }
