@@ -45,7 +45,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),
+        .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"], exclude: ["Fixtures"]),
         .testTarget(name: "BikePathStoreTests", dependencies: ["BikePathStore", "BikePathCore"]),
     ],
     swiftLanguageModes: [.v6]

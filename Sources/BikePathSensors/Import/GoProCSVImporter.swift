@@ -38,11 +38,11 @@ public enum GoProCSVImporter {
     }
 
     public static func load(_ files: Files, writer: String = "bikepathd") throws(ImportError) -> (ImportedRecording, Statistics) {
-        guard files.accl != nil || files.gps != nil else {
-            throw ImportError(path: files.gyro ?? "(none)", message: "need at least an accl or a gps CSV")
-        }
         if let gyro = files.gyro, files.accl == nil {
             throw ImportError(path: gyro, message: "a gyro CSV needs the matching accl CSV")
+        }
+        guard files.accl != nil || files.gps != nil else {
+            throw ImportError(path: "(no files)", message: "need at least an accl or a gps CSV")
         }
         var stats = Statistics()
         var sensors: [RecordingHeader.Sensor] = []
@@ -122,24 +122,33 @@ public enum GoProCSVImporter {
         return (ImportedRecording(header: header, records: merge(imu: imu, nmea: nmea)), stats)
     }
 
-    /// GoPro stores IMU data in packets of about one second; the CSV export spreads each
-    /// packet's samples at a fixed step from the packet's start time, so a packet can run a
-    /// few ms past the start of the next one and the time steps backwards (161 times in
-    /// GX010056, by at most 5.9 ms). The packet start times are the trustworthy ones: the
-    /// samples between two such starts are re-spaced evenly, which makes time
-    /// non-decreasing and moves no sample by more than the overlap. A step back of more
+    /// GoPro stores IMU data in packets of about one second; the CSV export (gpmd2csv)
+    /// spreads each packet's samples at a fixed step from the packet's start time, so a
+    /// packet can run a few ms past the start of the next one and the time steps backwards
+    /// (7 times in GX010056, by at most 5.9 ms). The next packet's start time is the
+    /// trustworthy one, so the samples of the overrunning packet (found as the run of equal
+    /// steps before the overlap) are re-spaced evenly up to it: the packet really lasted
+    /// less than the export assumed. Time becomes non-decreasing and no sample moves by
+    /// more than the overlap plus one sample interval (11 ms in GX010056). A step back of more
     /// than 50 ms is not an overlap but broken input, and an error.
     static func respaceOverlappingPackets(_ t: [Double], csv: NumericCSV) throws(ImportError) -> ([Double], Int) {
         var out = t
-        var anchor = 0
+        var floor = 0  // rows before this were already re-spaced
         var repairs = 0
         for i in t.indices.dropFirst() where t[i] < t[i - 1] {
-            guard t[i - 1] - t[i] <= 50, t[i] >= t[anchor] else {
+            guard t[i - 1] - t[i] <= 50, i >= 2 else {
                 throw ImportError(path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
             }
-            let step = (t[i] - t[anchor]) / Double(i - anchor)
-            for k in anchor..<i { out[k] = t[anchor] + Double(k - anchor) * step }
-            anchor = i
+            let packetStep = t[i - 1] - t[i - 2]
+            var start = i - 1
+            while start - 1 > floor && abs((t[start] - t[start - 1]) - packetStep) < 1e-6 { start -= 1 }
+            if abs((t[start] - t[start - 1]) - packetStep) < 1e-6 { start -= 1 }  // reached the floor row
+            guard t[i] > t[start] else {
+                throw ImportError(path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
+            }
+            let step = (t[i] - t[start]) / Double(i - start)
+            for k in start..<i { out[k] = t[start] + Double(k - start) * step }
+            floor = i
             repairs += 1
         }
         return (out, repairs)

@@ -6,12 +6,15 @@ import BikePathCore
 /// Kept: every line that is, or ends in, a printable-ASCII sentence starting with `$` or
 /// `!` and a five-character address — what gpsd's packet layer would pick out of the byte
 /// stream. Checksums are *not* checked here: the recording keeps what the receiver sent,
-/// and the NMEA decoder counts bad ones.
+/// and the NMEA decoder counts bad ones. A `# Delay-Cookie:` character is removed, as
+/// gpsd's own test harness does.
 ///
 /// Receive times are synthetic (the logs have none) but monotonic: the clock starts at 0
 /// and follows the receiver's UTC time of day (field 1 of RMC/GGA/GNS/ZDA/GBS/GST, field
-/// 5 of GLL) from epoch to epoch; within an epoch, and whenever the time is missing or
-/// jumps backwards or by more than an hour, each sentence advances it by 1 ms.
+/// 5 of GLL): when a sentence carries a later time of day than any before, the clock
+/// moves to that time relative to the first one seen. Every other sentence (same epoch,
+/// no time, a time that went backwards) advances it by 1 ms, so it is strictly monotonic.
+/// A jump of more than an hour re-anchors the clock instead of leaping with it.
 public enum GpsdLogImporter {
     public struct Statistics: Sendable, Equatable {
         public var lines = 0
@@ -41,6 +44,7 @@ public enum GpsdLogImporter {
         var stats = Statistics()
         var out: [String] = []
         var start = 0
+        var cookie: UInt8?
         while start < bytes.count {
             var end = start
             while end < bytes.count && bytes[end] != 0x0A { end += 1 }
@@ -50,17 +54,29 @@ public enum GpsdLogImporter {
             if stop > start {
                 if bytes[start] == UInt8(ascii: "#") {
                     stats.commentLines += 1
-                } else if let s = sentenceStart(bytes, start, stop) {
-                    out.append(String(decoding: bytes[s..<stop], as: UTF8.self))
-                    stats.sentences += 1
-                    if s > start { stats.junkLines += 1 }
+                    cookie = delayCookie(bytes[start..<stop]) ?? cookie
                 } else {
-                    stats.junkLines += 1
+                    let line = cookie.map { c in Array(bytes[start..<stop].filter { $0 != c }) } ?? Array(bytes[start..<stop])
+                    if let s = sentenceStart(line, 0, line.count) {
+                        out.append(String(decoding: line[s...], as: UTF8.self))
+                        stats.sentences += 1
+                        if s > 0 { stats.junkLines += 1 }
+                    } else {
+                        stats.junkLines += 1
+                    }
                 }
             }
             start = end + 1
         }
         return (out, stats)
+    }
+
+    /// gpsd's test logs may declare `# Delay-Cookie: C SECONDS`: C marks write boundaries
+    /// for the test harness and is not part of the data, so it is removed.
+    private static func delayCookie(_ comment: ArraySlice<UInt8>) -> UInt8? {
+        let key = Array("# Delay-Cookie:".utf8)
+        guard comment.starts(with: key) else { return nil }
+        return comment.dropFirst(key.count).first { $0 != 0x20 && $0 != 0x09 }
     }
 
     /// First `$`/`!` from which the rest of the line is a printable sentence.
@@ -84,23 +100,36 @@ public enum GpsdLogImporter {
     /// See the type comment for the rules.
     public static func synthesizeReceiveTimes(_ sentences: [String]) -> [SampleTime] {
         let step: Int64 = 1_000_000
+        let hour: Int64 = 3_600_000_000_000
         var now: Int64 = -step
-        var epochStart: Int64 = 0
-        var lastTimeOfDay: Int64?
+        // The clock follows the latest time of day seen so far, from an anchor, so that a
+        // receiver whose sentences disagree (ZDA a second ahead of GGA) cannot make it race.
+        var anchor: (timeOfDay: Int64, time: Int64)?
+        var latest: Int64 = 0
+        var dayOffset: Int64 = 0
         var out: [SampleTime] = []
         out.reserveCapacity(sentences.count)
         for s in sentences {
             var t = now + step
-            if let tod = timeOfDay(s) {
-                if let last = lastTimeOfDay, tod != last {
-                    var dt = tod - last
-                    if dt < -43_200_000_000_000 { dt += 86_400_000_000_000 }  // midnight
-                    if dt > 0 && dt <= 3_600_000_000_000 { t = max(t, epochStart + dt) }
-                    epochStart = t
-                } else if lastTimeOfDay == nil {
-                    epochStart = t
+            if var tod = timeOfDay(s) {
+                tod += dayOffset
+                if let a = anchor {
+                    if tod < latest - 12 * hour {  // past midnight
+                        dayOffset += 24 * hour
+                        tod += 24 * hour
+                    }
+                    if tod > latest {
+                        if tod - latest <= hour {
+                            t = max(t, a.time + (tod - a.timeOfDay))
+                        } else {
+                            anchor = (tod, t)
+                        }
+                        latest = tod
+                    }
+                } else {
+                    anchor = (tod, t)
+                    latest = tod
                 }
-                lastTimeOfDay = tod
             }
             now = t
             out.append(SampleTime(nanoseconds: t))
