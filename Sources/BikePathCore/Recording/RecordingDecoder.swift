@@ -29,6 +29,7 @@ public struct RecordingDecoder: Sendable {
     /// File offset where the current corrupt region began, while resyncing.
     private var resyncStart: Int?
     private var resyncAllZero = true
+    private var headerDone = false
 
     public init() {}
 
@@ -73,60 +74,63 @@ public struct RecordingDecoder: Sendable {
 
     /// Decodes one unit into `ready`; false when it needs more input.
     private mutating func step() -> Bool {
-        if header == nil { return stepPreamble() }
+        // A Bool, not `header == nil`: testing the optional header copied it on every step.
+        if !headerDone { return stepPreamble() }
         if available < 5 {
             if ended { endOfInput() }
             return ended
         }
-        // A second reference, so mutating self inside the closure does not overlap the
-        // access to `buffer` (step() never mutates the buffer itself, so nothing is copied).
-        let bytes = buffer
-        return bytes.withUnsafeBytes { raw -> Bool in
-            let p = UnsafeRawBufferPointer(rebasing: raw[position...])
-            let kindByte = p[0]
-            let length = Int(p.loadUnaligned(fromByteOffset: 1, as: UInt32.self).littleEndian)
-            let kind = RecordKind(rawValue: kindByte)
-            if !plausible(kind: kind, kindByte: kindByte, length: length, payloadPrefix: p) {
-                slide()
-                return true
-            }
-            let total = 5 + length + 4
-            if p.count < total {
-                guard ended else { return false }
-                if resyncStart != nil { slide() } else { endOfInput() }
-                return true
-            }
-            let stored = p.loadUnaligned(fromByteOffset: 5 + length, as: UInt32.self).littleEndian
-            guard CRC32.checksum(UnsafeRawBufferPointer(rebasing: p[0..<(5 + length)])) == stored else {
-                slide()
-                return true
-            }
-            closeCorruptRegion()
-            let payload = UnsafeRawBufferPointer(rebasing: p[5..<(5 + length)])
-            if let kind {
-                decodePayload(kind, payload)
-            } else {
-                statistics.unknownRecordsSkipped += 1
-            }
-            position += total
+        let kindByte = buffer[position]
+        let length = Int(loadU32(at: position + 1))
+        let kind = RecordKind(rawValue: kindByte)
+        if !plausible(kind: kind, kindByte: kindByte, length: length) {
+            slide()
             return true
         }
+        let total = 5 + length + 4
+        if available < total {
+            guard ended else { return false }
+            if resyncStart != nil { slide() } else { endOfInput() }
+            return true
+        }
+        let start = position
+        let crc = buffer.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<(start + 5 + length)])) }
+        guard crc == loadU32(at: start + 5 + length) else {
+            slide()
+            return true
+        }
+        closeCorruptRegion()
+        if let kind {
+            decodePayload(kind, from: start + 5, length: length)
+        } else {
+            statistics.unknownRecordsSkipped += 1
+        }
+        position += total
+        return true
+    }
+
+    private func loadU32(at i: Int) -> UInt32 {
+        buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian }
     }
 
     /// Cheap structural checks before the CRC, so that resyncing over garbage rarely
     /// needs a CRC and never waits for a long bogus record.
-    private func plausible(kind: RecordKind?, kindByte: UInt8, length: Int, payloadPrefix p: UnsafeRawBufferPointer) -> Bool {
+    private func plausible(kind: RecordKind?, kindByte: UInt8, length: Int) -> Bool {
         guard length <= RecordingFormat.maxPayloadLength else { return false }
         guard let kind else { return resyncStart == nil && kindByte != 0 }
         switch kind {
-        case .nmea: return length >= 9 && length <= 8 + RecordingFormat.maxNMEALength
+        case .nmea:
+            guard length >= 9 && length <= 8 + RecordingFormat.maxNMEALength else { return false }
+            guard available >= 5 + 9 else { return true }
+            let first = buffer[position + 5 + 8]
+            return first == UInt8(ascii: "$") || first == UInt8(ascii: "!")
         case .marker: return length == 9
         case .imuBlock:
             let fixed = RecordingFormat.imuBlockFixedLength
             guard length > fixed else { return false }
-            guard p.count >= 5 + fixed else { return true }  // decide once the count is here
-            let count = Int(p.loadUnaligned(fromByteOffset: 5 + 8, as: UInt16.self).littleEndian)
-            let flags = p[5 + 10]
+            guard available >= 5 + fixed else { return true }  // decide once the count is here
+            let count = Int(buffer[position + 5 + 8]) | Int(buffer[position + 5 + 9]) << 8
+            let flags = buffer[position + 5 + 10]
             guard count > 0, flags & ~RecordingFormat.imuFlagGyro == 0 else { return false }
             let per = flags == 0 ? RecordingFormat.imuSampleLength : RecordingFormat.imuSampleLengthWithGyro
             return length == fixed + count * per
@@ -172,44 +176,56 @@ public struct RecordingDecoder: Sendable {
         isDone = true
     }
 
-    private mutating func decodePayload(_ kind: RecordKind, _ p: UnsafeRawBufferPointer) {
-        let time = SampleTime(nanoseconds: Int64(bitPattern: p.loadUnaligned(as: UInt64.self).littleEndian))
-        switch kind {
-        case .nmea:
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: p[8...]), as: UTF8.self)
-            statistics.nmeaSentences += 1
-            ready.append(.record(.nmea(time, text)))
-        case .marker:
-            guard let m = Marker(recordingCode: p[8]) else {
-                statistics.malformedRecords += 1
-                ready.append(.problem(.malformed(offset: offset, reason: "unknown marker code \(p[8])")))
-                return
-            }
-            statistics.markers += 1
-            ready.append(.record(.marker(time, m)))
-        case .imuBlock:
-            // Length, count and flags were checked in plausible().
-            let count = Int(p.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian)
-            let gyro = p[10] & RecordingFormat.imuFlagGyro != 0
-            var t = time.nanoseconds
-            var o = RecordingFormat.imuBlockFixedLength
-            func f(_ at: Int) -> Float { Float(bitPattern: p.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian) }
-            ready.reserveCapacity(count)
-            for _ in 0..<count {
-                t &+= Int64(p.loadUnaligned(fromByteOffset: o, as: UInt32.self).littleEndian)
-                let accel = Vector3(x: f(o + 4), y: f(o + 8), z: f(o + 12))
-                var g: Vector3?
-                if gyro {
-                    g = Vector3(x: f(o + 16), y: f(o + 20), z: f(o + 24))
-                    o += RecordingFormat.imuSampleLengthWithGyro
-                } else {
-                    o += RecordingFormat.imuSampleLength
+    private mutating func decodePayload(_ kind: RecordKind, from start: Int, length: Int) {
+        let recordOffset = offset
+        var problem: RecordingProblem?
+        // Decode into `ready` through a local, so the buffer read does not overlap a write to self.
+        var events = ready
+        ready = []
+        var stats = statistics
+        buffer.withUnsafeBytes { raw in
+            let p = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+            let time = SampleTime(nanoseconds: Int64(bitPattern: p.loadUnaligned(as: UInt64.self).littleEndian))
+            switch kind {
+            case .nmea:
+                let text = String(decoding: UnsafeRawBufferPointer(rebasing: p[8...]), as: UTF8.self)
+                stats.nmeaSentences += 1
+                events.append(.record(.nmea(time, text)))
+            case .marker:
+                guard let m = Marker(recordingCode: p[8]) else {
+                    stats.malformedRecords += 1
+                    problem = .malformed(offset: recordOffset, reason: "unknown marker code \(p[8])")
+                    return
                 }
-                ready.append(.record(.imu(IMUSample(time: SampleTime(nanoseconds: t), accel: accel, gyro: g))))
+                stats.markers += 1
+                events.append(.record(.marker(time, m)))
+            case .imuBlock:
+                // Length, count and flags were checked in plausible().
+                let count = Int(p.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian)
+                let gyro = p[10] & RecordingFormat.imuFlagGyro != 0
+                var t = time.nanoseconds
+                var o = RecordingFormat.imuBlockFixedLength
+                func f(_ at: Int) -> Float { Float(bitPattern: p.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian) }
+                events.reserveCapacity(events.count + count)
+                for _ in 0..<count {
+                    t &+= Int64(p.loadUnaligned(fromByteOffset: o, as: UInt32.self).littleEndian)
+                    let accel = Vector3(x: f(o + 4), y: f(o + 8), z: f(o + 12))
+                    var g: Vector3?
+                    if gyro {
+                        g = Vector3(x: f(o + 16), y: f(o + 20), z: f(o + 24))
+                        o += RecordingFormat.imuSampleLengthWithGyro
+                    } else {
+                        o += RecordingFormat.imuSampleLength
+                    }
+                    events.append(.record(.imu(IMUSample(time: SampleTime(nanoseconds: t), accel: accel, gyro: g))))
+                }
+                stats.imuBlocks += 1
+                stats.imuSamples += count
             }
-            statistics.imuBlocks += 1
-            statistics.imuSamples += count
         }
+        if let problem { events.append(.problem(problem)) }
+        ready = events
+        statistics = stats
     }
 
     private mutating func stepPreamble() -> Bool {
@@ -254,6 +270,7 @@ public struct RecordingDecoder: Sendable {
         do {
             let h = try RecordingHeader(text: text)
             header = h
+            headerDone = true
             position += total
             ready.append(.header(h))
         } catch {

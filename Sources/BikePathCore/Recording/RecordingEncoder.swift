@@ -16,6 +16,9 @@ public enum RecordingEncoder {
     public static func appendNMEA(_ sentence: String, at time: SampleTime, to out: inout [UInt8]) throws(RecordingEncodeError) {
         let count = sentence.utf8.count
         guard count >= 1, count <= RecordingFormat.maxNMEALength else { throw .sentenceLength(count) }
+        guard let first = sentence.utf8.first, first == UInt8(ascii: "$") || first == UInt8(ascii: "!") else {
+            throw .notASentence
+        }
         let start = beginRecord(.nmea, payloadLength: 8 + count, in: &out)
         out.appendLE(UInt64(bitPattern: time.nanoseconds))
         out.append(contentsOf: sentence.utf8)
@@ -117,11 +120,14 @@ public enum RecordingEncoder {
 public enum RecordingEncodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case headerTooLong(Int)
     case sentenceLength(Int)
+    /// NMEA 0183 sentences start with `$` (or `!` for encapsulated ones).
+    case notASentence
 
     public var description: String {
         switch self {
         case .headerTooLong(let n): "recording header is \(n) bytes, the limit is \(RecordingFormat.maxHeaderLength)"
         case .sentenceLength(let n): "NMEA sentence of \(n) bytes: must be 1...\(RecordingFormat.maxNMEALength)"
+        case .notASentence: "an NMEA sentence must start with '$' or '!'"
         }
     }
 }

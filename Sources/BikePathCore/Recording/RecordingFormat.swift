@@ -28,7 +28,7 @@ public enum RecordingFormat {
 /// Record kinds of version 1. A reader skips (and counts) kinds it does not know, so new
 /// kinds can be added without a version change; changing an existing layout needs one.
 public enum RecordKind: UInt8, Sendable, CaseIterable {
-    /// i64 receive ns, then the sentence bytes (no line ending).
+    /// i64 receive ns, then the sentence bytes (from `$` or `!`, no line ending).
     case nmea = 1
     /// i64 t0 ns, u16 count, u8 flags (bit 0: gyro), then per sample: u32 ns since the
     /// previous sample (the first: since t0), 3 × f32 accel m/s², [3 × f32 gyro rad/s].
