@@ -112,10 +112,15 @@ func readCSV(_ path: String) -> (records: Int, checksum: Double) {
     func parse(_ line: UnsafeMutablePointer<CChar>, _ length: Int) {
         guard length > 2 else { return }
         var p = line + 2
-        let t = strtoll(p, &p, 10)
+        var end: UnsafeMutablePointer<CChar>?
+        let t = strtoll(p, &end, 10)
+        p = end!
         if line[0] == CChar(UInt8(ascii: "I")) {
             var v = [Float](repeating: 0, count: 6)
-            for k in 0..<6 { p += 1; v[k] = strtof(p, &p) }
+            for k in 0..<6 {
+                v[k] = strtof(p + 1, &end)
+                p = end!
+            }
             let s = IMUSample(time: SampleTime(nanoseconds: t), accel: Vector3(x: v[0], y: v[1], z: v[2]),
                               gyro: Vector3(x: v[3], y: v[4], z: v[5]))
             sum += Double(s.accel.z)

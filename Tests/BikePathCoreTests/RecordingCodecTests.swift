@@ -210,6 +210,13 @@ extension [RecordingEvent] {
         #expect(events.records == records)
     }
 
+    @Test func encoderRejectsWhatIsNotASentence() {
+        var out: [UInt8] = []
+        #expect(throws: RecordingEncodeError.notASentence) { try RecordingEncoder.appendNMEA("GPGGA,1*00", at: SampleTime(nanoseconds: 0), to: &out) }
+        #expect(throws: RecordingEncodeError.sentenceLength(0)) { try RecordingEncoder.appendNMEA("", at: SampleTime(nanoseconds: 0), to: &out) }
+        #expect(out.isEmpty)
+    }
+
     @Test func crcMatchesZlib() {
         // zlib.crc32(b"123456789") == 0xCBF43926, the standard check value.
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
