@@ -109,6 +109,8 @@ import Glibc
         let dir = TemporaryDirectory()
         defer { dir.remove() }
         let csv = Paths.fixtures + "/allthedocks/GX010056-gps.csv"
+        #expect(!RecordingReader.isRecording(path: csv))
+        #expect(RecordingReader.isRecording(path: Paths.root + "/Recordings/allthedocks-GX010056.bpr"))
         #expect(throws: RecordingFileError.unreadable(path: csv, .notARecording)) { try RecordingReader(path: csv) }
         let missing = dir.file("missing.bpr")
         #expect(throws: RecordingFileError.cannotOpen(path: missing, errno: ENOENT)) { try RecordingReader(path: missing) }

@@ -72,6 +72,17 @@ public final class RecordingReader {
         return report
     }
 
+    /// True when the file starts with the recording magic (so a CLI can accept either a
+    /// recording or an NMEA log).
+    public static func isRecording(path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { recordingCloseFD(fd) }
+        var head = [UInt8](repeating: 0, count: RecordingFormat.magic.count)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n == head.count && head == RecordingFormat.magic
+    }
+
     /// Header, every record and the report of a (small) file.
     public static func readAll(path: String) throws(RecordingFileError) -> (RecordingHeader, [SensorRecord], RecordingReadReport) {
         let reader = try RecordingReader(path: path)
