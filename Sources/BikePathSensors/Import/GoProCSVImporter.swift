@@ -125,7 +125,7 @@ public enum GoProCSVImporter {
     /// GoPro stores IMU data in packets of about one second; the CSV export (gpmd2csv)
     /// spreads each packet's samples at a fixed step from the packet's start time, so a
     /// packet can run a few ms past the start of the next one and the time steps backwards
-    /// (7 times in GX010056, by at most 5.9 ms). The next packet's start time is the
+    /// (161 times in GX010056, by at most 5.9 ms). The next packet's start time is the
     /// trustworthy one, so the samples of the overrunning packet (found as the run of equal
     /// steps before the overlap) are re-spaced evenly up to it: the packet really lasted
     /// less than the export assumed. Time becomes non-decreasing and no sample moves by
