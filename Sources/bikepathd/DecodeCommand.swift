@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathCore
+import BikePathSensors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,11 +18,12 @@ struct DecodeCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per fix (the only output format so far).")
     var json = false
 
-    @Argument(help: "A text NMEA log, such as gpsd's test/daemon/*.log ('#' lines are comments).")
+    @Argument(help: "A recording (.bpr) or a text NMEA log such as gpsd's test/daemon/*.log ('#' lines are comments).")
     var file: String
 
     func run() throws {
         guard json else { throw ValidationError("Only --json output exists so far; pass --json.") }
+        if RecordingReader.isRecording(path: file) { return try decodeRecording() }
         let fd = open(file, O_RDONLY)
         guard fd >= 0 else {
             throw DecodeError.cannotOpen(file, String(cString: strerror(errno)))
@@ -35,6 +37,21 @@ struct DecodeCommand: ParsableCommand {
         }
         writer.finish()
         writer.printSummary()
+    }
+
+    /// A recording carries the real receive time of every sentence; IMU records are skipped.
+    private func decodeRecording() throws {
+        try ImportCommand.reportingErrors {
+            let reader = try RecordingReader(path: file)
+            var writer = FixJSONWriter(output: STDOUT_FILENO)
+            while let record = try reader.next() {
+                guard case .nmea(let time, var sentence) = record else { continue }
+                sentence.withUTF8 { writer.feed(line: UnsafeRawBufferPointer($0), receivedAt: time) }
+            }
+            writer.finish()
+            writer.printSummary()
+            for problem in reader.report.problems { ImportCommand.stderrLine("warning: \(file): \(problem)") }
+        }
     }
 }
 

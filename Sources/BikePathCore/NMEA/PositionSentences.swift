@@ -55,7 +55,8 @@ extension EpochAssembler {
         let timeOfDay = try f[1].timeOfDay()
         let position = try f.position(at: 2)
         let quality = try f[6].integer()
-        let satellites = try f[7].integer() ?? 0
+        // An empty count is unknown (some exporters never fill it), not zero satellites.
+        let satellites = try f[7].integer()
         let hdop = try f[8].decimal()
         let altitude = try f[9].decimal()
         if let altitude, !(-2000...100_000).contains(altitude) { throw .outOfRange }
@@ -76,9 +77,9 @@ extension EpochAssembler {
         var mode = FixMode.twoD
         if let altitude {
             epoch.altitude = altitude
-            if satellites >= 4 { mode = .threeD }
+            if satellites.map({ $0 >= 4 }) ?? true { mode = .threeD }
         }
-        if satellites < 3 { mode = .noFix }
+        if let satellites, satellites < 3 { mode = .noFix }
         setMode(mode)
     }
 

@@ -1,0 +1,99 @@
+/// Calendar arithmetic for UTCTime without Foundation (the core compiles alone under
+/// swiftc for fuzzing). Days-from-civil after H. Hinnant, exact over the proleptic
+/// Gregorian calendar; no leap seconds, like POSIX time.
+public struct UTCCivilTime: Sendable, Equatable {
+    public var year: Int, month: Int, day: Int
+    public var hour: Int, minute: Int, second: Int
+    public var nanosecond: Int
+
+    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanosecond: Int = 0) {
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.nanosecond = nanosecond
+    }
+
+    public init(_ time: UTCTime) {
+        let ns = time.nanosecondsSince1970
+        let perDay: Int64 = 86_400_000_000_000
+        let days = ns >= 0 ? ns / perDay : -((-ns + perDay - 1) / perDay)
+        let inDay = ns - days * perDay
+        let (y, m, d) = UTCCivilTime.civil(fromDays: Int(days))
+        let secs = Int(inDay / 1_000_000_000)
+        self.init(year: y, month: m, day: d, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
+                  nanosecond: Int(inDay % 1_000_000_000))
+    }
+
+    public var utcTime: UTCTime {
+        let days = Int64(UTCCivilTime.days(year: year, month: month, day: day))
+        let secs = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return UTCTime(nanosecondsSince1970: secs * 1_000_000_000 + Int64(nanosecond))
+    }
+
+    static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// `2023-07-09T14:43:17.599Z` (milliseconds; NMEA and GoPro carry no more).
+    public var iso8601Milliseconds: String {
+        "\(Self.zeroPadded(year, 4))-\(Self.zeroPadded(month, 2))-\(Self.zeroPadded(day, 2))T\(Self.zeroPadded(hour, 2)):\(Self.zeroPadded(minute, 2)):\(Self.zeroPadded(second, 2))."
+            + "\(Self.zeroPadded(nanosecond / 1_000_000, 3))Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; nil for anything else.
+    public static func parseISO8601(_ text: String) -> UTCCivilTime? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b.last == UInt8(ascii: "Z") else { return nil }
+        func num(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                v = v * 10 + Int(b[i] - 48)
+            }
+            return v
+        }
+        guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+              let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10),
+              let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
+              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        var ns = 0
+        if b.count > 20 {
+            guard b[19] == UInt8(ascii: "."), b.count - 21 <= 9, b.count - 21 >= 1,
+                  let f = num(20..<(b.count - 1)) else { return nil }
+            ns = f
+            for _ in 0..<(9 - (b.count - 21)) { ns *= 10 }
+        } else if b[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        return UTCCivilTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanosecond: ns)
+    }
+}
+
+extension UTCCivilTime {
+    static func zeroPadded(_ v: Int, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

@@ -1,0 +1,116 @@
+import BikePathCore
+import BikePathSensors
+import Foundation
+
+/// Formats chain outputs for a person (events as they happen, then a trip summary) or
+/// as JSON lines for scripts. Times are seconds from the first record of the recording.
+struct ReplayPrinter {
+    let json: Bool
+    var origin: SampleTime?
+    private var trips = 0, obstacles = 0, stretches = 0, sos = 0
+    private var statusCounts: [PathStatus: Int] = [:]
+
+    init(json: Bool) { self.json = json }
+
+    private func offset(_ t: SampleTime) -> String {
+        String(format: "%7.1f s", t - (origin ?? t))
+    }
+
+    mutating func print(_ outputs: [ChainOutput]) {
+        for output in outputs {
+            count(output)
+            if json { emitJSON(output) } else if let line = humanLine(output) { Swift.print(line) }
+        }
+    }
+
+    private mutating func count(_ output: ChainOutput) {
+        switch output {
+        case .tripEnded: trips += 1
+        case .obstacle: obstacles += 1
+        case .roadQuality(let s): stretches += 1; statusCounts[s.status, default: 0] += 1
+        case .sos: sos += 1
+        default: break
+        }
+    }
+
+    private func humanLine(_ output: ChainOutput) -> String? {
+        switch output {
+        case .activity(let t, let state): return "\(offset(t))  activity   \(state.rawValue)"
+        case .tripStarted(let t, let utc): return "\(offset(t))  trip start \(utc.map(iso8601) ?? "")"
+        case .trackPoint, .roadQuality: return nil
+        case .obstacle(let e):
+            let speed = e.speed.map { String(format: "%.1f km/h", $0 * 3.6) } ?? "speed ?"
+            let place = e.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no fix"
+            return "\(offset(e.time))  obstacle   \(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
+        case .sos(let e):
+            return "\(offset(e.time))  SOS        impact \(String(format: "%.1f", e.impactPeak)) m/s² at \(offset(e.impactTime))"
+        case .tripEnded(let trip):
+            let s = trip.statistics
+            return """
+                \(offset(trip.endTime))  trip end
+                  distance        \(String(format: "%.0f m", s.distanceMeters))
+                  elapsed         \(duration(s.elapsedSeconds))   moving \(duration(s.movingSeconds))
+                  average moving  \(String(format: "%.1f km/h", s.averageMovingSpeed * 3.6))   max \(String(format: "%.1f km/h", s.maxSpeed * 3.6))
+                  elevation gain  \(String(format: "%.0f m", s.elevationGainMeters))
+                  CO₂ avoided     \(String(format: "%.0f g", s.co2AvoidedGrams))
+                  path            \(trip.path.count) points after simplification
+                """
+        }
+    }
+
+    private func emitJSON(_ output: ChainOutput) {
+        let line: String
+        switch output {
+        case .activity(let t, let state):
+            line = "{\"output\":\"activity\",\"state\":\"\(state.rawValue)\",\"t\":\(t.seconds)}"
+        case .tripStarted(let t, let utc):
+            let time = utc.map { ",\"utc\":\"\(iso8601($0))\"" } ?? ""
+            line = "{\"output\":\"tripStarted\",\"t\":\(t.seconds)\(time)}"
+        case .trackPoint(let p): line = encoded("trackPoint", p)
+        case .obstacle(let e): line = encoded("obstacle", e)
+        case .roadQuality(let s): line = encoded("roadQuality", s)
+        case .tripEnded(let trip): line = encoded("tripEnded", trip)
+        case .sos(let e): line = encoded("sos", e)
+        }
+        Swift.print(line)
+    }
+
+    private func encoded<T: Encodable>(_ kind: String, _ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+        return "{\"output\":\"\(kind)\",\"value\":\(body)}"
+    }
+
+    func finish(recording: String, records: Int, report: RecordingReadReport, status: PipelineStatus) {
+        let problems = report.problems.map { "\($0)" }
+        if json {
+            ImportCommand.stderrLine("replayed \(records) records; \(trips) trips, \(obstacles) obstacles, \(sos) SOS")
+        } else {
+            let quality = PathStatus.allCases.compactMap { s in statusCounts[s].map { "\(s.rawValue) \($0)" } }
+            Swift.print("""
+
+                \(recording): \(records) records replayed
+                  trips \(trips), obstacle candidates \(obstacles), SOS \(sos)
+                  road quality: \(stretches) stretches\(quality.isEmpty ? "" : " (" + quality.joined(separator: ", ") + ")")
+                  rejected fixes \(rejected(status.rejectedFixes)), rejected IMU samples \(status.rejectedIMUSamples)
+                """)
+        }
+        for p in problems { ImportCommand.stderrLine("warning: \(recording): \(p)") }
+    }
+}
+
+private func duration(_ seconds: Double) -> String {
+    let s = Int(seconds.rounded())
+    return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+}
+
+private func iso8601(_ utc: UTCTime) -> String {
+    var bytes: [UInt8] = []
+    FixJSON.appendISO8601(utc, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+private func rejected(_ r: FixRejections) -> String {
+    "\(r.noPosition + r.badDOP + r.stale + r.jump) (no position \(r.noPosition), DOP \(r.badDOP), stale \(r.stale), jump \(r.jump))"
+}
