@@ -1,18 +1,6 @@
 import Testing
 @testable import BikePathCore
 
-/// Deterministic generator so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 enum RecordingFixtures {
     static let header = RecordingHeader(
         createdUTC: UTCTime(nanosecondsSince1970: 1_688_913_797_599_000_000), createdAtMonotonic: SampleTime(nanoseconds: 0),
