@@ -98,22 +98,7 @@ enum GPXWriter {
 
     /// xsd:dateTime in UTC with milliseconds, computed without the clock or a formatter.
     static func isoTime(_ ns: Int64) -> String {
-        let ms = Int64((Double(ns) / 1e6).rounded(.down))
-        var days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let msOfDay = ms - days * 86_400_000
-        // Civil-from-days (H. Hinnant).
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let doe = days - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ v: Int64, _ n: Int) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60000 % 60, 2)):"
-            + "\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+        UTCCivilTime(UTCTime(nanosecondsSince1970: ns)).iso8601Milliseconds
     }
 }
 

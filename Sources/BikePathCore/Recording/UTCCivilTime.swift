@@ -1,6 +1,5 @@
 /// Calendar arithmetic for UTCTime without Foundation (the core compiles alone under
-/// swiftc for fuzzing). Days-from-civil after H. Hinnant, exact over the proleptic
-/// Gregorian calendar; no leap seconds, like POSIX time.
+/// swiftc for fuzzing), on `CivilDate`'s day numbers; no leap seconds, like POSIX time.
 public struct UTCCivilTime: Sendable, Equatable {
     public var year: Int, month: Int, day: Int
     public var hour: Int, minute: Int, second: Int
@@ -21,38 +20,16 @@ public struct UTCCivilTime: Sendable, Equatable {
         let perDay: Int64 = 86_400_000_000_000
         let days = ns >= 0 ? ns / perDay : -((-ns + perDay - 1) / perDay)
         let inDay = ns - days * perDay
-        let (y, m, d) = UTCCivilTime.civil(fromDays: Int(days))
+        let (y, m, d) = CivilDate.civil(days: Int(days))
         let secs = Int(inDay / 1_000_000_000)
         self.init(year: y, month: m, day: d, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
                   nanosecond: Int(inDay % 1_000_000_000))
     }
 
     public var utcTime: UTCTime {
-        let days = Int64(UTCCivilTime.days(year: year, month: month, day: day))
+        let days = Int64(CivilDate.days(year: year, month: month, day: day))
         let secs = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return UTCTime(nanosecondsSince1970: secs * 1_000_000_000 + Int64(nanosecond))
-    }
-
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
     /// `2023-07-09T14:43:17.599Z` (milliseconds; NMEA and GoPro carry no more).
