@@ -11,12 +11,20 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "bikepathd", targets: ["bikepathd"]),
+        .executable(name: "bikepath-hub", targets: ["bikepath-hub"]),
         .library(name: "BikePathCore", targets: ["BikePathCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // Sync (issue 6): reference hub and upstream client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -39,10 +47,41 @@ let package = Package(
         .executableTarget(
             name: "bikepathd",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The wire format shared by the sync client and the hub (docs/api.yaml).
+        .target(name: "BikePathAPI"),
+        .target(
+            name: "BikePathSync",
+            dependencies: [
+                "BikePathCore", "BikePathStore", "BikePathAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "bikepath-hub",
+            dependencies: [
+                "BikePathAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "BikePathSyncTests",
+            dependencies: ["BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),

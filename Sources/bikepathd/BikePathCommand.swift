@@ -8,6 +8,7 @@ struct BikePathCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self, StoreReplayCommand.self,
+            SyncCommand.self,
         ]
     )
 }
