@@ -290,7 +290,7 @@ actor Wakeup {
             waiter = (id, c)
             Task {
                 try? await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
-                await self.timeout(id)
+                self.timeout(id)
             }
         }
     }

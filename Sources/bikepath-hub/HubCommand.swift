@@ -44,8 +44,7 @@ struct Serve: AsyncParsableCommand {
             configuration: .init(address: .hostname(host, port: port), serverName: "bikepath-hub"),
             onServerRunning: { channel in
                 // Tests read this line to learn the port.
-                print("bikepath-hub listening on \(host):\(channel.localAddress?.port ?? -1)")
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data("bikepath-hub listening on \(host):\(channel.localAddress?.port ?? -1)\n".utf8))
             },
             logger: logger)
         try await app.runService()

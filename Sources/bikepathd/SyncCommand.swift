@@ -41,9 +41,15 @@ struct SyncCommand: AsyncParsableCommand {
             syncOptions.batchSize = batchSize
             let engine = SyncEngine(store: store, client: client, options: syncOptions)
             if once {
+                let started = DispatchTime.now().uptimeNanoseconds
                 let result = await engine.syncOnce()
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 await client.shutdown()
                 report(result)
+                let w = client.wire
+                FileHandle.standardError.write(Data(("sync: wire: requests \(w.requests), request bodies \(w.requestBodyBytes) B gzip "
+                    + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, "
+                    + String(format: "%.3f s", seconds) + "\n").utf8))
                 switch result {
                 case .drained: return
                 case .failed: throw ExitCode(3)

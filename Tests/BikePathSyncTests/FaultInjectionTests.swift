@@ -145,7 +145,7 @@ import Testing
         }
         // The fault stops: the operator issues a new token, the device restarts sync with it.
         let newToken = device.dir.file("token2")
-        FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
         #expect(try runProcess(hubExe, ["tokens", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
         let result = await device.engine(client).syncOnce()
@@ -196,6 +196,7 @@ import Testing
     }
 }
 
+@discardableResult
 func withClient<T>(_ device: Device, timeout: Double = 5, url: String, _ body: (HubClient) async throws -> T) async throws -> T {
     let client = try device.client(timeout: timeout, url: url)
     do {

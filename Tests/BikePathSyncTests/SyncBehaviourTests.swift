@@ -32,7 +32,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let path = dir.file("token")
-        FileManager.default.createFile(atPath: path, contents: Data("secret-token-value-123\n".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: path, contents: Data("secret-token-value-123\n".utf8), attributes: [.posixPermissions: 0o644])
         #expect(throws: DeviceToken.Problem.tooOpen(path: path, mode: "644")) { try DeviceToken.read(path: path) }
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         #expect(throws: DeviceToken.Problem.self) { try DeviceToken.read(path: path) }
@@ -46,7 +46,7 @@ import Testing
     @Test func plainHTTPOnlyOnLoopback() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        FileManager.default.createFile(atPath: dir.file("t"), contents: Data("secret-token-value-123".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: dir.file("t"), contents: Data("secret-token-value-123".utf8), attributes: [.posixPermissions: 0o600])
         let token = try DeviceToken.read(path: dir.file("t"))
         #expect(throws: HubEndpoint.Problem.self) { try HubClient(endpoint: HubEndpoint(baseURL: "http://hub.example.org", token: token)) }
         #expect(throws: HubEndpoint.Problem.self) { try HubClient(endpoint: HubEndpoint(baseURL: "ftp://127.0.0.1", token: token)) }
@@ -103,7 +103,7 @@ import Testing
         }
         let q = try DatabaseQueue(path: device.dbPath)
         defer { try? q.close() }
-        let order = try q.read { db in try String.fetchAll(db, sql: "SELECT record_kind FROM sync_log WHERE outcome = 'sent' ORDER BY seq") }
+        let order = try await q.read { db in try String.fetchAll(db, sql: "SELECT record_kind FROM sync_log WHERE outcome = 'sent' ORDER BY seq") }
         #expect(order == ["sos", "confirmation", "confirmation", "draft", "draft", "trip", "trip", "trip", "trip"])
         try device.verifyHub(hub)
     }
@@ -156,7 +156,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        FileManager.default.createFile(atPath: device.dir.file("wrong"), contents: Data("wrong-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: device.dir.file("wrong"), contents: Data("wrong-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: device.dir.file("wrong"))))
         let engine = device.engine(client)
         let result = await engine.syncOnce()

@@ -137,8 +137,8 @@ struct Device {
         for d in try store.listDrafts().prefix(confirm) { try store.confirmDraft(d.id) }
         for s in SyncStream.allCases { try SyncSettings.setConsent(store, s, consent.allows(s)) }
         try SyncSettings.setPrivacy(store, privacy)
-        FileManager.default.createFile(atPath: tokenFile, contents: Data(Device.token.utf8), attributes: [.posixPermissions: 0o600])
-        FileManager.default.createFile(atPath: tokensFile, contents: Data("bike-1 \(Device.token)\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(Device.token.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: tokensFile, contents: Data("bike-1 \(Device.token)\n".utf8), attributes: [.posixPermissions: 0o600])
     }
 
     /// A zone over the middle of the first synthetic ride (it rides east along 52.52 N from 13.40 E).
