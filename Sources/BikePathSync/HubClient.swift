@@ -76,6 +76,9 @@ public final class HubClient: Sendable {
         var config = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
         config.timeout = .init(connect: .milliseconds(Int64(endpoint.connectTimeoutSeconds * 1000)),
                                read: .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000)))
+        // A refused connection fails the request at once; sync's own backoff decides
+        // when to try again (the pool's retries would hide an offline hub until the deadline).
+        config.connectionPool.retryConnectionEstablishment = false
         self.endpoint = endpoint
         http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
     }

@@ -52,7 +52,7 @@ import Testing
         let path = (0...300).map { Self.north(Double($0) * 5) }
         let zone = PrivacyZone(name: "work", center: Self.north(700), radiusMeters: 52)
         let f = PrivacyFilter(PrivacySettings(zones: [zone]))
-        let w = f.window(path: path, durationSeconds: 300)
+        let w = f.window(path: path, times: (0...300).map(Double.init), durationSeconds: 300)
         #expect(f.mayUpload(Self.north(400), secondsSinceStart: 80, window: w))
         #expect(!f.mayUpload(Self.north(400), secondsSinceStart: 10, window: w), "inside the first 30 s")
         #expect(!f.mayUpload(Self.north(10), secondsSinceStart: nil, window: w), "within 30 m of the start")
