@@ -81,7 +81,14 @@ let package = Package(
         ),
         .testTarget(
             name: "BikePathSyncTests",
-            dependencies: ["BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BikePathSensorsTests", dependencies: ["BikePathSensors", "BikePathCore"]),

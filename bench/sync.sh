@@ -13,9 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-release}
-swift build -c "$CONFIG" --product bikepathd >/dev/null
-swift build -c "$CONFIG" --product bikepath-hub >/dev/null
-BIN=.build/$CONFIG
+# Release builds go to their own folder, so they never wait on (or for) debug builds.
+SCRATCH=.build; [ "$CONFIG" = release ] && SCRATCH=.build-release
+swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepathd >/dev/null
+swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
+BIN=$SCRATCH/$CONFIG
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-sync-bench.XXXXXX")
 HUB_PID=
 cleanup() { [ -n "$HUB_PID" ] && kill "$HUB_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }

@@ -58,6 +58,7 @@ public struct WireCounters: Sendable, Equatable {
     public var requestBodyBytes = 0
     public var requestHeaderBytes = 0
     public var responseBodyBytes = 0
+    public var responseHeaderBytes = 0
     public var uncompressedBodyBytes = 0
 }
 
@@ -118,9 +119,11 @@ public final class HubClient: Sendable {
         request.headers.add(name: "Authorization", value: "Bearer \(endpoint.token.value)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Content-Encoding", value: "gzip")
-        request.headers.add(name: "Content-Length", value: "\(gz.readableBytes)")
         request.body = .bytes(gz)
-        let headerBytes = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2
+        // Request line, our headers, and the Host and Content-Length lines AsyncHTTPClient adds.
+        let headerBytes = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count
+            + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            + "Host: \(URL(string: endpoint.baseURL)?.host ?? "")\r\nContent-Length: \(gz.readableBytes)\r\n\r\n".utf8.count
         counters.add { c in
             c.requests += 1
             c.requestBodyBytes += gz.readableBytes
@@ -130,7 +133,12 @@ public final class HubClient: Sendable {
         let deadline = NIODeadline.now() + .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000))
         let response = try await http.execute(request, deadline: deadline)
         let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
-        counters.add { $0.responseBodyBytes += body.readableBytes }
+        let responseHeaderBytes = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
+            + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2
+        counters.add {
+            $0.responseBodyBytes += body.readableBytes
+            $0.responseHeaderBytes += responseHeaderBytes
+        }
         return HubAnswer(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: Data(body.readableBytesView))
     }
 }

@@ -48,7 +48,7 @@ struct SyncCommand: AsyncParsableCommand {
                 report(result)
                 let w = client.wire
                 FileHandle.standardError.write(Data(("sync: wire: requests \(w.requests), request bodies \(w.requestBodyBytes) B gzip "
-                    + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, "
+                    + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, response headers \(w.responseHeaderBytes) B, "
                     + String(format: "%.3f s", seconds) + "\n").utf8))
                 switch result {
                 case .drained: return
