@@ -55,6 +55,21 @@ w = [r[0] for r in db.execute("SELECT window FROM events WHERE kind = 'obstacle'
 raw = b"".join(w)
 print(f"raw IMU windows of that hour (not uploaded): {len(w)} windows, {len(raw)} B raw float32, {len(gzip.compress(raw))} B gzipped")
 PY
+# The synthetic path is a straight line and compresses unusually well. Worst case
+# for a real ride: a path NOT simplified (3600 fixes at 1 Hz), wandering, with
+# 2 m of GNSS noise, encoded as the draft encodes it (6 decimals, [lat,lon] pairs).
+python3 - <<'PY'
+import gzip, json, math, random
+random.seed(6)
+lat, lon, heading, pts = 52.52, 13.40, 0.0, []
+for s in range(3600):
+    heading += random.gauss(0, 0.08)
+    lat += 5 * math.cos(heading) / 111195 + random.gauss(0, 2) / 111195
+    lon += 5 * math.sin(heading) / (111195 * math.cos(math.radians(lat))) + random.gauss(0, 2) / (111195 * 0.6088)
+    pts.append([round(lat, 6), round(lon, 6)])
+doc = json.dumps({"path": pts}, separators=(",", ":")).encode()
+print(f"worst-case path, 3600 noisy unsimplified fixes: {len(doc)} B JSON, {len(gzip.compress(doc))} B gzipped")
+PY
 
 # 3. A 30-day backlog.
 "$BIN/bikepathd" store-replay --db "$WORK/month.db" --trips 60 --seconds-per-trip 1800 >/dev/null

@@ -198,6 +198,20 @@ import Testing
         }
     }
 
+    @Test func unsentOlderDraftRevisionIsReplacedAndTripsCarryNoPositions() throws {
+        let device = try Device(trips: 1, seconds: 300, confirm: 0)
+        defer { device.dir.cleanup() }
+        let draftID = try device.store.listDrafts()[0].id
+        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 2)
+        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 0, "queueing is idempotent")
+        try device.store.editDraft(draftID, .setPathStatus(.medium))
+        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 1)
+        let pending = try device.store.outboxPending()
+        #expect(pending.filter { $0.kind == .draft }.map(\.recordID) == ["\(draftID)_r1"])
+        let trip = try #require(pending.first { $0.kind == .trip })
+        #expect(!trip.payload.contains("lat") && !trip.payload.contains("path"))
+    }
+
     @Test(.timeLimit(.minutes(2))) func livePositionIsLatestOnlyNeverQueued() async throws {
         let device = try Device(trips: 1, seconds: 120, consent: Consent(tripsAndDrafts: false, sos: false, livePosition: true))
         defer { device.dir.cleanup() }
