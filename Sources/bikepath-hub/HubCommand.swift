@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 
 @main
 struct HubCommand: AsyncParsableCommand {
@@ -21,6 +24,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SQLite database file (created if missing).") var db: String
     @Option(help: "Token file: one 'DEVICE-ID TOKEN' per line, '#' comments; loaded into the database at start.")
     var tokens: String?
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
 
     // TEST-ONLY fault injection. Never use these in a deployment.
     @Option(name: .customLong("test-fail-ratio"), help: .hidden) var failRatio = 0.0
@@ -41,6 +46,7 @@ struct Serve: AsyncParsableCommand {
         let server = HubServer(database: database, dice: FaultDice(faults), logger: logger)
         let app = Application(
             router: server.router(),
+            server: try httpServer(),
             configuration: .init(address: .hostname(host, port: port), serverName: "bikepath-hub"),
             onServerRunning: { channel in
                 // Tests read this line to learn the port.
@@ -48,6 +54,18 @@ struct Serve: AsyncParsableCommand {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    func httpServer() throws -> HTTPServerBuilder {
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): return .http1()
+        case (let cert?, let key?):
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(cert).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            return try .tls(.http1(), tlsConfiguration: tls)
+        default: throw ValidationError("give both --tls-cert and --tls-key")
+        }
     }
 }
 
