@@ -36,6 +36,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("test-seed"), help: .hidden) var seed: UInt64 = 1
 
     func run() async throws {
+        // Logs go to stderr; stdout carries only the "listening" line.
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let database = try HubDatabase(path: db)
         if let tokens { try TokenFile.load(path: tokens, into: database) }
         var logger = Logger(label: "bikepath-hub")

@@ -75,6 +75,10 @@ final class HubProcess {
             if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
                let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
                 self.port = p
+                // Keep the pipe drained so that the hub can never block on a full stdout.
+                handle.readabilityHandler = { h in
+                    if h.availableData.isEmpty { h.readabilityHandler = nil }  // EOF: the hub has exited
+                }
                 return
             }
         }
