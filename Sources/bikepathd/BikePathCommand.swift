@@ -10,6 +10,7 @@ struct BikePathCommand: AsyncParsableCommand {
             ReplayCommand.self, DecodeCommand.self, DetectCommand.self, ImportCommand.self, InspectCommand.self,
             DiagnoseCommand.self,
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
+            SyncCommand.self,
             ConfigCommand.self, StatusCommand.self, TailCommand.self,
             StoreReplayCommand.self, StoreBenchCommand.self, DrainSourcesCommand.self,
         ]
