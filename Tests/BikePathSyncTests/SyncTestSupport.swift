@@ -208,7 +208,7 @@ struct Device {
             for pair in d.path {
                 let c = Coordinate(latitude: pair[0], longitude: pair[1])
                 if filter.isInsideZone(c) { throw TestFailure(description: "path point in a zone: \(pair)") }
-                if Geodesy.distanceMeters(c, first) < 30 || Geodesy.distanceMeters(c, last) < 30 {
+                if Geodesic.distance(c, first) < 30 || Geodesic.distance(c, last) < 30 {
                     throw TestFailure(description: "path point inside the trimmed ends: \(pair)")
                 }
             }

@@ -14,7 +14,7 @@ public struct PrivacyFilter: Sendable {
 
     /// True when `c` lies inside (or on the edge of) any zone.
     public func isInsideZone(_ c: Coordinate) -> Bool {
-        settings.zones.contains { Geodesy.distanceMeters($0.center, c) <= $0.radiusMeters }
+        settings.zones.contains { Geodesic.distance($0.center, c) <= $0.radiusMeters }
     }
 
     /// The part of a trip that may leave the device.
@@ -42,9 +42,9 @@ public struct PrivacyFilter: Sendable {
         }
         let t = times ?? Self.estimatedTimes(path, durationSeconds: durationSeconds)
         var lo = 0
-        while lo < path.count, t[lo] < fromSeconds || Geodesy.distanceMeters(first, path[lo]) < trim.meters { lo += 1 }
+        while lo < path.count, t[lo] < fromSeconds || Geodesic.distance(first, path[lo]) < trim.meters { lo += 1 }
         var hi = path.count
-        while hi > lo, t[hi - 1] > toSeconds || Geodesy.distanceMeters(last, path[hi - 1]) < trim.meters { hi -= 1 }
+        while hi > lo, t[hi - 1] > toSeconds || Geodesic.distance(last, path[hi - 1]) < trim.meters { hi -= 1 }
         return TripWindow(pathRange: lo..<max(lo, hi), fromSeconds: fromSeconds, toSeconds: toSeconds, start: first, end: last)
     }
 
@@ -60,15 +60,15 @@ public struct PrivacyFilter: Sendable {
         if let s = secondsSinceStart, s < window.fromSeconds || s > window.toSeconds { return false }
         guard let c else { return true }
         if isInsideZone(c) { return false }
-        if let start = window.start, Geodesy.distanceMeters(start, c) < settings.trim.meters { return false }
-        if let end = window.end, Geodesy.distanceMeters(end, c) < settings.trim.meters { return false }
+        if let start = window.start, Geodesic.distance(start, c) < settings.trim.meters { return false }
+        if let end = window.end, Geodesic.distance(end, c) < settings.trim.meters { return false }
         return true
     }
 
     static func estimatedTimes(_ path: [Coordinate], durationSeconds: Double) -> [Double] {
         var cumulative = [0.0]
         cumulative.reserveCapacity(path.count)
-        for i in path.indices.dropFirst() { cumulative.append(cumulative[i - 1] + Geodesy.distanceMeters(path[i - 1], path[i])) }
+        for i in path.indices.dropFirst() { cumulative.append(cumulative[i - 1] + Geodesic.distance(path[i - 1], path[i])) }
         let total = cumulative.last ?? 0
         guard total > 0 else {
             // Standing still: spread evenly in index order.
@@ -79,16 +79,3 @@ public struct PrivacyFilter: Sendable {
     }
 }
 
-public enum Geodesy {
-    static let earthRadiusMeters = 6_371_008.8
-
-    /// Great-circle distance (haversine); good to well under a metre at zone scales.
-    public static func distanceMeters(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let rad = Double.pi / 180
-        let dLat = (b.latitude - a.latitude) * rad
-        let dLon = (b.longitude - a.longitude) * rad
-        let s1 = sin(dLat / 2), s2 = sin(dLon / 2)
-        let h = s1 * s1 + cos(a.latitude * rad) * cos(b.latitude * rad) * s2 * s2
-        return 2 * earthRadiusMeters * asin(min(1, h.squareRoot()))
-    }
-}
