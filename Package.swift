@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite that GRDB links, for the track-point fast path.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(

@@ -1,26 +1,9 @@
-/// SHA-256 (FIPS 180-4) in plain Swift.
-///
-/// Why not swift-crypto: it compiles BoringSSL, which costs minutes on the 2-core
-/// build machines and is only needed here for one hash over small records. The
-/// implementation is checked against the FIPS 180-4 / NIST test vectors in
-/// `SHA256Tests`.
-public struct SHA256Hasher: Sendable {
-    private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-    ]
-    private var buffer: [UInt8] = []
-    private var totalBytes: UInt64 = 0
+import Crypto
 
-    private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
+/// SHA-256 for the hash chain, from swift-crypto (BoringSSL on Linux): the store only
+/// adapts it to byte arrays. The FIPS 180-4 vectors in `SHA256Tests` check the wiring.
+public struct SHA256Hasher {
+    private var hasher = Crypto.SHA256()
 
     public init() {}
 
@@ -29,93 +12,31 @@ public struct SHA256Hasher: Sendable {
         if done == nil { Array(bytes).withUnsafeBytes { update($0) } }
     }
 
-    /// Hashes whole 64-byte blocks straight from the input; only a partial
-    /// block is buffered.
     public mutating func update(_ input: UnsafeRawBufferPointer) {
-        totalBytes &+= UInt64(input.count)
-        var offset = 0
-        if !buffer.isEmpty {
-            let take = min(64 - buffer.count, input.count)
-            buffer.append(contentsOf: input[0..<take])
-            offset = take
-            if buffer.count == 64 {
-                buffer.withUnsafeBytes { compress($0) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        while input.count - offset >= 64 {
-            compress(UnsafeRawBufferPointer(rebasing: input[offset..<offset + 64]))
-            offset += 64
-        }
-        if offset < input.count { buffer.append(contentsOf: input[offset...]) }
+        hasher.update(bufferPointer: input)
     }
 
     public mutating func finalize() -> [UInt8] {
-        let bitLength = totalBytes &* 8
-        var tail: [UInt8] = [0x80]
-        while (buffer.count + tail.count) % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-        tail.withUnsafeBytes { bytes in
-            let saved = totalBytes
-            update(bytes)
-            totalBytes = saved
-        }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in state {
-            digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
-        }
-        return digest
+        Array(hasher.finalize())
     }
 
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA256Hasher()
-        hasher.update(bytes)
-        return hasher.finalize()
+        var h = SHA256Hasher()
+        h.update(bytes)
+        return h.finalize()
     }
-
-    private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        Self.k.withUnsafeBufferPointer { k in
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var a = state[0], b = state[1], c = state[2], d = state[3]
-            var e = state[4], f = state[5], g = state[6], h = state[7]
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                h = g; g = f; f = e; e = d &+ t1
-                d = c; c = b; b = a; a = t1 &+ t2
-            }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
-        }
-        }
-    }
-
-    private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
 
 extension Array where Element == UInt8 {
     /// Lower-case hex, as `verify` prints hashes.
     public var hexString: String {
-        let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f"]
-        var out = ""
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
         out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xf)])
+        for b in self {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }
