@@ -31,9 +31,11 @@ if [ "$deps" = 1 ]; then
 fi
 
 if [ -z "$binary" ]; then
-    echo "==> building (release)"
-    (cd "$here" && swift build -c release --product bikepathd)
-    binary="$here/.build/release/bikepathd"
+    # The static Swift runtime keeps the daemon's resident memory under 20 MB
+    # (docs/performance.md, "Live sources"); a separate build folder keeps it apart.
+    echo "==> building (release, static Swift runtime)"
+    (cd "$here" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product bikepathd)
+    binary="$here/.build-static/release/bikepathd"
 fi
 [ -x "$binary" ] || { echo "install.sh: $binary is not an executable" >&2; exit 1; }
 
