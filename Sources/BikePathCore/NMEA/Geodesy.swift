@@ -6,7 +6,7 @@ import Darwin
 
 /// Distance on the WGS84 ellipsoid (Vincenty's inverse formula), as gpsd's
 /// `earth_distance` computes it, so that derived speeds agree to the centimetre.
-enum Geodesy {
+public enum Geodesy {
     static let a = 6_378_137.0
     static let f = 1 / 298.257223563
     static let b = a * (1 - f)

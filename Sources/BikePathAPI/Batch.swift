@@ -1,0 +1,151 @@
+import Foundation
+
+/// One record's body, decoded by its kind.
+public enum RecordBody: Sendable, Equatable {
+    case sos(SOSUpload)
+    case confirmation(ConfirmationUpload)
+    case draft(DraftUpload)
+    case trip(TripUpload)
+
+    public var kind: RecordKind {
+        switch self {
+        case .sos: .sos
+        case .confirmation: .confirmation
+        case .draft: .draft
+        case .trip: .trip
+        }
+    }
+
+    /// The id the body itself carries (it must equal the key it is sent under).
+    public var id: String {
+        switch self {
+        case .sos(let s): s.id
+        case .confirmation(let c): c.draft.id
+        case .draft(let d): d.id
+        case .trip(let t): t.id
+        }
+    }
+
+    public static func decode(kind: RecordKind, from data: Data) throws -> RecordBody {
+        let d = JSONDecoder()
+        switch kind {
+        case .sos: return .sos(try d.decode(SOSUpload.self, from: data))
+        case .confirmation: return .confirmation(try d.decode(ConfirmationUpload.self, from: data))
+        case .draft: return .draft(try d.decode(DraftUpload.self, from: data))
+        case .trip: return .trip(try d.decode(TripUpload.self, from: data))
+        }
+    }
+
+    /// Sorted-key JSON: the same record always gives the same bytes, so "identical"
+    /// is a byte comparison on both sides.
+    public func canonicalJSON() throws -> Data {
+        switch self {
+        case .sos(let v): try WireJSON.encode(v)
+        case .confirmation(let v): try WireJSON.encode(v)
+        case .draft(let v): try WireJSON.encode(v)
+        case .trip(let v): try WireJSON.encode(v)
+        }
+    }
+}
+
+public enum WireJSON {
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try e.encode(value)
+    }
+}
+
+/// `POST /v1/batch`: many records in one request. Each `body` is the same JSON
+/// document the single-record `PUT` takes.
+public struct BatchRequest: Sendable, Codable {
+    public struct Item: Sendable, Codable {
+        public var kind: RecordKind
+        public var id: String
+        public var body: RecordBody
+        public init(id: String, body: RecordBody) {
+            self.kind = body.kind
+            self.id = id
+            self.body = body
+        }
+
+        enum CodingKeys: String, CodingKey { case kind, id, body }
+
+        // The body is decoded by the item's kind.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try c.decode(RecordKind.self, forKey: .kind)
+            id = try c.decode(String.self, forKey: .id)
+            switch kind {
+            case .sos: body = .sos(try c.decode(SOSUpload.self, forKey: .body))
+            case .confirmation: body = .confirmation(try c.decode(ConfirmationUpload.self, forKey: .body))
+            case .draft: body = .draft(try c.decode(DraftUpload.self, forKey: .body))
+            case .trip: body = .trip(try c.decode(TripUpload.self, forKey: .body))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(id, forKey: .id)
+            switch body {
+            case .sos(let v): try c.encode(v, forKey: .body)
+            case .confirmation(let v): try c.encode(v, forKey: .body)
+            case .draft(let v): try c.encode(v, forKey: .body)
+            case .trip(let v): try c.encode(v, forKey: .body)
+            }
+        }
+    }
+    public static let maxItems = 1000
+    public var records: [Item]
+    public init(records: [Item]) { self.records = records }
+}
+
+/// The outcome of one record, in a batch answer or as a single `PUT`'s body.
+public struct RecordResult: Sendable, Codable, Equatable {
+    public enum Outcome: String, Sendable, Codable {
+        /// Stored now (HTTP 201 alone).
+        case created
+        /// Already held, byte-identical: success (HTTP 200 alone).
+        case duplicate
+        /// Already held with a different body: nothing changed (HTTP 409 alone).
+        case conflict
+        /// A field failed validation (HTTP 400 alone).
+        case invalid
+    }
+    public var kind: RecordKind
+    public var id: String
+    public var status: Int
+    public var outcome: Outcome
+    /// Why, for `conflict` and `invalid`.
+    public var error: String?
+    /// For `conflict`: SHA-256 (hex) of the body the hub holds and of the one received.
+    public var storedSha256: String?
+    public var receivedSha256: String?
+    public init(kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,
+                storedSha256: String? = nil, receivedSha256: String? = nil) {
+        self.kind = kind
+        self.id = id
+        self.status = status
+        self.outcome = outcome
+        self.error = error
+        self.storedSha256 = storedSha256
+        self.receivedSha256 = receivedSha256
+    }
+}
+
+public struct BatchResponse: Sendable, Codable {
+    public var results: [RecordResult]
+    public init(results: [RecordResult]) { self.results = results }
+}
+
+/// The body of every error answer that is not about one record (401, 400 for a
+/// malformed request, 413, 415, 429, 500, 503).
+public struct ErrorBody: Sendable, Codable, Equatable {
+    public var error: String
+    public var message: String
+    public init(error: String, message: String) {
+        self.error = error
+        self.message = message
+    }
+}

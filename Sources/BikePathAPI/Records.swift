@@ -1,0 +1,154 @@
+import Foundation
+
+/// The kinds of record a device uploads (docs/api.yaml). Keys are made on the device.
+public enum RecordKind: String, Sendable, Codable, CaseIterable {
+    case sos, confirmation, draft, trip
+}
+
+public struct WirePosition: Sendable, Codable, Equatable {
+    public var lat: Double
+    public var lon: Double
+    public init(lat: Double, lon: Double) {
+        self.lat = lat
+        self.lon = lon
+    }
+}
+
+/// An emergency: sent at once, ahead of everything.
+public struct SOSUpload: Sendable, Codable, Equatable {
+    public var id: String
+    /// Device sample time of the alarm and of the impact, ns (monotonic, device-local).
+    public var timeNs: Int64
+    public var impactTimeNs: Int64
+    public var impactPeak: Double
+    public var utcNs: Int64?
+    /// Absent when the device had no fix, or the fix lay in a privacy zone.
+    public var position: WirePosition?
+    public init(id: String, timeNs: Int64, impactTimeNs: Int64, impactPeak: Double, utcNs: Int64?, position: WirePosition?) {
+        self.id = id
+        self.timeNs = timeNs
+        self.impactTimeNs = impactTimeNs
+        self.impactPeak = impactPeak
+        self.utcNs = utcNs
+        self.position = position
+    }
+}
+
+public struct TripStatisticsUpload: Sendable, Codable, Equatable {
+    public var distanceM: Double
+    public var elapsedS: Double
+    public var movingS: Double
+    public var avgMovingSpeed: Double
+    public var maxSpeed: Double
+    public var elevationGainM: Double
+    public var co2AvoidedG: Double
+    public init(distanceM: Double, elapsedS: Double, movingS: Double, avgMovingSpeed: Double, maxSpeed: Double,
+                elevationGainM: Double, co2AvoidedG: Double) {
+        self.distanceM = distanceM
+        self.elapsedS = elapsedS
+        self.movingS = movingS
+        self.avgMovingSpeed = avgMovingSpeed
+        self.maxSpeed = maxSpeed
+        self.elevationGainM = elevationGainM
+        self.co2AvoidedG = co2AvoidedG
+    }
+}
+
+/// A trip summary: times and statistics, no positions.
+public struct TripUpload: Sendable, Codable, Equatable {
+    public var id: String
+    public var startUtcNs: Int64?
+    public var endUtcNs: Int64?
+    public var statistics: TripStatisticsUpload
+    public init(id: String, startUtcNs: Int64?, endUtcNs: Int64?, statistics: TripStatisticsUpload) {
+        self.id = id
+        self.startUtcNs = startUtcNs
+        self.endUtcNs = endUtcNs
+        self.statistics = statistics
+    }
+}
+
+public struct ObstacleUpload: Sendable, Codable, Equatable {
+    public static let kinds: Set<String> = ["pothole", "bump", "irregularity", "debris"]
+    public var id: String
+    public var kind: String
+    /// Seconds since the trip's start (device sample time).
+    public var offsetS: Double?
+    public var position: WirePosition?
+    /// "detected" by the device, or added by the "rider".
+    public var origin: String
+    public init(id: String, kind: String, offsetS: Double?, position: WirePosition?, origin: String) {
+        self.id = id
+        self.kind = kind
+        self.offsetS = offsetS
+        self.position = position
+        self.origin = origin
+    }
+}
+
+public struct RoadSegmentUpload: Sendable, Codable, Equatable {
+    public static let statuses: Set<String> = ["optimal", "medium", "sufficient", "requiresMaintenance"]
+    public var startOffsetS: Double
+    public var endOffsetS: Double
+    public var start: WirePosition?
+    public var end: WirePosition?
+    public var lengthM: Double
+    public var roughness: Double
+    public var status: String
+    public init(startOffsetS: Double, endOffsetS: Double, start: WirePosition?, end: WirePosition?, lengthM: Double,
+                roughness: Double, status: String) {
+        self.startOffsetS = startOffsetS
+        self.endOffsetS = endOffsetS
+        self.start = start
+        self.end = end
+        self.lengthM = lengthM
+        self.roughness = roughness
+        self.status = status
+    }
+}
+
+/// A trip as the rider reviews it: path, obstacles, road quality. Uploaded as a
+/// private draft (never published) or, inside a confirmation, for publishing.
+public struct DraftUpload: Sendable, Codable, Equatable {
+    public var id: String
+    public var trip: TripUpload
+    public var pathStatus: String?
+    /// [lat, lon] pairs, 6 decimals (about 0.1 m), already trimmed and without privacy-zone points.
+    public var path: [[Double]]
+    public var obstacles: [ObstacleUpload]
+    public var roadQuality: [RoadSegmentUpload]
+    public init(id: String, trip: TripUpload, pathStatus: String?, path: [[Double]], obstacles: [ObstacleUpload],
+                roadQuality: [RoadSegmentUpload]) {
+        self.id = id
+        self.trip = trip
+        self.pathStatus = pathStatus
+        self.path = path
+        self.obstacles = obstacles
+        self.roadQuality = roadQuality
+    }
+}
+
+/// The rider confirmed the draft: the hub may publish it. `confirmed` must be true;
+/// the hash is the SHA-256 of the document the rider confirmed on the device.
+public struct ConfirmationUpload: Sendable, Codable, Equatable {
+    public var confirmed: Bool
+    public var confirmedSha256: String?
+    public var draft: DraftUpload
+    public init(confirmed: Bool, confirmedSha256: String?, draft: DraftUpload) {
+        self.confirmed = confirmed
+        self.confirmedSha256 = confirmedSha256
+        self.draft = draft
+    }
+}
+
+/// Latest-only live position; never queued.
+public struct LivePositionUpload: Sendable, Codable, Equatable {
+    public var utcNs: Int64?
+    public var position: WirePosition
+    public var speed: Double?
+    public init(utcNs: Int64?, position: WirePosition, speed: Double?) {
+        self.utcNs = utcNs
+        self.position = position
+        self.speed = speed
+    }
+}

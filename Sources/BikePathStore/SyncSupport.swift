@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+
+// What the sync client (BikePathSync, issue 6) needs from the store, added
+// beside the outbox without changing it: queueing trips and draft revisions,
+// withholding a stream whose consent was turned off, settings in `meta`, and
+// the figures `diagnose` and `bikepathd sync status` show.
+
+/// A closed trip or pending draft revision that sync may queue.
+public struct SyncCandidate: Sendable, Equatable {
+    public var kind: OutboxKind
+    /// The draft behind it (a trip is read through its draft's document).
+    public var draftID: String
+    /// The outbox key: the trip id, or `<draft id>_r<edits>` for a draft revision.
+    public var recordID: String
+}
+
+public struct SyncDiagnosis: Sendable, Equatable, Codable {
+    public struct Quarantined: Sendable, Equatable, Codable {
+        public var kind: String
+        public var id: String
+        public var reason: String
+        public var attempts: Int
+    }
+    public struct LogLine: Sendable, Equatable, Codable {
+        public var utcNanoseconds: Int64?
+        public var kind: String?
+        public var id: String?
+        public var outcome: String
+        public var detail: String?
+    }
+    public var pending: [String: Int]
+    public var withheld: [String: Int]
+    public var sent: [String: Int]
+    public var quarantined: [Quarantined]
+    public var recentLog: [LogLine]
+}
+
+extension Store {
+    /// Queues a record (idempotent on kind + id). Returns true when it was new.
+    @discardableResult
+    public func enqueueForSync(kind: OutboxKind, id: String, payload: String) throws -> Bool {
+        try queue.write { db in
+            try Outbox.enqueue(db, kind: kind, id: id, payload: payload)
+            return db.changesCount > 0
+        }
+    }
+
+    /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox.
+    public func syncCandidates(includeDrafts: Bool) throws -> [SyncCandidate] {
+        try queue.read { db in
+            var out: [SyncCandidate] = []
+            let trips = try Row.fetchAll(db, sql: """
+                SELECT d.id AS draft_id, t.id AS trip_id FROM trips t JOIN drafts d ON d.trip_id = t.id
+                WHERE t.state = 'closed' AND d.state != 'rejected'
+                  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.record_kind = 'trip' AND o.record_id = t.id)
+                ORDER BY t.seq
+                """)
+            out += trips.map { SyncCandidate(kind: .trip, draftID: $0["draft_id"], recordID: $0["trip_id"]) }
+            guard includeDrafts else { return out }
+            let drafts = try Row.fetchAll(db, sql: """
+                SELECT d.id, d.id || '_r' || (SELECT COUNT(*) FROM draft_edits e WHERE e.draft_id = d.id) AS rev
+                FROM drafts d WHERE d.state = 'pending' ORDER BY d.seq
+                """)
+            for d in drafts where try !Bool.exists(db, "SELECT 1 FROM outbox WHERE record_kind = 'draft' AND record_id = ?", [d["rev"]]) {
+                out.append(SyncCandidate(kind: .draft, draftID: d["id"], recordID: d["rev"]))
+            }
+            return out
+        }
+    }
+
+    /// Drops unsent older revisions of a draft: the newest revision carries the whole draft.
+    public func dropUnsentDraftRevisions(draftID: String, keeping recordID: String) throws {
+        try queue.write { db in
+            try db.execute(sql: """
+                DELETE FROM outbox WHERE record_kind = 'draft' AND state = 'pending' AND substr(record_id, 1, length(?1)) = ?1 AND record_id != ?2
+                """, arguments: [draftID + "_r", recordID])
+        }
+    }
+
+    /// Marks every pending record of these kinds not-to-send (consent off). They stay on the device.
+    @discardableResult
+    public func withholdOutbox(kinds: [OutboxKind]) throws -> Int {
+        guard !kinds.isEmpty else { return 0 }
+        return try queue.write { db in
+            try db.execute(sql: "UPDATE outbox SET do_not_send = 1 WHERE state = 'pending' AND do_not_send = 0 AND record_kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))")
+            return db.changesCount
+        }
+    }
+
+    /// The rider's explicit choice to send withheld records after all.
+    @discardableResult
+    public func releaseWithheld(kinds: [OutboxKind]) throws -> Int {
+        guard !kinds.isEmpty else { return 0 }
+        return try queue.write { db in
+            try db.execute(sql: "UPDATE outbox SET do_not_send = 0 WHERE state = 'pending' AND do_not_send = 1 AND record_kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))")
+            return db.changesCount
+        }
+    }
+
+    /// Whole-pass events (hub unreachable, 401) that belong to no single record.
+    public func appendSyncLog(outcome: String, detail: String, utcNanoseconds: Int64?) throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO sync_log (utc_ns, outcome, detail) VALUES (?, ?, ?)", arguments: [utcNanoseconds, outcome, detail])
+        }
+    }
+
+    public func metaValue(_ key: String) throws -> String? {
+        try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setMetaValue(_ key: String, _ value: String) throws {
+        try queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+
+    /// The hash the store chained for a confirmed draft's document.
+    public func confirmedPayloadSHA256(draftID: String) throws -> String? {
+        try queue.read { db in
+            try String.fetchOne(db, sql: "SELECT confirmed_payload FROM drafts WHERE id = ?", arguments: [draftID])
+                .map { SHA256Hasher.hash(Array($0.utf8)).hexString }
+        }
+    }
+
+    public func syncDiagnosis(logLines: Int = 20) throws -> SyncDiagnosis {
+        try queue.read { db in
+            func counts(_ filter: String) throws -> [String: Int] {
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind")
+                    .map { ($0["record_kind"] as String, $0["n"] as Int) })
+            }
+            let quarantined = try Row.fetchAll(db, sql: """
+                SELECT record_kind, record_id, quarantine_reason, attempts FROM outbox WHERE state = 'quarantined' ORDER BY seq
+                """).map { SyncDiagnosis.Quarantined(kind: $0["record_kind"], id: $0["record_id"], reason: $0["quarantine_reason"] ?? "", attempts: $0["attempts"]) }
+            let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
+                SyncDiagnosis.LogLine(utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"])
+            }
+            return SyncDiagnosis(pending: try counts("state = 'pending' AND do_not_send = 0"),
+                                 withheld: try counts("state = 'pending' AND do_not_send = 1"),
+                                 sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
+        }
+    }
+}
+
+private extension Bool {
+    static func exists(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> Bool {
+        try Bool.fetchOne(db, sql: sql, arguments: arguments) != nil
+    }
+}

@@ -1,0 +1,152 @@
+import AsyncHTTPClient
+import BikePathAPI
+import CompressNIO
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Where and how to reach the hub.
+public struct HubEndpoint: Sendable {
+    public var baseURL: String
+    public var token: DeviceToken
+    /// A private CA (PEM) trusted in addition to the system's roots. TLS
+    /// certificate verification itself is always on.
+    public var caFile: String?
+    public var requestTimeoutSeconds: Double
+    public var connectTimeoutSeconds: Double
+
+    public init(baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = 15, connectTimeoutSeconds: Double = 5) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.token = token
+        self.caFile = caFile
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+    }
+
+    public enum Problem: Error, CustomStringConvertible {
+        case badURL(String)
+        case plainHTTPNotLoopback(String)
+        public var description: String {
+            switch self {
+            case .badURL(let u): "not a hub URL: \(u) (expected https://host[:port])"
+            case .plainHTTPNotLoopback(let u): "refusing plain http to \(u): the token would travel in clear; use https (plain http is allowed on loopback only)"
+            }
+        }
+    }
+
+    /// https anywhere; plain http only to a loopback address (tests, a hub on the same device).
+    func check() throws {
+        guard let url = URL(string: baseURL), let scheme = url.scheme, let host = url.host else { throw Problem.badURL(baseURL) }
+        if scheme == "https" { return }
+        guard scheme == "http" else { throw Problem.badURL(baseURL) }
+        guard ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else { throw Problem.plainHTTPNotLoopback(baseURL) }
+    }
+}
+
+/// One HTTP answer, reduced to what sync decides on.
+public struct HubAnswer: Sendable {
+    public var status: Int
+    public var retryAfter: String?
+    public var body: Data
+}
+
+/// Counts what went over the wire (request and response bodies, plus the
+/// request line and headers), for the benchmark and the sync log.
+public struct WireCounters: Sendable, Equatable {
+    public var requests = 0
+    public var requestBodyBytes = 0
+    public var requestHeaderBytes = 0
+    public var responseBodyBytes = 0
+    public var responseHeaderBytes = 0
+    public var uncompressedBodyBytes = 0
+}
+
+/// The HTTP side of sync (AsyncHTTPClient): gzip bodies, bearer token in a
+/// header (never in the URL), no redirects, a deadline per request.
+public final class HubClient: Sendable {
+    public let endpoint: HubEndpoint
+    let http: HTTPClient
+    private let counters = LockedCounters()
+
+    public init(endpoint: HubEndpoint) throws {
+        try endpoint.check()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        if let ca = endpoint.caFile { tls.additionalTrustRoots = [.file(ca)] }
+        var config = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        config.timeout = .init(connect: .milliseconds(Int64(endpoint.connectTimeoutSeconds * 1000)),
+                               read: .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000)))
+        // A refused connection fails the request at once; sync's own backoff decides
+        // when to try again (the pool's retries would hide an offline hub until the deadline).
+        config.connectionPool.retryConnectionEstablishment = false
+        self.endpoint = endpoint
+        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+    }
+
+    public var wire: WireCounters { counters.value }
+
+    public func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    public func postBatch(_ records: [BatchRequest.Item]) async throws -> HubAnswer {
+        try await send(method: .POST, path: "/v1/batch", json: try WireJSON.encode(BatchRequest(records: records)))
+    }
+
+    public func put(_ body: RecordBody, id: String) async throws -> HubAnswer {
+        try await send(method: .PUT, path: Self.path(kind: body.kind, id: id), json: try body.canonicalJSON())
+    }
+
+    public func putLivePosition(_ live: LivePositionUpload) async throws -> HubAnswer {
+        try await send(method: .PUT, path: "/v1/position", json: try WireJSON.encode(live))
+    }
+
+    static func path(kind: RecordKind, id: String) -> String {
+        switch kind {
+        case .sos: "/v1/sos/\(id)"
+        case .trip: "/v1/trips/\(id)"
+        case .draft: "/v1/drafts/\(id)"
+        case .confirmation: "/v1/drafts/\(id)/confirmation"
+        }
+    }
+
+    private func send(method: HTTPMethod, path: String, json: Data) async throws -> HubAnswer {
+        var plain = ByteBuffer(bytes: json)
+        let gz = try plain.compress(with: .gzip)
+        var request = HTTPClientRequest(url: endpoint.baseURL + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(endpoint.token.value)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Content-Encoding", value: "gzip")
+        request.body = .bytes(gz)
+        // Request line, our headers, and the Host and Content-Length lines AsyncHTTPClient adds.
+        let headerBytes = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count
+            + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+            + "Host: \(URL(string: endpoint.baseURL)?.host ?? "")\r\nContent-Length: \(gz.readableBytes)\r\n\r\n".utf8.count
+        counters.add { c in
+            c.requests += 1
+            c.requestBodyBytes += gz.readableBytes
+            c.requestHeaderBytes += headerBytes
+            c.uncompressedBodyBytes += json.count
+        }
+        let deadline = NIODeadline.now() + .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000))
+        let response = try await http.execute(request, deadline: deadline)
+        let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
+        let responseHeaderBytes = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
+            + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2
+        counters.add {
+            $0.responseBodyBytes += body.readableBytes
+            $0.responseHeaderBytes += responseHeaderBytes
+        }
+        return HubAnswer(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: Data(body.readableBytesView))
+    }
+}
+
+import Synchronization
+
+final class LockedCounters: Sendable {
+    private let m = Mutex(WireCounters())
+    var value: WireCounters { m.withLock { $0 } }
+    func add(_ f: (inout WireCounters) -> Void) { m.withLock { f(&$0) } }
+}

@@ -1,0 +1,304 @@
+import BikePathAPI
+import BikePathCore
+import BikePathStore
+import Foundation
+
+public struct SyncOptions: Sendable {
+    /// Records per request (the hub takes up to 1000).
+    public var batchSize = 200
+    /// Uncompressed JSON per request, about; a single larger record still goes alone.
+    public var maxBatchBytes = 4 * 1024 * 1024
+    public var backoff = Backoff()
+    /// How often an idle client looks for new work when nobody signals it.
+    public var idlePollSeconds = 60.0
+    public init() {}
+}
+
+/// What one pass over the outbox ended with.
+public enum PassResult: Sendable, Equatable {
+    /// Nothing left to send (what could be sent was sent or quarantined).
+    case drained(sent: Int, quarantined: Int)
+    /// The hub could not be reached or asked us to wait; try again later.
+    case failed(reason: String, retryAfterSeconds: Double?)
+    /// 401: syncing stopped until the token is fixed and the client restarted.
+    case unauthorized(String)
+}
+
+/// Works the store's outbox against the hub (docs/sync.md):
+/// SOS, then confirmations, then drafts, then trips, oldest first, in batches;
+/// done on 2xx or identical duplicate; quarantined (with its reason) on any
+/// other 4xx but 401/408/429; stopped on 401; retried with backoff otherwise.
+public actor SyncEngine {
+    public let store: Store
+    public let client: HubClient
+    public let options: SyncOptions
+    private let jitter: @Sendable () -> Double
+    private let wallClock: @Sendable () -> Int64
+    private let wakeup = Wakeup()
+    private var failuresInARow = 0
+
+    /// "Online" means the last attempt reached the hub and got an answer it could act on.
+    public private(set) var online = false
+    /// Set on 401; the engine does nothing more until restarted.
+    public private(set) var stoppedReason: String?
+    public private(set) var lastError: String?
+
+    public init(store: Store, client: HubClient, options: SyncOptions = SyncOptions(),
+                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+                wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1e9) }) {
+        self.store = store
+        self.client = client
+        self.options = options
+        self.jitter = jitter
+        self.wallClock = wallClock
+    }
+
+    /// The network changed (interface up, new Wi-Fi): forget the backoff and try now.
+    public nonisolated func networkChanged() {
+        Task { await self.resetAndWake() }
+    }
+
+    /// New work was queued (an SOS, a confirmation): try now.
+    public nonisolated func workAvailable() {
+        Task { await wakeup.signal() }
+    }
+
+    private func resetAndWake() async {
+        failuresInARow = 0
+        await wakeup.signal()
+    }
+
+    /// Runs until cancelled or stopped by a 401.
+    public func run() async {
+        while !Task.isCancelled {
+            switch await syncOnce() {
+            case .unauthorized:
+                return
+            case .drained:
+                failuresInARow = 0
+                await wakeup.wait(seconds: options.idlePollSeconds)
+            case .failed(_, let retryAfter):
+                failuresInARow += 1
+                let delay = retryAfter ?? options.backoff.delay(afterFailures: failuresInARow, jitter: jitter())
+                await wakeup.wait(seconds: delay)
+            }
+        }
+    }
+
+    /// The delay `run` would wait after `failures` failures in a row (for tests and status).
+    public func backoffDelay(afterFailures failures: Int) -> Double {
+        options.backoff.delay(afterFailures: failures, jitter: jitter())
+    }
+
+    /// One pass: queue what may be queued, then send batches until the outbox is
+    /// empty or an attempt fails.
+    public func syncOnce() async -> PassResult {
+        if let stoppedReason { return .unauthorized(stoppedReason) }
+        var sent = 0, quarantined = 0
+        do {
+            while true {
+                // Read the switches before every batch: turning a stream off stops it at once.
+                let consent = try SyncSettings.consent(store)
+                let privacy = try SyncSettings.privacy(store)
+                let off = SyncStream.allCases.filter { !consent.allows($0) }.flatMap(SyncSettings.kinds(of:))
+                try store.withholdOutbox(kinds: off)
+                if consent.tripsAndDrafts { try Queuer.queueNew(store, privacy: privacy) }
+
+                let items = try store.outboxPending(limit: options.batchSize).filter { consent.allows(SyncSettings.stream(of: $0.kind)) }
+                if items.isEmpty { return .drained(sent: sent, quarantined: quarantined) }
+                let builder = UploadBuilder(privacy: privacy)
+                var batch: [(OutboxItem, BatchRequest.Item)] = []
+                var bytes = 0
+                for item in items {
+                    do {
+                        let sha = item.kind == .confirmation ? try store.confirmedPayloadSHA256(draftID: item.recordID) : nil
+                        let body = try builder.body(for: item, confirmedSha256: sha)
+                        bytes += item.payload.utf8.count
+                        if !batch.isEmpty && bytes > options.maxBatchBytes { break }
+                        batch.append((item, BatchRequest.Item(id: item.recordID, body: body)))
+                    } catch {
+                        // A payload this build cannot read will never become sendable: say so once.
+                        try quarantine(item, "cannot build the upload: \(error)")
+                        quarantined += 1
+                    }
+                }
+                if batch.isEmpty { continue }
+                let outcome = try await sendBatch(batch)
+                sent += outcome.sent
+                quarantined += outcome.quarantined
+                if let stop = outcome.stop { return stop }
+            }
+        } catch {
+            return fail("store error: \(error)", retryAfter: nil)
+        }
+    }
+
+    private struct BatchOutcome {
+        var sent = 0
+        var quarantined = 0
+        var stop: PassResult?
+    }
+
+    private func sendBatch(_ batch: [(OutboxItem, BatchRequest.Item)]) async throws -> BatchOutcome {
+        let answer: HubAnswer
+        do {
+            answer = try await client.postBatch(batch.map(\.1))
+        } catch {
+            return BatchOutcome(stop: fail("hub unreachable: \(Self.describe(error))", retryAfter: nil))
+        }
+        switch answer.status {
+        case 200:
+            guard let response = try? JSONDecoder().decode(BatchResponse.self, from: answer.body) else {
+                return BatchOutcome(stop: fail("the hub's batch answer could not be read", retryAfter: nil))
+            }
+            online = true
+            var outcome = BatchOutcome()
+            var byKey: [String: RecordResult] = [:]
+            for r in response.results { byKey["\(r.kind.rawValue)/\(r.id)"] = r }
+            var retry = false
+            for (item, wire) in batch {
+                guard let r = byKey["\(wire.kind.rawValue)/\(wire.id)"] else { retry = true; continue }
+                switch try settle(item, status: r.status, detail: r.detailText) {
+                case .sent: outcome.sent += 1
+                case .quarantined: outcome.quarantined += 1
+                case .retry: retry = true
+                case .unauthorized: return BatchOutcome(stop: unauthorized("401 on a record"))
+                }
+            }
+            if retry { outcome.stop = fail("some records must be retried", retryAfter: nil) }
+            return outcome
+        case 401:
+            return BatchOutcome(stop: unauthorized(Self.errorText(answer)))
+        case 408, 429, 500...599:
+            return BatchOutcome(stop: fail("hub answered \(answer.status): \(Self.errorText(answer))",
+                                           retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
+        default:
+            // The batch as a whole was refused (malformed, too large): send the
+            // records one by one, so that only a bad record is quarantined.
+            online = true
+            var outcome = BatchOutcome()
+            for (item, wire) in batch {
+                let single: HubAnswer
+                do {
+                    single = try await client.put(wire.body, id: wire.id)
+                } catch {
+                    outcome.stop = fail("hub unreachable: \(Self.describe(error))", retryAfter: nil)
+                    return outcome
+                }
+                let detail = (try? JSONDecoder().decode(RecordResult.self, from: single.body))?.detailText ?? Self.errorText(single)
+                switch try settle(item, status: single.status, detail: detail) {
+                case .sent: outcome.sent += 1
+                case .quarantined: outcome.quarantined += 1
+                case .unauthorized:
+                    outcome.stop = unauthorized(detail)
+                    return outcome
+                case .retry:
+                    outcome.stop = fail("hub answered \(single.status): \(detail)",
+                                        retryAfter: [429, 503].contains(single.status) ? RetryAfter.seconds(single.retryAfter) : nil)
+                    return outcome
+                }
+            }
+            return outcome
+        }
+    }
+
+    private enum Settled { case sent, quarantined, retry, unauthorized }
+
+    /// Applies one record's HTTP status to the outbox.
+    private func settle(_ item: OutboxItem, status: Int, detail: String) throws -> Settled {
+        switch status {
+        case 200...299:
+            try store.recordSyncAttempt(seq: item.seq, outcome: .sent, utcNanoseconds: wallClock())
+            if item.kind == .confirmation {
+                // The draft may already be marked synced (a resend after a lost answer).
+                try? store.markDraftSynced(item.recordID)
+            }
+            return .sent
+        case 401:
+            return .unauthorized
+        case 408, 429, 500...599:
+            try store.recordSyncAttempt(seq: item.seq, outcome: .failed("\(status): \(detail)"), utcNanoseconds: wallClock())
+            return .retry
+        default:
+            try quarantine(item, "\(status): \(detail)")
+            return .quarantined
+        }
+    }
+
+    private func quarantine(_ item: OutboxItem, _ reason: String) throws {
+        try store.recordSyncAttempt(seq: item.seq, outcome: .quarantined(reason), utcNanoseconds: wallClock())
+    }
+
+    private func fail(_ reason: String, retryAfter: Double?) -> PassResult {
+        online = false
+        lastError = reason
+        try? store.appendSyncLog(outcome: "failed", detail: reason, utcNanoseconds: wallClock())
+        return .failed(reason: reason, retryAfterSeconds: retryAfter)
+    }
+
+    private func unauthorized(_ detail: String) -> PassResult {
+        let reason = "the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"
+        online = false
+        stoppedReason = reason
+        lastError = reason
+        try? store.appendSyncLog(outcome: "unauthorized", detail: reason, utcNanoseconds: wallClock())
+        return .unauthorized(reason)
+    }
+
+    static func errorText(_ answer: HubAnswer) -> String {
+        if let e = try? JSONDecoder().decode(ErrorBody.self, from: answer.body) { return "\(e.error): \(e.message)" }
+        return String(decoding: answer.body.prefix(200), as: UTF8.self)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        String(describing: error).prefix(200).description
+    }
+}
+
+extension RecordResult {
+    var detailText: String {
+        var s = outcome.rawValue
+        if let error { s += ": \(error)" }
+        if let stored = storedSha256, let received = receivedSha256 { s += " (hub holds sha256 \(stored), sent \(received))" }
+        return s
+    }
+}
+
+/// Wakes a waiting loop early: at most one waiter; a signal with no waiter is kept.
+actor Wakeup {
+    private var pending = false
+    private var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
+    private var nextID = 0
+
+    func signal() {
+        if let w = waiter {
+            waiter = nil
+            w.continuation.resume()
+        } else {
+            pending = true
+        }
+    }
+
+    func wait(seconds: Double) async {
+        if pending {
+            pending = false
+            return
+        }
+        nextID += 1
+        let id = nextID
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            waiter = (id, c)
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
+                self.timeout(id)
+            }
+        }
+    }
+
+    private func timeout(_ id: Int) {
+        if let w = waiter, w.id == id {
+            waiter = nil
+            w.continuation.resume()
+        }
+    }
+}

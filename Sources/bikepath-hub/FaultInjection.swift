@@ -1,0 +1,44 @@
+import Synchronization
+
+/// TEST-ONLY fault injection, switched on by the hidden `--test-*` flags. A real
+/// deployment never sets them; the hub prints a warning when any is on.
+struct Faults: Sendable {
+    /// Share of requests answered 500 before anything is read or stored.
+    var failRatio = 0.0
+    /// Share of requests answered 503 with `Retry-After: 1`.
+    var busyRatio = 0.0
+    /// Share of requests delayed by `delayMilliseconds` before they are processed
+    /// (the record is still stored after the delay, even if the client gave up).
+    var delayRatio = 0.0
+    var delayMilliseconds = 0
+    /// Share of record requests that are committed and then have their connection
+    /// closed without an answer.
+    var dropAfterCommitRatio = 0.0
+    var seed: UInt64 = 1
+
+    var isActive: Bool { failRatio > 0 || busyRatio > 0 || (delayRatio > 0 && delayMilliseconds > 0) || dropAfterCommitRatio > 0 }
+}
+
+/// Seeded dice for the fault switches, shared by all request handlers.
+final class FaultDice: Sendable {
+    private let state: Mutex<UInt64>
+    let faults: Faults
+
+    init(_ faults: Faults) {
+        self.faults = faults
+        state = Mutex(faults.seed)
+    }
+
+    /// True with probability `p` (SplitMix64).
+    func roll(_ p: Double) -> Bool {
+        guard p > 0 else { return false }
+        let x: UInt64 = state.withLock { s in
+            s &+= 0x9E37_79B9_7F4A_7C15
+            var z = s
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        return Double(x >> 11) / Double(1 << 53) < p
+    }
+}

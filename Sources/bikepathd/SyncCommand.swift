@@ -1,0 +1,173 @@
+import ArgumentParser
+import BikePathCore
+import BikePathStore
+import BikePathSync
+import Dispatch
+import Foundation
+
+/// `bikepathd sync`: send the outbox upstream (docs/sync.md), and the switches
+/// that decide what may leave the device.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Send queued SOS events, confirmations, drafts and trips to the hub.",
+        subcommands: [Run.self, ConsentCommand.self, PrivacyCommand.self, Status.self],
+        defaultSubcommand: Run.self
+    )
+
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "run",
+            abstract: "Sync now and keep syncing (SIGUSR1 = the network changed: retry at once).")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Hub base URL, e.g. https://hub.example.org (plain http only on loopback).") var hub: String
+        @Option(name: .customLong("token-file"), help: "File holding the device token; must not be readable by group or others.")
+        var tokenFile: String
+        @Option(name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well (verification stays on).")
+        var caFile: String?
+        @Option(help: "Seconds before a request is given up.") var timeout = 15.0
+        @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
+        @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused).") var once = false
+
+        func run() async throws {
+            let store = try options.open()
+            let token: DeviceToken
+            do { token = try DeviceToken.read(path: tokenFile) } catch { options.fail("\(error)") }
+            let client: HubClient
+            do {
+                client = try HubClient(endpoint: HubEndpoint(baseURL: hub, token: token, caFile: caFile, requestTimeoutSeconds: timeout))
+            } catch { options.fail("\(error)") }
+            var syncOptions = SyncOptions()
+            syncOptions.batchSize = batchSize
+            let engine = SyncEngine(store: store, client: client, options: syncOptions)
+            if once {
+                let started = DispatchTime.now().uptimeNanoseconds
+                let result = await engine.syncOnce()
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                await client.shutdown()
+                report(result)
+                let w = client.wire
+                FileHandle.standardError.write(Data(("sync: wire: requests \(w.requests), request bodies \(w.requestBodyBytes) B gzip "
+                    + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, response headers \(w.responseHeaderBytes) B, "
+                    + String(format: "%.3f s", seconds) + "\n").utf8))
+                switch result {
+                case .drained: return
+                case .failed: throw ExitCode(3)
+                case .unauthorized: throw ExitCode(4)
+                }
+            }
+            // The network hook: a dispatcher script (NetworkManager, ifupdown) sends SIGUSR1.
+            signal(SIGUSR1, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGUSR1)
+            source.setEventHandler { engine.networkChanged() }
+            source.resume()
+            await engine.run()
+            source.cancel()
+            let reason = await engine.stoppedReason
+            await client.shutdown()
+            if let reason {
+                FileHandle.standardError.write(Data("bikepathd sync: stopped: \(reason)\n".utf8))
+                throw ExitCode(4)
+            }
+        }
+
+        func report(_ result: PassResult) {
+            let text: String
+            switch result {
+            case .drained(let sent, let quarantined): text = "sync: drained; sent \(sent), quarantined \(quarantined)"
+            case .failed(let reason, let retry): text = "sync: failed: \(reason)" + (retry.map { "; hub asks to retry in \($0) s" } ?? "")
+            case .unauthorized(let reason): text = "sync: stopped: \(reason)"
+            }
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    }
+
+    struct ConsentCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "consent",
+            abstract: "Show or set what may be sent: trips (trips and drafts), sos, live. Everything starts off.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Stream: trips, sos or live.") var stream: String?
+        @Argument(help: "on or off.") var value: String?
+        @Flag(name: .customLong("release-withheld"), help: "With 'on': also send records withheld while the stream was off.")
+        var releaseWithheld = false
+
+        func run() throws {
+            let store = try options.open()
+            if let stream {
+                let streams = ["trips": SyncStream.tripsAndDrafts, "sos": .sos, "live": .livePosition]
+                guard let s = streams[stream] else { throw ValidationError("stream must be trips, sos or live") }
+                guard let value, value == "on" || value == "off" else { throw ValidationError("say on or off") }
+                try options.run {
+                    try SyncSettings.setConsent(store, s, value == "on")
+                    if value == "on", releaseWithheld { try store.releaseWithheld(kinds: SyncSettings.kinds(of: s)) }
+                }
+            }
+            let c = try options.run { try SyncSettings.consent(store) }
+            options.emit(c) {
+                "trips and drafts: \(c.tripsAndDrafts ? "on" : "off")\nsos: \(c.sos ? "on" : "off")\nlive position: \(c.livePosition ? "on" : "off")"
+            }
+        }
+    }
+
+    struct PrivacyCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "privacy",
+            abstract: "Show or set privacy zones and trip trimming (applied before anything is queued or sent).")
+        @OptionGroup var options: StoreOptions
+        @Option(name: .customLong("add-zone"), help: "NAME,LAT,LON,RADIUS_M (repeatable).") var addZone: [String] = []
+        @Option(name: .customLong("remove-zone"), help: "Zone name (repeatable).") var removeZone: [String] = []
+        @Option(name: .customLong("trim-seconds"), help: "Seconds cut from the start and end of every trip (default 30).") var trimSeconds: Double?
+        @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters: Double?
+
+        func run() throws {
+            let store = try options.open()
+            var p = try options.run { try SyncSettings.privacy(store) }
+            for z in addZone {
+                let f = z.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard f.count == 4, let lat = Double(f[1]), let lon = Double(f[2]), let r = Double(f[3]),
+                      (-90...90).contains(lat), (-180...180).contains(lon), r > 0, r <= 50_000, !f[0].isEmpty else {
+                    throw ValidationError("a zone is NAME,LAT,LON,RADIUS_M with a radius in (0, 50000]: \(z)")
+                }
+                p.zones.removeAll { $0.name == f[0] }
+                p.zones.append(PrivacyZone(name: f[0], center: Coordinate(latitude: lat, longitude: lon), radiusMeters: r))
+            }
+            p.zones.removeAll { removeZone.contains($0.name) }
+            if let trimSeconds {
+                guard trimSeconds >= 0, trimSeconds.isFinite else { throw ValidationError("--trim-seconds must be >= 0") }
+                p.trim.seconds = trimSeconds
+            }
+            if let trimMeters {
+                guard trimMeters >= 0, trimMeters.isFinite else { throw ValidationError("--trim-meters must be >= 0") }
+                p.trim.meters = trimMeters
+            }
+            let settings = p
+            try options.run { try SyncSettings.setPrivacy(store, settings) }
+            options.emit(settings) {
+                (["trim: \(settings.trim.seconds) s and \(settings.trim.meters) m at each end"]
+                    + settings.zones.map { "zone \($0.name): \($0.center.latitude), \($0.center.longitude), \($0.radiusMeters) m" })
+                    .joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What is pending, withheld, sent and quarantined (and why), and the sync log.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Sync log lines to show.") var lines = 20
+
+        func run() throws {
+            let store = try options.open()
+            let d = try options.run { try store.syncDiagnosis(logLines: lines) }
+            options.emit(d) {
+                func counts(_ m: [String: Int]) -> String { m.isEmpty ? "none" : m.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+                var out = ["pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
+                           "quarantined: \(d.quarantined.count)"]
+                out += d.quarantined.map { "  \($0.kind) \($0.id): \($0.reason)" }
+                out.append("sync log (newest first):")
+                out += d.recentLog.map { "  \($0.outcome) \($0.kind ?? "-") \($0.id ?? "-") \($0.detail ?? "")" }
+                return out.joined(separator: "\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import BikePathAPI
+import BikePathCore
+import BikePathStore
+import BikePathSync
+import Foundation
+import Testing
+
+/// Issue 6's proof: every fault against the real hub on loopback, then the hub
+/// holds exactly what the device meant to send (`Device.verifyHub`).
+@Suite(.serialized) struct FaultInjectionTests {
+    @Test(.timeLimit(.minutes(2))) func hubDownAtStart() async throws {
+        let device = try Device()
+        defer { device.dir.cleanup() }
+        let probe = try device.hub()
+        let port = probe.port
+        probe.stop()
+        try await withClient(device, url: "http://127.0.0.1:\(port)") { client in
+            let engine = device.engine(client)
+            guard case .failed(let reason, _) = await engine.syncOnce() else { throw TestFailure(description: "sync succeeded with the hub down") }
+            #expect(reason.contains("unreachable"))
+            #expect(await engine.online == false)
+            #expect(try device.store.syncDiagnosis().recentLog.first?.outcome == "failed")
+            let hub = try device.hub(port: port)
+            defer { hub.stop() }
+            try await drain(engine)
+            #expect(await engine.online)
+            try device.verifyHub(hub)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func randomServerErrors() async throws {
+        let device = try Device()
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--test-fail-ratio", "0.5", "--test-seed", "11"])
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            let passes = try await drain(device.engine(client, batchSize: 2))
+            #expect(passes > 1, "with half the requests failing, one pass cannot drain")
+            try device.verifyHub(hub)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func slowPastTheTimeout() async throws {
+        let device = try Device()
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--test-delay-ratio", "0.5", "--test-delay-ms", "1500", "--test-seed", "5"])
+        defer { hub.stop() }
+        try await withClient(device, timeout: 0.5, url: hub.url) { client in
+            let passes = try await drain(device.engine(client, batchSize: 3))
+            #expect(passes > 1)
+            // Requests the client gave up on still commit late on the hub: let them land, then check.
+            try await Task.sleep(for: .seconds(2))
+            try device.verifyHub(hub)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func hubCommitsThenDropsTheConnection() async throws {
+        let device = try Device()
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--test-drop-after-commit-ratio", "0.5", "--test-seed", "3"])
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            let passes = try await drain(device.engine(client, batchSize: 2))
+            #expect(passes > 1)
+            try device.verifyHub(hub)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3))) func clientKilledMidUpload() async throws {
+        guard let bikepathd = builtExecutable("bikepathd") else { throw TestFailure(description: "bikepathd is not built") }
+        let device = try Device(trips: 8, seconds: 300, confirm: 4)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "150"])
+        defer { hub.stop() }
+        let arguments = ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--batch-size", "1"]
+        for round in 0..<4 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: bikepathd)
+            p.arguments = arguments
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            try await Task.sleep(for: .milliseconds(600 + 100 * round))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            #expect(p.terminationReason == .uncaughtSignal)
+        }
+        let midway = try hub.records().count
+        #expect(midway > 0, "the killed client had sent something")
+        #expect(try device.store.syncDiagnosis().pending.values.reduce(0, +) > 0, "and was killed before it finished")
+        let final = try runProcess(bikepathd, arguments + ["--once"])
+        #expect(final.status == 0, "\(final.err)")
+        try device.verifyHub(hub)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func hubRestarts() async throws {
+        let device = try Device(trips: 6, seconds: 300, confirm: 3)
+        defer { device.dir.cleanup() }
+        var hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "200"])
+        let port = hub.port
+        try await withClient(device, url: hub.url) { client in
+            let engine = device.engine(client, batchSize: 1)
+            let task = Task { await engine.run() }
+            try await Task.sleep(for: .milliseconds(700))
+            hub.kill()
+            let before = try hub.records().count
+            #expect(before > 0)
+            try await Task.sleep(for: .milliseconds(500))
+            hub = try device.hub(port: port)
+            engine.networkChanged()
+            let deadline = Date().addingTimeInterval(60)
+            while try device.store.syncDiagnosis().pending.values.reduce(0, +) > 0, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            task.cancel()
+            #expect(await engine.online)
+        }
+        defer { hub.stop() }
+        try device.verifyHub(hub)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func tokenRevoked() async throws {
+        let device = try Device(consent: Consent(tripsAndDrafts: true, sos: false))
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        guard let hubExe = builtExecutable("bikepath-hub") else { throw TestFailure(description: "bikepath-hub is not built") }
+        try await withClient(device, url: hub.url) { client in
+            let engine = device.engine(client)
+            try await drain(engine)
+            try device.verifyHub(hub, consent: Consent(tripsAndDrafts: true, sos: false))
+
+            let revoked = try runProcess(hubExe, ["tokens", "--db", device.hubDB, "--device", "bike-1", "--revoke"])
+            #expect(revoked.status == 0, "\(revoked.err)")
+            // New work after the revocation: the rider allows SOS and releases the withheld one.
+            try SyncSettings.setConsent(device.store, .sos, true)
+            try device.store.releaseWithheld(kinds: [.sos])
+            guard case .unauthorized(let reason) = await engine.syncOnce() else { throw TestFailure(description: "a revoked token was accepted") }
+            #expect(reason.contains("token-revoked"))
+            #expect(!reason.contains(Device.token))
+            let requests = client.wire.requests
+            guard case .unauthorized = await engine.syncOnce() else { throw TestFailure(description: "sync went on after a 401") }
+            #expect(client.wire.requests == requests, "no request after a 401")
+            #expect(try device.store.syncDiagnosis().recentLog.first?.outcome == "unauthorized")
+            #expect(try device.store.syncDiagnosis().pending["sos"] == 1, "the SOS stays queued")
+        }
+        // The fault stops: the operator issues a new token, the device restarts sync with it.
+        let newToken = device.dir.file("token2")
+        _ = FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(try runProcess(hubExe, ["tokens", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
+        let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
+        let result = await device.engine(client).syncOnce()
+        await client.shutdown()
+        #expect(result == .drained(sent: 1, quarantined: 0))
+        try device.verifyHub(hub)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func consentOffStopsTheStreamAtOnce() async throws {
+        let device = try Device(trips: 6, seconds: 300, confirm: 3)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "250"])
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            let engine = device.engine(client, batchSize: 1)
+            let task = Task { await engine.run() }
+            let deadline = Date().addingTimeInterval(30)
+            while try hub.records().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try SyncSettings.setConsent(device.store, .tripsAndDrafts, false)
+            let atSwitch = try hub.records().count
+            try await Task.sleep(for: .milliseconds(1500))
+            task.cancel()
+            let after = try hub.records()
+            #expect(after.count <= atSwitch + 1, "at most the request already in flight")
+            let d = try device.store.syncDiagnosis()
+            #expect(d.pending.isEmpty)
+            let withheld = d.withheld.values.reduce(0, +)
+            #expect(withheld > 0)
+            // Everything of the stream is either on the hub or withheld on the device.
+            let meant = try device.expected(consent: Consent(tripsAndDrafts: true, sos: true))
+            #expect(after.count + withheld == meant.count)
+            for r in after { try device.checkPrivacy(kind: r.kind, body: r.body) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func sosConsentOffKeepsSOSOnTheDevice() async throws {
+        let consent = Consent(tripsAndDrafts: true, sos: false)
+        let device = try Device(consent: consent)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            try await drain(device.engine(client))
+            try device.verifyHub(hub, consent: consent)
+            #expect(!(try hub.records().contains { $0.kind == "sos" }))
+            #expect(try device.store.syncDiagnosis().withheld["sos"] == 1)
+        }
+    }
+}
+
+@discardableResult
+func withClient<T>(_ device: Device, timeout: Double = 5, url: String, _ body: (HubClient) async throws -> T) async throws -> T {
+    let client = try device.client(timeout: timeout, url: url)
+    do {
+        let r = try await body(client)
+        await client.shutdown()
+        return r
+    } catch {
+        await client.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,242 @@
+import BikePathAPI
+import BikePathCore
+import BikePathStore
+import BikePathSync
+import Foundation
+import GRDB
+
+/// A fresh directory under the system temp dir, removed by `cleanup()`.
+struct TempDir {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "bikepath-sync-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    func file(_ name: String) -> String { path + "/" + name }
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// An executable `swift test` built next to the test bundle.
+func builtExecutable(_ name: String) -> String? {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+        packageRoot + "/.build/debug/" + name,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+struct TestFailure: Error, CustomStringConvertible { var description: String }
+
+@discardableResult
+func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A `bikepath-hub` subprocess on loopback, stopped by its own pid.
+final class HubProcess {
+    let process = Process()
+    let dbPath: String
+    private(set) var port: Int = 0
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the hub and waits (at most 30 s) for its "listening" line.
+    init(db: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
+        guard let hub = builtExecutable("bikepath-hub") else { throw TestFailure(description: "bikepath-hub is not built") }
+        dbPath = db
+        process.executableURL = URL(fileURLWithPath: hub)
+        process.arguments = ["serve", "--port", "\(port)", "--db", db, "--tokens", tokens] + extra
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = out.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+               let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                self.port = p
+                // Keep the pipe drained so that the hub can never block on a full stdout.
+                handle.readabilityHandler = { h in
+                    if h.availableData.isEmpty { h.readabilityHandler = nil }  // EOF: the hub has exited
+                }
+                return
+            }
+        }
+        stop()
+        throw TestFailure(description: "the hub did not start: \(text)")
+    }
+
+    /// SIGKILL by pid, then wait.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM by pid (graceful), SIGKILL after 5 s.
+    func stop() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        kill()
+    }
+
+    deinit { kill() }
+
+    /// (kind, id) of every record the hub holds for the device, with duplicates (if any) kept.
+    func records(device: String = "bike-1") throws -> [(kind: String, id: String, body: Data)] {
+        var config = Configuration()
+        config.readonly = true
+        let q = try DatabaseQueue(path: dbPath, configuration: config)
+        defer { try? q.close() }
+        return try q.read { db in
+            try Row.fetchAll(db, sql: "SELECT kind, id, body FROM records WHERE device_id = ? ORDER BY kind, id", arguments: [device])
+                .map { ($0["kind"], $0["id"], $0["body"]) }
+        }
+    }
+}
+
+/// A device: a store filled with synthetic rides, a token file, consent on.
+struct Device {
+    static let token = "test-token-0123456789abcdef"
+    let dir: TempDir
+    let store: Store
+    var tokenFile: String { dir.file("token") }
+    var tokensFile: String { dir.file("hub-tokens") }
+    var hubDB: String { dir.file("hub.sqlite") }
+    var dbPath: String { dir.file("device.sqlite") }
+
+    /// `trips` synthetic rides of `seconds` each (trip 1 has an SOS); `confirm` of
+    /// their drafts confirmed by the rider, the rest left pending.
+    init(trips: Int = 4, seconds: Int = 600, confirm: Int = 2, consent: Consent = Consent(tripsAndDrafts: true, sos: true),
+         privacy: PrivacySettings = Device.privacy) throws {
+        dir = try TempDir()
+        store = try Store.open(path: dir.file("device.sqlite"))
+        let writer = try StoreWriter(store: store)
+        for (i, item) in SyntheticRides.stream(trips: trips, secondsPerTrip: seconds).enumerated() {
+            try writer.append(item.output, at: item.now, position: Int64(i))
+        }
+        try writer.flush()
+        for d in try store.listDrafts().prefix(confirm) { try store.confirmDraft(d.id) }
+        for s in SyncStream.allCases { try SyncSettings.setConsent(store, s, consent.allows(s)) }
+        try SyncSettings.setPrivacy(store, privacy)
+        _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(Device.token.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: tokensFile, contents: Data("bike-1 \(Device.token)\n".utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    /// A zone over the middle of the first synthetic ride (it rides east along 52.52 N from 13.40 E).
+    static let zone = PrivacyZone(name: "work", center: Coordinate(latitude: 52.52, longitude: 13.40 + 1500 / (111_320 * 0.6088)), radiusMeters: 250)
+    static let privacy = PrivacySettings(zones: [zone], trim: TripTrim(seconds: 30, meters: 30))
+
+    func client(timeout: Double = 5, url: String) throws -> HubClient {
+        try HubClient(endpoint: HubEndpoint(baseURL: url, token: try DeviceToken.read(path: tokenFile), requestTimeoutSeconds: timeout,
+                                            connectTimeoutSeconds: 1))
+    }
+
+    func engine(_ client: HubClient, batchSize: Int = 200) -> SyncEngine {
+        var o = SyncOptions()
+        o.batchSize = batchSize
+        return SyncEngine(store: store, client: client, options: o, jitter: { 0.5 })
+    }
+
+    func hub(port: Int = 0, extra: [String] = []) throws -> HubProcess {
+        try HubProcess(db: hubDB, tokens: tokensFile, port: port, extra: extra)
+    }
+
+    /// What the device means to send, worked out from the store's own tables
+    /// (not from the outbox): SOS events, confirmed drafts, closed trips whose
+    /// draft is not rejected, and the current revision of each pending draft.
+    func expected(consent: Consent) throws -> Set<String> {
+        var out = Set<String>()
+        let summaries = try store.listDrafts()
+        if consent.tripsAndDrafts {
+            for d in summaries {
+                if d.state == .queued || d.state == .synced || d.state == .confirmed { out.insert("confirmation/\(d.id)") }
+                if d.state != .rejected { out.insert("trip/\(d.tripID)") }
+                if d.state == .pending { out.insert("draft/\(d.id)_r\(try store.draft(d.id).edits.count)") }
+            }
+        }
+        if consent.sos {
+            let q = try DatabaseQueue(path: dbPath, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            defer { try? q.close() }
+            for id in try q.read({ db in try String.fetchAll(db, sql: "SELECT id FROM events WHERE kind = 'sos'") }) { out.insert("sos/\(id)") }
+        }
+        return out
+    }
+
+    /// The invariant every fault test ends with: the hub holds exactly the
+    /// records meant to be sent, once each, none with a position in a zone or
+    /// within the trimmed ends of its trip.
+    func verifyHub(_ hub: HubProcess, consent: Consent = Consent(tripsAndDrafts: true, sos: true)) throws {
+        let held = try hub.records()
+        let keys = held.map { "\($0.kind)/\($0.id)" }
+        guard Set(keys).count == keys.count else { throw TestFailure(description: "duplicated records on the hub") }
+        let want = try expected(consent: consent)
+        guard Set(keys) == want else {
+            throw TestFailure(description: "hub holds \(keys.count), expected \(want.count); missing \(want.subtracting(keys).sorted()), extra \(Set(keys).subtracting(want).sorted())")
+        }
+        for r in held { try checkPrivacy(kind: r.kind, body: r.body) }
+    }
+
+    func checkPrivacy(kind: String, body: Data) throws {
+        let filter = PrivacyFilter(Device.privacy)
+        func inZone(_ p: WirePosition?) -> Bool { p.map { filter.isInsideZone(Coordinate(latitude: $0.lat, longitude: $0.lon)) } ?? false }
+        func checkDraft(_ d: DraftUpload) throws {
+            let doc = try store.draft(String(d.id.split(separator: "_").first ?? ""))
+            let first = doc.path.first!, last = doc.path.last!
+            for pair in d.path {
+                let c = Coordinate(latitude: pair[0], longitude: pair[1])
+                if filter.isInsideZone(c) { throw TestFailure(description: "path point in a zone: \(pair)") }
+                if Geodesy.distanceMeters(c, first) < 30 || Geodesy.distanceMeters(c, last) < 30 {
+                    throw TestFailure(description: "path point inside the trimmed ends: \(pair)")
+                }
+            }
+            if d.obstacles.contains(where: { inZone($0.position) }) || d.roadQuality.contains(where: { inZone($0.start) || inZone($0.end) }) {
+                throw TestFailure(description: "an obstacle or road segment in a zone")
+            }
+            if d.obstacles.contains(where: { ($0.offsetS ?? 1e9) < 30 }) { throw TestFailure(description: "an obstacle in the first 30 s") }
+        }
+        switch kind {
+        case "sos":
+            if inZone(try JSONDecoder().decode(SOSUpload.self, from: body).position) { throw TestFailure(description: "SOS position in a zone") }
+        case "draft": try checkDraft(try JSONDecoder().decode(DraftUpload.self, from: body))
+        case "confirmation": try checkDraft(try JSONDecoder().decode(ConfirmationUpload.self, from: body).draft)
+        default: break
+        }
+    }
+}
+
+/// Repeats `syncOnce` until the outbox drains, at most `attempts` times (no sleeping:
+/// the faults are random per request, the loop itself is the retry).
+@discardableResult
+func drain(_ engine: SyncEngine, attempts: Int = 200) async throws -> Int {
+    for n in 1...attempts {
+        switch await engine.syncOnce() {
+        case .drained: return n
+        case .failed: continue
+        case .unauthorized(let r): throw TestFailure(description: "unexpected 401: \(r)")
+        }
+    }
+    throw TestFailure(description: "the outbox did not drain in \(attempts) passes")
+}
