@@ -44,6 +44,15 @@ enum RealDaemons {
         return nil
     }
 
+    /// The built `bikepathd` (`swift build --build-tests` builds it next to the tests).
+    static var bikepathd: String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bikepathd").path,
+                root.appendingPathComponent(".build/debug/bikepathd").path]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     static var harness: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Harness")
