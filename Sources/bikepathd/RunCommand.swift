@@ -171,6 +171,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary { print(jsonText(loop.summary)) }
         logger.notice("stopped; everything committed")
+        // Reader threads may sit in a blocking call (libiio, libgps): the work is done, do not wait for them.
+        Glibc.exit(0)
     }
 
     /// A trip left open by the previous run: closed now when its last point is
@@ -229,7 +231,7 @@ struct RunCommand: AsyncParsableCommand {
         if let sensors {
             let g = sensors.gnss.status
             gnss = DaemonStatus.GNSS(connected: g.connected, lastFixLat: g.lastFix?.latitude ?? p.lastFixLat,
-                                     lastFixLon: g.lastFix?.longitude ?? p.lastFixLon, lastFixAgeS: g.fixAge(now: now),
+                                     lastFixLon: g.lastFix?.longitude ?? p.lastFixLon, lastFixAgeS: g.fixAge(now: now) ?? p.lastFixAt.map { now.seconds - $0 },
                                      mode: "\(g.fixMode)")
             let i = sensors.imu.status
             imu = DaemonStatus.IMU(connected: i.connected, rateHz: i.measuredRate)

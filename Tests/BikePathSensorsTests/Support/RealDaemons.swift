@@ -153,6 +153,21 @@ final class ChildProcess: @unchecked Sendable {
         _ = waitForExit()
     }
 
+    /// Waits at most `timeout` seconds; nil while it still runs.
+    func waitForExit(timeout: Double) -> Int32? {
+        if let exitStatus { return exitStatus }
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return exitStatus
+            }
+            usleep(10_000)
+        } while Date() < deadline
+        return nil
+    }
+
     /// Waits for the process to exit; returns its exit code (128 + signal when killed).
     func waitForExit() -> Int32 {
         if let exitStatus { return exitStatus }
