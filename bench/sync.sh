@@ -51,7 +51,11 @@ echo "the same ride confirmed (confirmation, one batch):      $(wire "$WORK/conf
 python3 - "$WORK/hour.db" <<'PY'
 import gzip, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-w = [r[0] for r in db.execute("SELECT window FROM events WHERE kind = 'obstacle' AND window IS NOT NULL")]
+tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+# Windows live in event_windows (newer stores) or in events.window (schema v1-v2).
+sql = ("SELECT samples FROM event_windows" if "event_windows" in tables
+       else "SELECT window FROM events WHERE kind = 'obstacle' AND window IS NOT NULL")
+w = [r[0] for r in db.execute(sql)]
 raw = b"".join(w)
 print(f"raw IMU windows of that hour (not uploaded): {len(w)} windows, {len(raw)} B raw float32, {len(gzip.compress(raw))} B gzipped")
 PY

@@ -68,20 +68,25 @@ public actor SyncEngine {
         await wakeup.signal()
     }
 
-    /// Runs until cancelled or stopped by a 401.
-    public func run() async {
+    /// Runs until cancelled or stopped by a 401. `onPass` hears each pass's result
+    /// and how long the engine will wait before the next one (unless woken).
+    public func run(onPass: (@Sendable (PassResult, _ waitSeconds: Double) -> Void)? = nil) async {
         while !Task.isCancelled {
-            switch await syncOnce() {
+            let result = await syncOnce()
+            let delay: Double
+            switch result {
             case .unauthorized:
+                onPass?(result, 0)
                 return
             case .drained:
                 failuresInARow = 0
-                await wakeup.wait(seconds: options.idlePollSeconds)
+                delay = options.idlePollSeconds
             case .failed(_, let retryAfter):
                 failuresInARow += 1
-                let delay = retryAfter ?? options.backoff.delay(afterFailures: failuresInARow, jitter: jitter())
-                await wakeup.wait(seconds: delay)
+                delay = retryAfter ?? options.backoff.delay(afterFailures: failuresInARow, jitter: jitter())
             }
+            onPass?(result, delay)
+            await wakeup.wait(seconds: delay)
         }
     }
 

@@ -45,7 +45,7 @@ struct SyncCommand: AsyncParsableCommand {
                 let result = await engine.syncOnce()
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
                 await client.shutdown()
-                report(result)
+                Run.report(result)
                 let w = client.wire
                 FileHandle.standardError.write(Data(("sync: wire: requests \(w.requests), request bodies \(w.requestBodyBytes) B gzip "
                     + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, response headers \(w.responseHeaderBytes) B, "
@@ -61,23 +61,25 @@ struct SyncCommand: AsyncParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: SIGUSR1)
             source.setEventHandler { engine.networkChanged() }
             source.resume()
-            await engine.run()
+            await engine.run { result, wait in
+                // Quiet when there was nothing to do; every send, failure and stop is reported.
+                if case .drained(0, 0) = result { return }
+                Run.report(result, next: wait)
+            }
             source.cancel()
             let reason = await engine.stoppedReason
             await client.shutdown()
-            if let reason {
-                FileHandle.standardError.write(Data("bikepathd sync: stopped: \(reason)\n".utf8))
-                throw ExitCode(4)
-            }
+            if reason != nil { throw ExitCode(4) }  // already reported by the pass that stopped
         }
 
-        func report(_ result: PassResult) {
-            let text: String
+        static func report(_ result: PassResult, next: Double? = nil) {
+            var text: String
             switch result {
             case .drained(let sent, let quarantined): text = "sync: drained; sent \(sent), quarantined \(quarantined)"
             case .failed(let reason, let retry): text = "sync: failed: \(reason)" + (retry.map { "; hub asks to retry in \($0) s" } ?? "")
             case .unauthorized(let reason): text = "sync: stopped: \(reason)"
             }
+            if let next, next > 0 { text += String(format: "; next try in %.1f s", next) }
             FileHandle.standardError.write(Data((text + "\n").utf8))
         }
     }
