@@ -30,4 +30,7 @@ first = s.get('rssAfterFirstHourKB')
 print(f"soak: RSS start {s['rssStartKB'] / 1024:.1f} MiB, after 1 h {first / 1024 if first else float('nan'):.1f} MiB, "
       f"end {s['rssEndKB'] / 1024:.1f} MiB, peak {s['maxRSSKB'] / 1024:.1f} MiB"
       + (f"; growth after the first hour {(s['rssEndKB'] - first) / 1024:+.1f} MiB" if first else ""))
+hourly = s.get('rssByHourKB', [])
+if hourly:
+    print("soak: RSS at each hour (MiB): " + " ".join(f"{k / 1024:.1f}" for k in hourly))
 PY

@@ -18,6 +18,8 @@ final class DaemonLoop: @unchecked Sendable {
         var seconds = 0.0
         var rssStartKB = 0
         var rssAfterFirstHourKB: Int?
+        /// RSS at each full hour of sample time (replay and soak: is there a trend?).
+        var rssByHourKB: [Int] = []
         var rssEndKB = 0
         var maxRSSKB = 0
     }
@@ -78,8 +80,9 @@ final class DaemonLoop: @unchecked Sendable {
             let records = source.next(timeoutSeconds: 0.25)
             if let first = records.first, firstSampleTime == nil { firstSampleTime = first.time }
             try pass(records)
-            if summary.rssAfterFirstHourKB == nil, let f = firstSampleTime, let l = lastSampleTime, l - f >= 3600 {
-                summary.rssAfterFirstHourKB = ResourceUsage.currentRSSKilobytes()
+            if let f = firstSampleTime, let l = lastSampleTime, l - f >= Double(summary.rssByHourKB.count + 1) * 3600 {
+                summary.rssByHourKB.append(ResourceUsage.currentRSSKilobytes())
+                if summary.rssAfterFirstHourKB == nil { summary.rssAfterFirstHourKB = summary.rssByHourKB[0] }
             }
             heartbeat.beat()
             if records.isEmpty, replayFinished() { break }
