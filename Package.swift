@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BikePathDaemonTests",
-            dependencies: ["BikePathDaemon", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BikePathDaemon", "BikePathCore", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
     ],

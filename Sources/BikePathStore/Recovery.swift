@@ -72,3 +72,20 @@ extension Store {
         }
     }
 }
+
+/// The open trip and when its last point was taken: what `bikepathd run`
+/// decides from at start whether the ride goes on.
+public struct OpenTripInfo: Sendable, Equatable {
+    public var id: String
+    public var lastPointUTCNanoseconds: Int64?
+}
+
+extension Store {
+    public func openTripInfo() throws -> OpenTripInfo? {
+        try queue.read { db in
+            guard let id = try Ingest.loadOpenTrip(db) else { return nil }
+            let utc = try Int64.fetchOne(db, sql: "SELECT MAX(utc_ns) FROM track_points WHERE trip_id = ?", arguments: [id])
+            return OpenTripInfo(id: id, lastPointUTCNanoseconds: utc)
+        }
+    }
+}

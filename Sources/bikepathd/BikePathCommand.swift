@@ -7,6 +7,7 @@ struct BikePathCommand: AsyncParsableCommand {
         abstract: "Edge agent for Linux bike computers: records trips, detects obstacles, syncs drafts.",
         version: "0.1.0",
         subcommands: [
+            RunCommand.self, RecordCommand.self,
             ReplayCommand.self, DecodeCommand.self, DetectCommand.self, ImportCommand.self, InspectCommand.self,
             DiagnoseCommand.self,
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,

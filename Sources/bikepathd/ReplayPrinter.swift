@@ -59,27 +59,7 @@ struct ReplayPrinter {
     }
 
     private func emitJSON(_ output: ChainOutput) {
-        let line: String
-        switch output {
-        case .activity(let t, let state):
-            line = "{\"output\":\"activity\",\"state\":\"\(state.rawValue)\",\"t\":\(t.seconds)}"
-        case .tripStarted(let t, let utc):
-            let time = utc.map { ",\"utc\":\"\(iso8601($0))\"" } ?? ""
-            line = "{\"output\":\"tripStarted\",\"t\":\(t.seconds)\(time)}"
-        case .trackPoint(let p): line = encoded("trackPoint", p)
-        case .obstacle(let e): line = encoded("obstacle", e)
-        case .roadQuality(let s): line = encoded("roadQuality", s)
-        case .tripEnded(let trip): line = encoded("tripEnded", trip)
-        case .sos(let e): line = encoded("sos", e)
-        }
-        Swift.print(line)
-    }
-
-    private func encoded<T: Encodable>(_ kind: String, _ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
-        return "{\"output\":\"\(kind)\",\"value\":\(body)}"
+        Swift.print(ChainOutputJSON.line(output))
     }
 
     func finish(recording: String, records: Int, report: RecordingReadReport, status: PipelineStatus) {

@@ -53,6 +53,14 @@ struct GPSDSourceRealTests {
             let feeder = try ChildProcess("python3", args)
             #expect(feeder.waitForExit() == 0)
         }
+
+        /// Live mode: `hz` epochs a second for `seconds`, times advancing (gpsd_udp_feed.py --epoch-hz).
+        func feedLive(hz: Double, seconds: Double) throws {
+            let feeder = try ChildProcess("python3", [RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
+                                                      GPSDSourceRealTests.log.path, "\(udpPort)",
+                                                      "--epoch-hz", "\(hz)", "--seconds", "\(seconds)"])
+            #expect(feeder.waitForExit() == 0)
+        }
     }
 
     @Test("sees every epoch and every sentence, then reconnects after gpsd is killed and restarted",

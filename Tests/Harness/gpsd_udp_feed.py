@@ -9,7 +9,9 @@ gap gpsd loses about half of them).
 feed of the same log carries new epochs.
 --epoch-hz HZ --seconds S: live mode for benchmarks: loop over the log's epochs
 (an epoch starts at each RMC) sending HZ epochs per second for S seconds, with
-the time and date fields rewritten to advance by 1/HZ s per epoch."""
+the time and date fields rewritten to advance by 1/HZ s per epoch, from
+2024-06-01T12:00:00Z or from --start-epoch UNIX_SECONDS (e.g. now, so that a
+second feed continues the first one's times)."""
 import socket, sys, time, datetime
 
 
@@ -47,7 +49,8 @@ def retime(sentence, t):
 
 def main():
     args = sys.argv[1:]
-    opts = {"--gap": "0.0001", "--time-shift": None, "--epoch-hz": None, "--seconds": None}
+    opts = {"--gap": "0.0001", "--time-shift": None, "--epoch-hz": None, "--seconds": None,
+            "--start-epoch": None}
     for k in list(opts):
         if k in args:
             i = args.index(k)
@@ -80,6 +83,8 @@ def main():
         epochs.append(cur)
     hz, seconds = float(opts["--epoch-hz"]), float(opts["--seconds"])
     t = datetime.datetime(2024, 6, 1, 12, 0, 0)
+    if opts["--start-epoch"]:
+        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=float(opts["--start-epoch"]))
     start = time.monotonic()
     k = 0
     while time.monotonic() - start < seconds:

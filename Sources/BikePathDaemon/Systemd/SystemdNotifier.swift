@@ -44,7 +44,9 @@ public final class SystemdNotifier: Sendable {
         let sent = message.withCString { text in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length)
+                    // Never block: a receiver that does not read (a stuck manager, a test)
+                    // must not stall the pipeline or the shutdown; the message is dropped.
+                    sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, length)
                 }
             }
         }

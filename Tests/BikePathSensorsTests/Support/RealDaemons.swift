@@ -44,6 +44,15 @@ enum RealDaemons {
         return nil
     }
 
+    /// The built `bikepathd` (`swift build --build-tests` builds it next to the tests).
+    static var bikepathd: String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bikepathd").path,
+                root.appendingPathComponent(".build/debug/bikepathd").path]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     static var harness: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Harness")
@@ -142,6 +151,21 @@ final class ChildProcess: @unchecked Sendable {
         guard exitStatus == nil else { return }
         kill(pid, signal)
         _ = waitForExit()
+    }
+
+    /// Waits at most `timeout` seconds; nil while it still runs.
+    func waitForExit(timeout: Double) -> Int32? {
+        if let exitStatus { return exitStatus }
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return exitStatus
+            }
+            usleep(10_000)
+        } while Date() < deadline
+        return nil
     }
 
     /// Waits for the process to exit; returns its exit code (128 + signal when killed).

@@ -1,0 +1,51 @@
+import Foundation
+import Synchronization
+
+/// What the parts of the running daemon last reported, read by the status socket
+/// on each request. Each part writes only its own fields.
+public final class StatusBoard: Sendable {
+    public struct Pipeline: Sendable, Equatable {
+        public var tripState = "idle"
+        public var tripID: String?
+        public var tripDistanceM: Double?
+        public var tripDurationS: Double?
+        public var lastFixLat: Double?
+        public var lastFixLon: Double?
+        public var lastFixAt: Double?          // monotonic seconds when the pipeline got it
+        public var queueLength = 0
+        public init() {}
+    }
+
+    public struct SyncState: Sendable, Equatable {
+        public var enabled = false
+        public var lastAttemptAt: String?
+        public var lastResult: String?
+        public var succeeded: Bool?
+        public init() {}
+    }
+
+    private let pipelineState = Mutex(Pipeline())
+    private let syncState = Mutex(SyncState())
+
+    public init() {}
+
+    public var pipeline: Pipeline { pipelineState.withLock { $0 } }
+    public var sync: SyncState { syncState.withLock { $0 } }
+
+    public func updatePipeline(_ body: (inout Pipeline) -> Void) { pipelineState.withLock { body(&$0) } }
+    public func updateSync(_ body: (inout SyncState) -> Void) { syncState.withLock { body(&$0) } }
+}
+
+/// Says once when a reason to run degraded appears and once when it goes away.
+public struct DegradedTracker: Sendable {
+    public private(set) var current: [String] = []
+    public init() {}
+
+    /// Returns (appeared, cleared) since the previous call.
+    public mutating func update(_ reasons: [String]) -> (appeared: [String], cleared: [String]) {
+        let appeared = reasons.filter { !current.contains($0) }
+        let cleared = current.filter { !reasons.contains($0) }
+        current = reasons
+        return (appeared, cleared)
+    }
+}

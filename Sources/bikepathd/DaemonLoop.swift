@@ -1,0 +1,244 @@
+import BikePathCore
+import BikePathDaemon
+import BikePathSensors
+import BikePathStore
+import Foundation
+import Logging
+import Synchronization
+
+/// The pipeline thread of `bikepathd run`: source → chain → store, one pass per
+/// batch (or per second without data), beating the watchdog's heartbeat each
+/// pass. It owns the chain and the store writer; nothing else touches them.
+final class DaemonLoop: @unchecked Sendable {
+    struct Summary: Encodable {
+        var records = 0
+        var outputs = 0
+        var tripsEnded = 0
+        var obstacles = 0
+        var seconds = 0.0
+        var rssStartKB = 0
+        var rssAfterFirstHourKB: Int?
+        /// RSS at each full hour of sample time (replay and soak: is there a trend?).
+        var rssByHourKB: [Int] = []
+        var rssEndKB = 0
+        var maxRSSKB = 0
+    }
+
+    private let store: Store
+    private let source: any SensorSource
+    private let board: StatusBoard
+    private let heartbeat: Heartbeat
+    private let logger: Logger
+    private let publish: @Sendable (DaemonEvent) -> Void
+    private let workQueued: @Sendable () -> Void
+    /// Live: the monotonic clock is the sample clock, so a quiet pass still ticks
+    /// the writer. Replay: the recording's own times only.
+    private let live: Bool
+    private let stopFlag = Atomic<Bool>(false)
+    private let pendingConfiguration = Mutex<PipelineConfiguration?>(nil)
+
+    private var pipeline: Pipeline
+    private var writer: StoreWriter
+    private let writerPolicy: WriterPolicy
+    private var recovery: TripRecovery
+    private var lastSampleTime: SampleTime?
+    private var lastFix: GNSSFix?
+    private var nextStoreQuery = 0.0
+    private(set) var summary = Summary()
+
+    init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
+         heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
+         publish: @escaping @Sendable (DaemonEvent) -> Void, workQueued: @escaping @Sendable () -> Void) throws {
+        self.store = store
+        self.source = source
+        self.board = board
+        self.heartbeat = heartbeat
+        self.logger = logger
+        self.live = live
+        self.publish = publish
+        self.workQueued = workQueued
+        pipeline = Pipeline(configuration: configuration.pipelineConfiguration)
+        writerPolicy = configuration.writerPolicy
+        writer = try StoreWriter(store: store, policy: writerPolicy)
+        recovery = TripRecovery(openTrip: openTrip,
+                                window: configuration.trip.startAfterS + configuration.trip.endAfterS)
+    }
+
+    func requestStop() { stopFlag.store(true, ordering: .releasing) }
+
+    /// SIGHUP: the chain's settings change when no trip is under way (a new
+    /// chain would lose the trip's state); until then they wait.
+    func reload(_ configuration: PipelineConfiguration) { pendingConfiguration.withLock { $0 = configuration } }
+
+    /// Runs until `requestStop` (or the end of a replay). Then stops the source,
+    /// processes what it still held, and commits everything.
+    func run(replayFinished: () -> Bool = { false }) throws {
+        let started = DispatchTime.now().uptimeNanoseconds
+        summary.rssStartKB = ResourceUsage.currentRSSKilobytes()
+        var firstSampleTime: SampleTime?
+        while !stopFlag.load(ordering: .acquiring) {
+            let records = source.next(timeoutSeconds: 0.25)
+            if let first = records.first, firstSampleTime == nil { firstSampleTime = first.time }
+            try pass(records)
+            if let f = firstSampleTime, let l = lastSampleTime, l - f >= Double(summary.rssByHourKB.count + 1) * 3600 {
+                summary.rssByHourKB.append(ResourceUsage.currentRSSKilobytes())
+                if summary.rssAfterFirstHourKB == nil { summary.rssAfterFirstHourKB = summary.rssByHourKB[0] }
+            }
+            heartbeat.beat()
+            if records.isEmpty, replayFinished() { break }
+        }
+        source.stop()
+        while true {
+            let rest = source.next(timeoutSeconds: 0)
+            if rest.isEmpty { break }
+            try pass(rest)
+        }
+        // The decoder's last epoch and pending obstacles. Live, a trip under way
+        // stays open (a restart continues it): the chain's forced trip end is dropped.
+        // A replay that reached its end has no ride to go on: its trip ends.
+        let endOfInput = replayFinished()
+        let last = pipeline.finish().filter { if case .tripEnded = $0 { endOfInput } else { true } }
+        try handle(last)
+        try writer.flush()
+        try? store.checkpoint()
+        summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        summary.rssEndKB = ResourceUsage.currentRSSKilobytes()
+        summary.maxRSSKB = ResourceUsage.maxRSSKilobytes()
+        refreshStatus(force: true)
+    }
+
+    private func pass(_ records: [SensorRecord]) throws {
+        if let last = records.last { lastSampleTime = last.time }
+        summary.records += records.count
+        let outputs = pipeline.process(records)
+        try handle(outputs)
+        let now = live ? EdgeClock.monotonic() : (lastSampleTime ?? SampleTime(nanoseconds: 0))
+        try writer.tick(at: now)
+        if let expired = recovery.expired(now: now) {
+            try writer.flush()
+            if let closed = try store.closeOpenTrip() {
+                logger.notice("trip \(closed) left open at the last stop: the ride did not go on, closed at its last point")
+                publish(DaemonEvent(kind: "trip_closed", message: "trip closed after restart", fields: ["trip": closed]))
+                workQueued()
+            }
+            writer = try StoreWriter(store: store, policy: writerPolicy)
+            _ = expired
+        }
+        if pipeline.status.tripPhase == .idle, let fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
+            pipeline = Pipeline(configuration: fresh)
+            logger.info("chain settings reloaded")
+        }
+        refreshStatus(force: false)
+    }
+
+    private func handle(_ outputs: [ChainOutput]) throws {
+        summary.outputs += outputs.count
+        for output in outputs {
+            switch recovery.action(for: output) {
+            case .resume(let id):
+                logger.notice("the ride goes on: trip \(id) continues")
+                publish(DaemonEvent(kind: "trip_resumed", message: "trip continues after restart", fields: ["trip": id]))
+                continue
+            case .closeResumed(let id):
+                try writer.flush()
+                _ = try store.closeOpenTrip()
+                writer = try StoreWriter(store: store, policy: writerPolicy)
+                summary.tripsEnded += 1
+                logger.notice("trip \(id) ended (continued after a restart; totals from all its points)")
+                publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["trip": id]))
+                workQueued()
+                continue
+            case .write:
+                break
+            }
+            try writer.append(output, at: lastSampleTime ?? output.sampleTime)
+            announce(output)
+        }
+        let fired = writer.firedMilestones
+        if fired.count > announcedMilestones {
+            for m in fired[announcedMilestones...] {
+                publish(DaemonEvent(kind: "milestone", message: "milestone reached", fields: ["milestone": "\(m)"]))
+            }
+            announcedMilestones = fired.count
+        }
+    }
+
+    private var announcedMilestones = 0
+
+    private func announce(_ output: ChainOutput) {
+        switch output {
+        case .tripStarted(let t, _):
+            logger.info("trip started")
+            publish(DaemonEvent(kind: "trip_started", message: "trip started", fields: ["t": "\(t.seconds)"]))
+        case .tripEnded(let trip):
+            summary.tripsEnded += 1
+            let km = String(format: "%.2f", trip.statistics.distanceMeters / 1000)
+            logger.info("trip ended: \(km) km")
+            publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["distance_km": km]))
+            workQueued()
+        case .obstacle(let e):
+            summary.obstacles += 1
+            var fields = ["kind": e.kind.rawValue, "peak_mps2": String(format: "%.1f", e.peak)]
+            if let c = e.coordinate { fields["lat"] = "\(c.latitude)"; fields["lon"] = "\(c.longitude)" }
+            publish(DaemonEvent(kind: "obstacle", message: "obstacle detected", fields: fields))
+        case .sos(let e):
+            logger.critical("SOS: impact \(String(format: "%.1f", e.impactPeak)) m/s²")
+            publish(DaemonEvent(kind: "sos", message: "possible crash", fields: ["peak_mps2": String(format: "%.1f", e.impactPeak)]))
+            workQueued()
+        case .activity(_, let state):
+            publish(DaemonEvent(kind: "activity", message: state.rawValue, fields: [:]))
+        case .trackPoint, .roadQuality:
+            break
+        }
+    }
+
+    private func refreshStatus(force: Bool) {
+        let status = pipeline.status
+        if let fix = status.lastFix, fix != lastFix {
+            lastFix = fix
+            board.updatePipeline { p in
+                p.lastFixLat = fix.latitude
+                p.lastFixLon = fix.longitude
+                p.lastFixAt = fix.receivedAt.seconds
+            }
+        }
+        var query: (queue: Int, trip: String?)?
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        if force || now >= nextStoreQuery {
+            nextStoreQuery = now + 2
+            let queue = (try? store.syncDiagnosis(logLines: 0).pending.values.reduce(0, +)) ?? 0
+            query = (queue, (try? store.openTripInfo())?.id)
+        }
+        board.updatePipeline { p in
+            p.tripState = Self.name(status.tripPhase)
+            p.tripDistanceM = status.tripStatistics?.distanceMeters
+            p.tripDurationS = status.tripStatistics?.elapsedSeconds
+            if let query {
+                p.queueLength = query.queue
+                p.tripID = query.trip
+            }
+        }
+    }
+
+    static func name(_ phase: TripPhase) -> String {
+        switch phase {
+        case .idle: "idle"
+        case .candidate: "starting"
+        case .recording: "riding"
+        case .paused: "paused"
+        }
+    }
+}
+
+extension ChainOutput {
+    var sampleTime: SampleTime {
+        switch self {
+        case .activity(let t, _), .tripStarted(let t, _): t
+        case .trackPoint(let p): p.time
+        case .obstacle(let e): e.time
+        case .roadQuality(let s): s.endTime
+        case .tripEnded(let r): r.endTime
+        case .sos(let e): e.time
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import BikePathCore
+import BikePathDaemon
+import BikePathSensors
+import BikePathStore
+
+/// The configuration file's keys, handed to the parts that use them.
+extension DaemonConfiguration {
+    var pipelineConfiguration: PipelineConfiguration {
+        var c = PipelineConfiguration()
+        c.tripStartCyclingSeconds = trip.startAfterS
+        c.tripStartCyclingMeters = trip.startAfterM
+        c.tripEndInactivitySeconds = trip.endAfterS
+        c.obstacleMinSpeed = obstacles.enabled ? obstacles.minSpeedMps : .infinity
+        c.obstacle.thresholdSigmas = Float(obstacles.thresholdSigmas)
+        c.obstacle.minimumPeak = Float(obstacles.minPeakMps2)
+        c.obstacleMergeMeters = obstacles.mergeM
+        c.crashDetectionEnabled = crash.enabled
+        return c
+    }
+
+    var gpsdConfiguration: GPSDConfiguration { GPSDConfiguration(host: gnss.host, port: gnss.port) }
+
+    var iioConfiguration: IIOConfiguration {
+        IIOConfiguration(uri: imu.uri, deviceName: imu.device.isEmpty ? nil : imu.device, samplingFrequency: imu.rateHz)
+    }
+
+    var storeConfiguration: StoreConfiguration {
+        var c = StoreConfiguration()
+        c.budgetMegabytes = store.budgetMB
+        c.milestoneSteps = [milestones.everyKm * 1000]
+        return c
+    }
+
+    var writerPolicy: WriterPolicy {
+        var p = WriterPolicy()
+        p.maxBatchSeconds = store.commitIntervalS
+        return p
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import BikePathCore
+import BikePathDaemon
+import BikePathSensors
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `bikepathd record OUT`: writes a recording from the live sensors (gpsd's raw
+/// NMEA and the IIO batches, merged into receive-time order) until SIGINT or
+/// SIGTERM, and runs the chain on the same stream as it goes. With `--outputs`
+/// the chain's outputs are written as JSON lines, in the form `replay --json`
+/// prints, so a replay of the recording can be compared with the live run.
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record the live sensors to a recording file (SIGINT/SIGTERM to stop).")
+
+    @Argument(help: ArgumentHelp("Recording to write (.bpr).", valueName: "out")) var output: String
+    @OptionGroup var sensors: SensorOptions
+    @Option(help: ArgumentHelp("Write the chain's outputs here as JSON lines (as `replay --json`).", valueName: "file"))
+    var outputs: String?
+    @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).") var seconds: Double?
+    @Flag(help: "Replace OUT if it exists.") var overwrite = false
+    @Flag(help: "Enable crash (SOS) detection in the live chain, as `replay --crash-detection`.") var crashDetection = false
+
+    func run() async throws {
+        let signals = SignalEvents.stream([SIGTERM, SIGINT])
+        var logger = Logger(label: "bikepath.record")
+        logger.logLevel = .warning
+        let header = RecordingHeader(
+            createdUTC: UTCTime(nanosecondsSince1970: EdgeClock.realtimeNanoseconds()),
+            createdAtMonotonic: EdgeClock.monotonic(), source: "live",
+            sourceDetail: "gpsd \(sensors.gpsdHost):\(sensors.gpsdPort), iio \(sensors.iioURI)",
+            writer: "bikepathd record \(BikePathCommand.configuration.version)",
+            sensors: [.init(id: "gnss", kind: "gnss", name: "gpsd", unit: "nmea0183"),
+                      .init(id: "imu", kind: "imu", name: sensors.iioDevice ?? "iio", rateHz: sensors.imuRate, unit: "si")])
+        let writer: RecordingWriter
+        do {
+            writer = try RecordingWriter(path: output, header: header, overwrite: overwrite, syncPolicy: .everyFlush)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        var outputsFile: FileHandle?
+        if let outputs {
+            guard FileManager.default.createFile(atPath: outputs, contents: nil), let h = FileHandle(forWritingAtPath: outputs) else {
+                throw ValidationError("cannot create \(outputs)")
+            }
+            outputsFile = h
+        }
+        let sources = LiveSources(gnss: sensors.gpsd, imu: sensors.iio, logger: logger)
+        let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection)
+        try sources.start()
+        let (done, continuation) = AsyncStream.makeStream(of: String?.self)
+        let thread = Thread {
+            do {
+                try recorder.run(sources)
+                continuation.yield(nil)
+            } catch {
+                continuation.yield("\(error)")
+            }
+        }
+        thread.name = "record"
+        thread.start()
+        ImportCommand.stderrLine("recording to \(output); SIGINT or SIGTERM stops")
+        let stopper = Task {
+            if let seconds {
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            } else {
+                var iterator = signals.makeAsyncIterator()
+                _ = await iterator.next()
+            }
+            recorder.requestStop()
+        }
+        var iterator = done.makeAsyncIterator()
+        let failure = await iterator.next() ?? nil
+        stopper.cancel()
+        if let failure {
+            ImportCommand.stderrLine("error: \(failure)")
+            throw ExitCode(1)
+        }
+        let g = sources.gnss.status, i = sources.imu.status
+        ImportCommand.stderrLine("""
+            recorded \(recorder.records) records (\(recorder.nmea) NMEA sentences, \(recorder.imu) IMU samples), \
+            \(writer.bytesWritten) bytes; chain outputs \(recorder.outputCount); \
+            gpsd drops \(g.deliveryDrops), IMU overruns \(i.overruns)
+            """)
+    }
+}
+
+/// The recording thread: the same ordered stream goes to the file and the chain.
+final class Recorder: @unchecked Sendable {
+    private let writer: RecordingWriter
+    private let outputs: FileHandle?
+    private var pipeline: Pipeline
+    private let stop = NSLock()
+    private var stopRequested = false
+    private(set) var records = 0, nmea = 0, imu = 0, outputCount = 0
+
+    init(writer: RecordingWriter, outputs: FileHandle?, crashDetection: Bool) {
+        self.writer = writer
+        self.outputs = outputs
+        var configuration = PipelineConfiguration()
+        configuration.crashDetectionEnabled = crashDetection
+        pipeline = Pipeline(configuration: configuration)
+    }
+
+    func requestStop() { stop.lock(); stopRequested = true; stop.unlock() }
+    private var stopping: Bool { stop.lock(); defer { stop.unlock() }; return stopRequested }
+
+    func run(_ sources: LiveSources) throws {
+        var lastFlush = EdgeClock.monotonic()
+        while !stopping {
+            take(sources.next(timeoutSeconds: 0.25))
+            try append(sources: nil)
+            if EdgeClock.monotonic() - lastFlush >= 1 {
+                try writer.flush()   // fsync about once a second: a power cut loses at most that
+                lastFlush = EdgeClock.monotonic()
+            }
+        }
+        sources.stop()   // releases everything still held, in order
+        while true {
+            let rest = sources.next(timeoutSeconds: 0)
+            if rest.isEmpty { break }
+            take(rest)
+        }
+        try append(sources: nil)
+        write(pipeline.finish())
+        try writer.close()
+        try outputs?.synchronize()
+        try outputs?.close()
+    }
+
+    private var batch: [SensorRecord] = []
+
+    private func take(_ records: [SensorRecord]) { batch += records }
+
+    private func append(sources _: LiveSources?) throws {
+        guard !batch.isEmpty else { return }
+        for r in batch {
+            switch r {
+            case .nmea: nmea += 1
+            case .imu: imu += 1
+            case .marker: break
+            }
+        }
+        records += batch.count
+        try writer.append(contentsOf: batch)
+        write(pipeline.process(batch))
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    private func write(_ out: [ChainOutput]) {
+        outputCount += out.count
+        guard let outputs, !out.isEmpty else { return }
+        let text = out.map(ChainOutputJSON.line).joined(separator: "\n") + "\n"
+        outputs.write(Data(text.utf8))
+    }
+}

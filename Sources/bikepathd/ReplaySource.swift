@@ -1,0 +1,77 @@
+import BikePathCore
+import BikePathDaemon
+import BikePathSensors
+import Foundation
+
+/// `run --replay FILE`: a recording instead of the live sensors, as fast as the
+/// chain and the store take it, with a progress bar. `repeats` plays it again and
+/// again, each pass shifted in sample time past the previous one.
+final class ReplaySource: SensorSource, @unchecked Sendable {
+    let path: String
+    let repeats: Int
+    let total: Int64
+    private var reader: RecordingReader?
+    private var pass = 0
+    private var shift: Int64 = 0
+    private var span: Int64 = 0
+    private var first: Int64?
+    private(set) var delivered: Int64 = 0
+    private(set) var finished = false
+    private let progress: ProgressReporter
+    private let lock = NSLock()
+
+    init(path: String, repeats: Int) throws {
+        self.path = path
+        self.repeats = max(1, repeats)
+        // One quick pass to count: the bar needs a total.
+        let counter = try RecordingReader(path: path)
+        var count: Int64 = 0
+        var first: Int64?, last: Int64 = 0
+        while let r = try counter.next() {
+            count += 1
+            if first == nil { first = r.time.nanoseconds }
+            last = r.time.nanoseconds
+        }
+        span = last - (first ?? 0) + 1_000_000_000
+        total = count * Int64(self.repeats)
+        progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
+    }
+
+    func start() throws { reader = try RecordingReader(path: path) }
+
+    func next(timeoutSeconds: Double) -> [SensorRecord] {
+        lock.lock()
+        defer { lock.unlock() }
+        var out: [SensorRecord] = []
+        out.reserveCapacity(2048)
+        while out.count < 2048, let reader {
+            guard let record = try? reader.next() else {
+                pass += 1
+                if pass >= repeats {
+                    self.reader = nil
+                    finished = true
+                    break
+                }
+                shift = Int64(pass) * span
+                self.reader = try? RecordingReader(path: path)
+                continue
+            }
+            out.append(shift == 0 ? record : Self.shifted(record, by: shift))
+        }
+        delivered += Int64(out.count)
+        progress.update(delivered)
+        if finished, out.isEmpty { progress.finish(delivered, summary: "replayed \(delivered) records") }
+        return out
+    }
+
+    func stop() {}
+    var degradedReason: String? { nil }
+
+    static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {
+        switch record {
+        case .nmea(let t, let s): return .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
+        case .imu(let s): return .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
+        case .marker(let t, let m): return .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
+        }
+    }
+}

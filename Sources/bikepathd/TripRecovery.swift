@@ -1,0 +1,67 @@
+import BikePathCore
+import BikePathStore
+
+/// A trip left open by a stop (SIGTERM, power cut) is continued when the ride
+/// goes on and closed otherwise. "Goes on" means the chain starts a trip again
+/// within `trip.start_after_s + trip.end_after_s` of sample time after start: that
+/// start is then not a new trip, and the outputs go on into the open one. When it
+/// ends, it is closed from all its stored points (both halves), not from the
+/// chain's statistics of the second half only.
+struct TripRecovery {
+    enum State: Equatable {
+        case none
+        case undecided(tripID: String, deadline: SampleTime?)
+        case resumed(tripID: String)
+    }
+
+    enum Action: Equatable {
+        /// Hand the output to the writer.
+        case write
+        /// The open trip continues: drop this start.
+        case resume(tripID: String)
+        /// The continued trip ended: flush, close it from its points.
+        case closeResumed(tripID: String)
+    }
+
+    private(set) var state: State = .none
+    let window: Double
+
+    init(openTrip: String?, window: Double) {
+        self.window = window
+        if let openTrip { state = .undecided(tripID: openTrip, deadline: nil) }
+    }
+
+    /// What to do with one chain output.
+    mutating func action(for output: ChainOutput) -> Action {
+        switch (state, output) {
+        case (.undecided(let id, _), .tripStarted):
+            state = .resumed(tripID: id)
+            return .resume(tripID: id)
+        case (.resumed(let id), .tripEnded):
+            state = .none
+            return .closeResumed(tripID: id)
+        default:
+            return .write
+        }
+    }
+
+    /// Called every pass: returns the trip to close when the window passed without a start.
+    mutating func expired(now: SampleTime) -> String? {
+        guard case .undecided(let id, let deadline) = state else { return nil }
+        guard let deadline else {
+            state = .undecided(tripID: id, deadline: SampleTime(nanoseconds: now.nanoseconds + Int64(window * 1e9)))
+            return nil
+        }
+        guard now > deadline else { return nil }
+        state = .none
+        return id
+    }
+
+    /// Shutdown while still undecided or resumed: the trip stays open for the next start.
+    var openTripID: String? {
+        switch state {
+        case .none: nil
+        case .undecided(let id, _), .resumed(let id): id
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import BikePathCore
+import Foundation
+import Testing
+@testable import BikePathSensors
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 7's end-to-end run: a real gpsd fed the GPS of a real ride (Recordings/
+/// allthedocks-GX010056.bpr, at its own 18 Hz), the fake IMU behind iiod,
+/// `bikepathd run` as a subprocess (status socket and NOTIFY_SOCKET bound here) and
+/// `bikepath-hub` on loopback. The trip is detected and stored; SIGTERM mid-ride and a
+/// restart continue it; gpsd killed and restarted mid-ride is recovered from; the trip
+/// ends, its draft is confirmed through the CLI and synced; the hub holds it once.
+@Suite("end to end: gpsd, IIO, bikepathd run, hub", .serialized)
+struct EndToEndRealTests {
+    static let prerequisites = ["gpsd", "iiod", "unshare", "sqlite3"]
+
+    @Test("trip detected, stored, continued after SIGTERM, survives gpsd restart, confirmed and synced once",
+          .enabled(if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
+                   "needs root, gpsd, iiod, unshare, sqlite3 and python3 (skipped locally; required on CI)"),
+          .timeLimit(.minutes(3)))
+    func endToEnd() async throws {
+        guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
+        let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
+        let hubBinary = (bikepathd as NSString).deletingLastPathComponent + "/bikepath-hub"
+        try #require(FileManager.default.isExecutableFile(atPath: hubBinary), "bikepath-hub is not built")
+        let dir = try ScratchDirectory("e2e")
+        defer { dir.remove() }
+        func path(_ name: String) -> String { dir.url.appendingPathComponent(name).path }
+
+        // The ride: the recording's cycling part (28 s to 113 s) as an NMEA log, then standing still.
+        let (ride, still) = try Self.rideLogs()
+        try ride.joined(separator: "\n").write(toFile: path("ride.nmea"), atomically: true, encoding: .utf8)
+        try still.joined(separator: "\n").write(toFile: path("still.nmea"), atomically: true, encoding: .utf8)
+
+        // Hub on loopback, with this device's token.
+        try "bike-1 e2e-secret-token\n".write(toFile: path("tokens"), atomically: true, encoding: .utf8)
+        try "e2e-secret-token\n".write(toFile: path("token"), atomically: true, encoding: .utf8)
+        chmod(path("token"), 0o600)
+        let hub = try ChildProcess(hubBinary, ["serve", "--port", "0", "--db", path("hub.sqlite"), "--tokens", path("tokens")],
+                                   output: dir.url.appendingPathComponent("hub.log"))
+        defer { hub.stop(signal: SIGKILL) }
+        var hubPort: Int?
+        #expect(await RealDaemons.wait(timeout: 30) {
+            let log = (try? String(contentsOfFile: path("hub.log"), encoding: .utf8)) ?? ""
+            hubPort = log.split(separator: "\n").first { $0.contains("listening on") }?
+                .split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return hubPort != nil
+        })
+        let port = try #require(hubPort, "the hub did not start")
+
+        let gpsd = GPSDSourceRealTests.Gpsd()
+        try gpsd.start()
+        defer { gpsd.kill() }
+        let imu = try FakeIMU()
+        try imu.start()
+        defer { imu.stop() }
+
+        try """
+            [gnss]
+            host = "127.0.0.1"
+            port = \(gpsd.port)
+            [imu]
+            uri = "\(imu.uri)"
+            rate_hz = 100
+            [store]
+            path = "\(path("store.sqlite"))"
+            commit_interval_s = 0.5
+            [trip]
+            start_after_s = 5
+            start_after_m = 20
+            end_after_s = 10
+            [privacy]
+            share_trips = true
+            [sync]
+            hub_url = "http://127.0.0.1:\(port)"
+            token_file = "\(path("token"))"
+            interval_s = 5
+            [status]
+            socket = "\(path("status.sock"))"
+            """.write(toFile: path("bikepathd.toml"), atomically: true, encoding: .utf8)
+        let cli = CLI(binary: bikepathd, store: path("store.sqlite"), socket: path("status.sock"))
+        #expect(try cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
+
+        let notify = try NotifyListener(path: path("notify.sock"))
+        func startDaemon(_ n: Int) throws -> ChildProcess {
+            try ChildProcess("env", ["NOTIFY_SOCKET=\(notify.path)", "WATCHDOG_USEC=2000000",
+                                     bikepathd, "run", "--config", path("bikepathd.toml")],
+                             output: dir.url.appendingPathComponent("daemon\(n).log"))
+        }
+        var daemon = try startDaemon(1)
+        defer { daemon.stop(signal: SIGKILL) }
+        #expect(await RealDaemons.wait(timeout: 10) { notify.received.contains("READY=1") }, "READY=1 sent")
+
+        let feeder = try ChildProcess("python3", [
+            RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",
+            "--epoch-hz", "18", "--seconds", "85", "--start-epoch", "\(Int(Date().timeIntervalSince1970))",
+        ])
+        defer { feeder.stop(signal: SIGKILL) }
+
+        // 1. The trip is detected and stored.
+        #expect(await RealDaemons.wait(timeout: 30) { cli.status()?.trip == "riding" }, "trip detected: \(cli.status().debugDescription)")
+        #expect(await RealDaemons.wait(timeout: 5) { !cli.openTrips().isEmpty }, "the open trip is in the store")
+        let tripID = try #require(cli.openTrips().first)
+        #expect(notify.received.contains("WATCHDOG=1"), "watchdog pings while the pipeline runs")
+        try await Task.sleep(nanoseconds: 5_000_000_000)
+
+        // 2. SIGTERM mid-ride: exits within 2 s, trip stays open; a restart continues it.
+        let points = cli.trackPoints(tripID)
+        let stopAt = Date()
+        daemon.stop(signal: SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+        #expect(Date().timeIntervalSince(stopAt) < 2, "SIGTERM: committed and exited within 2 s")
+        #expect(cli.openTrips() == [tripID], "the trip stays open across the stop")
+        #expect(cli.trackPoints(tripID) >= points, "nothing committed was lost")
+        daemon = try startDaemon(2)
+        #expect(await RealDaemons.wait(timeout: 20) { cli.log(dir, 2).contains("trip \(tripID) continues") },
+                "the restarted daemon continues the trip: \(cli.log(dir, 2))")
+        let resumedPoints = cli.trackPoints(tripID)
+        #expect(await RealDaemons.wait(timeout: 10) { cli.trackPoints(tripID) > resumedPoints }, "points go on into the same trip")
+
+        // 3. gpsd killed and restarted mid-ride: degraded, then recovered.
+        gpsd.kill()
+        #expect(await RealDaemons.wait(timeout: 10) { cli.status()?.degraded.contains { $0.contains("gpsd") } == true },
+                "status says gpsd is missing")
+        #expect(daemon.waitForExit(timeout: 0) == nil, "the daemon keeps running without gpsd")
+        let pointsWithoutGpsd = cli.trackPoints(tripID)
+        try gpsd.start()
+        #expect(await RealDaemons.wait(timeout: 15) { cli.trackPoints(tripID) > pointsWithoutGpsd + 3 },
+                "track points go on after gpsd restarted")
+        #expect(await RealDaemons.wait(timeout: 15) {
+            guard let s = cli.status() else { return false }
+            return s.gnssConnected && (s.fixAge ?? 99) < 2 && !s.degraded.contains { $0.contains("gpsd") }
+        }, "fixes flow again after gpsd restarted: \(cli.status().debugDescription)")
+
+        // 4. The ride ends: standing still ends the trip; its draft is confirmed and synced.
+        #expect(feeder.waitForExit() == 0)
+        let stillFeeder = try ChildProcess("python3", [
+            RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("still.nmea"), "\(gpsd.udpPort)",
+            "--epoch-hz", "2", "--seconds", "40", "--start-epoch", "\(Int(Date().timeIntervalSince1970) + 1)",
+        ])
+        defer { stillFeeder.stop(signal: SIGKILL) }
+        #expect(await RealDaemons.wait(timeout: 40) { cli.pendingDraft() != nil }, "the trip ended and was drafted")
+        let draft = try #require(cli.pendingDraft())
+        #expect(cli.openTrips().isEmpty)
+        #expect(cli.sql("SELECT COUNT(*) FROM trips") == "1", "one trip across the restart, not two")
+        #expect(try cli.run(["drafts", "confirm", draft, "--db", path("store.sqlite")]).status == 0)
+        let hubDB = path("hub.sqlite")
+        #expect(await RealDaemons.wait(timeout: 30) {
+            cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation'", db: hubDB) == "1"
+        }, "the confirmed draft reached the hub: \(cli.log(dir, 2))")
+        try await Task.sleep(nanoseconds: 6_000_000_000)   // another sync pass: still once
+        #expect(cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation' AND id LIKE '\(draft)%'", db: hubDB) == "1",
+                "the hub holds the confirmed draft exactly once")
+        #expect(cli.status()?.syncSucceeded == true)
+
+        daemon.stop(signal: SIGTERM)
+        #expect(daemon.waitForExit() == 0)
+    }
+
+    /// NMEA of the recording's cycling part, and its last epoch repeated standing still.
+    static func rideLogs() throws -> ([String], [String]) {
+        let recording = RealDaemons.harness.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
+        let (_, records, _) = try RecordingReader.readAll(path: recording)
+        let ride = records.compactMap { r -> String? in
+            guard case .nmea(let t, let s) = r, t.seconds >= 28, t.seconds < 113 else { return nil }
+            return s
+        }
+        // Standing still: the last RMC and GGA, speed 0.
+        let lastRMC = try #require(ride.last { $0.dropFirst(3).hasPrefix("RMC") })
+        let lastGGA = try #require(ride.last { $0.dropFirst(3).hasPrefix("GGA") })
+        var f = lastRMC.dropFirst().prefix { $0 != "*" }.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        f[7] = "0.00"
+        let still = [NMEAWriter.sentence(body: f.joined(separator: ",")),
+                     NMEAWriter.sentence(body: String(lastGGA.dropFirst().prefix { $0 != "*" }))]
+        return (ride, still)
+    }
+}
+
+/// The CLI and the databases as a field technician would look at them.
+struct CLI {
+    let binary: String
+    let store: String
+    let socket: String
+
+    struct Status {
+        var trip: String
+        var degraded: [String]
+        var gnssConnected: Bool
+        var fixAge: Double?
+        var syncSucceeded: Bool?
+    }
+
+    func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, out: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func status() -> Status? {
+        guard let r = try? run(["status", "--socket", socket, "--json"]), r.status == 0,
+              let object = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any] else { return nil }
+        let trip = object["trip"] as? [String: Any], gnss = object["gnss"] as? [String: Any], sync = object["sync"] as? [String: Any]
+        return Status(trip: trip?["state"] as? String ?? "?", degraded: object["degraded"] as? [String] ?? [],
+                      gnssConnected: gnss?["connected"] as? Bool ?? false, fixAge: gnss?["last_fix_age_s"] as? Double,
+                      syncSucceeded: sync?["succeeded"] as? Bool)
+    }
+
+    func sql(_ query: String, db: String? = nil) -> String {
+        let sqlite3 = RealDaemons.executable("sqlite3") ?? "/usr/bin/sqlite3"
+        return ((try? run(["-readonly", db ?? store, query], executable: sqlite3))?.out ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func openTrips() -> [String] {
+        sql("SELECT id FROM trips WHERE state = 'open'").split(separator: "\n").map(String.init)
+    }
+
+    func trackPoints(_ trip: String) -> Int { Int(sql("SELECT COUNT(*) FROM track_points WHERE trip_id = '\(trip)'")) ?? 0 }
+
+    func pendingDraft() -> String? {
+        guard let r = try? run(["drafts", "list", "--db", store]), r.status == 0 else { return nil }
+        return r.out.split(separator: "\n").first { $0.contains("pending") }.flatMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    func log(_ dir: ScratchDirectory, _ n: Int) -> String {
+        (try? String(contentsOf: dir.url.appendingPathComponent("daemon\(n).log"), encoding: .utf8)) ?? ""
+    }
+}
+
+/// The test's end of NOTIFY_SOCKET: a datagram socket collecting sd_notify messages.
+final class NotifyListener: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+    private var messages: [String] = []
+    private let lock = NSLock()
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    /// Every assignment received so far ("READY=1", "WATCHDOG=1", …).
+    var received: Set<String> {
+        lock.lock()
+        defer { lock.unlock() }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            messages += String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        return Set(messages)
+    }
+
+    deinit { close(fd) }
+}
