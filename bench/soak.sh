@@ -27,7 +27,8 @@ size = os.path.getsize(sys.argv[3]) / 1e6
 print(f"soak: {hours:g} h of synthetic riding in {s['seconds']:.1f} s ({hours * 3600 / s['seconds']:.0f}x real time); "
       f"{s['records']} records, {s['outputs']} outputs, {s['tripsEnded']} trips ended, {s['obstacles']} obstacles; store {size:.1f} MB")
 first = s.get('rssAfterFirstHourKB')
-print(f"soak: RSS start {s['rssStartKB'] / 1024:.1f} MiB, after 1 h {first / 1024 if first else float('nan'):.1f} MiB, "
+after = f"{first / 1024:.1f} MiB" if first else "n/a (under 1 h)"
+print(f"soak: RSS start {s['rssStartKB'] / 1024:.1f} MiB, after 1 h {after}, "
       f"end {s['rssEndKB'] / 1024:.1f} MiB, peak {s['maxRSSKB'] / 1024:.1f} MiB"
       + (f"; growth after the first hour {(s['rssEndKB'] - first) / 1024:+.1f} MiB" if first else ""))
 hourly = s.get('rssByHourKB', [])
