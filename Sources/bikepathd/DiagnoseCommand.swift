@@ -17,6 +17,9 @@ struct DiagnoseCommand: AsyncParsableCommand {
     @Option(help: "Seconds to watch the sources.") var duration: Double = 3
     @Option(help: "Sensors that must be present, comma-separated (gnss, imu).",
             transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: [])
+    @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
+    var databasePath: String?
+    @Flag(help: "Skip the store and sync checks.") var noStore = false
     @Flag(help: "Print JSON instead of text.") var json = false
     @Flag(help: "Show the sources' log lines.") var verbose = false
 
@@ -37,15 +40,24 @@ struct DiagnoseCommand: AsyncParsableCommand {
         imu.stop()
         let diagnosis = SensorDiagnosis(gnss: gnss.status, imu: imu.status, required: Set(require.kinds),
                                         observedSeconds: now - started, now: now)
+        let storePath = databasePath ?? StoreOptions.defaultPath
+        let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(diagnosis), as: UTF8.self))
+            print(String(decoding: try encoder.encode(Report(sensors: diagnosis, store: store)), as: UTF8.self))
         } else {
             print(diagnosis.text)
+            if let store { print(store.text) }
         }
         if !diagnosis.ok { throw ExitCode(2) }
     }
+}
+
+/// `diagnose --json`: the sensors, then the store and its sync outbox.
+private struct Report: Encodable {
+    var sensors: SensorDiagnosis
+    var store: StoreDiagnosisReport?
 }
 
 /// `--require gnss,imu`.

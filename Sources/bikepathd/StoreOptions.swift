@@ -1,17 +1,21 @@
 import ArgumentParser
+import BikePathDaemon
 import BikePathStore
 import Foundation
 
 /// `--db PATH` and `--json`, shared by every store subcommand.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB or /var/lib/bikepathd/store.sqlite).")
+    @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else the daemon's default store.path).")
     var databasePath: String?
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
-    var path: String {
-        databasePath ?? ProcessInfo.processInfo.environment["BIKEPATHD_DB"] ?? "/var/lib/bikepathd/store.sqlite"
+    var path: String { databasePath ?? Self.defaultPath }
+
+    /// The daemon's own default, so that the CLI on a device finds the running store.
+    static var defaultPath: String {
+        ProcessInfo.processInfo.environment["BIKEPATHD_DB"] ?? DaemonConfiguration().store.path
     }
 
     /// Opens the store; a store error becomes a clear message and exit code 1.
