@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "BikePathSyncTests",
             dependencies: [
-                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore",
+                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", "BikePathTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -113,14 +113,16 @@ let package = Package(
             dependencies: ["BikePathSensors", "BikePathCore"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
+        // Running the built executables from tests (shared by the test targets below).
+        .target(name: "BikePathTestSupport", path: "Tests/Support"),
         .testTarget(
             name: "BikePathStoreTests",
-            dependencies: ["BikePathStore", "BikePathCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BikePathStore", "BikePathCore", "BikePathTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "BikePathDaemonTests",
-            dependencies: ["BikePathDaemon", "BikePathCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BikePathDaemon", "BikePathTestSupport", "BikePathCore", .product(name: "Logging", package: "swift-log")],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -1,36 +1,22 @@
 import Foundation
+import BikePathTestSupport
 import Testing
 @testable import BikePathDaemon
 
 /// The built `bikepathd` next to the test bundle (`swift build --build-tests` builds it).
 enum Binary {
-    static let url: URL? = {
-        let candidates = [Bundle.main.bundleURL, Bundle(for: BundleToken.self).bundleURL]
-            .flatMap { [$0.deletingLastPathComponent(), $0] }
-            .map { $0.appendingPathComponent("bikepathd") }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let url: URL? = builtExecutable("bikepathd").map(URL.init(fileURLWithPath:))
     static var available: Bool { url != nil }
     static func require() throws -> URL {
         guard let url else { throw POSIXError(.ENOENT) }
         return url
     }
 }
-private final class BundleToken {}
 
 /// Runs bikepathd to completion; stdout and stderr apart.
 func runBikepathd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = try Binary.require()
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    let result = try runProcess(try Binary.require().path, arguments)
+    return (result.status, result.out, result.err)
 }
 
 @Suite("bikepathd config, status, tail commands", .enabled(if: Binary.available, "needs the built bikepathd"))

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import GRDB
 import Testing

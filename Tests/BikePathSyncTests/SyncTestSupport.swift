@@ -3,50 +3,10 @@ import BikePathCore
 import BikePathStore
 import BikePathSync
 import Foundation
+import BikePathTestSupport
 import GRDB
 
-/// A fresh directory under the system temp dir, removed by `cleanup()`.
-struct TempDir {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "bikepath-sync-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> String { path + "/" + name }
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
-}
-
-let packageRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
-/// An executable `swift test` built next to the test bundle.
-func builtExecutable(_ name: String) -> String? {
-    let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
-        packageRoot + "/.build/debug/" + name,
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
 struct TestFailure: Error, CustomStringConvertible { var description: String }
-
-@discardableResult
-func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
 
 /// A `bikepath-hub` subprocess on loopback, stopped by its own pid.
 final class HubProcess {

@@ -1,4 +1,5 @@
 import BikePathSync
+import BikePathTestSupport
 import Foundation
 import Testing
 

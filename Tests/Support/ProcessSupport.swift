@@ -1,0 +1,46 @@
+import Foundation
+
+/// Helpers the test targets share for running the built executables as a user would.
+
+/// The package root, found from this file's location (Tests/Support/…).
+public let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
+/// An executable that `swift build --build-tests` built next to the test bundle.
+public func builtExecutable(_ name: String) -> String? {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path,
+        packageRoot + "/.build/debug/" + name,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Runs a command to completion and returns its exit status, stdout and stderr.
+@discardableResult
+public func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A fresh directory under the system temp dir, removed by `cleanup()`.
+public struct TempDir {
+    public let path: String
+    public init(prefix: String = "bikepath-test-") throws {
+        path = NSTemporaryDirectory() + prefix + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    public func file(_ name: String) -> String { path + "/" + name }
+    public func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
