@@ -36,7 +36,7 @@ struct ReplayPrinter {
     private func humanLine(_ output: ChainOutput) -> String? {
         switch output {
         case .activity(let t, let state): return "\(offset(t))  activity   \(state.rawValue)"
-        case .tripStarted(let t, let utc): return "\(offset(t))  trip start \(utc.map(iso8601) ?? "")"
+        case .tripStarted(let t, let utc): return "\(offset(t))  trip start \(utc.map(ChainOutputJSON.iso8601) ?? "")"
         case .trackPoint, .roadQuality: return nil
         case .obstacle(let e):
             let speed = e.speed.map { String(format: "%.1f km/h", $0 * 3.6) } ?? "speed ?"
@@ -83,12 +83,6 @@ struct ReplayPrinter {
 private func duration(_ seconds: Double) -> String {
     let s = Int(seconds.rounded())
     return String(format: "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
-}
-
-private func iso8601(_ utc: UTCTime) -> String {
-    var bytes: [UInt8] = []
-    FixJSON.appendISO8601(utc, to: &bytes)
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 private func rejected(_ r: FixRejections) -> String {
