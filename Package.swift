@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
-            dependencies: ["BikePathSensors", "BikePathCore"],
+            dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
         // Running the built executables from tests (shared by the test targets below).

@@ -6,6 +6,10 @@ import Foundation
 /// `run --replay FILE`: a recording instead of the live sensors, as fast as the
 /// chain and the store take it, with a progress bar. `repeats` plays it again and
 /// again, each pass shifted in sample time past the previous one.
+///
+/// A damaged file plays what can be read (the reader resyncs past corrupt stretches);
+/// what it skipped is in `problems`. A read error mid-file ends the replay and is kept
+/// in `failure`, so `run` exits non-zero instead of passing a short replay off as whole.
 final class ReplaySource: SensorSource, @unchecked Sendable {
     let path: String
     let repeats: Int
@@ -17,6 +21,10 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
     private var first: Int64?
     private(set) var delivered: Int64 = 0
     private(set) var finished = false
+    /// Problems the counting pass found in the file (truncation, corrupt stretches).
+    let problems: [RecordingProblem]
+    /// Set when reading failed mid-replay (I/O error): the replay ended there.
+    private(set) var failure: String?
     private let progress: ProgressReporter
     private let lock = NSLock()
 
@@ -33,6 +41,7 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
             last = r.time.nanoseconds
         }
         span = last - (first ?? 0) + 1_000_000_000
+        problems = counter.report.problems
         total = count * Int64(self.repeats)
         progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
     }
@@ -45,7 +54,14 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         var out: [SensorRecord] = []
         out.reserveCapacity(2048)
         while out.count < 2048, let reader {
-            guard let record = try? reader.next() else {
+            let record: SensorRecord?
+            do { record = try reader.next() } catch {
+                failure = "\(path): read failed after \(delivered + Int64(out.count)) records: \(error)"
+                self.reader = nil
+                finished = true
+                break
+            }
+            guard let record else {
                 pass += 1
                 if pass >= repeats {
                     self.reader = nil
@@ -53,15 +69,31 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
                     break
                 }
                 shift = Int64(pass) * span
-                self.reader = try? RecordingReader(path: path)
+                do { self.reader = try RecordingReader(path: path) } catch {
+                    failure = "\(path): cannot reopen for pass \(pass + 1): \(error)"
+                    self.reader = nil
+                    finished = true
+                }
                 continue
             }
             out.append(shift == 0 ? record : Self.shifted(record, by: shift))
         }
         delivered += Int64(out.count)
         progress.update(delivered)
-        if finished, out.isEmpty { progress.finish(delivered, summary: "replayed \(delivered) records") }
+        if finished, out.isEmpty { progress.finish(delivered, summary: summary) }
         return out
+    }
+
+    /// The last progress line: records played, and what was skipped or went wrong.
+    var summary: String {
+        var text = "replayed \(delivered) records"
+        if !problems.isEmpty {
+            text += "; the file has \(problems.count) problem(s), skipped: "
+                + problems.prefix(3).map(\.description).joined(separator: "; ")
+                + (problems.count > 3 ? "; …" : "")
+        }
+        if let failure { text += "; stopped early: \(failure)" }
+        return text
     }
 
     func stop() {}

@@ -1,3 +1,5 @@
+import BikePathCore
+
 /// Everything `bikepathd run` can be told, with the documented defaults
 /// (docs/configuration.md, systemd/bikepathd.toml). Plain values: the file
 /// reader (`ConfigurationLoader`) and the command-line overrides
@@ -46,26 +48,28 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     }
 
     public struct Trip: Sendable, Equatable, Codable {
-        /// A trip starts after this much cycling time and distance.
-        public var startAfterS = 30.0
-        public var startAfterM = 100.0
+        /// A trip starts after this much cycling time and distance (the chain's defaults).
+        public var startAfterS = PipelineConfiguration().tripStartCyclingSeconds
+        public var startAfterM = PipelineConfiguration().tripStartCyclingMeters
         /// …and ends after this long without cycling.
-        public var endAfterS = 300.0
+        public var endAfterS = PipelineConfiguration().tripEndInactivitySeconds
         enum CodingKeys: String, CodingKey {
             case startAfterS = "start_after_s", startAfterM = "start_after_m", endAfterS = "end_after_s"
         }
     }
 
+    /// Defaults are the chain's own (`PipelineConfiguration`, `ObstacleDetectorConfiguration
+    /// .bicycle`), so `run`, `record` and `replay` detect alike when the file is silent.
     public struct Obstacles: Sendable, Equatable, Codable {
         public var enabled = true
         /// No detection below this speed (pushing, standing, mounting).
-        public var minSpeedMps = 2.0
+        public var minSpeedMps = PipelineConfiguration().obstacleMinSpeed
         /// Detection threshold over the running noise level, in standard deviations.
-        public var thresholdSigmas = 2.0
+        public var thresholdSigmas = Double(ObstacleDetectorConfiguration.bicycle.thresholdSigmas)
         /// Smallest vertical acceleration peak that counts, m/s².
-        public var minPeakMps2 = 2.0
+        public var minPeakMps2 = Double(ObstacleDetectorConfiguration.bicycle.minimumPeak)
         /// Detections closer than this are one obstacle.
-        public var mergeM = 5.0
+        public var mergeM = PipelineConfiguration().obstacleMergeMeters
         enum CodingKeys: String, CodingKey {
             case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
             case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m"
