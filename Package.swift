@@ -107,7 +107,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
             dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport"],

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Testing
 @testable import BikePathCore
 

@@ -7,17 +7,6 @@ import Testing
 /// Replays a long synthetic ride through `bikepathd store-replay` while
 /// `kill -9` hits it at random moments, restarting it each time.
 @Suite(.serialized) struct KillTests {
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Every committed row, keyed by what identifies it across runs (not its UUID).
     struct Snapshot: Equatable {
         var trackPoints: Set<Int64> = []
