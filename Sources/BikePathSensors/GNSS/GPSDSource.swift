@@ -13,8 +13,8 @@ public final class GPSDSource: Sendable {
     public let configuration: GPSDConfiguration
     private let logger: Logger
     private let state: Mutex<GNSSStatus>
-    private let flag = StopFlag()
-    private let started = Atomic<Bool>(false)
+    private let reader = ReaderThread(name: "gpsd-reader")
+    private var flag: StopFlag { reader.flag }
 
     public init(configuration: GPSDConfiguration = GPSDConfiguration(),
                 logger: Logger = Logger(label: "bikepath.gnss")) {
@@ -29,39 +29,19 @@ public final class GPSDSource: Sendable {
     /// Starts the reader thread; `deliver` runs on it and returns false when it had to drop
     /// the event (counted as `deliveryDrops`). Call once.
     public func start(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
-        start(deliver, onExit: {})
-    }
-
-    private func start(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool, onExit: @escaping @Sendable () -> Void) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        SignalSetup.ignoreSIGPIPE()
-        let thread = Thread { [self] in
-            run(deliver)
-            flag.markExited()
-            onExit()
-        }
-        thread.name = "gpsd-reader"
-        thread.start()
+        reader.start { [self] in run(deliver) }
     }
 
     /// Starts the source and returns its events. The buffer holds `bufferSize` events; when
     /// the consumer falls further behind, the oldest are kept and the new ones are counted
     /// as dropped, never silently lost. The stream finishes when the source stops.
     public func events(bufferSize: Int = 4096) -> AsyncStream<GNSSEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: GNSSEvent.self,
-                                                            bufferingPolicy: .bufferingOldest(bufferSize))
-        start({ event in
-            if case .enqueued = continuation.yield(event) { return true }
-            return false
-        }, onExit: { continuation.finish() })
-        continuation.onTermination = { [self] _ in flag.stop() }
-        return stream
+        reader.stream(bufferSize: bufferSize) { [self] deliver in run(deliver) }
     }
 
     /// Stops the reader and waits (up to 2 s) for its thread to close the connection.
     public func stop() {
-        flag.stop()
-        if started.load(ordering: .acquiring) { _ = flag.waitForExit(timeout: 2) }
+        reader.stop(waitingUpTo: 2)
     }
 
     // MARK: - Reader thread

@@ -14,8 +14,8 @@ public final class IIOSource: Sendable {
     private let logger: Logger
     private let state: Mutex<IMUStatus>
     private let reportedProblems = Mutex<Set<String>>([])
-    private let flag = StopFlag()
-    private let started = Atomic<Bool>(false)
+    private let reader = ReaderThread(name: "iio-reader")
+    private var flag: StopFlag { reader.flag }
 
     public init(configuration: IIOConfiguration = IIOConfiguration(), logger: Logger = Logger(label: "bikepath.imu")) {
         self.configuration = configuration
@@ -28,39 +28,19 @@ public final class IIOSource: Sendable {
     /// Starts the reader thread; `deliver` runs on it with each batch and returns false when
     /// it had to drop the batch (counted as an overrun). Call once.
     public func start(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) {
-        start(deliver, onExit: {})
-    }
-
-    private func start(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool, onExit: @escaping @Sendable () -> Void) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        SignalSetup.ignoreSIGPIPE()
-        let thread = Thread { [self] in
-            run(deliver)
-            flag.markExited()
-            onExit()
-        }
-        thread.name = "iio-reader"
-        thread.start()
+        reader.start { [self] in run(deliver) }
     }
 
     /// Starts the source and returns its batches; at most `bufferSize` batches wait for the
     /// consumer, further ones are dropped and counted as overruns. The stream finishes when
     /// the source stops.
     public func batches(bufferSize: Int = 64) -> AsyncStream<[SensorRecord]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [SensorRecord].self,
-                                                            bufferingPolicy: .bufferingOldest(bufferSize))
-        start({ batch in
-            if case .enqueued = continuation.yield(batch) { return true }
-            return false
-        }, onExit: { continuation.finish() })
-        continuation.onTermination = { [self] _ in flag.stop() }
-        return stream
+        reader.stream(bufferSize: bufferSize) { [self] deliver in run(deliver) }
     }
 
     /// Stops the reader and waits for it to close the device (at most one I/O timeout).
     public func stop() {
-        flag.stop()
-        if started.load(ordering: .acquiring) { _ = flag.waitForExit(timeout: ioTimeout(rate: configuration.samplingFrequency) + 2) }
+        reader.stop(waitingUpTo: ioTimeout(rate: configuration.samplingFrequency) + 2)
     }
 
     // MARK: - Reader thread

@@ -14,7 +14,7 @@ final class ScriptedTCPServer: @unchecked Sendable {
 
     /// `script(n)` is the bytes sent to the n-th client (0-based).
     init(script: @escaping @Sendable (Int) -> [UInt8]) throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
@@ -30,6 +30,7 @@ final class ScriptedTCPServer: @unchecked Sendable {
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 let n = lock.withLock { () -> Int in accepted += 1; return accepted - 1 }
                 // Read the client's WATCH command first, as gpsd would, then answer.
                 var scratch = [UInt8](repeating: 0, count: 512)
@@ -39,6 +40,9 @@ final class ScriptedTCPServer: @unchecked Sendable {
                 let bytes = script(n)
                 _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 usleep(100_000)
+                // shutdown, not only close: a child another test spawned meanwhile may have
+                // inherited the socket, and close alone would then never end the connection.
+                shutdown(client, Int32(SHUT_RDWR))
                 close(client)
             }
         }
