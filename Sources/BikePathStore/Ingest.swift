@@ -73,13 +73,19 @@ struct Ingest {
             try endTrip(record, db)
         case .sos(let sos):
             let id = DeviceID.make()
+            let window = Self.floatBlob(sos.window)
             try db.execute(sql: """
-                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns)
-                VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns,
+                                              window_rate, window_sha256)
+                VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, openTripID, sos.time.nanoseconds, sos.lastFix?.time?.nanosecondsSince1970,
                                  sos.lastFix?.latitude, sos.lastFix?.longitude, sos.lastFix?.speed, sos.impactPeak,
-                                 sos.impactTime.nanoseconds])
+                                 sos.impactTime.nanoseconds, sos.window.isEmpty ? nil : sos.windowRate,
+                                 sos.window.isEmpty ? nil : Data(SHA256Hasher.hash(window))])
             guard db.changesCount > 0 else { return }
+            if !window.isEmpty {
+                try db.execute(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)", arguments: [id, window])
+            }
             if let hash = try HashChain.eventHash(db, id: id) {
                 try HashChain.append(db, kind: "event", id: id, recordHash: hash, head: &chainHead)
             }

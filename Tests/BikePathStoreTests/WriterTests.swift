@@ -60,6 +60,26 @@ import Testing
         #expect(try store.count("SELECT COUNT(*) FROM events WHERE kind = 'sos'") == 1)
     }
 
+    @Test func sosKeepsItsReviewWindowUnderTheHashChain() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        let writer = try StoreWriter(store: store)
+        let t = SampleTime(seconds: 5)
+        let window: [Float] = (0..<800).map { Float($0 % 17) - 8 }
+        try writer.append(.sos(SOSEvent(time: t, impactTime: SampleTime(seconds: 2), impactPeak: 40, lastFix: nil,
+                                        window: window, windowRate: 200)), at: t)
+        let (rate, blob) = try #require(try store.queue.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT e.window_rate, w.samples FROM events e JOIN event_windows w ON w.event_id = e.id WHERE e.kind = 'sos'
+                """).map { (row: Row) -> (Double, Data) in (row[0], row[1]) }
+        })
+        #expect(rate == 200)
+        #expect(blob.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == window)
+        let report = try store.verify()
+        #expect(report.ok && report.links == 1, "the window hash is part of the SOS row: \(report)")
+    }
+
     @Test func downsamplesByDistanceAndTime() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

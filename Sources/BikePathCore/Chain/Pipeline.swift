@@ -51,7 +51,8 @@ public struct Pipeline: Sendable {
         roadQuality = RoadQualityEstimator(stretchMeters: configuration.roadQualityStretchMeters,
                                            thresholds: configuration.roadQuality)
         crash = CrashDetector(configuration: configuration.crash)
-        window = VerticalRing(capacity: 4096)
+        // Room for an SOS review window (1 s before the impact + up to 5 s to the alarm) at 1 kHz.
+        window = VerticalRing(capacity: 8192)
     }
 
     public var status: PipelineStatus {
@@ -195,14 +196,19 @@ public struct Pipeline: Sendable {
         if configuration.crashDetectionEnabled,
            let hit = crash.step(time: sample.time, accel: sample.accel, gyro: sample.gyro,
                                 gravity: gravity, speed: speed, dt: dt) {
-            out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact,
-                                     impactPeak: Double(hit.peak), lastFix: lastAcceptedFix)))
+            let rate = windowRate(dt: dt)
+            let samples = window.last(Int((sample.time.secondsSince(hit.impact) + 1) * rate) + 1)
+            out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact, impactPeak: Double(hit.peak),
+                                     lastFix: lastAcceptedFix, window: samples, windowRate: rate)))
         }
     }
 
+    /// The measured IMU rate, or the rate the current spacing implies before there is one.
+    func windowRate(dt: Float) -> Double { imuRate > 0 ? imuRate : 1 / Double(max(dt, 1e-4)) }
+
     /// Turns a detection into a pending event; it gets its position at the next fix.
     mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
-        let rate = imuRate > 0 ? imuRate : 1 / Double(max(dt, 1e-4))
+        let rate = windowRate(dt: dt)
         let peakTime = endTime.advanced(bySeconds: -Double(detector.sampleIndex &- 1 &- d.peakIndex) / rate)
         // The event itself plus half a window of lead-in, at most one window.
         let keep = Int(configuration.obstacleWindowSeconds * rate)

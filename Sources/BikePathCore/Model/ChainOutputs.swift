@@ -74,12 +74,19 @@ public struct SOSEvent: Sendable, Equatable, Codable {
     public var impactTime: SampleTime
     public var impactPeak: Double
     public var lastFix: GNSSFix?
+    /// Vertical acceleration (m/s², world frame) from 1 s before the impact to the alarm,
+    /// for whoever reviews the alarm (a false one, or what happened); at `windowRate` Hz.
+    public var window: [Float]
+    public var windowRate: Double
 
-    public init(time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?) {
+    public init(time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?,
+                window: [Float] = [], windowRate: Double = 0) {
         self.time = time
         self.impactTime = impactTime
         self.impactPeak = impactPeak
         self.lastFix = lastFix
+        self.window = window
+        self.windowRate = windowRate
     }
 }
 

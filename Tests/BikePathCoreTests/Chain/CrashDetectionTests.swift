@@ -45,6 +45,13 @@ struct CrashDetectionTests {
         let fix = try #require(alarm.lastFix)
         #expect(fix.coordinate != nil && fix.mode == .threeD)
         #expect(fix.receivedAt <= alarm.time && alarm.time.secondsSince(fix.receivedAt) < 1.5)
+        // The review window: vertical acceleration from 1 s before the impact to the alarm.
+        #expect(abs(alarm.windowRate - Self.rate) < 1)
+        let expected = (alarm.time.secondsSince(alarm.impactTime) + 1) * Self.rate
+        #expect(abs(Double(alarm.window.count) - expected) <= 2, "\(alarm.window.count) samples, expected ≈ \(expected)")
+        let lead = Int(Self.rate) - 5   // before the impact: riding texture only
+        #expect(alarm.window.prefix(lead).allSatisfy { abs($0) < 15 })
+        #expect(alarm.window.dropFirst(lead).contains { abs($0) > 15 }, "the hit is in the window")
     }
 
     @Test func noAlarmUnlessOptedIn() {
