@@ -31,6 +31,8 @@ final class DaemonLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (DaemonEvent) -> Void
     private let workQueued: @Sendable () -> Void
+    /// True once a recording is used up (replay, synthetic ride); live: never.
+    private let inputFinished: @Sendable () -> Bool
     /// Live: the monotonic clock is the sample clock, so a quiet pass still ticks
     /// the writer. Replay: the recording's own times only.
     private let live: Bool
@@ -48,6 +50,7 @@ final class DaemonLoop: @unchecked Sendable {
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
+         inputFinished: @escaping @Sendable () -> Bool = { false },
          publish: @escaping @Sendable (DaemonEvent) -> Void, workQueued: @escaping @Sendable () -> Void) throws {
         self.store = store
         self.source = source
@@ -57,6 +60,7 @@ final class DaemonLoop: @unchecked Sendable {
         self.live = live
         self.publish = publish
         self.workQueued = workQueued
+        self.inputFinished = inputFinished
         pipeline = Pipeline(configuration: configuration.pipelineConfiguration)
         writerPolicy = configuration.writerPolicy
         writer = try StoreWriter(store: store, policy: writerPolicy)
@@ -72,7 +76,7 @@ final class DaemonLoop: @unchecked Sendable {
 
     /// Runs until `requestStop` (or the end of a replay). Then stops the source,
     /// processes what it still held, and commits everything.
-    func run(replayFinished: () -> Bool = { false }) throws {
+    func run() throws {
         let started = DispatchTime.now().uptimeNanoseconds
         summary.rssStartKB = ResourceUsage.currentRSSKilobytes()
         var firstSampleTime: SampleTime?
@@ -85,7 +89,7 @@ final class DaemonLoop: @unchecked Sendable {
                 if summary.rssAfterFirstHourKB == nil { summary.rssAfterFirstHourKB = summary.rssByHourKB[0] }
             }
             heartbeat.beat()
-            if records.isEmpty, replayFinished() { break }
+            if records.isEmpty, inputFinished() { break }
         }
         source.stop()
         while true {
@@ -96,7 +100,7 @@ final class DaemonLoop: @unchecked Sendable {
         // The decoder's last epoch and pending obstacles. Live, a trip under way
         // stays open (a restart continues it): the chain's forced trip end is dropped.
         // A replay that reached its end has no ride to go on: its trip ends.
-        let endOfInput = replayFinished()
+        let endOfInput = inputFinished()
         let last = pipeline.finish().filter { if case .tripEnded = $0 { endOfInput } else { true } }
         try handle(last)
         try writer.flush()
