@@ -15,6 +15,8 @@ final class DaemonLoop: @unchecked Sendable {
         var outputs = 0
         var tripsEnded = 0
         var obstacles = 0
+        /// Track points handed to the store after thinning, all committed at the end.
+        var trackPoints = 0
         var seconds = 0.0
         var rssStartKB = 0
         var rssAfterFirstHourKB: Int?
@@ -106,6 +108,7 @@ final class DaemonLoop: @unchecked Sendable {
         try writer.flush()
         try? store.checkpoint()
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
         summary.rssEndKB = ResourceUsage.currentRSSKilobytes()
         summary.maxRSSKB = ResourceUsage.maxRSSKilobytes()
         refreshStatus(force: true)
@@ -125,7 +128,7 @@ final class DaemonLoop: @unchecked Sendable {
                 publish(DaemonEvent(kind: "trip_closed", message: "trip closed after restart", fields: ["trip": closed]))
                 workQueued()
             }
-            writer = try StoreWriter(store: store, policy: writerPolicy)
+            try replaceWriter()
             _ = expired
         }
         if pipeline.status.tripPhase == .idle, let fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
@@ -133,6 +136,12 @@ final class DaemonLoop: @unchecked Sendable {
             logger.info("chain settings reloaded")
         }
         refreshStatus(force: false)
+    }
+
+    /// A fresh writer after a trip was closed behind the old one's back (recovery).
+    private func replaceWriter() throws {
+        summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
+        writer = try StoreWriter(store: store, policy: writerPolicy)
     }
 
     private func handle(_ outputs: [ChainOutput]) throws {
@@ -146,7 +155,7 @@ final class DaemonLoop: @unchecked Sendable {
             case .closeResumed(let id):
                 try writer.flush()
                 _ = try store.closeOpenTrip()
-                writer = try StoreWriter(store: store, policy: writerPolicy)
+                try replaceWriter()
                 summary.tripsEnded += 1
                 logger.notice("trip \(id) ended (continued after a restart; totals from all its points)")
                 publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["trip": id]))
