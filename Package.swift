@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        // `bikepathd run`: its parts as services in one ServiceGroup (docs/daemon.md).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -55,6 +57,8 @@ let package = Package(
                 "BikePathCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -63,6 +67,7 @@ let package = Package(
                 "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
@@ -122,7 +127,12 @@ let package = Package(
         ),
         .testTarget(
             name: "BikePathDaemonTests",
-            dependencies: ["BikePathDaemon", "BikePathTestSupport", "BikePathCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BikePathDaemon", "BikePathTestSupport", "BikePathCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ],
             resources: [.copy("Fixtures")]
         ),
     ],

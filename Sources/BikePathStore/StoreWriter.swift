@@ -54,6 +54,9 @@ public final class StoreWriter {
     private var lastNow: SampleTime?
     /// The caller's position (e.g. a replay index) of the last committed output.
     public private(set) var committedPosition: Int64?
+    /// Track points appended since this writer was made that the thinning kept
+    /// (`diskFull.droppedTrackPoints` of them may have been dropped since).
+    public private(set) var trackPointsKept = 0
     /// Milestones reached since this writer was made, in order.
     public private(set) var firedMilestones: [Milestone] = []
 
@@ -78,7 +81,10 @@ public final class StoreWriter {
     /// Adds one output. `now` is the chain's current sample time; `position`
     /// is an optional caller cursor stored with the commit (replay resumes after it).
     public func append(_ output: ChainOutput, at now: SampleTime, position: Int64? = nil) throws {
-        if case .trackPoint(let point) = output, !keep(point) { return }
+        if case .trackPoint(let point) = output {
+            guard keep(point) else { return }
+            trackPointsKept += 1
+        }
         if case .tripStarted = output { lastKept = nil }
         pending.append((output, position))
         if batchStart == nil { batchStart = now }

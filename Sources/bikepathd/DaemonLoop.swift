@@ -15,6 +15,8 @@ final class DaemonLoop: @unchecked Sendable {
         var outputs = 0
         var tripsEnded = 0
         var obstacles = 0
+        /// Track points handed to the store after thinning, all committed at the end.
+        var trackPoints = 0
         var seconds = 0.0
         var rssStartKB = 0
         var rssAfterFirstHourKB: Int?
@@ -31,6 +33,8 @@ final class DaemonLoop: @unchecked Sendable {
     private let logger: Logger
     private let publish: @Sendable (DaemonEvent) -> Void
     private let workQueued: @Sendable () -> Void
+    /// True once a recording is used up (replay, synthetic ride); live: never.
+    private let inputFinished: @Sendable () -> Bool
     /// Live: the monotonic clock is the sample clock, so a quiet pass still ticks
     /// the writer. Replay: the recording's own times only.
     private let live: Bool
@@ -48,6 +52,7 @@ final class DaemonLoop: @unchecked Sendable {
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
+         inputFinished: @escaping @Sendable () -> Bool = { false },
          publish: @escaping @Sendable (DaemonEvent) -> Void, workQueued: @escaping @Sendable () -> Void) throws {
         self.store = store
         self.source = source
@@ -57,6 +62,7 @@ final class DaemonLoop: @unchecked Sendable {
         self.live = live
         self.publish = publish
         self.workQueued = workQueued
+        self.inputFinished = inputFinished
         pipeline = Pipeline(configuration: configuration.pipelineConfiguration)
         writerPolicy = configuration.writerPolicy
         writer = try StoreWriter(store: store, policy: writerPolicy)
@@ -72,7 +78,7 @@ final class DaemonLoop: @unchecked Sendable {
 
     /// Runs until `requestStop` (or the end of a replay). Then stops the source,
     /// processes what it still held, and commits everything.
-    func run(replayFinished: () -> Bool = { false }) throws {
+    func run() throws {
         let started = DispatchTime.now().uptimeNanoseconds
         summary.rssStartKB = ResourceUsage.currentRSSKilobytes()
         var firstSampleTime: SampleTime?
@@ -85,7 +91,7 @@ final class DaemonLoop: @unchecked Sendable {
                 if summary.rssAfterFirstHourKB == nil { summary.rssAfterFirstHourKB = summary.rssByHourKB[0] }
             }
             heartbeat.beat()
-            if records.isEmpty, replayFinished() { break }
+            if records.isEmpty, inputFinished() { break }
         }
         source.stop()
         while true {
@@ -96,12 +102,13 @@ final class DaemonLoop: @unchecked Sendable {
         // The decoder's last epoch and pending obstacles. Live, a trip under way
         // stays open (a restart continues it): the chain's forced trip end is dropped.
         // A replay that reached its end has no ride to go on: its trip ends.
-        let endOfInput = replayFinished()
+        let endOfInput = inputFinished()
         let last = pipeline.finish().filter { if case .tripEnded = $0 { endOfInput } else { true } }
         try handle(last)
         try writer.flush()
         try? store.checkpoint()
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
         summary.rssEndKB = ResourceUsage.currentRSSKilobytes()
         summary.maxRSSKB = ResourceUsage.maxRSSKilobytes()
         refreshStatus(force: true)
@@ -121,7 +128,7 @@ final class DaemonLoop: @unchecked Sendable {
                 publish(DaemonEvent(kind: "trip_closed", message: "trip closed after restart", fields: ["trip": closed]))
                 workQueued()
             }
-            writer = try StoreWriter(store: store, policy: writerPolicy)
+            try replaceWriter()
             _ = expired
         }
         if pipeline.status.tripPhase == .idle, let fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
@@ -129,6 +136,12 @@ final class DaemonLoop: @unchecked Sendable {
             logger.info("chain settings reloaded")
         }
         refreshStatus(force: false)
+    }
+
+    /// A fresh writer after a trip was closed behind the old one's back (recovery).
+    private func replaceWriter() throws {
+        summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
+        writer = try StoreWriter(store: store, policy: writerPolicy)
     }
 
     private func handle(_ outputs: [ChainOutput]) throws {
@@ -142,7 +155,7 @@ final class DaemonLoop: @unchecked Sendable {
             case .closeResumed(let id):
                 try writer.flush()
                 _ = try store.closeOpenTrip()
-                writer = try StoreWriter(store: store, policy: writerPolicy)
+                try replaceWriter()
                 summary.tripsEnded += 1
                 logger.notice("trip \(id) ended (continued after a restart; totals from all its points)")
                 publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["trip": id]))

@@ -96,7 +96,13 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         return text
     }
 
-    func stop() {}
+    /// SIGTERM in the middle: nothing more is read (a recording holds nothing
+    /// that would be lost); the recording is not `finished`, so a trip stays open.
+    func stop() {
+        lock.lock()
+        reader = nil
+        lock.unlock()
+    }
     var degradedReason: String? { nil }
 
     static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {

@@ -6,6 +6,7 @@ import BikePathStore
 import BikePathSync
 import Foundation
 import Logging
+import ServiceLifecycle
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,16 +32,25 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "With --replay or --synthetic-hours: print a JSON summary (records, outputs, RSS) on stdout at the end.")
     var summary = false
 
-    enum Event: Sendable { case signal(Int32), loopEnded(String?) }
-
     func run() async throws {
-        let signals = SignalEvents.stream([SIGTERM, SIGINT, SIGHUP])
-        var configuration: DaemonConfiguration
+        // SIGHUP's default action ends the process. The reload service traps it
+        // while it runs; before (startup) and after (shutdown) it is ignored.
+        signal(SIGHUP, SIG_IGN)
+        let configuration: DaemonConfiguration
         do { configuration = try daemon.effectiveConfiguration() } catch { throw failWithConfigurationProblems(error) }
         DaemonLogging.bootstrap(level: configuration.log.level)
         let logger = Logger(label: "bikepathd")
         let notifier = SystemdNotifier()
         let startedAt = EdgeClock.monotonic()
+
+        // The input first: a recording that cannot be read is refused before anything is written.
+        let live = replay == nil && syntheticHours == nil
+        let input: Input
+        do { input = try makeInput(configuration, logger: logger) } catch {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+        let (source, liveSources, inputFinished) = (input.source, input.live, input.finished)
 
         let store: Store
         do {
@@ -53,26 +63,6 @@ struct RunCommand: AsyncParsableCommand {
             logger.error("the store was unreadable and was moved aside to \(moved): \(store.openReport.movedAsideReason ?? "")")
         }
 
-        // Sources: live sensors, a recording, or a synthetic ride.
-        let live = replay == nil && syntheticHours == nil
-        let source: any SensorSource
-        var liveSources: LiveSources?
-        let replayFinished: @Sendable () -> Bool
-        if let replay {
-            let r = try ReplaySource(path: replay, repeats: 1)
-            source = r
-            replayFinished = { r.finished }
-        } else if let syntheticHours {
-            let s = SyntheticRideSource(hours: syntheticHours)
-            source = s
-            replayFinished = { s.finished }
-        } else {
-            let l = LiveSources(gnss: configuration.gpsdConfiguration, imu: configuration.iioConfiguration, logger: logger)
-            liveSources = l
-            source = l
-            replayFinished = { false }
-        }
-
         let openTrip = try decideOpenTrip(store: store, configuration: configuration, live: live, logger: logger)
 
         // Status socket: events go to `bikepathd tail`.
@@ -80,35 +70,17 @@ struct RunCommand: AsyncParsableCommand {
         let server = ServerBox()
         let publish: @Sendable (DaemonEvent) -> Void = { server.value?.publish($0) }
 
-        // Sync, if a hub is configured; a problem with it is a degraded mode, not an exit.
-        var syncRunner: SyncRunner?
-        var syncProblem: String?
-        if !configuration.sync.hubURL.isEmpty {
-            do {
-                try SyncRunner.applyFilePolicy(configuration, store: store, logger: logger)
-                let token = try DeviceToken.read(path: configuration.sync.tokenFile)
-                let client = try HubClient(endpoint: HubEndpoint(
-                    baseURL: configuration.sync.hubURL, token: token,
-                    caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile))
-                syncRunner = SyncRunner(engine: SyncEngine(store: store, client: client), client: client, board: board,
-                                        interval: configuration.sync.intervalS, logger: logger, publish: publish)
-            } catch {
-                syncProblem = "sync off: \(error)"
-                logger.error("\(syncProblem!)")
-            }
-        }
-        let runner = syncRunner
+        let (runner, syncProblem) = Self.makeSyncRunner(configuration, store: store, board: board, logger: logger,
+                                                        publish: publish)
         let heartbeat = Heartbeat()
         let loop = try DaemonLoop(configuration: configuration, store: store, source: source, board: board,
                                   heartbeat: heartbeat, logger: logger, live: live, openTrip: openTrip,
-                                  publish: publish, workQueued: { runner?.workQueued() })
+                                  inputFinished: inputFinished, publish: publish, workQueued: { runner?.workQueued() })
 
         let statusPath = configuration.status.socket
-        let sensors = liveSources
         let storePath = configuration.store.path
-        let problem = syncProblem
         let status: @Sendable () -> DaemonStatus = {
-            Self.status(board: board, sensors: sensors, startedAt: startedAt, storePath: storePath, syncProblem: problem)
+            Self.status(board: board, sensors: liveSources, startedAt: startedAt, storePath: storePath, syncProblem: syncProblem)
         }
         do {
             server.value = try StatusServer(path: statusPath, status: status)
@@ -120,59 +92,82 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         try source.start()
-        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let thread = Thread {
-            do {
-                try loop.run(replayFinished: replayFinished)
-                continuation.yield(.loopEnded(nil))
-            } catch {
-                continuation.yield(.loopEnded("\(error)"))
-            }
-        }
-        thread.name = "pipeline"
-        thread.start()
-        let signalTask = Task { for await s in signals { continuation.yield(.signal(s)) } }
-        let syncTask = runner.map { r in Task { await r.run() } }
-        let watchdog = Watchdog(notifier: notifier, heartbeat: heartbeat) { stalled in
-            logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
-        }
-        watchdog?.start()
-        let degradedTask = Task { await Self.watchDegraded(status: status, notifier: notifier, logger: logger, publish: publish) }
-        try? notifier.ready(status: "running")
+        let reloader = ConfigurationReloader(options: daemon, running: configuration, loop: loop, sensors: liveSources,
+                                             logger: logger)
         let inputs = live ? "gpsd \(configuration.gnss.host):\(configuration.gnss.port), IMU \(configuration.imu.uri)" : "replay"
-        logger.notice("bikepathd running: store \(configuration.store.path), status \(statusPath), \(inputs)")
-
-        var failure: String?
-        for await event in events {
-            if case .signal(SIGHUP) = event {
-                configuration = reload(configuration, loop: loop, sensors: liveSources, notifier: notifier, logger: logger)
-                continue
-            }
-            if case .signal(let s) = event {
-                logger.notice("signal \(s): committing and stopping")
-                try? notifier.stopping()
-                loop.requestStop()
-                continue
-            }
-            if case .loopEnded(let error) = event {
-                failure = error
-                break
-            }
-        }
-        signalTask.cancel()
-        degradedTask.cancel()
-        watchdog?.stop()
-        syncTask?.cancel()
-        server.value?.stop()
-        if let runner { await runner.client.shutdown() }
-        if let failure {
+        let services = DaemonServices(
+            statusServer: server.value,
+            watchdog: Watchdog(notifier: notifier, heartbeat: heartbeat) { stalled in
+                logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
+            },
+            sync: runner,
+            loop: loop,
+            degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,
+                                              publish: publish),
+            reload: ConfigurationReloadService(notifier: notifier) { reloader.reload() },
+            readiness: SystemdReadinessService(
+                notifier: notifier, heartbeat: heartbeat, logger: logger,
+                runningMessage: "bikepathd running: store \(configuration.store.path), status \(statusPath), \(inputs)"))
+        do {
+            try await ServiceGroup(configuration: services.groupConfiguration(logger: logger)).run()
+        } catch let failure as PipelineFailure {
             logger.critical("pipeline failed: \(failure)")
+            throw ExitCode(1)
+        } catch {
+            logger.critical("stopped on an error: \(error)")
+            throw ExitCode(1)
+        }
+        if let failure = input.failure() {
+            logger.critical("the recording could not be read to its end; what was read is committed: \(failure)")
             throw ExitCode(1)
         }
         if summary { print(jsonText(loop.summary)) }
         logger.notice("stopped; everything committed")
         // Reader threads may sit in a blocking call (libiio, libgps): the work is done, do not wait for them.
         Glibc.exit(0)
+    }
+
+    /// Where records come from, how to tell that a recording is used up, and why it
+    /// stopped early if it did.
+    struct Input {
+        var source: any SensorSource
+        var live: LiveSources?
+        var finished: @Sendable () -> Bool
+        var failure: @Sendable () -> String?
+    }
+
+    /// Live sensors, a recording, or a synthetic ride.
+    func makeInput(_ configuration: DaemonConfiguration, logger: Logger) throws -> Input {
+        if let replay {
+            let r = try ReplaySource(path: replay, repeats: 1)
+            return Input(source: r, finished: { r.finished }, failure: { r.failure })
+        }
+        if let syntheticHours {
+            let s = SyntheticRideSource(hours: syntheticHours)
+            return Input(source: s, finished: { s.finished }, failure: { nil })
+        }
+        let l = LiveSources(gnss: configuration.gpsdConfiguration, imu: configuration.iioConfiguration, logger: logger)
+        return Input(source: l, live: l, finished: { false }, failure: { nil })
+    }
+
+    /// Sync, if a hub is configured. A problem with it is a degraded mode (the
+    /// returned reason), not an exit.
+    static func makeSyncRunner(_ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
+                               publish: @escaping @Sendable (DaemonEvent) -> Void) -> (SyncRunner?, String?) {
+        guard !configuration.sync.hubURL.isEmpty else { return (nil, nil) }
+        do {
+            try SyncRunner.applyFilePolicy(configuration, store: store, logger: logger)
+            let token = try DeviceToken.read(path: configuration.sync.tokenFile)
+            let client = try HubClient(endpoint: HubEndpoint(
+                baseURL: configuration.sync.hubURL, token: token,
+                caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile))
+            return (SyncRunner(engine: SyncEngine(store: store, client: client), client: client, board: board,
+                               interval: configuration.sync.intervalS, logger: logger, publish: publish), nil)
+        } catch {
+            let problem = "sync off: \(error)"
+            logger.error("\(problem)")
+            return (nil, problem)
+        }
     }
 
     /// A trip left open by the previous run: closed now when its last point is
@@ -190,32 +185,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         logger.notice("trip \(open.id) was left open: it continues if the ride goes on")
         return open.id
-    }
-
-    /// SIGHUP: read the file again; on any problem keep the running configuration.
-    func reload(_ current: DaemonConfiguration, loop: DaemonLoop, sensors: LiveSources?, notifier: SystemdNotifier,
-                logger: Logger) -> DaemonConfiguration {
-        try? notifier.reloading()
-        defer { try? notifier.ready(status: "running") }
-        let fresh: DaemonConfiguration
-        do { fresh = try daemon.effectiveConfiguration() } catch {
-            logger.error("reload refused, the running configuration stays:\n\(error.description)")
-            return current
-        }
-        if fresh == current {
-            logger.notice("configuration reloaded: no change")
-            return current
-        }
-        loop.reload(fresh.pipelineConfiguration)
-        sensors?.reconfigure(gnss: fresh.gpsdConfiguration, imu: fresh.iioConfiguration)
-        var needRestart: [String] = []
-        if fresh.store != current.store { needRestart.append("store") }
-        if fresh.sync != current.sync || fresh.privacy != current.privacy { needRestart.append("sync/privacy") }
-        if fresh.log != current.log { needRestart.append("log") }
-        if fresh.status != current.status { needRestart.append("status") }
-        let later = needRestart.isEmpty ? "" : "; \(needRestart.joined(separator: ", ")) apply at the next restart"
-        logger.notice("configuration reloaded: chain settings apply when no trip is under way, sensors at once\(later)")
-        return fresh
     }
 
     static func status(board: StatusBoard, sensors: LiveSources?, startedAt: SampleTime, storePath: String,
@@ -246,29 +215,6 @@ struct RunCommand: AsyncParsableCommand {
             gnss: gnss, imu: imu,
             store: .init(path: storePath, queueLength: p.queueLength, freeBytes: freeBytes(at: directory)),
             sync: .init(enabled: s.enabled, lastAttemptAt: s.lastAttemptAt, lastResult: s.lastResult, succeeded: s.succeeded))
-    }
-
-    /// Logs (and publishes, and tells systemd) each reason to run degraded when
-    /// it appears and when it clears.
-    static func watchDegraded(status: @Sendable () -> DaemonStatus, notifier: SystemdNotifier, logger: Logger,
-                              publish: @Sendable (DaemonEvent) -> Void) async {
-        var tracker = DegradedTracker()
-        while !Task.isCancelled {
-            let reasons = status().degraded
-            let (appeared, cleared) = tracker.update(reasons)
-            for r in appeared {
-                logger.warning("running degraded: \(r)")
-                publish(DaemonEvent(kind: "degraded", message: r))
-            }
-            for r in cleared {
-                logger.notice("recovered: \(r)")
-                publish(DaemonEvent(kind: "recovered", message: r))
-            }
-            if !appeared.isEmpty || !cleared.isEmpty {
-                try? notifier.status(reasons.isEmpty ? "running" : "degraded: " + reasons.joined(separator: "; "))
-            }
-            try? await Task.sleep(nanoseconds: 1_000_000_000)
-        }
     }
 }
 

@@ -17,6 +17,7 @@ final class SyntheticRideSource: SensorSource, @unchecked Sendable {
     private var rng: UInt64 = 0x9E37_79B9_7F4A_7C15
     private let lock = NSLock()
     private(set) var finished = false
+    private var stopped = false
     private let progress: ProgressReporter
     static let imuRate = 100
     /// 2026-06-01T00:00:00Z
@@ -28,13 +29,19 @@ final class SyntheticRideSource: SensorSource, @unchecked Sendable {
     }
 
     func start() throws {}
-    func stop() {}
+    /// SIGTERM in the middle: generate nothing more (not `finished`: a trip stays open).
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
     var degradedReason: String? { nil }
 
     func next(timeoutSeconds: Double) -> [SensorRecord] {
         lock.lock()
         defer { lock.unlock() }
         var out: [SensorRecord] = []
+        if stopped { return out }
         let end = min(seconds, second + 10)
         while second < end {
             append(second: second, into: &out)

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathSensors

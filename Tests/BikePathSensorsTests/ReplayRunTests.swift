@@ -64,7 +64,7 @@ struct ReplayRunTests {
         #expect(run.err.contains("problem(s), skipped: corrupt"), "\(run.err)")
     }
 
-    @Test("not a recording, a directory, a missing file: a clear error naming it, exit 1")
+    @Test("not a recording, a directory, a missing file: a clear error naming it, exit 1, no store made")
     func unreadable() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -75,6 +75,7 @@ struct ReplayRunTests {
             #expect(run.status == 1, "\(path): \(run.err)")
             #expect(run.err.contains(path), "the error names the file: \(run.err)")
             #expect(run.summary == nil)
+            #expect(!FileManager.default.fileExists(atPath: dir.file("store.sqlite")), "refused before anything is written")
         }
     }
 }

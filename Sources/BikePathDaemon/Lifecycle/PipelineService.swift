@@ -1,0 +1,57 @@
+import Foundation
+import ServiceLifecycle
+
+/// What `PipelineService` runs on its thread: `run` returns once everything is
+/// committed, after `requestStop` or at the end of its input (a recording).
+public protocol PipelineLoop: AnyObject, Sendable {
+    func run() throws
+    func requestStop()
+}
+
+/// The pipeline thread as a service. Graceful shutdown (or cancellation) asks
+/// the loop to stop, and the service returns only once the loop has committed
+/// everything: the services shut down after it (sync, watchdog, status socket)
+/// and the process exit never overtake a commit. The loop ending by itself (a
+/// replay's end) is a success; a loop that fails makes the service throw
+/// `PipelineFailure`.
+public struct PipelineService: Service, CustomStringConvertible {
+    let loop: any PipelineLoop
+
+    public init(loop: any PipelineLoop) { self.loop = loop }
+
+    public var description: String { "pipeline" }
+
+    public func run() async throws {
+        let loop = loop
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await Self.runOnThread(loop)
+        } onCancelOrGracefulShutdown: {
+            loop.requestStop()
+        }
+    }
+
+    /// Deliberately not cancellable: cancellation only asks the loop to stop
+    /// (above); waiting for its thread is what keeps the store consistent. The
+    /// loop owns non-Sendable state (chain, writer) and blocks on its source,
+    /// so it gets a thread of its own rather than a cooperative one.
+    static func runOnThread(_ loop: any PipelineLoop) async throws {
+        try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
+            let thread = Thread {
+                do {
+                    try loop.run()
+                    finished.resume()
+                } catch {
+                    finished.resume(throwing: PipelineFailure(reason: "\(error)"))
+                }
+            }
+            thread.name = "pipeline"
+            thread.start()
+        }
+    }
+}
+
+/// The pipeline loop threw: the daemon stops (exit 1) and systemd restarts it.
+public struct PipelineFailure: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { reason }
+}

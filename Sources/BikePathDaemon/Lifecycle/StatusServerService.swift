@@ -1,0 +1,18 @@
+import ServiceLifecycle
+
+/// The status socket (`StatusServer`, bound before the group starts so that a
+/// second daemon on the same path is refused before anything runs), served
+/// until shutdown. Last to stop, so `bikepathd status` answers while the
+/// pipeline commits.
+public struct StatusServerService: Service, CustomStringConvertible {
+    let server: StatusServer
+
+    public init(server: StatusServer) { self.server = server }
+
+    public var description: String { "status socket" }
+
+    public func run() async {
+        try? await gracefulShutdown()
+        server.stop()
+    }
+}

@@ -1,0 +1,4 @@
+import BikePathDaemon
+
+/// `PipelineService` runs the daemon's loop on its thread.
+extension DaemonLoop: PipelineLoop {}
