@@ -211,14 +211,16 @@ struct Ingest {
     }
 }
 
-struct SOSPayload: Codable {
-    var id: String
-    var time_ns: Int64
-    var impact_time_ns: Int64
-    var impact_peak: Double
-    var utc_ns: Int64?
-    var lat: Double?
-    var lon: Double?
+/// The outbox payload of an SOS, as the store queues it and the sync client reads it
+/// back (`UploadBuilder`): one type, so writer and reader cannot drift apart.
+public struct SOSPayload: Codable, Sendable {
+    public var id: String
+    public var time_ns: Int64
+    public var impact_time_ns: Int64
+    public var impact_peak: Double
+    public var utc_ns: Int64?
+    public var lat: Double?
+    public var lon: Double?
 }
 
 enum JSONText {

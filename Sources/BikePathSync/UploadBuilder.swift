@@ -22,7 +22,7 @@ public struct UploadBuilder: Sendable {
         do {
             switch item.kind {
             case .sos:
-                return .sos(sos(try JSONDecoder().decode(StoredSOS.self, from: data)))
+                return .sos(sos(try JSONDecoder().decode(SOSPayload.self, from: data)))
             case .confirmation:
                 let doc = try JSONDecoder().decode(DraftDocument.self, from: data)
                 return .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: confirmedSha256, draft: draft(doc)))
@@ -36,18 +36,7 @@ public struct UploadBuilder: Sendable {
         }
     }
 
-    /// The store's SOS payload (see BikePathStore's Ingest).
-    struct StoredSOS: Decodable {
-        var id: String
-        var time_ns: Int64
-        var impact_time_ns: Int64
-        var impact_peak: Double
-        var utc_ns: Int64?
-        var lat: Double?
-        var lon: Double?
-    }
-
-    func sos(_ s: StoredSOS) -> SOSUpload {
+    func sos(_ s: SOSPayload) -> SOSUpload {
         var position: WirePosition?
         if let lat = s.lat, let lon = s.lon, !filter.isInsideZone(Coordinate(latitude: lat, longitude: lon)) {
             position = WirePosition(lat: Self.round6(lat), lon: Self.round6(lon))
