@@ -67,3 +67,5 @@ public struct GNSSTimePlausibility: Sendable, Equatable {
         return time >= earliest
     }
 }
+
+extension GNSSStatus: ConnectionCounters {}

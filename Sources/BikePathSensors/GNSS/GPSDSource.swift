@@ -63,16 +63,10 @@ public final class GPSDSource: Sendable {
             let rc = gps_open(configuration.host, String(configuration.port), gps)
             if rc != 0 {
                 let reason = String(cString: gps_errstr(errno))
-                let failures = state.withLock { s in
-                    s.connectFailures += 1
-                    s.lastError = "cannot connect to gpsd at \(configuration.host):\(configuration.port): \(reason)"
-                    return s.connectFailures
-                }
-                let delay = backoff.next()
-                if throttle.shouldLog(count: failures) {
-                    logger.warning("gpsd at \(configuration.host):\(configuration.port) unreachable (\(reason)); retrying in \(delay) s (failure \(failures))")
-                }
-                flag.sleep(delay)
+                let address = "\(configuration.host):\(configuration.port)"
+                reader.retryAfterFailedConnect(state, error: "cannot connect to gpsd at \(address): \(reason)",
+                                               warning: "gpsd at \(address) unreachable (\(reason))",
+                                               backoff: &backoff, throttle: throttle, logger: logger)
                 continue
             }
             var watch = UInt32(WATCH_ENABLE | WATCH_JSON)

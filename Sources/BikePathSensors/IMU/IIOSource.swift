@@ -57,16 +57,9 @@ public final class IIOSource: Sendable {
         while flag.isRunning {
             guard let context = iio_create_context_from_uri(configuration.uri) else {
                 let reason = String(cString: strerror(errno))
-                let failures = state.withLock { s in
-                    s.connectFailures += 1
-                    s.lastError = "cannot open IIO context \(configuration.uri): \(reason)"
-                    return s.connectFailures
-                }
-                let delay = backoff.next()
-                if throttle.shouldLog(count: failures) {
-                    logger.warning("cannot open IIO context \(configuration.uri) (\(reason)); retrying in \(delay) s (failure \(failures))")
-                }
-                flag.sleep(delay)
+                reader.retryAfterFailedConnect(state, error: "cannot open IIO context \(configuration.uri): \(reason)",
+                                               warning: "cannot open IIO context \(configuration.uri) (\(reason))",
+                                               backoff: &backoff, throttle: throttle, logger: logger)
                 continue
             }
             let lost = session(context: context, backoff: &backoff, meter: &meter, deliver)

@@ -58,3 +58,5 @@ public struct IMUStatus: Sendable, Equatable, Codable {
         self.requestedRate = requestedRate
     }
 }
+
+extension IMUStatus: ConnectionCounters {}

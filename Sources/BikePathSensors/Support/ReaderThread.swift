@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// The thread plumbing both live sources share: one reader thread, started at most once,
@@ -47,5 +48,32 @@ final class ReaderThread: Sendable {
     func stop(waitingUpTo timeout: Double) {
         flag.stop()
         if started.load(ordering: .acquiring) { _ = flag.waitForExit(timeout: timeout) }
+    }
+}
+
+/// The connection counters both sources keep in their status.
+protocol ConnectionCounters {
+    var connectFailures: Int { get set }
+    var lastError: String? { get set }
+}
+
+extension ReaderThread {
+    /// After a failed attempt to reach the sensor: counts it and keeps `error` in the
+    /// status, logs `warning` with the coming delay and the failure count (throttled, so
+    /// a sensor that stays away does not flood the log), then waits out the backoff;
+    /// `stop()` cuts the wait short.
+    func retryAfterFailedConnect<Status: ConnectionCounters>(
+        _ state: borrowing Mutex<Status>, error: String, warning: String,
+        backoff: inout Backoff, throttle: LogThrottle, logger: Logger) {
+        let failures = state.withLock { s in
+            s.connectFailures += 1
+            s.lastError = error
+            return s.connectFailures
+        }
+        let delay = backoff.next()
+        if throttle.shouldLog(count: failures) {
+            logger.warning("\(warning); retrying in \(delay) s (failure \(failures))")
+        }
+        flag.sleep(delay)
     }
 }
