@@ -49,27 +49,27 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
 
     public struct Trip: Sendable, Equatable, Codable {
         /// A trip starts after this much cycling time and distance (the chain's defaults).
-        public var startAfterS = PipelineConfiguration().tripStartCyclingSeconds
-        public var startAfterM = PipelineConfiguration().tripStartCyclingMeters
+        public var startAfterS = chainDefaults.tripStartCyclingSeconds
+        public var startAfterM = chainDefaults.tripStartCyclingMeters
         /// …and ends after this long without cycling.
-        public var endAfterS = PipelineConfiguration().tripEndInactivitySeconds
+        public var endAfterS = chainDefaults.tripEndInactivitySeconds
         enum CodingKeys: String, CodingKey {
             case startAfterS = "start_after_s", startAfterM = "start_after_m", endAfterS = "end_after_s"
         }
     }
 
-    /// Defaults are the chain's own (`PipelineConfiguration`, `ObstacleDetectorConfiguration
-    /// .bicycle`), so `run`, `record` and `replay` detect alike when the file is silent.
+    /// Defaults are the chain's own (`chainDefaults`), so `run`, `record` and `replay`
+    /// detect alike when the file is silent.
     public struct Obstacles: Sendable, Equatable, Codable {
         public var enabled = true
         /// No detection below this speed (pushing, standing, mounting).
-        public var minSpeedMps = PipelineConfiguration().obstacleMinSpeed
+        public var minSpeedMps = chainDefaults.obstacleMinSpeed
         /// Detection threshold over the running noise level, in standard deviations.
-        public var thresholdSigmas = Double(ObstacleDetectorConfiguration.bicycle.thresholdSigmas)
+        public var thresholdSigmas = Double(chainDefaults.obstacle.thresholdSigmas)
         /// Smallest vertical acceleration peak that counts, m/s².
-        public var minPeakMps2 = Double(ObstacleDetectorConfiguration.bicycle.minimumPeak)
+        public var minPeakMps2 = Double(chainDefaults.obstacle.minimumPeak)
         /// Detections closer than this are one obstacle.
-        public var mergeM = PipelineConfiguration().obstacleMergeMeters
+        public var mergeM = chainDefaults.obstacleMergeMeters
         enum CodingKeys: String, CodingKey {
             case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
             case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m"
@@ -143,3 +143,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
 public enum LogLevelName: String, Sendable, Equatable, Codable, CaseIterable {
     case trace, debug, info, notice, warning, error, critical
 }
+
+/// The chain's defaults (its obstacle detector is `.bicycle`): the file's trip and
+/// obstacle keys default to them rather than to copies of their values.
+private let chainDefaults = PipelineConfiguration()
