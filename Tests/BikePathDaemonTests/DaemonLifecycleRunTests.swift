@@ -5,7 +5,7 @@ import Testing
 
 /// `bikepathd run` as a process, driven by signals the way systemd drives it:
 /// READY=1, SIGHUP reload without a stop, SIGINT/SIGTERM stop with STOPPING=1
-/// and everything committed, and a replay that ends by itself.
+/// and everything committed. (A replay that ends by itself: `ReplayRunTests`.)
 @Suite("bikepathd run: lifecycle through signals", .serialized, .timeLimit(.minutes(2)))
 struct DaemonLifecycleRunTests {
     @Test("SIGHUP reloads (RELOADING=1, READY=1) and the daemon runs on; SIGTERM: STOPPING=1, exit 0 within 2 s")
@@ -58,20 +58,6 @@ struct DaemonLifecycleRunTests {
         #expect(summary.trackPoints > 0)
         #expect(Int(stored.out.trimmingCharacters(in: .whitespacesAndNewlines)) == summary.trackPoints,
                 "stored \(stored.out) of \(summary.trackPoints) track points")
-    }
-
-    @Test("--replay ends by itself at the end of the recording: exit 0, the trip closed, the summary printed")
-    func replayEndsByItself() throws {
-        let run = try DaemonRun()
-        defer { run.cleanup() }
-        let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
-        let recording = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
-        let result = try runProcess(bikepathd, ["run", "--config", run.config, "--replay", recording, "--summary"])
-        #expect(result.status == 0, "\(result.err)")
-        let summary = try JSONDecoder().decode(RunSummary.self, from: Data(result.out.utf8))
-        #expect(summary.records > 0 && summary.outputs > 0)
-        #expect(summary.tripsEnded >= 1, "the end of the recording ends its trip")
-        #expect(result.err.contains("stopped; everything committed"))
     }
 }
 

@@ -11,7 +11,7 @@ import Testing
 struct ReplayRunTests {
     static let ride = Paths.root + "/Recordings/allthedocks-GX010056.bpr"
 
-    struct Summary: Decodable { var records: Int; var obstacles: Int; var tripsEnded: Int }
+    struct Summary: Decodable { var records: Int; var outputs: Int; var obstacles: Int; var tripsEnded: Int }
 
     func runReplay(_ recording: String, in dir: TempDir) throws -> (status: Int32, summary: Summary?, err: String) {
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
@@ -23,7 +23,7 @@ struct ReplayRunTests {
         return (result.status, summary, result.err)
     }
 
-    @Test("the bundled ride: every record played, one trip, and the obstacles `bikepathd replay` finds")
+    @Test("the bundled ride: ends by itself, every record played, one trip, and the obstacles `bikepathd replay` finds")
     func sameAsReplay() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -32,7 +32,9 @@ struct ReplayRunTests {
         #expect(run.status == 0, "\(run.err)")
         let summary = try #require(run.summary, "no JSON summary; stderr: \(run.err)")
         #expect(summary.records == records.count)
-        #expect(summary.tripsEnded == 1)
+        #expect(summary.outputs > 0)
+        #expect(summary.tripsEnded == 1, "the end of the recording ends its trip")
+        #expect(run.err.contains("stopped; everything committed"), "it ended by itself, cleanly: \(run.err)")
 
         let bikepathd = try #require(builtExecutable("bikepathd"))
         let replay = try runProcess(bikepathd, ["replay", Self.ride, "--json"])
