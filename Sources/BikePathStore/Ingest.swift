@@ -43,24 +43,13 @@ struct Ingest {
         case .obstacle(let event):
             let window = Self.floatBlob(event.window)
             let id = DeviceID.make()
-            // Same order as HashChain.eventColumns.
-            let values: [DatabaseValue] = [
-                id.databaseValue, openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
+            _ = try insertEvent(id: id, [
+                openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
                 event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
                 event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
                 event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
                 event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
-            ]
-            try Self.run(db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """), values, db)
-            if db.changesCount > 0 {
-                if !window.isEmpty {
-                    try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)"),
-                                 [id.databaseValue, window.databaseValue], db)
-                }
-                try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(values), head: &chainHead)
-            }
+            ], window: window, db)
         case .roadQuality(let segment):
             try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
@@ -74,27 +63,39 @@ struct Ingest {
         case .sos(let sos):
             let id = DeviceID.make()
             let window = Self.floatBlob(sos.window)
-            try db.execute(sql: """
-                INSERT OR IGNORE INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, peak, impact_time_ns,
-                                              window_rate, window_sha256)
-                VALUES (?, ?, 'sos', ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, openTripID, sos.time.nanoseconds, sos.lastFix?.time?.nanosecondsSince1970,
-                                 sos.lastFix?.latitude, sos.lastFix?.longitude, sos.lastFix?.speed, sos.impactPeak,
-                                 sos.impactTime.nanoseconds, sos.window.isEmpty ? nil : sos.windowRate,
-                                 sos.window.isEmpty ? nil : Data(SHA256Hasher.hash(window))])
-            guard db.changesCount > 0 else { return }
-            if !window.isEmpty {
-                try db.execute(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)", arguments: [id, window])
-            }
-            if let hash = try HashChain.eventHash(db, id: id) {
-                try HashChain.append(db, kind: "event", id: id, recordHash: hash, head: &chainHead)
-            }
+            let fix = sos.lastFix
+            guard try insertEvent(id: id, [
+                openTripID.databaseValue, "sos".databaseValue, sos.time.nanoseconds.databaseValue,
+                fix?.time?.nanosecondsSince1970.databaseValue ?? .null, fix?.latitude.databaseValue ?? .null,
+                fix?.longitude.databaseValue ?? .null, fix?.speed.databaseValue ?? .null,
+                DatabaseValue.null, sos.impactPeak.databaseValue, DatabaseValue.null, sos.impactTime.nanoseconds.databaseValue,
+                window.isEmpty ? .null : sos.windowRate.databaseValue,
+                window.isEmpty ? .null : Data(SHA256Hasher.hash(window)).databaseValue,
+            ], window: window, db) else { return }
             // An SOS needs no review: it goes to the outbox at once, ahead of everything.
             let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
-                                     impact_peak: sos.impactPeak, utc_ns: sos.lastFix?.time?.nanosecondsSince1970,
-                                     lat: sos.lastFix?.latitude, lon: sos.lastFix?.longitude)
+                                     impact_peak: sos.impactPeak, utc_ns: fix?.time?.nanosecondsSince1970,
+                                     lat: fix?.latitude, lon: fix?.longitude)
             try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.encode(payload))
         }
+    }
+
+    /// Inserts an event row (`values`: every column of `HashChain.eventColumns` after the
+    /// id, in that order) with its IMU window, and links it into the hash chain, hashed
+    /// from the values as they are stored. False when the event was already there (an
+    /// output replayed after a crash): nothing is written then.
+    private mutating func insertEvent(id: String, _ values: [DatabaseValue], window: Data, _ db: Database) throws -> Bool {
+        let row = [id.databaseValue] + values
+        try Self.run(db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """), row, db)
+        guard db.changesCount > 0 else { return false }
+        if !window.isEmpty {
+            try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)"),
+                         [id.databaseValue, window.databaseValue], db)
+        }
+        try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(row), head: &chainHead)
+        return true
     }
 
     private mutating func endTrip(_ record: TripRecord, _ db: Database) throws {
