@@ -12,7 +12,7 @@ feed of the same log carries new epochs.
 the time and date fields rewritten to advance by 1/HZ s per epoch, from
 2024-06-01T12:00:00Z or from --start-epoch UNIX_SECONDS (e.g. now, so that a
 second feed continues the first one's times)."""
-import socket, sys, time, datetime
+import argparse, socket, sys, time, datetime
 
 
 def checksum(body):
@@ -48,25 +48,23 @@ def retime(sentence, t):
 
 
 def main():
-    args = sys.argv[1:]
-    opts = {"--gap": "0.0001", "--time-shift": None, "--epoch-hz": None, "--seconds": None,
-            "--start-epoch": None}
-    for k in list(opts):
-        if k in args:
-            i = args.index(k)
-            opts[k] = args[i + 1]
-            del args[i:i + 2]
-    if len(args) != 2:
-        sys.exit(__doc__)
-    log, port = args[0], int(args[1])
-    sentences = [l.strip().decode() for l in open(log, "rb").read().split(b"\n")
+    parser = argparse.ArgumentParser(usage=__doc__.splitlines()[0])
+    parser.add_argument("log")
+    parser.add_argument("port", type=int)
+    parser.add_argument("--gap", type=float, default=0.0001)
+    parser.add_argument("--time-shift", type=float)
+    parser.add_argument("--epoch-hz", type=float)
+    parser.add_argument("--seconds", type=float)
+    parser.add_argument("--start-epoch", type=float)
+    opts = parser.parse_args()
+    sentences = [l.strip().decode() for l in open(opts.log, "rb").read().split(b"\n")
                  if l.strip().startswith(b"$")]
-    if opts["--time-shift"]:
-        sentences = [shift_time(l, float(opts["--time-shift"])) for l in sentences]
+    if opts.time_shift is not None:
+        sentences = [shift_time(l, opts.time_shift) for l in sentences]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    dest = ("127.0.0.1", port)
-    if opts["--epoch-hz"] is None:
-        gap = float(opts["--gap"])
+    dest = ("127.0.0.1", opts.port)
+    if opts.epoch_hz is None:
+        gap = opts.gap
         for l in sentences:
             s.sendto(l.encode() + b"\r\n", dest)
             if gap:
@@ -81,10 +79,12 @@ def main():
         cur.append(l)
     if cur:
         epochs.append(cur)
-    hz, seconds = float(opts["--epoch-hz"]), float(opts["--seconds"])
+    if opts.seconds is None:
+        parser.error("--epoch-hz needs --seconds")
+    hz, seconds = opts.epoch_hz, opts.seconds
     t = datetime.datetime(2024, 6, 1, 12, 0, 0)
-    if opts["--start-epoch"]:
-        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=float(opts["--start-epoch"]))
+    if opts.start_epoch is not None:
+        t = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=opts.start_epoch)
     start = time.monotonic()
     k = 0
     while time.monotonic() - start < seconds:

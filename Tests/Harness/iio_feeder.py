@@ -19,7 +19,7 @@ recover n from anglvel_z and predict every other channel:
   timestamp = CLOCK_MONOTONIC ns when the sample is due
 --stall-after N: after N samples (total) stop writing for --stall-seconds (default 3),
   keeping the FIFO open, so the reader sees a short read / timeout."""
-import errno, glob, os, signal, struct, sys, time
+import argparse, errno, glob, os, signal, struct, sys, time
 
 SIGNED = {1: "<b", 2: "<h", 4: "<i", 8: "<q"}
 UNSIGNED = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
@@ -72,22 +72,20 @@ def pack(chans, n, t_ns):
 
 
 def main():
-    args = sys.argv[1:]
-    opts = {"--stall-after": None, "--stall-seconds": "3", "--pidfile": None}
-    for k in list(opts):
-        if k in args:
-            i = args.index(k)
-            opts[k] = args[i + 1]
-            del args[i:i + 2]
-    if len(args) != 2:
-        sys.exit(__doc__)
-    dev, fifo = args
-    if opts["--pidfile"]:
-        with open(opts["--pidfile"], "w") as f:
+    parser = argparse.ArgumentParser(usage=__doc__.splitlines()[0])
+    parser.add_argument("dev")
+    parser.add_argument("fifo")
+    parser.add_argument("--stall-after", type=int)
+    parser.add_argument("--stall-seconds", type=float, default=3)
+    parser.add_argument("--pidfile")
+    opts = parser.parse_args()
+    dev, fifo = opts.dev, opts.fifo
+    if opts.pidfile:
+        with open(opts.pidfile, "w") as f:
             f.write(f"{os.getpid()}\n")
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    stall_after = int(opts["--stall-after"]) if opts["--stall-after"] else None
-    stall_seconds = float(opts["--stall-seconds"])
+    stall_after = opts.stall_after
+    stall_seconds = opts.stall_seconds
     n = 0
     while True:
         while read_attr(dev, "buffer/enable") != "1":
