@@ -87,6 +87,11 @@ public struct Pipeline: Sendable {
                 trips.marker(marker, at: time, into: &out)
                 if marker == .tripStop { roadQuality.reset() }
                 refreshHotState()
+            case .label(let time, let kind):
+                // The rider's own report: positioned at the next fix like a detection, never
+                // merged into one, full confidence (the rider saw it).
+                pendingObstacles.append(ObstacleEvent(time: time, kind: kind, peak: 0, energy: 0,
+                                                      source: .rider, severity: 0, confidence: 1))
             }
         }
     }
@@ -208,13 +213,17 @@ public struct Pipeline: Sendable {
 
     /// Turns a detection into a pending event; it gets its position at the next fix.
     mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
+        // The threshold is frozen during an event, so it is the one the event crossed.
+        let strength = Double(d.peak / detector.threshold)
+        guard strength >= configuration.sensitivity.scale(for: d.kind) else { return }
         let rate = windowRate(dt: dt)
         let peakTime = endTime.advanced(bySeconds: -Double(detector.sampleIndex &- 1 &- d.peakIndex) / rate)
         // The event itself plus half a window of lead-in, at most one window.
         let keep = Int(configuration.obstacleWindowSeconds * rate)
         let samples = window.last(min(keep, detector.sampleIndex - d.startIndex + keep / 2))
         pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
-                                              energy: Double(d.energy), window: samples, windowRate: rate))
+                                              energy: Double(d.energy), window: samples, windowRate: rate,
+                                              strength: strength))
     }
 
     /// Interpolates pending obstacles between the previous fix and `fix`, merges repeats
@@ -237,6 +246,7 @@ public struct Pipeline: Sendable {
                 event.coordinate = last.smoothed
                 event.speed = last.speed
             }
+            if event.source == .rider { out.append(.obstacle(event)); continue }
             if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
                Geodesic.distance(a, b) < configuration.obstacleMergeMeters {
                 continue   // the same obstacle seen again (front then rear wheel, rebound)

@@ -124,7 +124,7 @@ public struct RecordingDecoder: Sendable {
             guard available >= 5 + 9 else { return true }
             let first = buffer[position + 5 + 8]
             return first == UInt8(ascii: "$") || first == UInt8(ascii: "!")
-        case .marker: return length == 9
+        case .marker, .label: return length == 9
         case .imuBlock:
             let fixed = RecordingFormat.imuBlockFixedLength
             guard length > fixed else { return false }
@@ -199,6 +199,14 @@ public struct RecordingDecoder: Sendable {
                 }
                 stats.markers += 1
                 events.append(.record(.marker(time, m)))
+            case .label:
+                guard let k = ObstacleKind(recordingCode: p[8]) else {
+                    stats.malformedRecords += 1
+                    problem = .malformed(offset: recordOffset, reason: "unknown label kind \(p[8])")
+                    return
+                }
+                stats.labels += 1
+                events.append(.record(.label(time, k)))
             case .imuBlock:
                 // Length, count and flags were checked in plausible().
                 let count = Int(p.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian)
@@ -327,6 +335,8 @@ public struct RecordingDecodeStatistics: Sendable, Equatable {
     public var imuBlocks = 0
     public var imuSamples = 0
     public var markers = 0
+    /// The rider's obstacle marks (record kind 4).
+    public var labels = 0
     /// Records of kinds this version does not know (valid CRC), skipped.
     public var unknownRecordsSkipped = 0
     public var malformedRecords = 0

@@ -44,7 +44,7 @@ enum SimulatedCrashRecording {
                 crashed.append(.imu(IMUSample(time: sample.time, accel: accel, gyro: gyro)))
             case .nmea(let t, let sentence):
                 crashed.append(.nmea(t, standingStill(sentence, rmc: rmc, gga: gga)))
-            case .marker:
+            case .marker, .label:
                 crashed.append(record)
             }
         }
