@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathTestSupport
 import Testing
 @testable import BikePathCore

@@ -1,5 +1,6 @@
 import BikePathCore
 import BikePathSensors
+import BikePathFixtures
 import BikePathTestSupport
 import Foundation
 
