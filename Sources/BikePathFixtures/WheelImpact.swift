@@ -28,6 +28,22 @@ public struct WheelImpact: Sendable, Equatable {
     /// Ringing amplitude over the hit's peak.
     public var ringRatio: Double
 
+    public init(kind: ObstacleKind, peak: Double, speed: Double, wheelbase: Double, rearRatio: Double,
+                contactLength: Double, obstacleLength: Double, drop: Double, ringHz: Double, ringDamping: Double,
+                ringRatio: Double) {
+        self.kind = kind
+        self.peak = peak
+        self.speed = speed
+        self.wheelbase = wheelbase
+        self.rearRatio = rearRatio
+        self.contactLength = contactLength
+        self.obstacleLength = obstacleLength
+        self.drop = drop
+        self.ringHz = ringHz
+        self.ringDamping = ringDamping
+        self.ringRatio = ringRatio
+    }
+
     /// Draws one crossing at `speed` from the documented ranges.
     public static func draw(speed: Double, using rng: inout SplitMix64) -> WheelImpact {
         func uniform(_ r: ClosedRange<Double>) -> Double { Double.random(in: r, using: &rng) }
