@@ -102,6 +102,7 @@ enum ObstacleBenchmark {
         if let v = value("BENCH_TRIGGER_PEAK") { c.obstacle.minimumPeak = v }
         if let v = value("BENCH_TRIGGER_SIGMAS") { c.obstacle.thresholdSigmas = v }
         if let v = value("BENCH_RELEASE") { c.obstacle.releaseSeconds = v }
+        if let v = value("BENCH_PEAK_SPEED_EXPONENT") { c.obstacle.reportPeakSpeedExponent = v }
         return c
     }
 

@@ -110,7 +110,8 @@ struct CandidateJudge: Sendable {
             let control = max(peak(from: lag(1.7), to: lag(2.3) + 1), peak(from: lag(2.7), to: lag(3.3) + 1))
             echo = e >= c.echoContrast * control && e >= c.echoSigmas * sigma
         }
-        let threshold = max(c.contextSigmas * sigma, c.reportPeak) * (echo ? c.echoThresholdFactor : 1)
+        let floor = c.reportPeak * Float(p.speed.map { chainPow(min(max($0, 2), 10) / 5, Double(c.reportPeakSpeedExponent)) } ?? 1)
+        let threshold = max(c.contextSigmas * sigma, floor) * (echo ? c.echoThresholdFactor : 1)
         let strength = Double(d.peak / threshold)
         // Judged at factory sensitivity here; the pipeline applies the device's calibration.
         guard strength >= DetectorSensitivity.bounds.lowerBound else { return nil }

@@ -36,6 +36,9 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     public var contextSigmas: Float = 4
     /// …and this level, m/s², in the obstacle band.
     public var reportPeak: Float = 11
+    /// The floor scales with speed as (v / 5 m/s)^this, v clamped to 2–10 m/s: the same hole
+    /// throws the bar about less when ridden slower.
+    public var reportPeakSpeedExponent: Float = 0
     /// With the two-wheel echo present both requirements are lowered by this factor.
     public var echoThresholdFactor: Float = 0.7
     /// The echo counts when the peak `wheelbase / speed` after the hit (±20 %) is at least
