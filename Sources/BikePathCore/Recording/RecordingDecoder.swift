@@ -191,22 +191,18 @@ public struct RecordingDecoder: Sendable {
                 let text = String(decoding: UnsafeRawBufferPointer(rebasing: p[8...]), as: UTF8.self)
                 stats.nmeaSentences += 1
                 events.append(.record(.nmea(time, text)))
-            case .marker:
-                guard let m = Marker(recordingCode: p[8]) else {
+            case .marker, .label:
+                // One code byte after the time: the rider's start/stop or obstacle mark.
+                let code = p[8]
+                let record: SensorRecord? = kind == .marker ? Marker(recordingCode: code).map { .marker(time, $0) }
+                    : ObstacleKind(recordingCode: code).map { .label(time, $0) }
+                guard let record else {
                     stats.malformedRecords += 1
-                    problem = .malformed(offset: recordOffset, reason: "unknown marker code \(p[8])")
+                    problem = .malformed(offset: recordOffset, reason: "unknown \(kind == .marker ? "marker" : "label") code \(code)")
                     return
                 }
-                stats.markers += 1
-                events.append(.record(.marker(time, m)))
-            case .label:
-                guard let k = ObstacleKind(recordingCode: p[8]) else {
-                    stats.malformedRecords += 1
-                    problem = .malformed(offset: recordOffset, reason: "unknown label kind \(p[8])")
-                    return
-                }
-                stats.labels += 1
-                events.append(.record(.label(time, k)))
+                if kind == .marker { stats.markers += 1 } else { stats.labels += 1 }
+                events.append(.record(record))
             case .imuBlock:
                 // Length, count and flags were checked in plausible().
                 let count = Int(p.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian)
