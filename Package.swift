@@ -71,7 +71,9 @@ let package = Package(
             ]
         ),
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
-        .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore"]),
+        .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore", "BikePathFixtures"]),
+        // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.
+        .target(name: "BikePathFixtures", dependencies: ["BikePathCore"]),
         // The wire format shared by the sync client and the hub (docs/api.yaml).
         .target(name: "BikePathAPI"),
         .target(
@@ -112,17 +114,17 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport", "BikePathFixtures"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
-            dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport"],
+            dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport", "BikePathFixtures"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
         // Running the built executables from tests (shared by the test targets below).
-        .target(name: "BikePathTestSupport", path: "Tests/Support"),
+        .target(name: "BikePathTestSupport", dependencies: ["BikePathFixtures"], path: "Tests/Support"),
         .testTarget(
             name: "BikePathStoreTests",
-            dependencies: ["BikePathStore", "BikePathCore", "BikePathTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
         .testTarget(

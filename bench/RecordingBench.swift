@@ -63,6 +63,7 @@ func csv(_ records: [SensorRecord], into out: inout [UInt8]) {
             out.append(contentsOf: "I,\(s.time.nanoseconds),\(s.accel.x),\(s.accel.y),\(s.accel.z),\(g.x),\(g.y),\(g.z)\n".utf8)
         case .nmea(let t, let s): out.append(contentsOf: "N,\(t.nanoseconds),\(s)\n".utf8)
         case .marker(let t, let m): out.append(contentsOf: "M,\(t.nanoseconds),\(m.rawValue)\n".utf8)
+        case .label(let t, let k): out.append(contentsOf: "L,\(t.nanoseconds),\(k.rawValue)\n".utf8)
         }
     }
 }

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathFixtures
 import Foundation
 
 /// Full-chain throughput on a synthetic ride: IMU at 200 Hz and 1 kHz, GNSS at 10 Hz as
@@ -41,12 +42,15 @@ enum ChainBenchmark {
         return batches
     }
 
-    /// A pothole every 7 s: a 60 ms drop and a 60 ms hit, the same in time at every rate,
-    /// so the 200 Hz and 1 kHz runs exercise the obstacle stage alike (a one-sample spike
-    /// would be filtered away at 1 kHz and not at 200 Hz).
+    /// A pothole crossing every 7 s (front and rear wheel, `WheelImpact` at the ride's
+    /// 5.5 m/s, 16 m/s² at the bar), the same in time at every rate, so the 200 Hz and 1 kHz
+    /// runs exercise the trigger and the judge alike and both report it.
+    static let crossing = WheelImpact(kind: .pothole, peak: 16, speed: 5.5, wheelbase: 1.05, rearRatio: 0.6,
+                                      contactLength: 0.1, obstacleLength: 0.4, drop: 3.5, ringHz: 18,
+                                      ringDamping: 0.12, ringRatio: 0.4)
+
     static func pothole(at t: Double) -> Float {
-        guard t >= 0, t < 0.12 else { return 0 }
-        return Float(-8 * sin(Double.pi * t / 0.06))
+        crossing.span.contains(t) ? Float(crossing.acceleration(at: t)) : 0
     }
 
     /// RMC and GGA for a rider going north at 5.5 m/s from 51.5° N, 0.12° W.

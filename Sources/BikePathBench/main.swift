@@ -14,7 +14,21 @@ case "gonzalez-cv":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "obstacles":
+    // obstacles RECORDING [FIRST_SEED LAST_SEED [PER_RIDE]]
+    let a = Array(arguments.dropFirst())
+    guard let path = a.first else {
+        FileHandle.standardError.write("usage: BikePathBench obstacles RECORDING [FIRST_SEED LAST_SEED [PER_RIDE]]\n".data(using: .utf8)!)
+        exit(2)
+    }
+    let first = a.count > 2 ? UInt64(a[1]) ?? 1 : 1, last = a.count > 2 ? UInt64(a[2]) ?? 10 : 10
+    do {
+        try ObstacleBenchmark.run(path: path, seeds: first...max(first, last), perRide: a.count > 3 ? Int(a[3]) ?? 8 : 8)
+    } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write("usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR\n".data(using: .utf8)!)
+    FileHandle.standardError.write("usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING\n".data(using: .utf8)!)
     exit(2)
 }

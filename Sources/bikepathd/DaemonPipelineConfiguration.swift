@@ -11,8 +11,9 @@ extension DaemonConfiguration {
         c.tripStartCyclingMeters = trip.startAfterM
         c.tripEndInactivitySeconds = trip.endAfterS
         c.obstacleMinSpeed = obstacles.enabled ? obstacles.minSpeedMps : .infinity
-        c.obstacle.thresholdSigmas = Float(obstacles.thresholdSigmas)
-        c.obstacle.minimumPeak = Float(obstacles.minPeakMps2)
+        c.obstacle.contextSigmas = Float(obstacles.thresholdSigmas)
+        c.obstacle.reportPeak = Float(obstacles.minPeakMps2)
+        c.obstacle.wheelbaseMeters = obstacles.wheelbaseM
         c.obstacleMergeMeters = obstacles.mergeM
         c.crashDetectionEnabled = crash.enabled
         return c

@@ -26,7 +26,7 @@ struct InspectCommand: ParsableCommand {
             print("format: version \(RecordingFormat.version)")
             print(reader.header.text, terminator: "")
             let s = report.statistics
-            print("records: \(s.nmeaSentences) NMEA, \(s.imuSamples) IMU samples in \(s.imuBlocks) blocks, \(s.markers) markers, \(s.unknownRecordsSkipped) unknown skipped")
+            print("records: \(s.nmeaSentences) NMEA, \(s.imuSamples) IMU samples in \(s.imuBlocks) blocks, \(s.markers) markers, \(s.labels) rider labels, \(s.unknownRecordsSkipped) unknown skipped")
             if let first, let last {
                 print("time: \(first.seconds) s to \(last.seconds) s (\(last - first) s)")
             }

@@ -143,7 +143,7 @@ final class Recorder: @unchecked Sendable {
             switch r {
             case .nmea: nmea += 1
             case .imu: imu += 1
-            case .marker: break
+            case .marker, .label: break
             }
         }
         records += batch.count

@@ -110,6 +110,7 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         case .nmea(let t, let s): return .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
         case .imu(let s): return .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
         case .marker(let t, let m): return .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
+        case .label(let t, let k): return .label(SampleTime(nanoseconds: t.nanoseconds + ns), k)
         }
     }
 }

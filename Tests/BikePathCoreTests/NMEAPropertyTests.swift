@@ -1,4 +1,5 @@
 import Foundation
+import BikePathFixtures
 import BikePathTestSupport
 import Testing
 @testable import BikePathCore

@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathTestSupport
 import Testing
 @testable import BikePathCore
@@ -182,6 +183,21 @@ extension [RecordingEvent] {
         let events = decodeEvents(bytes)
         #expect(events.records == [.marker(SampleTime(nanoseconds: 2), .tripStop)])
         guard case .malformed? = events.problems.first else { Issue.record("not reported"); return }
+    }
+
+    @Test func riderLabelsRoundTripAndAnUnknownKindCodeIsSkipped() throws {
+        var bytes = try RecordingEncoder.fileStart(RecordingFixtures.header)
+        let labels: [SensorRecord] = ObstacleKind.allCases.enumerated().map { .label(SampleTime(nanoseconds: Int64($0.offset + 1)), $0.element) }
+        try RecordingEncoder.append(labels, to: &bytes)
+        RecordingEncoder.appendRaw(kind: RecordKind.label.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
+        var d = RecordingDecoder()
+        d.feed(bytes)
+        d.finish()
+        var events: [RecordingEvent] = []
+        while let e = d.next() { events.append(e) }
+        #expect(events.records == labels)
+        #expect(d.statistics.labels == labels.count)
+        #expect(events.problems == [.malformed(offset: bytes.count - 18, reason: "unknown label code 9")])
     }
 
     @Test func zeroFilledTailIsReportedAsTruncation() throws {

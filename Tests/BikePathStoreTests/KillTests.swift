@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathTestSupport
 import Foundation
 import GRDB

@@ -20,6 +20,8 @@ public struct Pipeline: Sendable {
     var cleaner: FixCleaner
     var gravity: GravityEstimator
     var detector: ObstacleDetector
+    var judge: CandidateJudge
+    var judged: [JudgedCandidate] = []
     var activity: ActivityClassifier
     var trips: TripSegmenter
     var roadQuality: RoadQualityEstimator
@@ -37,6 +39,12 @@ public struct Pipeline: Sendable {
     var lastClean: CleanFix?
     var previousClean: CleanFix?
     var pendingObstacles: [ObstacleEvent] = []
+    /// Recent cleaned fixes: a candidate is judged `contextSeconds` after its hit, so its
+    /// position is interpolated between the fixes around the hit, not the latest ones.
+    var recentFixes: [CleanFix] = []
+    /// Obstacles found while cycling towards a trip: emitted once it starts (it is dated
+    /// back to where the cycling began), dropped if the cycling never becomes a trip.
+    var heldObstacles: [ObstacleEvent] = []
     var lastObstacle: ObstacleEvent?
     var fixScratch: [GNSSFix] = []
 
@@ -46,6 +54,7 @@ public struct Pipeline: Sendable {
         gravity = GravityEstimator(tauWithGyro: configuration.gravityTimeConstantWithGyro,
                                    tauWithoutGyro: configuration.gravityTimeConstantWithoutGyro)
         detector = ObstacleDetector(configuration: configuration.obstacle)
+        judge = CandidateJudge(configuration: configuration.obstacle)
         activity = ActivityClassifier(configuration: configuration)
         trips = TripSegmenter(configuration: configuration)
         roadQuality = RoadQualityEstimator(stretchMeters: configuration.roadQualityStretchMeters,
@@ -87,6 +96,11 @@ public struct Pipeline: Sendable {
                 trips.marker(marker, at: time, into: &out)
                 if marker == .tripStop { roadQuality.reset() }
                 refreshHotState()
+            case .label(let time, let kind):
+                // The rider's own report: positioned at the next fix like a detection, never
+                // merged into one, full confidence (the rider saw it).
+                pendingObstacles.append(ObstacleEvent(time: time, kind: kind, peak: 0, energy: 0,
+                                                      source: .rider, severity: 0, confidence: 1))
             }
         }
     }
@@ -96,6 +110,8 @@ public struct Pipeline: Sendable {
     public mutating func finish() -> [ChainOutput] {
         var out: [ChainOutput] = []
         for fix in decoder.finish() { process(fix: fix, into: &out) }
+        // Candidates still waiting for their context are judged on what there is.
+        judgePending(flush: true, now: lastIMUTime, dt: Float(meanIMUInterval > 0 ? meanIMUInterval : 0.005))
         resolvePendingObstacles(upTo: nil, into: &out)
         trips.finish(into: &out)
         refreshHotState()
@@ -115,12 +131,20 @@ public struct Pipeline: Sendable {
         lastAcceptedFix = raw
         previousClean = lastClean
         lastClean = fix
+        if recentFixes.count == 128 { recentFixes.removeFirst(64) }
+        recentFixes.append(fix)
         if let state = activity.update(speed: fix.speed, at: fix.time) {
             out.append(.activity(fix.time, state))
         }
         resolvePendingObstacles(upTo: fix, into: &out)
         let wasInTrip = trips.inTrip
         trips.add(fix, activity: activity.current ?? .stationary, into: &out)
+        if trips.inTrip {
+            for event in heldObstacles { out.append(.obstacle(event)) }
+            heldObstacles.removeAll()
+        } else if trips.phase == .idle {
+            heldObstacles.removeAll()
+        }
         if trips.inTrip, trips.phase == .recording, previousClean != nil, wasInTrip {
             if let segment = roadQuality.advance(meters: trips.lastStep, speed: fix.speed, at: fix.time,
                                                  coordinate: fix.smoothed) {
@@ -136,14 +160,15 @@ public struct Pipeline: Sendable {
     /// plain fields instead of walking the trip state.
     var hotSpeed: Double = 0
     var hotSpeedUntil = Int64.min
-    var hotInTrip = false
+    /// In a trip, or cycling towards one (the trip will start where the cycling began).
+    var hotRiding = false
     var hotRecording = false
 
     /// Road vibration (the obstacle detector's noise level) when the last fix came.
     var vibrationAtFix: Float = 0
 
     mutating func refreshHotState() {
-        hotInTrip = trips.inTrip
+        hotRiding = trips.inTrip || trips.phase == .candidate
         hotRecording = trips.phase == .recording
         if let f = lastClean {
             hotSpeed = f.speed
@@ -187,10 +212,12 @@ public struct Pipeline: Sendable {
 
         // Speed of a fix at most 5 s old gates obstacles and crashes.
         let speed: Double? = now <= hotSpeedUntil ? hotSpeed : speedDuringOutage(at: now)
-        let gateOpen = hotInTrip && (speed ?? 0) >= configuration.obstacleMinSpeed
+        let gateOpen = hotRiding && (speed ?? 0) >= configuration.obstacleMinSpeed
         var detection: ObstacleDetection?
         let y = detector.step(vertical, dt: dt, gateOpen: gateOpen, detection: &detection)
-        if let detection { record(detection, at: sample.time, dt: dt) }
+        judge.append(detector.lastObstacleValue)
+        if let detection { judge.add(detection, speed: speed, rate: windowRate(dt: dt)) }
+        if !judge.pending.isEmpty { judgePending(flush: false, now: sample.time, dt: dt) }
         if hotRecording { roadQuality.add(vibration: y, dt: dt) }
 
         if configuration.crashDetectionEnabled,
@@ -206,45 +233,71 @@ public struct Pipeline: Sendable {
     /// The measured IMU rate, or the rate the current spacing implies before there is one.
     func windowRate(dt: Float) -> Double { imuRate > 0 ? imuRate : 1 / Double(max(dt, 1e-4)) }
 
-    /// Turns a detection into a pending event; it gets its position at the next fix.
-    mutating func record(_ d: ObstacleDetection, at endTime: SampleTime, dt: Float) {
-        let rate = windowRate(dt: dt)
-        let peakTime = endTime.advanced(bySeconds: -Double(detector.sampleIndex &- 1 &- d.peakIndex) / rate)
-        // The event itself plus half a window of lead-in, at most one window.
-        let keep = Int(configuration.obstacleWindowSeconds * rate)
-        let samples = window.last(min(keep, detector.sampleIndex - d.startIndex + keep / 2))
-        pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
-                                              energy: Double(d.energy), window: samples, windowRate: rate))
+    /// Judges the detections whose context is in and turns the kept ones into pending
+    /// events (they get their position at the next fix).
+    mutating func judgePending(flush: Bool, now: SampleTime?, dt: Float) {
+        judged.removeAll(keepingCapacity: true)
+        judge.decide(flush: flush, into: &judged)
+        guard let now else { return }
+        for c in judged { record(c, now: now, dt: dt) }
     }
 
-    /// Interpolates pending obstacles between the previous fix and `fix`, merges repeats
-    /// within `obstacleMergeMeters`, and emits them.
+    mutating func record(_ c: JudgedCandidate, now: SampleTime, dt: Float) {
+        let d = c.detection
+        guard c.strength >= configuration.sensitivity.scale(for: d.kind) else { return }
+        let rate = windowRate(dt: dt)
+        let newest = judge.count &- 1
+        let peakTime = now.advanced(bySeconds: -Double(newest &- d.peakIndex) / rate)
+        // The event itself plus half a window of lead-in, at most one window.
+        let keep = Int(configuration.obstacleWindowSeconds * rate)
+        let first = max(d.startIndex - keep / 2, d.endIndex - keep)
+        let samples = window.slice(back: newest &- d.endIndex, count: d.endIndex - first + 1)
+        pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
+                                              energy: Double(d.energy), window: samples, windowRate: rate,
+                                              severity: c.severity, confidence: c.confidence, strength: c.strength))
+    }
+
+    /// Positions pending obstacles between the recent fixes around their time, merges
+    /// repeats within `obstacleMergeMeters`, and emits them. An event newer than the
+    /// latest fix waits for the next one (unless the input has ended: `fix` is nil).
     mutating func resolvePendingObstacles(upTo fix: CleanFix?, into out: inout [ChainOutput]) {
         guard !pendingObstacles.isEmpty else { return }
-        let before = previousClean
+        var waiting: [ObstacleEvent] = []
         for var event in pendingObstacles {
-            if let before, let fix, fix.time > before.time {
-                let u = max(0, min(1, event.time.secondsSince(before.time) / fix.time.secondsSince(before.time)))
-                event.coordinate = Coordinate(
-                    latitude: before.smoothed.latitude + u * (fix.smoothed.latitude - before.smoothed.latitude),
-                    longitude: before.smoothed.longitude + u * (fix.smoothed.longitude - before.smoothed.longitude))
-                event.speed = before.speed + u * (fix.speed - before.speed)
-                event.utc = before.utc.flatMap { b in fix.utc.map { f in
-                    UTCTime(nanosecondsSince1970: b.nanosecondsSince1970
-                        &+ Int64(max(-9e18, min(9e18, (Double(f.nanosecondsSince1970 &- b.nanosecondsSince1970) * u).rounded()))))
-                } }
-            } else if let last = lastClean {
-                event.coordinate = last.smoothed
-                event.speed = last.speed
+            if let fix, event.time > fix.time { waiting.append(event); continue }
+            position(&event)
+            if event.source == .detected {
+                if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
+                   Geodesic.distance(a, b) < configuration.obstacleMergeMeters {
+                    continue   // the same obstacle seen again (front then rear wheel, rebound)
+                }
+                lastObstacle = event
             }
-            if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
-               Geodesic.distance(a, b) < configuration.obstacleMergeMeters {
-                continue   // the same obstacle seen again (front then rear wheel, rebound)
-            }
-            lastObstacle = event
-            out.append(.obstacle(event))
+            if trips.inTrip || fix == nil { out.append(.obstacle(event)) } else { heldObstacles.append(event) }
         }
-        pendingObstacles.removeAll(keepingCapacity: true)
+        pendingObstacles = waiting
+    }
+
+    /// Interpolates position, speed and UTC from the fixes around the event's time; the
+    /// nearest fix when it lies outside them.
+    func position(_ event: inout ObstacleEvent) {
+        guard !recentFixes.isEmpty else { return }
+        let i = recentFixes.firstIndex { $0.time > event.time } ?? recentFixes.count
+        guard i > 0, i < recentFixes.count else {
+            let nearest = recentFixes[min(i, recentFixes.count - 1)]
+            event.coordinate = nearest.smoothed
+            event.speed = nearest.speed
+            return
+        }
+        let a = recentFixes[i - 1], b = recentFixes[i]
+        let u = max(0, min(1, event.time.secondsSince(a.time) / b.time.secondsSince(a.time)))
+        event.coordinate = Coordinate(latitude: a.smoothed.latitude + u * (b.smoothed.latitude - a.smoothed.latitude),
+                                      longitude: a.smoothed.longitude + u * (b.smoothed.longitude - a.smoothed.longitude))
+        event.speed = a.speed + u * (b.speed - a.speed)
+        event.utc = a.utc.flatMap { ua in b.utc.map { ub in
+            UTCTime(nanosecondsSince1970: ua.nanosecondsSince1970
+                &+ Int64(max(-9e18, min(9e18, (Double(ub.nanosecondsSince1970 &- ua.nanosecondsSince1970) * u).rounded()))))
+        } }
     }
 }
 
@@ -264,11 +317,15 @@ struct VerticalRing: Sendable {
         if count < storage.count { count += 1 }
     }
 
-    func last(_ n: Int) -> [Float] {
-        let k = max(0, min(n, count))
+    /// `n` samples ending `back` samples before the newest (0: ending with the newest).
+    func slice(back: Int, count n: Int) -> [Float] {
+        let b = max(0, min(back, count))
+        let k = max(0, min(n, count - b))
         var out = [Float](); out.reserveCapacity(k)
-        var i = (next - k + storage.count) % storage.count
+        var i = ((next - b - k) % storage.count + storage.count) % storage.count
         for _ in 0..<k { out.append(storage[i]); i += 1; if i == storage.count { i = 0 } }
         return out
     }
+
+    func last(_ n: Int) -> [Float] { slice(back: 0, count: n) }
 }

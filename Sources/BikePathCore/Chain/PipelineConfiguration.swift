@@ -52,6 +52,8 @@ public struct PipelineConfiguration: Sendable, Equatable {
 
     // MARK: Obstacles
     public var obstacle = ObstacleDetectorConfiguration.bicycle
+    /// This device's calibration from the rider's answers (SensitivityCalibration).
+    public var sensitivity = DetectorSensitivity.factory
     /// No obstacle detection below this speed (pushing, standing, mounting).
     public var obstacleMinSpeed: Double = 2.0
     /// Detections closer than this to the previous one are the same obstacle.

@@ -16,6 +16,12 @@ public enum ActivityState: String, Sendable, Codable, CaseIterable {
     case stationary, cycling, walking, motorVehicle
 }
 
+/// Who reported an obstacle: the detector (a candidate for the rider to review) or the
+/// rider (`bikepathd mark`, a handlebar button).
+public enum ObstacleSource: String, Sendable, Codable, CaseIterable {
+    case detected, rider
+}
+
 public struct ObstacleEvent: Sendable, Equatable, Codable {
     public var time: SampleTime
     public var utc: UTCTime?
@@ -31,9 +37,24 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     /// Vertical acceleration around the event, kept for the rider's review.
     public var window: [Float]
     public var windowRate: Double
+    public var source: ObstacleSource
+    /// How hard the hit is for a rider, 0…1 (docs/chain.md, "Severity and confidence").
+    public var severity: Double
+    /// How likely a real obstacle rather than rider motion or road texture, 0…1.
+    public var confidence: Double
+    /// The detector's test statistic in units of its trigger threshold at sensitivity 1:
+    /// a candidate is reported when `strength ≥ thresholdScale(kind)`. Calibration from
+    /// the rider's answers (SensitivityCalibration) works on this value. 0 for rider marks.
+    public var strength: Double
 
     public init(time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
-                kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0) {
+                kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0,
+                source: ObstacleSource = .detected, severity: Double = 0, confidence: Double = 0,
+                strength: Double = 0) {
+        self.source = source
+        self.severity = severity
+        self.confidence = confidence
+        self.strength = strength
         self.time = time
         self.utc = utc
         self.coordinate = coordinate

@@ -6,12 +6,16 @@ public enum SensorRecord: Sendable, Hashable {
     case imu(IMUSample)
     /// The rider pressed start/stop (BBP tracking sessions are user-initiated).
     case marker(SampleTime, Marker)
+    /// The rider says they just passed an obstacle of this kind (`bikepathd mark`, a
+    /// handlebar button): a label for the detector's evaluation and a rider-reported obstacle.
+    case label(SampleTime, ObstacleKind)
 
     public var time: SampleTime {
         switch self {
         case .nmea(let t, _): t
         case .imu(let s): s.time
         case .marker(let t, _): t
+        case .label(let t, _): t
         }
     }
 }

@@ -124,7 +124,7 @@ public struct RecordingDecoder: Sendable {
             guard available >= 5 + 9 else { return true }
             let first = buffer[position + 5 + 8]
             return first == UInt8(ascii: "$") || first == UInt8(ascii: "!")
-        case .marker: return length == 9
+        case .marker, .label: return length == 9
         case .imuBlock:
             let fixed = RecordingFormat.imuBlockFixedLength
             guard length > fixed else { return false }
@@ -191,14 +191,18 @@ public struct RecordingDecoder: Sendable {
                 let text = String(decoding: UnsafeRawBufferPointer(rebasing: p[8...]), as: UTF8.self)
                 stats.nmeaSentences += 1
                 events.append(.record(.nmea(time, text)))
-            case .marker:
-                guard let m = Marker(recordingCode: p[8]) else {
+            case .marker, .label:
+                // One code byte after the time: the rider's start/stop or obstacle mark.
+                let code = p[8]
+                let record: SensorRecord? = kind == .marker ? Marker(recordingCode: code).map { .marker(time, $0) }
+                    : ObstacleKind(recordingCode: code).map { .label(time, $0) }
+                guard let record else {
                     stats.malformedRecords += 1
-                    problem = .malformed(offset: recordOffset, reason: "unknown marker code \(p[8])")
+                    problem = .malformed(offset: recordOffset, reason: "unknown \(kind == .marker ? "marker" : "label") code \(code)")
                     return
                 }
-                stats.markers += 1
-                events.append(.record(.marker(time, m)))
+                if kind == .marker { stats.markers += 1 } else { stats.labels += 1 }
+                events.append(.record(record))
             case .imuBlock:
                 // Length, count and flags were checked in plausible().
                 let count = Int(p.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian)
@@ -327,6 +331,8 @@ public struct RecordingDecodeStatistics: Sendable, Equatable {
     public var imuBlocks = 0
     public var imuSamples = 0
     public var markers = 0
+    /// The rider's obstacle marks (record kind 4).
+    public var labels = 0
     /// Records of kinds this version does not know (valid CRC), skipped.
     public var unknownRecordsSkipped = 0
     public var malformedRecords = 0

@@ -32,6 +32,14 @@ public enum RecordingEncoder {
         endRecord(from: start, in: &out)
     }
 
+    /// The rider's mark of an obstacle just passed.
+    public static func appendLabel(_ kind: ObstacleKind, at time: SampleTime, to out: inout [UInt8]) {
+        let start = beginRecord(.label, payloadLength: 9, in: &out)
+        out.appendLE(UInt64(bitPattern: time.nanoseconds))
+        out.append(kind.recordingCode)
+        endRecord(from: start, in: &out)
+    }
+
     /// Any run of IMU samples: split into as many blocks as needed so each block has one
     /// gyro presence, at most `maxSamplesPerBlock` samples and forward steps that fit a u32
     /// (a step backwards or over 4.29 s starts a new block, so nothing is ever rejected).
@@ -63,6 +71,7 @@ public enum RecordingEncoder {
             switch r {
             case .nmea(let t, let s): try appendNMEA(s, at: t, to: &out)
             case .marker(let t, let m): appendMarker(m, at: t, to: &out)
+            case .label(let t, let k): appendLabel(k, at: t, to: &out)
             case .imu: break
             }
         }

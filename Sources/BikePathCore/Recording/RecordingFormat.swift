@@ -35,6 +35,9 @@ public enum RecordKind: UInt8, Sendable, CaseIterable {
     case imuBlock = 2
     /// i64 receive ns, u8 marker (1 tripStart, 2 tripStop).
     case marker = 3
+    /// i64 receive ns, u8 obstacle kind (1 pothole, 2 bump, 3 debris, 4 irregularity):
+    /// the rider's own mark. Readers older than this kind skip it.
+    case label = 4
 }
 
 extension Marker {
@@ -49,6 +52,27 @@ extension Marker {
         switch recordingCode {
         case 1: self = .tripStart
         case 2: self = .tripStop
+        default: return nil
+        }
+    }
+}
+
+extension ObstacleKind {
+    var recordingCode: UInt8 {
+        switch self {
+        case .pothole: 1
+        case .bump: 2
+        case .debris: 3
+        case .irregularity: 4
+        }
+    }
+
+    init?(recordingCode: UInt8) {
+        switch recordingCode {
+        case 1: self = .pothole
+        case 2: self = .bump
+        case 3: self = .debris
+        case 4: self = .irregularity
         default: return nil
         }
     }

@@ -64,15 +64,17 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         public var enabled = true
         /// No detection below this speed (pushing, standing, mounting).
         public var minSpeedMps = chainDefaults.obstacleMinSpeed
-        /// Detection threshold over the running noise level, in standard deviations.
-        public var thresholdSigmas = Double(chainDefaults.obstacle.thresholdSigmas)
-        /// Smallest vertical acceleration peak that counts, m/s².
-        public var minPeakMps2 = Double(chainDefaults.obstacle.minimumPeak)
+        /// A candidate's peak over the RMS of the road texture around it.
+        public var thresholdSigmas = Double(chainDefaults.obstacle.contextSigmas)
+        /// Smallest vertical acceleration peak reported, m/s² (×0.7 with the two-wheel echo).
+        public var minPeakMps2 = Double(chainDefaults.obstacle.reportPeak)
+        /// Front-to-rear axle distance, m: where the rear wheel's echo of a hit is looked for.
+        public var wheelbaseM = chainDefaults.obstacle.wheelbaseMeters
         /// Detections closer than this are one obstacle.
         public var mergeM = chainDefaults.obstacleMergeMeters
         enum CodingKeys: String, CodingKey {
             case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
-            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m"
+            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m", wheelbaseM = "wheelbase_m"
         }
     }
 

@@ -68,6 +68,7 @@ public final class RecordingWriter {
                 switch record {
                 case .nmea(let t, let s): try RecordingEncoder.appendNMEA(s, at: t, to: &buffer)
                 case .marker(let t, let m): RecordingEncoder.appendMarker(m, at: t, to: &buffer)
+                case .label(let t, let k): RecordingEncoder.appendLabel(k, at: t, to: &buffer)
                 case .imu: break
                 }
             } catch {

@@ -41,19 +41,11 @@ struct GonzalezEvaluationTests {
                      100 * r.accuracy, 100 * r.fpr, 100 * r.rate("potholes"), 100 * r.rate("asphalt_bumps"),
                      100 * r.rate("metal_bumps"), 100 * r.rate("worn_out_road")))
         // Floors just under what the cross-validated detector measures (79.2 %, 70 %, 28 %),
-        // so a regression shows; the issue's goals are below, as a known shortfall.
+        // so a regression shows. The paper's 95 % goal is retired (issue 11): these car
+        // windows are a sanity check, the bicycle is the yardstick (docs/evaluation.md).
         #expect(r.accuracy >= 0.77)
         #expect(r.rate("potholes") >= 0.66)
         #expect(r.rate("asphalt_bumps") >= 0.94 && r.rate("metal_bumps") >= 0.86)
         #expect(r.fpr <= 0.30)
-    }
-
-    @Test func issueGoals() throws {
-        let r = try Self.evaluate()
-        withKnownIssue("Goals out of reach on these windows for any detector of the road: cross-validated trained classifiers also stay near 79 % / 20 % FPR; only window length gets near (docs/evaluation.md, bench/gonzalez-ceiling.py)") {
-            #expect(r.accuracy >= 0.95)
-            #expect(r.rate("potholes") >= 0.90)
-            #expect(r.fpr <= 0.03)
-        }
     }
 }

@@ -1,5 +1,6 @@
 import BikePathCore
 import BikePathSensors
+import BikePathFixtures
 import BikePathTestSupport
 import Foundation
 
@@ -44,7 +45,7 @@ enum SimulatedCrashRecording {
                 crashed.append(.imu(IMUSample(time: sample.time, accel: accel, gyro: gyro)))
             case .nmea(let t, let sentence):
                 crashed.append(.nmea(t, standingStill(sentence, rmc: rmc, gga: gga)))
-            case .marker:
+            case .marker, .label:
                 crashed.append(record)
             }
         }

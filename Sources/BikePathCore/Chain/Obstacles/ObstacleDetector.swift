@@ -8,16 +8,22 @@ struct ObstacleDetection: Sendable, Equatable {
     var energy: Float
 }
 
-/// Streaming pothole/bump/irregularity detector on vertical acceleration.
+/// Streaming pothole/bump/irregularity trigger on vertical acceleration.
 ///
-/// Band-pass 1–20 Hz, then a robust adaptive threshold: an event starts when the
-/// band-passed value exceeds max(k·σ, floor), where σ tracks the road's own vibration
-/// (an exponential mean of |y| with outliers clipped, frozen during events). Shape gives
-/// the kind: a downward first swing is a pothole (the wheel drops before it hits the far
-/// edge), an upward one a bump, a long event with many swings an irregularity.
+/// Two band-passes: the road band (1–20 Hz, what road quality is rated on) and the
+/// obstacle band (to 80 Hz on a bicycle; the road band for a bare series). In the obstacle
+/// band a robust adaptive threshold: an event starts when |y| exceeds max(k·σ, floor),
+/// where σ tracks the road's own vibration (an exponential mean of |y| with outliers
+/// clipped, frozen during events). Shape gives the kind: a downward first swing is a
+/// pothole (the wheel drops before it hits the far edge), an upward one a bump, a long
+/// event with many swings an irregularity. In the chain, `CandidateJudge` then decides.
 public struct ObstacleDetector: Sendable {
     let configuration: ObstacleDetectorConfiguration
     var bandPass: BandPass
+    /// The obstacle band when it differs from the road band.
+    var obstacleBand: BandPass?
+    /// The obstacle-band value of the last sample (the judge keeps these).
+    var lastObstacleValue: Float = 0
     /// Mean |y| of the road outside events (σ ≈ 1.2533 · mean|y| for Gaussian noise).
     var meanAbs: Float
     var sampleIndex = 0
@@ -38,18 +44,23 @@ public struct ObstacleDetector: Sendable {
     init(configuration: ObstacleDetectorConfiguration, initialNoise: Float? = nil) {
         self.configuration = configuration
         bandPass = BandPass(highPassHz: configuration.highPassHz, lowPassHz: configuration.lowPassHz)
+        if let hz = configuration.obstacleLowPassHz, hz != configuration.lowPassHz {
+            obstacleBand = BandPass(highPassHz: configuration.highPassHz, lowPassHz: hz)
+        }
         meanAbs = (initialNoise ?? configuration.initialNoise) / 1.2533
     }
 
     @inline(__always)
     var threshold: Float { max(configuration.thresholdSigmas * 1.2533 * meanAbs, configuration.minimumPeak) }
 
-    /// Feeds one vertical acceleration sample; returns the band-passed value and, when an
+    /// Feeds one vertical acceleration sample; returns the road-band value and, when an
     /// event has just ended, the detection. With the gate closed (too slow, not riding)
     /// no event starts and the noise level stays at what the road last showed.
     @inline(__always)
     mutating func step(_ x: Float, dt: Float, gateOpen: Bool = true, detection: inout ObstacleDetection?) -> Float {
-        let y = bandPass.step(x, dt: dt)
+        let road = bandPass.step(x, dt: dt)
+        let y = obstacleBand == nil ? road : obstacleBand!.step(x, dt: dt)
+        lastObstacleValue = y
         let a = abs(y)
         let t = threshold
         let index = sampleIndex
@@ -68,7 +79,7 @@ public struct ObstacleDetector: Sendable {
             }
             wasAbove = above
         } else if !gateOpen {
-            return y
+            return road
         } else if a > t {
             inEvent = true
             startIndex = index; peakIndex = index; lastAboveIndex = index
@@ -80,7 +91,7 @@ public struct ObstacleDetector: Sendable {
             if dt != lastDt { lastDt = dt; noiseGain = dt / (configuration.noiseTimeConstant + dt) }
             meanAbs += noiseGain * (clipped - meanAbs)
         }
-        return y
+        return road
     }
 
     mutating func close(endIndex: Int, dt: Float) -> ObstacleDetection {

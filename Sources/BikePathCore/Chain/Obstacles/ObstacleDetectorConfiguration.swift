@@ -1,12 +1,21 @@
-/// Parameters of the obstacle detector. The defaults (used by `detect(verticalAcceleration:)`
-/// and `bikepathd detect`) were chosen by two-fold cross-validation on the González 2017
-/// windows (docs/evaluation.md), not per file; the chain uses `.bicycle`.
+/// Parameters of the obstacle detector: a trigger on vertical acceleration, then (in the
+/// chain) a judge that keeps only what stands out of the road's texture or shows the
+/// two-wheel signature. docs/chain.md ("Obstacles") gives every value and its reason.
+///
+/// The defaults (used by `detect(verticalAcceleration:)` and `bikepathd detect`) were chosen
+/// by two-fold cross-validation on the González 2017 car windows (docs/evaluation.md), not
+/// per file; the chain uses `.bicycle`.
 public struct ObstacleDetectorConfiguration: Sendable, Equatable {
-    /// Band-pass edges, Hz: below 1 Hz is posture and slope, above 20 Hz frame ringing.
+    // MARK: Trigger (every sample)
+    /// Band-pass edges, Hz: below 1 Hz is posture and slope; the upper edge of the road
+    /// band (road quality, the bare-series detector) is 20 Hz.
     public var highPassHz: Float = 1
     public var lowPassHz: Float = 20
+    /// Upper edge of the band obstacles are triggered and judged in, Hz; nil: the road
+    /// band's. (A one-pole corner above the IMU's Nyquist rate simply passes the whole band.)
+    public var obstacleLowPassHz: Float?
     /// Trigger when |band-passed| exceeds this many robust standard deviations of the
-    /// road's own recent vibration…
+    /// road's recent vibration…
     public var thresholdSigmas: Float = 2
     /// …and at least this absolute level, m/s².
     public var minimumPeak: Float = 2.0
@@ -21,15 +30,40 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     public var irregularityMinSeconds: Float = 0.6
     public var irregularityMinPeaks: Int = 4
 
+    // MARK: Judge (the chain, per triggered event; docs/chain.md "Candidates")
+    /// A candidate's peak must reach this many RMS of the texture around it (the 2 s
+    /// before and after, without the event and its echo)…
+    public var contextSigmas: Float = 4
+    /// …and this level, m/s², in the obstacle band.
+    public var reportPeak: Float = 11
+    /// The floor scales with speed as (v / 5 m/s)^this, v clamped to 2–10 m/s: the same hole
+    /// throws the bar about less when ridden slower.
+    public var reportPeakSpeedExponent: Float = 0
+    /// With the two-wheel echo present both requirements are lowered by this factor.
+    public var echoThresholdFactor: Float = 0.7
+    /// The echo counts when the peak `wheelbase / speed` after the hit (±20 %) is at least
+    /// this many times the largest peak at lags where no wheel can be (2× and 3× the delay)…
+    public var echoContrast: Float = 2
+    /// …and at least this many RMS of the texture.
+    public var echoSigmas: Float = 3
+    /// Front-to-rear axle distance, m: 1.0–1.1 on city, touring and road bikes.
+    public var wheelbaseMeters: Double = 1.05
+    /// Texture measured this long before and after a candidate's peak, s; the decision is
+    /// that much later than the hit (the obstacle is reported a fix or two later).
+    public var contextSeconds: Double = 2
+
     public init() {}
 
     /// The chain's default on a bicycle. A bike's continuous vibration is far rougher than
-    /// the car windows above, and each sample is tested: 5 σ keeps the per-sample false
-    /// alarm probability of Gaussian road noise near 6·10⁻⁷, so what triggers is an
-    /// outlier of the road being ridden, not its ordinary texture.
+    /// the car windows above and every sample is tested, so the trigger only gathers
+    /// candidates (3 σ, 5 m/s²) and the judge decides. The obstacle band reaches 80 Hz:
+    /// a wheel hitting an edge lasts 15–40 ms at 10–25 km/h, so 20 Hz would halve its peak
+    /// while the texture it rides on (mostly below 20 Hz) barely grows.
     public static var bicycle: ObstacleDetectorConfiguration {
         var c = ObstacleDetectorConfiguration()
-        c.thresholdSigmas = 5
+        c.obstacleLowPassHz = 80
+        c.thresholdSigmas = 3
+        c.minimumPeak = 5
         return c
     }
 }
