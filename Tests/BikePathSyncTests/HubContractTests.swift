@@ -20,10 +20,11 @@ import Testing
     }
 
     static func send(_ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
-                     body: Data, gzip: Bool = true, encoding: String? = nil) async throws -> Answer {
+                     body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         var buffer = ByteBuffer(bytes: body)
         if gzip {
             buffer = try buffer.compress(with: .gzip)
