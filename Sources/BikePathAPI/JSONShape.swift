@@ -6,7 +6,7 @@ import Foundation
 public struct JSONLimits: Sendable, Equatable {
     /// Values of any kind (objects, arrays, strings, numbers, literals), nested ones included.
     public var maxValues: Int
-    /// Arrays and objects inside one another; a batch of confirmations is 7 deep.
+    /// Arrays and objects inside one another (at most 64); a batch of confirmations is 7 deep.
     public var maxDepth: Int
     public init(maxValues: Int, maxDepth: Int) {
         self.maxValues = maxValues
@@ -53,11 +53,12 @@ public enum JSONShape {
             var out = Data(capacity: b.count)
             var i = 0, copied = 0
             while i < b.count {
-                if b[i] == quote {
+                let c = b[i]
+                if c == 0x22 {  // "
                     i = stringEnd(b, from: i)
-                } else if b[i] >= 0x30 && b[i] <= 0x39 {
+                } else if c >= 0x30 && c <= 0x39 {
                     i = numberEnd(b, from: i)  // a whole positive number: its exponent's sign is not a token
-                } else if b[i] == minus {
+                } else if c == 0x2D {  // -
                     let end = numberEnd(b, from: i + 1)
                     if isZero(b[(i + 1)..<end]) {
                         out.append(contentsOf: b[copied..<i])
@@ -74,14 +75,13 @@ public enum JSONShape {
         }
     }
 
-    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), minus = UInt8(ascii: "-")
-
     /// Index just past the string that opens at `start` (or the end of the text).
     static func stringEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var i = start + 1
         while i < b.count {
-            if b[i] == backslash { i += 2; continue }
-            if b[i] == quote { return i + 1 }
+            let c = b[i]
+            if c == 0x5C { i += 2; continue }  // \\
+            if c == 0x22 { return i + 1 }  // "
             i += 1
         }
         return b.count
@@ -93,17 +93,17 @@ public enum JSONShape {
         return i
     }
 
+    /// Digits . e E + -
     static func isNumberByte(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E")
-            || c == UInt8(ascii: "+") || c == minus
+        (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x65 || c == 0x45 || c == 0x2B || c == 0x2D
     }
 
     /// Digits all zero (before any exponent): the value is zero whatever the exponent.
     static func isZero(_ token: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        guard token.first == UInt8(ascii: "0") else { return false }
+        guard token.first == 0x30 else { return false }
         for c in token {
-            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return true }
-            if c != UInt8(ascii: "0") && c != UInt8(ascii: ".") { return false }
+            if c == 0x65 || c == 0x45 { return true }  // e E
+            if c != 0x30 && c != 0x2E { return false }  // 0 .
         }
         return true
     }
@@ -111,8 +111,12 @@ public enum JSONShape {
     private struct Scan {
         let bytes: UnsafeBufferPointer<UInt8>
         let limits: JSONLimits
-        /// One entry per open container: the keys seen so far for an object, nil for an array.
-        var open: [Set<[UInt8]>?] = []
+        /// Open containers: how many, and one bit per level, set for an object. No
+        /// allocation per array: a body is mostly small arrays (path points).
+        var depth = 0
+        var objectLevels: UInt64 = 0
+        /// The keys seen so far in each open object, innermost last.
+        var keys: [Set<[UInt8]>] = []
         var expectingKey = false
         var values = 0
 
@@ -121,14 +125,18 @@ public enum JSONShape {
             self.limits = limits
         }
 
+        var maxDepth: Int { min(limits.maxDepth, 64) }
+        var insideObject: Bool { depth > 0 && objectLevels & (1 << UInt64(depth - 1)) != 0 }
+
+        // Byte values as literals: this loop runs over every byte of up to 32 MiB, also in debug builds.
         mutating func run() -> JSONShapeProblem? {
             var i = 0
             while i < bytes.count {
                 let c = bytes[i]
                 switch c {
-                case UInt8(ascii: "\""):
+                case 0x22:  // "
                     let end = JSONShape.stringEnd(bytes, from: i)
-                    if expectingKey, case .some(.some) = open.last {
+                    if expectingKey, insideObject {
                         if let problem = addKey(i + 1..<max(i + 1, end - 1)) { return problem }
                         expectingKey = false
                     } else if let problem = countValue() {
@@ -136,26 +144,39 @@ public enum JSONShape {
                     }
                     i = end
                     continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                case 0x7B, 0x5B:  // { [
                     if let problem = countValue() { return problem }
-                    guard open.count < limits.maxDepth else { return .tooDeep(limit: limits.maxDepth) }
-                    open.append(c == UInt8(ascii: "{") ? Set() : nil)
-                    expectingKey = c == UInt8(ascii: "{")
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    _ = open.popLast()
+                    guard depth < maxDepth else { return .tooDeep(limit: maxDepth) }
+                    if c == 0x7B {
+                        objectLevels |= 1 << UInt64(depth)
+                        keys.append([])
+                    } else {
+                        objectLevels &= ~(1 << UInt64(depth))
+                    }
+                    depth += 1
+                    expectingKey = c == 0x7B
+                case 0x7D, 0x5D:  // } ]
+                    if depth > 0 {
+                        if insideObject { keys.removeLast() }
+                        depth -= 1
+                    }
                     expectingKey = false
-                case UInt8(ascii: ","):
-                    expectingKey = open.last.map { $0 != nil } ?? false
-                case UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D:
+                case 0x2C:  // ,
+                    expectingKey = insideObject
+                case 0x3A, 0x20, 0x09, 0x0A, 0x0D:  // : and whitespace
                     break
                 default:
-                    // A number or a literal: one value, however long.
+                    // A number or a literal (digits, letters, . + -): one value, however long.
                     if let problem = countValue() { return problem }
-                    while i + 1 < bytes.count, !Self.endsScalar(bytes[i + 1]) { i += 1 }
+                    while i + 1 < bytes.count, Self.isScalarByte(bytes[i + 1]) { i += 1 }
                 }
                 i += 1
             }
             return nil
+        }
+
+        static func isScalarByte(_ c: UInt8) -> Bool {
+            (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || c == 0x2E || c == 0x2D || c == 0x2B
         }
 
         mutating func countValue() -> JSONShapeProblem? {
@@ -167,17 +188,12 @@ public enum JSONShape {
             let raw = Array(bytes[range])
             // Keys with escapes are compared by what they mean ("\u0069d" is "id").
             let key = raw.contains(UInt8(ascii: "\\")) ? Self.unescaped(raw) ?? raw : raw
-            if open[open.count - 1]!.insert(key).inserted { return nil }
+            if keys[keys.count - 1].insert(key).inserted { return nil }
             return .duplicateKey(String(decoding: key, as: UTF8.self))
         }
 
         static func unescaped(_ raw: [UInt8]) -> [UInt8]? {
             (try? JSONDecoder().decode(String.self, from: Data([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")]))).map { Array($0.utf8) }
-        }
-
-        static func endsScalar(_ c: UInt8) -> Bool {
-            c == UInt8(ascii: ",") || c == UInt8(ascii: "]") || c == UInt8(ascii: "}") || c == UInt8(ascii: "\"")
-                || c == UInt8(ascii: "[") || c == UInt8(ascii: "{") || c == UInt8(ascii: ":") || c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D
         }
     }
 }

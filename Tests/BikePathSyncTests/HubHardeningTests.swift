@@ -76,17 +76,19 @@ import Testing
         let url = hub.url + "/v1/batch"
         try await Self.withHTTP { http in
             let started = ContinuousClock.now
-            let over = try await HubContractTests.send(http, url, method: .POST, body: tooLarge, gzip: false, encoding: "gzip")
+            let over = try await HubContractTests.send(http, url, method: .POST, body: tooLarge, gzip: false, encoding: "gzip", timeout: 30)
             #expect(over.status == 413 && over.error == "too-large")
-            let many = try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip")
+            let many = try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 30)
             #expect(many.status == 413 && many.error == "too-many-values")
             #expect(ContinuousClock.now - started < .seconds(10), "refused without decoding")
 
-            // Six at once, while a second client probes the health check.
+            // Six at once (~1 s of a worker thread each in a debug build), while a second client probes the health check.
             let bombs = Task {
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<6 {
-                        group.addTask { try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip").status }
+                        group.addTask {
+                            try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 60).status
+                        }
                     }
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
                 }
