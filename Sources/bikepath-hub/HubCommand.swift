@@ -22,7 +22,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free one (printed on stdout).") var port = 8080
-    @Option(help: "SQLite database file (created if missing).") var db: String
+    @Option(help: "SQLite database file (created mode 0600 if missing).") var db: String
     @Option(help: "Tokens file: 'DEVICE-ID TOKEN [revoked]' per line, '#' comments; applied at start (docs/sync.md, \"Device tokens\"). Others must not read it.")
     var tokens: String?
     @Option(name: .customLong("max-connections"), help: "Connections held at once (lowered to fit the descriptor limit); more wait in the backlog.")
@@ -42,20 +42,24 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("test-drop-after-commit-ratio"), help: .hidden) var dropRatio = 0.0
     @Option(name: .customLong("test-seed"), help: .hidden) var seed: UInt64 = 1
 
+    func validate() throws {
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+        guard idleTimeout > 0, headerTimeout > 0 else { throw ValidationError("--idle-timeout and --header-timeout must be positive") }
+    }
+
     func run() async throws {
         // Logs go to stderr; stdout carries only the "listening" line.
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "bikepath-hub")
         logger.logLevel = .notice
+        // A bad tokens file stops the hub before anything is opened (exit 1, the problem on
+        // stderr): better than serving with the wrong devices.
+        let entries = try tokens.map { path throws(TokenFile.Problem) in try TokenFile.read(path: path) }
         let database = try HubDatabase(path: db)
         if let mode = PrivateFile.openToOthers(path: db) {
             logger.warning("the database \(db) has mode \(mode): others can read every device's records (chmod 600 \(db))")
         }
-        if let tokens {
-            // A bad file stops the hub (exit 1, the problem on stderr): better than serving with the wrong devices.
-            let entries = try TokenFile.read(path: tokens)
-            log(try database.apply(tokenFile: entries), file: tokens, logger: logger)
-        }
+        if let tokens, let entries { log(try database.apply(tokenFile: entries), file: tokens, logger: logger) }
         let faults = Faults(failRatio: failRatio, busyRatio: busyRatio, delayRatio: delayRatio, delayMilliseconds: delayMilliseconds,
                             dropAfterCommitRatio: dropRatio, seed: seed)
         if faults.isActive { logger.warning("TEST-ONLY fault injection is on: \(faults)") }
