@@ -1,3 +1,4 @@
+import Foundation
 import NIOPosix
 import Synchronization
 
@@ -24,7 +25,16 @@ final class DecodeWorkers: Sendable {
             return nil
         }
         defer { inFlight.wrappingSubtract(1, ordering: .relaxed) }
-        return try await pool.runIfActive(work)
+        return try await pool.runIfActive {
+            Self.yieldToRequestHandlers()
+            return work()
+        }
+    }
+
+    /// Nice +10 for the calling worker thread (Linux nice values are per thread), so that
+    /// on a busy CPU a long decode gives way to the event loops and request handlers.
+    private static func yieldToRequestHandlers() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
     }
 
     func shutdown() async {

@@ -102,7 +102,8 @@ import Testing
                     slowest = max(slowest, ContinuousClock.now - t0)
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                #expect(slowest < .seconds(2), "health took \(slowest) while bombs were decoded")
+                // On main: 5.6 s alone, 27 s with 12 bombs; here ~0.1 s alone, bounded for a loaded CI machine.
+                #expect(slowest < .seconds(3), "health took \(slowest) while bombs were decoded")
             }
             let statuses = try await bombs.value
             #expect(statuses.count == 6 && statuses.allSatisfy { $0 == 413 || $0 == 503 }, "\(statuses)")
