@@ -49,10 +49,11 @@ public enum RecordBody: Sendable, Equatable {
 }
 
 public enum WireJSON {
+    /// Sorted keys, and `-0.0` written as `0` (equal numbers, equal bytes).
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try e.encode(value)
+        return JSONShape.canonicalZeros(try e.encode(value))
     }
 }
 
@@ -140,7 +141,7 @@ public struct BatchResponse: Sendable, Codable {
 }
 
 /// The body of every error answer that is not about one record (401, 400 for a
-/// malformed request, 413, 415, 429, 500, 503).
+/// malformed request, 413, 415, 429, 431, 500, 503).
 public struct ErrorBody: Sendable, Codable, Equatable {
     public var error: String
     public var message: String

@@ -1,3 +1,4 @@
+import BikePathAPI
 import Foundation
 
 /// The device token, read from a file that only its owner may read. The value is
@@ -13,16 +14,20 @@ public struct DeviceToken: Sendable, CustomStringConvertible, CustomDebugStringC
         case unreadable(path: String, reason: String)
         case tooOpen(path: String, mode: String)
         case empty(path: String)
+        /// A control byte, a space inside, a length out of range: said without quoting the token.
+        case invalid(path: String, TokenSyntax.Problem)
         public var description: String {
             switch self {
             case .unreadable(let p, let r): "cannot read the token file \(p): \(r)"
             case .tooOpen(let p, let m): "the token file \(p) has mode \(m): it must not be readable or writable by group or others (chmod 600 \(p))"
             case .empty(let p): "the token file \(p) holds no token"
+            case .invalid(let p, let problem): "the token file \(p) holds no usable token: \(problem)"
             }
         }
     }
 
-    /// Reads the token, refusing a file whose mode lets group or others read or write it.
+    /// Reads the token, refusing a file whose mode lets group or others read or write it,
+    /// and a token that `TokenSyntax` refuses (so that it is never sent, nor echoed by an HTTP error).
     public static func read(path: String) throws -> DeviceToken {
         var st = stat()
         guard stat(path, &st) == 0 else { throw Problem.unreadable(path: path, reason: String(cString: strerror(errno))) }
@@ -35,7 +40,8 @@ public struct DeviceToken: Sendable, CustomStringConvertible, CustomDebugStringC
             throw Problem.unreadable(path: path, reason: "\(error.localizedDescription)")
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.contains(where: \.isNewline) else { throw Problem.empty(path: path) }
+        guard !token.isEmpty else { throw Problem.empty(path: path) }
+        if let problem = TokenSyntax.problem(token) { throw Problem.invalid(path: path, problem) }
         return DeviceToken(value: token)
     }
 }

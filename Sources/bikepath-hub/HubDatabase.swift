@@ -5,11 +5,13 @@ import GRDB
 
 /// The hub's SQLite file: devices and their token hashes, records keyed by
 /// (device, kind, device-made id), and each device's latest live position.
-/// Tokens are stored only as SHA-256 hashes.
+/// Tokens are stored only as SHA-256 hashes (token rules: DeviceTokens.swift).
 final class HubDatabase: Sendable {
     let pool: DatabasePool
 
+    /// Opens (or creates, mode 0600: it holds every device's records) the hub's database.
     init(path: String) throws {
+        try PrivateFile.create(path: path)
         var config = Configuration()
         config.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: config)
@@ -40,42 +42,17 @@ final class HubDatabase: Sendable {
                 );
                 """)
         }
+        // Who manages a device's token: the tokens file ('file') or `bikepath-hub tokens`
+        // ('command'); docs/sync.md, "Device tokens". Devices from before are taken as 'file'.
+        migrator.registerMigration("v2-token-manager") { db in
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
+        }
         try migrator.migrate(pool)
     }
 
     static func hash(_ token: String) -> String { hex(SHA256.hash(data: Data(token.utf8))) }
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
         digest.map { String(format: "%02x", $0) }.joined()
-    }
-
-    enum Auth: Equatable { case device(String), unknown, revoked }
-
-    func authenticate(token: String) async throws -> Auth {
-        let h = Self.hash(token)
-        return try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?", arguments: [h]) else {
-                return .unknown
-            }
-            return (row["revoked"] as Int) != 0 ? .revoked : .device(row["device_id"])
-        }
-    }
-
-    /// Adds or replaces a device's token (un-revoking it).
-    func setToken(device: String, token: String) throws {
-        try pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO devices (device_id, token_sha256, revoked) VALUES (?, ?, 0)
-                ON CONFLICT(device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = 0
-                """, arguments: [device, Self.hash(token)])
-        }
-    }
-
-    @discardableResult
-    func revoke(device: String) throws -> Bool {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE devices SET revoked = 1 WHERE device_id = ?", arguments: [device])
-            return db.changesCount > 0
-        }
     }
 
     /// Stores each record unless held: identical → duplicate, different → conflict.

@@ -1,5 +1,4 @@
 import BikePathAPI
-import CompressNIO
 import Foundation
 import Hummingbird
 import Logging
@@ -16,21 +15,20 @@ struct HubContext: RequestContext {
         channel = source.channel
     }
 
-    /// Compressed (wire) size limit; the decompressed limit is `HubLimits.maxBody`.
+    /// Wire size limit; the inflated one is `HubLimits.maxInflated`.
     var maxUploadSize: Int { HubLimits.maxBody }
-}
-
-enum HubLimits {
-    static let maxBody = 32 * 1024 * 1024
 }
 
 /// Thrown after the connection was deliberately closed (test-only fault).
 struct ConnectionDropped: Error {}
 
-/// The routes of docs/api.yaml.
+/// The routes of docs/api.yaml. A record request goes: faults (test-only), token,
+/// body read within `HubLimits.maxBody`, then inflated, shape-checked, decoded and
+/// validated on `DecodeWorkers`, then stored (one transaction).
 struct HubServer {
     let database: HubDatabase
     let dice: FaultDice
+    let workers: DecodeWorkers
     let logger: Logger
 
     func router() -> Router<HubContext> {
@@ -39,41 +37,44 @@ struct HubServer {
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
             router.put(RouterPath(path)) { request, context in
-                try await guarded(request, context) { device, body in
-                    try await putOne(kind: kind, id: context.parameters.get("id") ?? "", body: body, device: device, context: context)
+                let key = context.parameters.get("id") ?? ""
+                return try await guarded(request, context) { json throws(Refusal) in
+                    try UploadParsing.record(kind: kind, key: key, json: json)
+                } store: { device, record in
+                    let stored = try await database.put(device: device, records: [record])
+                    return json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
             }
         }
         router.post("v1/batch") { request, context in
-            try await guarded(request, context) { device, body in
-                try await putBatch(body: body, device: device, context: context)
+            try await guarded(request, context) { json throws(Refusal) in
+                try UploadParsing.batch(json: json)
+            } store: { device, batch in
+                var results = batch.results
+                let stored = try await database.put(device: device, records: batch.toStore.map(\.record))
+                for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
+                return json(.ok, BatchResponse(results: results.compactMap { $0 }))
             }
         }
         router.put("v1/position") { request, context in
-            try await guarded(request, context) { device, body in
-                guard let live = try? JSONDecoder().decode(LivePositionUpload.self, from: body) else {
-                    return error(.badRequest, "invalid-json", "the body is not a live position document")
-                }
-                let problems = Validation.problems(live)
-                guard problems.isEmpty else { return error(.badRequest, "invalid", problems.joined(separator: "; ")) }
-                try await database.putLivePosition(device: device, body: try WireJSON.encode(live))
+            try await guarded(request, context) { json throws(Refusal) in
+                try UploadParsing.livePosition(json: json)
+            } store: { device, canonical in
+                try await database.putLivePosition(device: device, body: canonical)
                 return Response(status: .noContent)
             }
         }
         return router
     }
 
-    /// Faults, authentication and body decoding shared by every record route.
-    private func guarded(_ request: Request, _ context: HubContext,
-                         _ handle: (String, Data) async throws -> Response) async throws -> Response {
+    /// Faults, authentication, body limits and off-pool decoding shared by every record route.
+    private func guarded<Parsed: Sendable>(_ request: Request, _ context: HubContext,
+                                           parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
+                                           store: (String, Parsed) async throws -> Response) async throws -> Response {
         var request = request
         let f = dice.faults
         if dice.roll(f.failRatio) { return error(.internalServerError, "injected", "test-only fault: random 500") }
-        if dice.roll(f.busyRatio) {
-            var r = error(.serviceUnavailable, "busy", "test-only fault: try again later")
-            r.headers[.retryAfter] = "1"
-            return r
-        }
+        if dice.roll(f.busyRatio) { return busy("test-only fault: try again later") }
         if f.delayMilliseconds > 0, dice.roll(f.delayRatio) { try await Task.sleep(for: .milliseconds(f.delayMilliseconds)) }
 
         let device: String
@@ -81,26 +82,21 @@ struct HubServer {
         case .success(let d): device = d
         case .failure(let response): return response
         }
+        let encoding: BodyEncoding
+        do { encoding = try BodyEncoding(header: request.headers[.contentEncoding]) } catch { return answer(Refusal(error)) }
         let raw: ByteBuffer
         do {
             raw = try await request.collectBody(upTo: HubLimits.maxBody)
         } catch {
-            return self.error(.contentTooLarge, "too-large", "bodies are limited to \(HubLimits.maxBody) bytes")
+            return answer(Refusal(.tooLarge))
         }
-        let body: Data
-        switch request.headers[.contentEncoding]?.lowercased() {
-        case nil, "identity":
-            body = Data(raw.readableBytesView)
-        case "gzip":
-            var compressed = raw
-            guard let plain = try? compressed.decompress(with: .gzip, maxSize: HubLimits.maxBody) else {
-                return error(.badRequest, "bad-gzip", "the gzip body is corrupt or inflates past \(HubLimits.maxBody) bytes")
-            }
-            body = Data(plain.readableBytesView)
-        case let other?:
-            return error(.unsupportedMediaType, "unsupported-encoding", "Content-Encoding \(other) is not supported; use gzip or none")
+        let decoded: Result<Parsed, Refusal>? = try await workers.run { Self.decode(raw, encoding, parse) }
+        let response: Response
+        switch decoded {
+        case nil: return busy("\(HubLimits.maxDecoding) request bodies are being decoded; try again shortly")
+        case .failure(let refusal)?: return answer(refusal)
+        case .success(let parsed)?: response = try await store(device, parsed)
         }
-        let response = try await handle(device, body)
         if response.status.code < 300, request.method != .get, dice.roll(f.dropAfterCommitRatio) {
             logger.notice("test-only fault: committed, now dropping the connection")
             try? await context.channel.close()
@@ -109,13 +105,29 @@ struct HubServer {
         return response
     }
 
+    /// Body bytes to what the route stores, or the refusal; on a worker thread.
+    private static func decode<Parsed>(_ raw: ByteBuffer, _ encoding: BodyEncoding,
+                                       _ parse: (Data) throws(Refusal) -> Parsed) -> Result<Parsed, Refusal> {
+        let json: Data
+        do {
+            json = try RequestBody.json(raw, encoding: encoding)
+        } catch {
+            return .failure(Refusal(error))
+        }
+        do {
+            return .success(try parse(json))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     private enum AuthResult { case success(String), failure(Response) }
 
     private func authenticate(_ request: Request) async throws -> AuthResult {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
+        guard let token = BearerToken.parse(request.headers[.authorization]) else {
             return .failure(unauthorized("missing-token", "send Authorization: Bearer <device token>"))
         }
-        switch try await database.authenticate(token: String(header.dropFirst(7))) {
+        switch try await database.authenticate(token: token) {
         case .device(let d): return .success(d)
         case .unknown: return .failure(unauthorized("bad-token", "the token is not known to this hub"))
         case .revoked: return .failure(unauthorized("token-revoked", "this device's token was revoked"))
@@ -128,70 +140,30 @@ struct HubServer {
         return r
     }
 
-    private func putOne(kind: RecordKind, id: String, body: Data, device: String, context: HubContext) async throws -> Response {
-        let parsed: RecordBody
-        do {
-            parsed = try RecordBody.decode(kind: kind, from: body)
-        } catch {
-            return result(RecordResult(kind: kind, id: id, status: 400, outcome: .invalid, error: "not a valid \(kind.rawValue) document: \(Self.describe(error))"))
-        }
-        if let invalid = check(parsed, key: id) { return result(invalid) }
-        let stored = try await database.put(device: device, records: [(kind, id, try parsed.canonicalJSON())])
-        return result(stored[0])
-    }
-
-    private func putBatch(body: Data, device: String, context: HubContext) async throws -> Response {
-        let batch: BatchRequest
-        do {
-            batch = try JSONDecoder().decode(BatchRequest.self, from: body)
-        } catch {
-            return self.error(.badRequest, "invalid-batch", "not a valid batch document: \(Self.describe(error))")
-        }
-        guard batch.records.count <= BatchRequest.maxItems else {
-            return error(.contentTooLarge, "too-many-records", "at most \(BatchRequest.maxItems) records per batch")
-        }
-        var results = [RecordResult?](repeating: nil, count: batch.records.count)
-        var toStore: [(Int, RecordKind, String, Data)] = []
-        var seen = Set<String>()
-        for (i, item) in batch.records.enumerated() {
-            if let invalid = check(item.body, key: item.id) {
-                results[i] = invalid
-            } else if !seen.insert("\(item.kind.rawValue)/\(item.id)").inserted {
-                results[i] = RecordResult(kind: item.kind, id: item.id, status: 400, outcome: .invalid, error: "the same record twice in one batch")
-            } else {
-                toStore.append((i, item.kind, item.id, try item.body.canonicalJSON()))
-            }
-        }
-        let stored = try await database.put(device: device, records: toStore.map { ($0.1, $0.2, $0.3) })
-        for (k, s) in zip(toStore, stored) { results[k.0] = s }
-        return json(.ok, BatchResponse(results: results.compactMap { $0 }))
-    }
-
-    /// Validation problems as an `invalid` result, or nil when the record is sound.
-    private func check(_ body: RecordBody, key: String) -> RecordResult? {
-        var problems = Validation.problems(body)
-        if !Validation.isValidID(key) { problems.insert("id: the key must be 1-64 characters of A-Z a-z 0-9 - _", at: 0) }
-        if body.id != key { problems.insert("id: the body's id \(body.id) differs from the key \(key)", at: 0) }
-        guard !problems.isEmpty else { return nil }
-        return RecordResult(kind: body.kind, id: key, status: 400, outcome: .invalid, error: problems.joined(separator: "; "))
-    }
-
-    private func result(_ r: RecordResult) -> Response {
-        json(HTTPResponse.Status(code: r.status), r)
+    private func busy(_ message: String) -> Response {
+        var r = error(.serviceUnavailable, "busy", message)
+        r.headers[.retryAfter] = "1"
+        return r
     }
 
     private func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
-        json(status, ErrorBody(error: code, message: message))
+        answer(Refusal(status, code, message))
     }
 
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, let c): "missing field \((c.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
-        case DecodingError.dataCorrupted(let c): "malformed JSON at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
-        default: "\(error)"
-        }
+    private func answer(_ refusal: Refusal) -> Response {
+        Response(status: refusal.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: refusal.json)))
+    }
+}
+
+/// `Authorization: Bearer <token>`. The scheme is case-insensitive (RFC 9110 §11.1),
+/// so `bearer` and `BEARER` are accepted too.
+enum BearerToken {
+    static func parse(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 }
 

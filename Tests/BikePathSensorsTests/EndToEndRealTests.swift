@@ -39,6 +39,7 @@ struct EndToEndRealTests {
         try "bike-1 e2e-secret-token\n".write(toFile: path("tokens"), atomically: true, encoding: .utf8)
         try "e2e-secret-token\n".write(toFile: path("token"), atomically: true, encoding: .utf8)
         chmod(path("token"), 0o600)
+        chmod(path("tokens"), 0o600)  // the hub refuses a tokens file others can read
         let hub = try ChildProcess(hubBinary, ["serve", "--port", "0", "--db", path("hub.sqlite"), "--tokens", path("tokens")],
                                    output: dir.url.appendingPathComponent("hub.log"))
         defer { hub.stop(signal: SIGKILL) }

@@ -20,10 +20,12 @@ import Testing
     }
 
     static func send(_ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
-                     body: Data, gzip: Bool = true, encoding: String? = nil) async throws -> Answer {
+                     body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil,
+                     timeout: Int64 = 10) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         var buffer = ByteBuffer(bytes: body)
         if gzip {
             buffer = try buffer.compress(with: .gzip)
@@ -31,7 +33,7 @@ import Testing
         }
         if let encoding { request.headers.add(name: "Content-Encoding", value: encoding) }
         request.body = .bytes(buffer)
-        let response = try await http.execute(request, timeout: .seconds(10))
+        let response = try await http.execute(request, timeout: .seconds(timeout))
         let data = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: Data(data.readableBytesView))
     }

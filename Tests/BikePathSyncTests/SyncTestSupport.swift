@@ -15,15 +15,27 @@ final class HubProcess {
     private(set) var port: Int = 0
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the hub and waits (at most 30 s) for its "listening" line.
-    init(db: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
+    /// Starts the hub and waits (at most 30 s) for its "listening" line. `stderr` is a
+    /// file for its log; `fileLimit` starts it under `ulimit -n`.
+    init(db: String, tokens: String, port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws {
         guard let hub = builtExecutable("bikepath-hub") else { throw TestFailure(description: "bikepath-hub is not built") }
         dbPath = db
-        process.executableURL = URL(fileURLWithPath: hub)
-        process.arguments = ["serve", "--port", "\(port)", "--db", db, "--tokens", tokens] + extra
+        let arguments = ["serve", "--port", "\(port)", "--db", db, "--tokens", tokens] + extra
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", hub] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: hub)
+            process.arguments = arguments
+        }
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        if let stderr {
+            _ = FileManager.default.createFile(atPath: stderr, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: stderr)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let handle = out.fileHandleForReading
         var text = ""
@@ -120,8 +132,8 @@ struct Device {
         return SyncEngine(store: store, client: client, options: o, jitter: { 0.5 })
     }
 
-    func hub(port: Int = 0, extra: [String] = []) throws -> HubProcess {
-        try HubProcess(db: hubDB, tokens: tokensFile, port: port, extra: extra)
+    func hub(port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws -> HubProcess {
+        try HubProcess(db: hubDB, tokens: tokensFile, port: port, extra: extra, stderr: stderr, fileLimit: fileLimit)
     }
 
     /// What the device means to send, worked out from the store's own tables

@@ -1,0 +1,37 @@
+import BikePathAPI
+import NIOCore
+
+/// Every bound the hub puts on a client, in one place (docs/api.yaml and
+/// docs/sync.md state them). The connection figures come from `serve`'s options.
+struct HubLimits: Sendable {
+    /// Bytes on the wire, and bytes after gzip inflation: a sync batch of 200 records is ~1 MB of JSON.
+    static let maxBody = 32 * 1024 * 1024
+    static let maxInflated = 32 * 1024 * 1024
+    static let json = JSONLimits.upload
+
+    /// Request bodies inflated and decoded at once (on `decodeThreads`, off the
+    /// request handlers' pool); one more is answered 503 with `Retry-After`.
+    static let maxDecoding = 8
+    static let decodeThreads = 2
+
+    /// Header limits of the HTTP/1 decoder; past them the answer is 431.
+    static let maxHeaderFieldSize = 8 * 1024
+    static let maxHeaderListSize = 16 * 1024
+    static let maxHeaderCount = 100
+
+    /// Connections held at once; more wait in the listen backlog (not accepted, no descriptor used).
+    var maxConnections = 512
+    /// A connection with no request part for this long is closed (also bounds a request head trickled in).
+    var idleTimeout: TimeAmount = .seconds(30)
+    /// A new connection must have sent its first complete request head by then.
+    var headerTimeout: TimeAmount = .seconds(10)
+
+    /// Descriptors kept for SQLite (~3 per connection, 6 connections), the event loops and stdio.
+    static let reservedDescriptors = 64
+
+    /// `maxConnections`, lowered so that connections can never take the descriptors
+    /// the hub itself needs (with 1,024 descriptors, 1,100 idle connections used to lock it up).
+    func connectionCap(descriptorLimit: Int) -> Int {
+        max(1, min(maxConnections, descriptorLimit - Self.reservedDescriptors))
+    }
+}

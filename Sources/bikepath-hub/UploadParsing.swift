@@ -1,0 +1,106 @@
+import BikePathAPI
+import Foundation
+import Hummingbird
+
+/// An answer that ends a request before anything is stored: an `ErrorBody` for
+/// the request as a whole, or one record's `RecordResult`.
+struct Refusal: Error, Sendable {
+    let status: HTTPResponse.Status
+    let json: Data
+
+    init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status
+        json = (try? WireJSON.encode(ErrorBody(error: code, message: message))) ?? Data("{}".utf8)
+    }
+
+    init(_ result: RecordResult) {
+        status = HTTPResponse.Status(code: result.status)
+        json = (try? WireJSON.encode(result)) ?? Data("{}".utf8)
+    }
+
+    init(_ problem: BodyProblem) {
+        let a = problem.answer
+        self.init(a.status, a.code, a.message)
+    }
+}
+
+/// A record ready for `HubDatabase.put`: its canonical body.
+typealias StorableRecord = (kind: RecordKind, id: String, canonical: Data)
+
+/// A batch after decoding: the items already judged (invalid) and the ones to store.
+struct ParsedBatch: Sendable {
+    var results: [RecordResult?]
+    var toStore: [(index: Int, record: StorableRecord)]
+}
+
+/// JSON text (already within `HubLimits`) to what the routes store. Pure and
+/// CPU-bound: runs on `DecodeWorkers`.
+enum UploadParsing {
+    static func record(kind: RecordKind, key: String, json: Data) throws(Refusal) -> StorableRecord {
+        let parsed: RecordBody
+        do {
+            parsed = try RecordBody.decode(kind: kind, from: json)
+        } catch {
+            throw Refusal(RecordResult(kind: kind, id: key, status: 400, outcome: .invalid,
+                                       error: "not a valid \(kind.rawValue) document: \(describe(error))"))
+        }
+        if let invalid = check(parsed, key: key) { throw Refusal(invalid) }
+        return (kind, key, try canonical(parsed))
+    }
+
+    static func batch(json: Data) throws(Refusal) -> ParsedBatch {
+        let batch: BatchRequest
+        do {
+            batch = try JSONDecoder().decode(BatchRequest.self, from: json)
+        } catch {
+            throw Refusal(.badRequest, "invalid-batch", "not a valid batch document: \(describe(error))")
+        }
+        guard batch.records.count <= BatchRequest.maxItems else {
+            throw Refusal(.contentTooLarge, "too-many-records", "at most \(BatchRequest.maxItems) records per batch")
+        }
+        var parsed = ParsedBatch(results: Array(repeating: nil, count: batch.records.count), toStore: [])
+        var seen = Set<String>()
+        for (i, item) in batch.records.enumerated() {
+            if let invalid = check(item.body, key: item.id) {
+                parsed.results[i] = invalid
+            } else if !seen.insert("\(item.kind.rawValue)/\(item.id)").inserted {
+                parsed.results[i] = RecordResult(kind: item.kind, id: item.id, status: 400, outcome: .invalid, error: "the same record twice in one batch")
+            } else {
+                parsed.toStore.append((i, (item.kind, item.id, try canonical(item.body))))
+            }
+        }
+        return parsed
+    }
+
+    static func livePosition(json: Data) throws(Refusal) -> Data {
+        guard let live = try? JSONDecoder().decode(LivePositionUpload.self, from: json) else {
+            throw Refusal(.badRequest, "invalid-json", "the body is not a live position document")
+        }
+        let problems = Validation.problems(live)
+        guard problems.isEmpty else { throw Refusal(.badRequest, "invalid", problems.joined(separator: "; ")) }
+        do { return try WireJSON.encode(live) } catch { throw Refusal(.internalServerError, "encode", "\(error)") }
+    }
+
+    private static func canonical(_ body: RecordBody) throws(Refusal) -> Data {
+        do { return try body.canonicalJSON() } catch { throw Refusal(.internalServerError, "encode", "\(error)") }
+    }
+
+    /// Validation problems as an `invalid` result, or nil when the record is sound.
+    static func check(_ body: RecordBody, key: String) -> RecordResult? {
+        var problems = Validation.problems(body)
+        if !Validation.isValidID(key) { problems.insert("id: the key must be 1-64 characters of A-Z a-z 0-9 - _", at: 0) }
+        if body.id != key { problems.insert("id: the body's id \(body.id) differs from the key \(key)", at: 0) }
+        guard !problems.isEmpty else { return nil }
+        return RecordResult(kind: body.kind, id: key, status: 400, outcome: .invalid, error: problems.joined(separator: "; "))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let c): "missing field \((c.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
+            "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.dataCorrupted(let c): "malformed JSON at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
+        default: "\(error)"
+        }
+    }
+}
