@@ -80,6 +80,7 @@ public enum ConfigurationLoader {
             t.double("threshold_sigmas", &c.obstacles.thresholdSigmas, range: 0.5...20)
             t.double("min_peak_mps2", &c.obstacles.minPeakMps2, range: 0...100)
             t.double("merge_m", &c.obstacles.mergeM, range: 0...1000)
+            t.int("review_budget", &c.obstacles.reviewBudget, range: 0...1000)
         }
         root.table("crash") { t in
             t.bool("enabled", &c.crash.enabled)

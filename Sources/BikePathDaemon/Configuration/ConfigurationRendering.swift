@@ -19,7 +19,8 @@ extension DaemonConfiguration {
                          ("end_after_s", n(trip.endAfterS))])
         section("obstacles", [("enabled", "\(obstacles.enabled)"), ("min_speed_mps", n(obstacles.minSpeedMps)),
                               ("threshold_sigmas", n(obstacles.thresholdSigmas)),
-                              ("min_peak_mps2", n(obstacles.minPeakMps2)), ("merge_m", n(obstacles.mergeM))])
+                              ("min_peak_mps2", n(obstacles.minPeakMps2)), ("merge_m", n(obstacles.mergeM)),
+                              ("review_budget", "\(obstacles.reviewBudget)")])
         section("crash", [("enabled", "\(crash.enabled)")])
         let zones = privacy.zones.map {
             "{ name = \(q($0.name)), lat = \(n($0.lat)), lon = \(n($0.lon)), radius_m = \(n($0.radiusM)) }"
