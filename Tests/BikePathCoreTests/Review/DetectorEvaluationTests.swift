@@ -62,6 +62,8 @@ struct DetectorEvaluationTests {
         let t = a + b
         #expect(t.recall == 0.75 && t.precision == 0.5 && t.candidatesPerKm == 3)
         #expect(DetectorEvaluation.Score().recall == nil)
+        var unlabelled = DetectorEvaluation.Score(); unlabelled.detections = 21; unlabelled.distanceMeters = 550
+        #expect(unlabelled.precision == nil && unlabelled.recall == nil && unlabelled.candidatesPerKm != nil)
     }
 }
 

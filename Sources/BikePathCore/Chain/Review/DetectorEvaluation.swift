@@ -30,8 +30,9 @@ public enum DetectorEvaluation {
 
         /// Matched marks over marks; nil without marks.
         public var recall: Double? { labels == 0 ? nil : Double(matchedLabels) / Double(labels) }
-        /// Matched detections over detections; nil without detections.
-        public var precision: Double? { detections == 0 ? nil : Double(matchedLabels) / Double(detections) }
+        /// Matched detections over detections; nil without detections, and without marks
+        /// (an unlabelled ride says nothing about which candidates are real).
+        public var precision: Double? { detections == 0 || labels == 0 ? nil : Double(matchedLabels) / Double(detections) }
         /// nil without a track.
         public var candidatesPerKm: Double? { distanceMeters > 0 ? Double(detections) / (distanceMeters / 1000) : nil }
 
