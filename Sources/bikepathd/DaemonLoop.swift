@@ -52,6 +52,7 @@ final class DaemonLoop: @unchecked Sendable {
     /// `bikepathd mark`: requests from the status socket, and marks waiting for their fix.
     let marks = RiderMarks()
     private var placedMarks: [RiderMarks.Placed] = []
+    private var labelClock = LabelClock()
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
@@ -217,8 +218,9 @@ final class DaemonLoop: @unchecked Sendable {
                 return
             }
             for r in requests {
-                placedMarks.append(RiderMarks.Placed(time: now, kind: r.kind, reply: r.reply))
-                try handle(pipeline.process([.label(now, r.kind)]))
+                let time = labelClock.time(at: now)
+                placedMarks.append(RiderMarks.Placed(time: time, kind: r.kind, reply: r.reply))
+                try handle(pipeline.process([.label(time, r.kind)]))
             }
         }
         // No fix since: stored once one comes; the rider is told so rather than kept waiting.

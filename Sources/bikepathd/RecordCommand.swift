@@ -115,6 +115,7 @@ final class Recorder: @unchecked Sendable {
     /// `--mark-socket`: the rider's marks, written as labels at the current sample time.
     let marks = RiderMarks()
     private var lastTime: SampleTime?
+    private var labelClock = LabelClock()
     private let startedAt = EdgeClock.monotonic()
 
     init(writer: RecordingWriter, outputs: FileHandle?, crashDetection: Bool) {
@@ -163,10 +164,11 @@ final class Recorder: @unchecked Sendable {
     /// with the last fix (the chain places it at the next one, on replay as live).
     private func labelMarks() {
         for request in marks.take() {
-            guard let time = lastTime else {
+            guard let now = lastTime else {
                 request.reply(.failure("nothing recorded yet: no sample time to put the mark at"))
                 continue
             }
+            let time = labelClock.time(at: now)
             batch.append(.label(time, request.kind))
             let fix = pipeline.status.lastFix
             request.reply(MarkReply(kind: request.kind.rawValue, timeS: time.seconds, lat: fix?.latitude,

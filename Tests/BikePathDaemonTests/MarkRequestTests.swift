@@ -47,3 +47,16 @@ struct MarkRequestTests {
         #expect(try StatusClient.mark(path: plain.path, kind: nil).error == "this daemon takes no marks")
     }
 }
+
+@Suite("Label times")
+struct LabelClockTests {
+    @Test("two marks before the next record get two times; a later record time is taken as is")
+    func distinct() {
+        var clock = LabelClock()
+        let now = SampleTime(nanoseconds: 5_000)
+        #expect(clock.time(at: now) == now)
+        #expect(clock.time(at: now) == SampleTime(nanoseconds: 5_001))
+        #expect(clock.time(at: SampleTime(nanoseconds: 4_000)) == SampleTime(nanoseconds: 5_002), "never back in time")
+        #expect(clock.time(at: SampleTime(nanoseconds: 9_000)) == SampleTime(nanoseconds: 9_000))
+    }
+}

@@ -74,6 +74,11 @@ struct RiderLoopTests {
         let reply = try Self.decode(Mark.self, marked.out)
         #expect(reply.error == nil && reply.kind == "bump")
         let lat = try #require(reply.lat, "stored at the next fix: \(marked.out)")
+        // Two presses at once (two buttons): two obstacles, neither lost.
+        let both = try (0..<2).map { i in
+            try ChildProcess(bikepathd, ["mark", "debris", "--socket", socket], output: URL(fileURLWithPath: dir.file("m\(i).out")))
+        }
+        #expect(both.map { $0.waitForExit(timeout: 20) } == [0, 0])
         let human = try runProcess(bikepathd, ["mark", "irregularity", "--socket", socket])
         #expect(human.status == 0 && human.out.hasPrefix("marked irregularity in trip "), "\(human)")
 
@@ -83,9 +88,9 @@ struct RiderLoopTests {
         try #require(ids.count == 1)
         let draft = try Self.draft(bikepathd, db: db, id: ids[0])
         let rider = draft.obstacles.filter { $0.origin == "rider" }
-        #expect(rider.map(\.kind) == ["bump", "irregularity"])
+        #expect(rider.map(\.kind).sorted() == ["bump", "debris", "debris", "irregularity"])
         #expect(rider.allSatisfy { !$0.heldBack })
-        #expect(rider.first?.coordinate?.latitude == lat, "the draft has the mark where the daemon said it stored it")
+        #expect(rider.first { $0.kind == "bump" }?.coordinate?.latitude == lat, "the draft has the mark where the daemon said it stored it")
         let shown = try runProcess(bikepathd, ["drafts", "show", ids[0], "--db", db]).out
         #expect(shown.contains("bump") && shown.contains("(the rider's own)"), "\(shown)")
     }

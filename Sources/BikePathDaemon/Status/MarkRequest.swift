@@ -71,3 +71,19 @@ struct MarkReplyError: Error { var reply: MarkReply }
 /// How the daemon takes a mark: it answers exactly once through `reply`, possibly later
 /// (the mark is placed at the next fix) and from any thread.
 public typealias MarkHandler = @Sendable (ObstacleKind, _ reply: @escaping @Sendable (MarkReply) -> Void) -> Void
+
+/// Sample times for labels: the current one, but each label at least 1 ns after the
+/// previous, so two presses before the next record (two buttons, a double press) stay two
+/// obstacles (events are unique by time).
+public struct LabelClock: Sendable {
+    private var last: SampleTime?
+
+    public init() {}
+
+    /// The time for a label put into the input at sample time `now`.
+    public mutating func time(at now: SampleTime) -> SampleTime {
+        let t = last.map { max(now, SampleTime(nanoseconds: $0.nanoseconds + 1)) } ?? now
+        last = t
+        return t
+    }
+}
