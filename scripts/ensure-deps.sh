@@ -3,7 +3,7 @@
 # something is missing (a fresh Debian 12 / Raspberry Pi OS machine needs nothing else
 # but a Swift toolchain). Needs root or sudo when it has to install.
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod
+packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
           python3 libxml2-utils util-linux procps)
 missing=()
 for p in "${packages[@]}"; do

@@ -9,7 +9,10 @@ public struct DraftSummary: Sendable, Equatable, Codable {
     public var state: DraftState
     public var startUTCNanoseconds: Int64?
     public var distanceMeters: Double
+    /// Obstacles the draft shows (asked candidates and the rider's own, not dropped).
     public var obstacles: Int
+    /// Detected candidates held back by the review budget.
+    public var heldBack: Int
     public var pathStatus: PathStatus?
 }
 
@@ -32,7 +35,54 @@ public struct DraftDocument: Sendable, Equatable, Codable {
         public var timeNanoseconds: Int64?
         public var coordinate: Coordinate?
         public var dropped: Bool
+        /// "detected" (a candidate) or "rider" (marked in the field, or added while reviewing).
         public var origin: String
+        /// Past the review budget: not asked about, not published, still part of road quality.
+        public var heldBack: Bool
+        /// Review order of an asked candidate (1 first); nil for held-back and rider obstacles.
+        public var reviewRank: Int?
+        /// The detector's figures (0 for the rider's own).
+        public var severity: Double
+        public var confidence: Double
+        public var strength: Double
+
+        enum CodingKeys: String, CodingKey {
+            case id, eventID, kind, timeNanoseconds, coordinate, dropped, origin, heldBack, reviewRank, severity, confidence, strength
+        }
+
+        /// Documents confirmed before schema v3 (queued for sync) lack the review fields.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decode(String.self, forKey: .id)
+            eventID = try c.decodeIfPresent(String.self, forKey: .eventID)
+            kind = try c.decode(ObstacleKind.self, forKey: .kind)
+            timeNanoseconds = try c.decodeIfPresent(Int64.self, forKey: .timeNanoseconds)
+            coordinate = try c.decodeIfPresent(Coordinate.self, forKey: .coordinate)
+            dropped = try c.decode(Bool.self, forKey: .dropped)
+            origin = try c.decode(String.self, forKey: .origin)
+            heldBack = try c.decodeIfPresent(Bool.self, forKey: .heldBack) ?? false
+            reviewRank = try c.decodeIfPresent(Int.self, forKey: .reviewRank)
+            severity = try c.decodeIfPresent(Double.self, forKey: .severity) ?? 0
+            confidence = try c.decodeIfPresent(Double.self, forKey: .confidence) ?? 0
+            strength = try c.decodeIfPresent(Double.self, forKey: .strength) ?? 0
+        }
+
+        public init(id: String, eventID: String?, kind: ObstacleKind, timeNanoseconds: Int64?, coordinate: Coordinate?,
+                    dropped: Bool, origin: String, heldBack: Bool, reviewRank: Int?, severity: Double, confidence: Double,
+                    strength: Double) {
+            self.id = id
+            self.eventID = eventID
+            self.kind = kind
+            self.timeNanoseconds = timeNanoseconds
+            self.coordinate = coordinate
+            self.dropped = dropped
+            self.origin = origin
+            self.heldBack = heldBack
+            self.reviewRank = reviewRank
+            self.severity = severity
+            self.confidence = confidence
+            self.strength = strength
+        }
     }
     public struct Edit: Sendable, Equatable, Codable {
         public var action: String
@@ -46,6 +96,9 @@ public struct DraftDocument: Sendable, Equatable, Codable {
     public var obstacles: [Obstacle]
     public var roadQuality: [RoadQualitySegment]
     public var edits: [Edit]
+
+    /// Detected candidates held back by the review budget.
+    public var heldBackCount: Int { obstacles.filter(\.heldBack).count }
 }
 
 /// A change the rider makes to a pending draft.
@@ -59,21 +112,35 @@ public enum DraftEdit: Sendable, Equatable {
 }
 
 enum Drafts {
-    /// Makes the draft for a just-closed trip: its obstacle candidates are copied
-    /// into draft_obstacles, where the rider's edits go.
-    static func create(_ db: Database, tripID: String) throws {
+    /// Makes the draft for a just-closed trip: its obstacles are copied into
+    /// draft_obstacles, where the rider's edits go. The rider's own marks come as
+    /// `origin = 'rider'`; of the detected candidates, the `reviewBudget` best
+    /// (ReviewBudget) get a review rank and the rest are held back.
+    static func create(_ db: Database, tripID: String, reviewBudget: Int) throws {
         guard try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [tripID]) == nil else { return }
         let id = DeviceID.make()
         try db.execute(sql: """
             INSERT INTO drafts (id, trip_id, seq, state) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM drafts), 'pending')
             """, arguments: [id, tripID])
         let events = try Row.fetchAll(db, sql: """
-            SELECT id, obstacle_kind, time_ns, lat, lon FROM events WHERE trip_id = ? AND kind = 'obstacle' ORDER BY time_ns
+            SELECT id, obstacle_kind, time_ns, lat, lon, source, severity, confidence, strength FROM events
+            WHERE trip_id = ? AND kind = 'obstacle' ORDER BY time_ns
             """, arguments: [tripID])
-        for e in events {
+        let candidates = events.map { e in
+            ReviewCandidate(source: ObstacleSource(rawValue: e["source"] ?? "") ?? .detected, severity: e["severity"] ?? 0,
+                            confidence: e["confidence"] ?? 0, strength: e["strength"] ?? 0,
+                            time: SampleTime(nanoseconds: e["time_ns"]))
+        }
+        let selection = ReviewBudget.select(candidates, budget: reviewBudget)
+        var rank: [Int: Int] = [:]
+        for (r, i) in selection.asked.enumerated() { rank[i] = r + 1 }
+        let heldBack = Set(selection.heldBack)
+        for (i, e) in events.enumerated() {
             try db.execute(sql: """
-                INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'detected')
-                """, arguments: [DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"]])
+                INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin, held_back, review_rank)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"],
+                                 candidates[i].source.rawValue, heldBack.contains(i), rank[i]])
         }
     }
 
@@ -109,12 +176,17 @@ enum Drafts {
         let trip = DraftDocument.Trip(id: tripID, startTimeNanoseconds: t["start_time_ns"], endTimeNanoseconds: t["end_time_ns"],
                                       startUTCNanoseconds: t["start_utc_ns"], endUTCNanoseconds: t["end_utc_ns"],
                                       closedBy: t["closed_by"], statistics: stats)
-        let obstacles = try Row.fetchAll(db, sql: "SELECT * FROM draft_obstacles WHERE draft_id = ? ORDER BY time_ns, rowid", arguments: [id]).map { o in
+        // Asked candidates in review order, then the rider's own by time, then the held back.
+        let obstacles = try Row.fetchAll(db, sql: """
+            SELECT o.*, e.severity, e.confidence, e.strength FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
+            WHERE o.draft_id = ? ORDER BY o.held_back, o.review_rank IS NULL, o.review_rank, o.time_ns, o.rowid
+            """, arguments: [id]).map { o in
             let lat: Double? = o["lat"], lon: Double? = o["lon"]
             return DraftDocument.Obstacle(
                 id: o["id"], eventID: o["event_id"], kind: ObstacleKind(rawValue: o["kind"]) ?? .irregularity,
                 timeNanoseconds: o["time_ns"], coordinate: lat.flatMap { la in lon.map { Coordinate(latitude: la, longitude: $0) } },
-                dropped: o["dropped"], origin: o["origin"])
+                dropped: o["dropped"], origin: o["origin"], heldBack: o["held_back"], reviewRank: o["review_rank"],
+                severity: o["severity"] ?? 0, confidence: o["confidence"] ?? 0, strength: o["strength"] ?? 0)
         }
         let edits = try Row.fetchAll(db, sql: "SELECT action, detail FROM draft_edits WHERE draft_id = ? ORDER BY seq", arguments: [id])
             .map { DraftDocument.Edit(action: $0["action"], detail: $0["detail"]) }
@@ -146,12 +218,13 @@ extension Store {
         try queue.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m,
-                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0) AS obstacles
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
                 FROM drafts d JOIN trips t ON t.id = d.trip_id
                 WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
                 """, arguments: [state?.rawValue]).map { r in
                 DraftSummary(id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
-                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], obstacles: r["obstacles"],
+                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], obstacles: r["obstacles"], heldBack: r["held_back"],
                              pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
             }
         }
@@ -170,6 +243,7 @@ extension Store {
             let payload = try JSONText.encode(try Drafts.document(db, id))
             try db.execute(sql: "UPDATE drafts SET confirmed_payload = ? WHERE id = ?", arguments: [payload, id])
             try HashChain.append(db, kind: "draft", id: id)
+            try Calibration.recordAnswers(db, draftID: id)
             try Outbox.enqueue(db, kind: .confirmation, id: id, payload: payload)
             try Drafts.transition(db, id, to: .queued)
             return try Drafts.document(db, id)

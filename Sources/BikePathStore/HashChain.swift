@@ -9,8 +9,20 @@ import GRDB
 enum HashChain {
     static let eventColumns = """
         id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
-        impact_time_ns, window_rate, window_sha256
+        impact_time_ns, window_rate, window_sha256, source, severity, confidence, strength
         """
+    /// The columns of schema v1; `source` and what follows came with v3.
+    static let v1EventColumnCount = 14
+
+    /// The values an event's record hash covers: all of `eventColumns`, except that a
+    /// row without a `source` (written before schema v3, or an SOS) leaves out the v3
+    /// columns, so its hash is the one it was linked with. Setting or clearing any v3
+    /// value afterwards still changes the hash.
+    static func hashedValues(_ values: [DatabaseValue]) -> [DatabaseValue] {
+        guard values.count > v1EventColumnCount, values[v1EventColumnCount].isNull,
+              values[v1EventColumnCount...].allSatisfy(\.isNull) else { return values }
+        return Array(values.prefix(v1EventColumnCount))
+    }
 
     /// Bytes that stand for a row: a type tag per value, then the value in a
     /// fixed-width big-endian or length-prefixed form, so no two rows collide.
@@ -33,7 +45,7 @@ enum HashChain {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(eventColumns) FROM events WHERE id = ?"), arguments: [id]) else {
             return nil
         }
-        return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
+        return SHA256Hasher.hash(canonicalBytes(hashedValues(Array(row.databaseValues))))
     }
 
     static func draftHash(_ db: Database, id: String) throws -> [UInt8]? {
@@ -89,7 +101,7 @@ enum HashChain {
     /// The record hash of values about to be stored in `eventColumns` order.
     /// SQLite stores a NaN REAL as NULL, so NaN hashes as NULL, as it will read back.
     static func recordHash(_ values: [DatabaseValue]) -> [UInt8] {
-        SHA256Hasher.hash(canonicalBytes(values.map { value in
+        SHA256Hasher.hash(canonicalBytes(hashedValues(values).map { value in
             if case .double(let d) = value.storage, d.isNaN { return .null }
             return value
         }))

@@ -49,6 +49,8 @@ struct Ingest {
                 event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
                 event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
                 event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
+                event.source.rawValue.databaseValue, event.severity.databaseValue, event.confidence.databaseValue,
+                event.strength.databaseValue,
             ], window: window, db)
         case .roadQuality(let segment):
             try db.cachedStatement(sql: """
@@ -71,6 +73,7 @@ struct Ingest {
                 DatabaseValue.null, sos.impactPeak.databaseValue, DatabaseValue.null, sos.impactTime.nanoseconds.databaseValue,
                 window.isEmpty ? .null : sos.windowRate.databaseValue,
                 window.isEmpty ? .null : Data(SHA256Hasher.hash(window)).databaseValue,
+                DatabaseValue.null, DatabaseValue.null, DatabaseValue.null, DatabaseValue.null,
             ], window: window, db) else { return }
             // An SOS needs no review: it goes to the outbox at once, ahead of everything.
             let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
@@ -87,7 +90,7 @@ struct Ingest {
     private mutating func insertEvent(id: String, _ values: [DatabaseValue], window: Data, _ db: Database) throws -> Bool {
         let row = [id.databaseValue] + values
         try Self.run(db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), row, db)
         guard db.changesCount > 0 else { return false }
         if !window.isEmpty {
@@ -122,7 +125,7 @@ struct Ingest {
                              stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
                              stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
         openTripID = nil
-        try Drafts.create(db, tripID: tripID)
+        try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
     }
 

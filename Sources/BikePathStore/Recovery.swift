@@ -35,7 +35,7 @@ enum Recovery {
             """, arguments: [endTime, endUTC, distance, Double(endTime - start) / 1e9, moving,
                              moving > 0 ? distance / moving : 0, maxSpeed, gain,
                              distance / 1000 * configuration.co2GramsPerKilometre, Ingest.pathBlob(path), tripID])
-        try Drafts.create(db, tripID: tripID)
+        try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         _ = try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
     }
 }

@@ -7,7 +7,7 @@ import GRDB
 enum Schema {
     /// The schema version this build writes. A database with a higher
     /// `user_version` comes from a future bikepathd and is refused.
-    static let currentVersion: Int32 = 2
+    static let currentVersion: Int32 = 3
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -23,8 +23,36 @@ enum Schema {
                 PRAGMA user_version = 2;
                 """)
         }
+        migrator.registerMigration("v3-obstacle-review") { db in try db.execute(sql: v3) }
         return migrator
     }
+
+    /// Issue 11: who reported an obstacle and how sure the detector is (NULL in rows
+    /// written before: those hash as they did, see `HashChain.hashedValues`), which
+    /// candidates a draft holds back, and the rider's answers that calibrate the detector.
+    private static let v3 = """
+        ALTER TABLE events ADD COLUMN source TEXT CHECK (source IN ('detected', 'rider'));
+        ALTER TABLE events ADD COLUMN severity REAL;
+        ALTER TABLE events ADD COLUMN confidence REAL;
+        ALTER TABLE events ADD COLUMN strength REAL;
+        -- Past the review budget: stored, counted toward road quality, not asked about.
+        ALTER TABLE draft_obstacles ADD COLUMN held_back INTEGER NOT NULL DEFAULT 0;
+        -- Review order within the draft (1 = asked first); NULL for held back and added ones.
+        ALTER TABLE draft_obstacles ADD COLUMN review_rank INTEGER;
+
+        -- One row per detected candidate the rider answered about in a confirmed draft.
+        CREATE TABLE candidate_answers (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            draft_id TEXT NOT NULL,
+            event_id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,                      -- the kind the detector reported
+            strength REAL NOT NULL,
+            kept INTEGER NOT NULL                    -- 1 kept (maybe retyped), 0 dropped
+        );
+        -- This device's sensitivity fitted from the answers (SensitivityCalibration); no row: factory (1).
+        CREATE TABLE calibration (kind TEXT PRIMARY KEY NOT NULL, scale REAL NOT NULL) WITHOUT ROWID;
+        PRAGMA user_version = 3;
+        """
 
     private static let v1 = """
         -- Key/value facts about the store itself: writer cursor, disk-full counters.

@@ -13,6 +13,8 @@ public struct StoreConfiguration: Sendable {
     public var co2GramsPerKilometre: Double = 120
     /// Speed from which a stored point counts as moving (same use as above).
     public var movingSpeed: Double = 1.0
+    /// Detected candidates a draft asks the rider about (`obstacles.review_budget`, ReviewBudget).
+    public var reviewBudget = ReviewBudget.defaultBudget
     public init() {}
 }
 

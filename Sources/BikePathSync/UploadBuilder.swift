@@ -53,14 +53,15 @@ public struct UploadBuilder: Sendable {
     }
 
     /// A draft document as it may leave the device: trimmed path, no zone
-    /// positions, dropped obstacles left out, the edit history left out.
+    /// positions, dropped and held-back obstacles left out (the rider was not asked
+    /// about the latter), the edit history left out.
     public func draft(_ doc: DraftDocument, uploadID: String? = nil) -> DraftUpload {
         let startNs = doc.trip.startTimeNanoseconds
         let duration = doc.trip.endTimeNanoseconds.map { Double($0 - startNs) / 1e9 } ?? doc.trip.statistics.elapsedSeconds
         let window = filter.window(path: doc.path, durationSeconds: duration)
         func offset(_ ns: Int64?) -> Double? { ns.map { Double($0 - startNs) / 1e9 } }
         let obstacles = doc.obstacles.filter { o in
-            !o.dropped && filter.mayUpload(o.coordinate, secondsSinceStart: offset(o.timeNanoseconds), window: window)
+            !o.dropped && !o.heldBack && filter.mayUpload(o.coordinate, secondsSinceStart: offset(o.timeNanoseconds), window: window)
         }.map { o in
             ObstacleUpload(id: o.id, kind: o.kind.rawValue, offsetS: offset(o.timeNanoseconds).map(Self.round3),
                            position: o.coordinate.map(Self.wire), origin: o.origin)

@@ -12,7 +12,8 @@ struct BikePathCommand: AsyncParsableCommand {
             DiagnoseCommand.self,
             DraftsCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
             SyncCommand.self,
-            ConfigCommand.self, StatusCommand.self, TailCommand.self,
+            ConfigCommand.self, StatusCommand.self, TailCommand.self, MarkCommand.self, EvaluateCommand.self,
+            CalibrationCommand.self,
             StoreReplayCommand.self, StoreBenchCommand.self, DrainSourcesCommand.self,
         ]
     )

@@ -49,6 +49,10 @@ final class DaemonLoop: @unchecked Sendable {
     private var lastFix: GNSSFix?
     private var nextStoreQuery = 0.0
     private(set) var summary = Summary()
+    /// `bikepathd mark`: requests from the status socket, and marks waiting for their fix.
+    let marks = RiderMarks()
+    private var placedMarks: [RiderMarks.Placed] = []
+    private var labelClock = LabelClock()
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
@@ -63,7 +67,9 @@ final class DaemonLoop: @unchecked Sendable {
         self.publish = publish
         self.workQueued = workQueued
         self.inputFinished = inputFinished
-        pipeline = Pipeline(configuration: configuration.pipelineConfiguration)
+        var chain = configuration.pipelineConfiguration
+        chain.sensitivity = try store.detectorSensitivity()
+        pipeline = Pipeline(configuration: chain)
         writerPolicy = configuration.writerPolicy
         writer = try StoreWriter(store: store, policy: writerPolicy)
         recovery = TripRecovery(openTrip: openTrip,
@@ -105,6 +111,9 @@ final class DaemonLoop: @unchecked Sendable {
         let endOfInput = inputFinished()
         let last = pipeline.finish().filter { if case .tripEnded = $0 { endOfInput } else { true } }
         try handle(last)
+        for mark in placedMarks { mark.reply(.failure("the daemon stopped before the mark was stored")) }
+        placedMarks.removeAll()
+        for request in marks.take() { request.reply(.failure("the daemon is stopping")) }
         try writer.flush()
         try? store.checkpoint()
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
@@ -119,6 +128,7 @@ final class DaemonLoop: @unchecked Sendable {
         summary.records += records.count
         let outputs = pipeline.process(records)
         try handle(outputs)
+        try placeMarks()
         let now = live ? EdgeClock.monotonic() : (lastSampleTime ?? SampleTime(nanoseconds: 0))
         try writer.tick(at: now)
         if let expired = recovery.expired(now: now) {
@@ -131,11 +141,29 @@ final class DaemonLoop: @unchecked Sendable {
             try replaceWriter()
             _ = expired
         }
-        if pipeline.status.tripPhase == .idle, let fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
+        if pipeline.status.tripPhase == .idle, var fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
+            fresh.sensitivity = pipeline.configuration.sensitivity
             pipeline = Pipeline(configuration: fresh)
             logger.info("chain settings reloaded")
         }
+        try adoptCalibration()
         refreshStatus(force: false)
+    }
+
+    private var nextCalibrationCheck = 0.0
+
+    /// Between rides, the sensitivity the rider's latest answers gave (`drafts confirm`
+    /// runs in another process): looked up every 30 s while idle, applied before the next trip.
+    private func adoptCalibration() throws {
+        let now = ProcessInfo.processInfo.systemUptime
+        guard pipeline.status.tripPhase == .idle, now >= nextCalibrationCheck else { return }
+        nextCalibrationCheck = now + 30
+        let sensitivity = try store.detectorSensitivity()
+        guard sensitivity != pipeline.configuration.sensitivity else { return }
+        var configuration = pipeline.configuration
+        configuration.sensitivity = sensitivity
+        pipeline = Pipeline(configuration: configuration)
+        logger.notice("detector calibration from the rider's answers applied")
     }
 
     /// A fresh writer after a trip was closed behind the old one's back (recovery).
@@ -166,6 +194,7 @@ final class DaemonLoop: @unchecked Sendable {
             }
             try writer.append(output, at: lastSampleTime ?? output.sampleTime)
             announce(output)
+            if case .obstacle(let e) = output, e.source == .rider { answerMark(e) }
         }
         let fired = writer.firedMilestones
         if fired.count > announcedMilestones {
@@ -177,6 +206,40 @@ final class DaemonLoop: @unchecked Sendable {
     }
 
     private var announcedMilestones = 0
+
+    /// Puts the rider's new marks into the chain at the current sample time; a mark
+    /// outside a trip is refused (an obstacle belongs to a ride).
+    private func placeMarks() throws {
+        let requests = marks.take()
+        if !requests.isEmpty {
+            let phase = pipeline.status.tripPhase
+            guard phase == .recording || phase == .paused, let now = lastSampleTime else {
+                for r in requests { r.reply(.failure("not in a trip (trip state: \(Self.name(pipeline.status.tripPhase)))")) }
+                return
+            }
+            for r in requests {
+                let time = labelClock.time(at: now)
+                placedMarks.append(RiderMarks.Placed(time: time, kind: r.kind, reply: r.reply))
+                try handle(pipeline.process([.label(time, r.kind)]))
+            }
+        }
+        // No fix since: stored once one comes; the rider is told so rather than kept waiting.
+        guard let now = lastSampleTime else { return }
+        placedMarks.removeAll { mark in
+            guard now - mark.time > RiderMarks.positionWaitSeconds else { return false }
+            mark.reply(MarkReply(kind: mark.kind.rawValue, trip: currentTripID(), timeS: mark.time.seconds))
+            return true
+        }
+    }
+
+    private func answerMark(_ e: ObstacleEvent) {
+        guard let i = placedMarks.firstIndex(where: { $0.time == e.time && $0.kind == e.kind }) else { return }
+        let mark = placedMarks.remove(at: i)
+        mark.reply(MarkReply(kind: e.kind.rawValue, trip: currentTripID(), timeS: e.time.seconds,
+                             lat: e.coordinate?.latitude, lon: e.coordinate?.longitude, speedMps: e.speed))
+    }
+
+    private func currentTripID() -> String? { (try? store.openTripInfo())?.id }
 
     private func announce(_ output: ChainOutput) {
         switch output {
@@ -191,9 +254,10 @@ final class DaemonLoop: @unchecked Sendable {
             workQueued()
         case .obstacle(let e):
             summary.obstacles += 1
-            var fields = ["kind": e.kind.rawValue, "peak_mps2": String(format: "%.1f", e.peak)]
+            var fields = ["kind": e.kind.rawValue, "peak_mps2": String(format: "%.1f", e.peak), "source": e.source.rawValue]
             if let c = e.coordinate { fields["lat"] = "\(c.latitude)"; fields["lon"] = "\(c.longitude)" }
-            publish(DaemonEvent(kind: "obstacle", message: "obstacle detected", fields: fields))
+            publish(DaemonEvent(kind: "obstacle", message: e.source == .rider ? "obstacle marked by the rider" : "obstacle detected",
+                                fields: fields))
         case .sos(let e):
             logger.critical("SOS: impact \(String(format: "%.1f", e.impactPeak)) m/s²")
             publish(DaemonEvent(kind: "sos", message: "possible crash", fields: ["peak_mps2": String(format: "%.1f", e.impactPeak)]))

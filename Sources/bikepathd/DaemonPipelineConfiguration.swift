@@ -29,6 +29,7 @@ extension DaemonConfiguration {
         var c = StoreConfiguration()
         c.budgetMegabytes = store.budgetMB
         c.milestoneSteps = [milestones.everyKm * 1000]
+        c.reviewBudget = obstacles.reviewBudget
         return c
     }
 

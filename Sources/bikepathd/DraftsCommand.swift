@@ -24,7 +24,7 @@ struct DraftsCommand: ParsableCommand {
                 drafts.isEmpty ? "no drafts" : drafts.map { d in
                     "\(d.id)  \(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                         + String(format: "%7.2f km", d.distanceMeters / 1000)
-                        + "  \(d.obstacles) obstacle(s)  path: \(d.pathStatus?.rawValue ?? "-")"
+                        + "  \(d.obstacles) obstacle(s), \(d.heldBack) held back  path: \(d.pathStatus?.rawValue ?? "-")"
                 }.joined(separator: "\n")
             }
         }
@@ -38,7 +38,7 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let d = try options.run { try store.draft(id) }
-            options.emit(d) { DraftText.render(d) }
+            options.emit(DraftJSON(d)) { DraftText.render(d) }
         }
     }
 
@@ -97,7 +97,7 @@ struct DraftsCommand: ParsableCommand {
             let edits = try parseEdits(tripStart: SampleTime(nanoseconds: start))
             for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
-            options.emit(d) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
+            options.emit(DraftJSON(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
         }
 
         private func parseEdits(tripStart: SampleTime) throws -> [DraftEdit] {
@@ -133,6 +133,21 @@ struct DraftsCommand: ParsableCommand {
 extension DraftState: ExpressibleByArgument {}
 extension PathStatus: ExpressibleByArgument {}
 
+/// A draft as `drafts show --json` prints it: the document plus `heldBack`, the number
+/// of candidates the review budget held back.
+struct DraftJSON: Encodable {
+    let draft: DraftDocument
+    init(_ draft: DraftDocument) { self.draft = draft }
+
+    private enum Keys: String, CodingKey { case heldBack }
+
+    func encode(to encoder: any Encoder) throws {
+        try draft.encode(to: encoder)
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(draft.heldBackCount, forKey: .heldBack)
+    }
+}
+
 enum DraftText {
     static func render(_ d: DraftDocument) -> String {
         let s = d.trip.statistics
@@ -143,11 +158,12 @@ enum DraftText {
                    s.distanceMeters / 1000, s.movingSeconds, s.elapsedSeconds, s.maxSpeed * 3.6, s.co2AvoidedGrams, d.path.count),
             "obstacles:",
         ]
-        if d.obstacles.isEmpty { lines.append("  none") }
-        for o in d.obstacles {
-            let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
-            let t = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
-            lines.append("  \(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(o.dropped ? "  DROPPED" : "")")
+        let asked = d.obstacles.filter { !$0.heldBack }
+        if asked.isEmpty { lines.append("  none") }
+        for o in asked { lines.append(obstacleLine(o, d)) }
+        let held = d.obstacles.filter(\.heldBack)
+        if !held.isEmpty {
+            lines.append("held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)")
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")
         for r in d.roadQuality {
@@ -158,5 +174,16 @@ enum DraftText {
             lines += d.edits.map { "  \($0.action) \($0.detail)" }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `#1 pothole …  detected  severity 0.62 × confidence 0.80`, or `rider` for the rider's own.
+    private static func obstacleLine(_ o: DraftDocument.Obstacle, _ d: DraftDocument) -> String {
+        let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
+        let t = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
+        let rank = o.reviewRank.map { "#\($0) " } ?? ""
+        let figures = o.origin == "detected"
+            ? String(format: "  severity %.2f × confidence %.2f, strength %.2f", o.severity, o.confidence, o.strength)
+            : "  (the rider's own)"
+        return "  \(rank)\(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(figures)\(o.dropped ? "  DROPPED" : "")"
     }
 }

@@ -25,6 +25,9 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).") var seconds: Double?
     @Flag(help: "Replace OUT if it exists.") var overwrite = false
     @Flag(help: "Enable crash (SOS) detection in the live chain, as `replay --crash-detection`.") var crashDetection = false
+    @Option(help: ArgumentHelp("Take `bikepathd mark --socket PATH` here: each mark is written as a rider label (for `evaluate`).",
+                               valueName: "path"))
+    var markSocket: String?
 
     func run() async throws {
         let signals = SignalEvents.stream([SIGTERM, SIGINT])
@@ -52,6 +55,17 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let sources = LiveSources(gnss: sensors.gpsd, imu: sensors.iio, logger: logger)
         let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection)
+        var markServer: StatusServer?
+        if let markSocket {
+            do {
+                markServer = try StatusServer(path: markSocket, status: { recorder.status }, mark: { [marks = recorder.marks] kind, reply in
+                    marks.submit(kind, reply: reply)
+                })
+            } catch {
+                throw ValidationError("--mark-socket \(markSocket): \(error)")
+            }
+        }
+        defer { markServer?.stop() }
         try sources.start()
         let (done, continuation) = AsyncStream.makeStream(of: String?.self)
         let thread = Thread {
@@ -98,6 +112,11 @@ final class Recorder: @unchecked Sendable {
     private let stop = NSLock()
     private var stopRequested = false
     private(set) var records = 0, nmea = 0, imu = 0, outputCount = 0
+    /// `--mark-socket`: the rider's marks, written as labels at the current sample time.
+    let marks = RiderMarks()
+    private var lastTime: SampleTime?
+    private var labelClock = LabelClock()
+    private let startedAt = EdgeClock.monotonic()
 
     init(writer: RecordingWriter, outputs: FileHandle?, crashDetection: Bool) {
         self.writer = writer
@@ -114,6 +133,7 @@ final class Recorder: @unchecked Sendable {
         var lastFlush = EdgeClock.monotonic()
         while !stopping {
             take(sources.next(timeoutSeconds: 0.25))
+            labelMarks()
             try append(sources: nil)
             if EdgeClock.monotonic() - lastFlush >= 1 {
                 try writer.flush()   // fsync about once a second: a power cut loses at most that
@@ -135,7 +155,33 @@ final class Recorder: @unchecked Sendable {
 
     private var batch: [SensorRecord] = []
 
-    private func take(_ records: [SensorRecord]) { batch += records }
+    private func take(_ records: [SensorRecord]) {
+        batch += records
+        if let last = records.last { lastTime = last.time }
+    }
+
+    /// A recording is for labelling: a mark is taken in or out of a trip, answered at once
+    /// with the last fix (the chain places it at the next one, on replay as live).
+    private func labelMarks() {
+        for request in marks.take() {
+            guard let now = lastTime else {
+                request.reply(.failure("nothing recorded yet: no sample time to put the mark at"))
+                continue
+            }
+            let time = labelClock.time(at: now)
+            batch.append(.label(time, request.kind))
+            let fix = pipeline.status.lastFix
+            request.reply(MarkReply(kind: request.kind.rawValue, timeS: time.seconds, lat: fix?.latitude,
+                                    lon: fix?.longitude, speedMps: fix?.speed))
+        }
+    }
+
+    /// What `bikepathd status --socket` shows while recording with `--mark-socket`.
+    var status: DaemonStatus {
+        DaemonStatus(version: BikePathCommand.configuration.version, pid: getpid(), uptimeS: EdgeClock.monotonic() - startedAt,
+                     trip: .init(state: "recording"), gnss: .init(connected: true), imu: .init(connected: true),
+                     store: .init(path: "", queueLength: 0), sync: .init(enabled: false))
+    }
 
     private func append(sources _: LiveSources?) throws {
         guard !batch.isEmpty else { return }

@@ -25,8 +25,16 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Records handed to the chain per batch (outputs do not depend on it).")
     var batch = 4096
 
+    @Option(name: .customLong("db"), help: ArgumentHelp(
+        "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))
+    var databasePath: String?
+
+    @Option(help: "Detected candidates a trip's review asks about, best first (obstacles.review_budget).")
+    var reviewBudget = ReviewBudget.defaultBudget
+
     func validate() throws {
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
+        guard reviewBudget >= 0 else { throw ValidationError("--review-budget must be 0 or more") }
     }
 
     func run() throws {
@@ -34,23 +42,11 @@ struct ReplayCommand: ParsableCommand {
             let reader = try RecordingReader(path: recording)
             var configuration = PipelineConfiguration()
             configuration.crashDetectionEnabled = crashDetection
-            var pipeline = Pipeline(configuration: configuration)
-            var printer = ReplayPrinter(json: json)
-            var pending: [SensorRecord] = []
-            pending.reserveCapacity(batch)
-            var records = 0
-            while let record = try reader.next() {
-                if records == 0 { printer.origin = record.time }
-                pending.append(record)
-                records += 1
-                if pending.count == batch {
-                    printer.print(pipeline.process(pending))
-                    pending.removeAll(keepingCapacity: true)
-                }
-            }
-            printer.print(pipeline.process(pending))
-            printer.print(pipeline.finish())
-            printer.finish(recording: recording, records: records, report: reader.report, status: pipeline.status)
+            configuration.sensitivity = try RecordingChain.sensitivity(fromStore: databasePath)
+            var chain = RecordingChain(configuration: configuration, batch: batch)
+            var printer = ReplayPrinter(json: json, reviewBudget: reviewBudget)
+            let records = try chain.run(reader, first: { printer.origin = $0 }, emit: { printer.print($0) })
+            printer.finish(recording: recording, records: records, report: reader.report, status: chain.pipeline.status)
         }
     }
 }

@@ -9,8 +9,14 @@ struct ReplayPrinter {
     var origin: SampleTime?
     private var trips = 0, obstacles = 0, stretches = 0, sos = 0
     private var statusCounts: [PathStatus: Int] = [:]
+    let reviewBudget: Int
+    /// The obstacles of the trip under way, for its review ranking.
+    private var tripObstacles: [ObstacleEvent] = []
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool, reviewBudget: Int = ReviewBudget.defaultBudget) {
+        self.json = json
+        self.reviewBudget = reviewBudget
+    }
 
     private func offset(_ t: SampleTime) -> String {
         String(format: "%7.1f s", t - (origin ?? t))
@@ -25,12 +31,32 @@ struct ReplayPrinter {
 
     private mutating func count(_ output: ChainOutput) {
         switch output {
+        case .tripStarted: tripObstacles.removeAll()
         case .tripEnded: trips += 1
-        case .obstacle: obstacles += 1
+        case .obstacle(let e): obstacles += 1; tripObstacles.append(e)
         case .roadQuality(let s): stretches += 1; statusCounts[s.status, default: 0] += 1
         case .sos: sos += 1
         default: break
         }
+    }
+
+    /// What the trip's draft will ask: the ranked candidates, the rider's marks, and
+    /// how many the review budget holds back.
+    private func reviewLines() -> String {
+        let selection = ReviewBudget.select(tripObstacles.map(ReviewCandidate.init), budget: reviewBudget)
+        var lines = ["  review          \(selection.asked.count) candidate(s) to ask about, ranked by severity × confidence; "
+                     + "\(selection.heldBack.count) held back (budget \(reviewBudget))"]
+        for (rank, i) in selection.asked.enumerated() {
+            let e = tripObstacles[i]
+            let kind = e.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+            lines.append("    " + "#\(rank + 1)".padding(toLength: 4, withPad: " ", startingAt: 0) + "\(offset(e.time))  \(kind)"
+                         + String(format: "severity %.2f × confidence %.2f, strength %.2f, peak %.1f m/s²",
+                                  e.severity, e.confidence, e.strength, e.peak))
+        }
+        for i in selection.riderMarks {
+            lines.append("    rider \(offset(tripObstacles[i].time))  \(tripObstacles[i].kind.rawValue)  (the rider's own mark)")
+        }
+        return lines.joined(separator: "\n")
     }
 
     private func humanLine(_ output: ChainOutput) -> String? {
@@ -41,7 +67,8 @@ struct ReplayPrinter {
         case .obstacle(let e):
             let speed = e.speed.map { String(format: "%.1f km/h", $0 * 3.6) } ?? "speed ?"
             let place = e.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no fix"
-            return "\(offset(e.time))  obstacle   \(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
+            let who = e.source == .rider ? "marked by the rider: " : ""
+            return "\(offset(e.time))  obstacle   \(who)\(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
         case .sos(let e):
             return "\(offset(e.time))  SOS        impact \(String(format: "%.1f", e.impactPeak)) m/s² at \(offset(e.impactTime))"
         case .tripEnded(let trip):
@@ -54,6 +81,7 @@ struct ReplayPrinter {
                   elevation gain  \(String(format: "%.0f m", s.elevationGainMeters))
                   CO₂ avoided     \(String(format: "%.0f g", s.co2AvoidedGrams))
                   path            \(trip.path.count) points after simplification
+                \(reviewLines())
                 """
         }
     }

@@ -5,7 +5,9 @@ import Foundation
 
 /// `run --replay FILE`: a recording instead of the live sensors, as fast as the
 /// chain and the store take it, with a progress bar. `repeats` plays it again and
-/// again, each pass shifted in sample time past the previous one.
+/// again, each pass shifted in sample time past the previous one. `speed` paces it
+/// instead: sample time runs `speed` times as fast as the wall clock (`--replay-speed`,
+/// for a daemon that must be mid-ride while something talks to it, e.g. `bikepathd mark`).
 ///
 /// A damaged file plays what can be read (the reader resyncs past corrupt stretches);
 /// what it skipped is in `problems`. A read error mid-file ends the replay and is kept
@@ -28,8 +30,15 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
     private let progress: ProgressReporter
     private let lock = NSLock()
 
-    init(path: String, repeats: Int) throws {
+    let speed: Double?
+    /// The first record's sample time and the wall time it was delivered at (paced replay).
+    private var paceOrigin: (sample: SampleTime, wall: Double)?
+    /// A record read but not yet due (paced replay).
+    private var held: SensorRecord?
+
+    init(path: String, repeats: Int, speed: Double? = nil) throws {
         self.path = path
+        self.speed = speed
         self.repeats = max(1, repeats)
         // One quick pass to count: the bar needs a total.
         let counter = try RecordingReader(path: path)
@@ -55,7 +64,7 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         out.reserveCapacity(2048)
         while out.count < 2048, let reader {
             let record: SensorRecord?
-            do { record = try reader.next() } catch {
+            do { record = try held ?? reader.next() } catch {
                 failure = "\(path): read failed after \(delivered + Int64(out.count)) records: \(error)"
                 self.reader = nil
                 finished = true
@@ -76,12 +85,30 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
                 }
                 continue
             }
+            held = nil
+            if let wait = paceWait(record) {
+                held = record
+                if out.isEmpty { Thread.sleep(forTimeInterval: min(wait, max(timeoutSeconds, 0.001))) }
+                break
+            }
             out.append(shift == 0 ? record : Self.shifted(record, by: shift))
         }
         delivered += Int64(out.count)
         progress.update(delivered)
         if finished, out.isEmpty { progress.finish(delivered, summary: summary) }
         return out
+    }
+
+    /// Seconds until `record` is due in a paced replay; nil when due (or not paced).
+    private func paceWait(_ record: SensorRecord) -> Double? {
+        guard let speed else { return nil }
+        let now = ProcessInfo.processInfo.systemUptime
+        guard let origin = paceOrigin else {
+            paceOrigin = (record.time, now)
+            return nil
+        }
+        let wait = origin.wall + (record.time - origin.sample) / speed - now
+        return wait > 0 ? wait : nil
     }
 
     /// The last progress line: records played, and what was skipped or went wrong.

@@ -26,11 +26,22 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Feed this recording instead of the live sensors, as fast as possible, then exit.", valueName: "file"))
     var replay: String?
 
+    @Option(help: ArgumentHelp("With --replay: play at this many times real time instead of as fast as possible.",
+                               valueName: "factor"))
+    var replaySpeed: Double?
+
     @Option(help: ArgumentHelp("Synthetic ride of this many hours instead of the live sensors (soak benchmark).", visibility: .hidden))
     var syntheticHours: Double?
 
     @Flag(help: "With --replay or --synthetic-hours: print a JSON summary (records, outputs, RSS) on stdout at the end.")
     var summary = false
+
+    func validate() throws {
+        if let replaySpeed {
+            guard replay != nil else { throw ValidationError("--replay-speed needs --replay") }
+            guard replaySpeed > 0, replaySpeed.isFinite else { throw ValidationError("--replay-speed must be a positive number") }
+        }
+    }
 
     func run() async throws {
         // SIGHUP's default action ends the process. The reload service traps it
@@ -83,7 +94,9 @@ struct RunCommand: AsyncParsableCommand {
             Self.status(board: board, sensors: liveSources, startedAt: startedAt, storePath: storePath, syncProblem: syncProblem)
         }
         do {
-            server.value = try StatusServer(path: statusPath, status: status)
+            server.value = try StatusServer(path: statusPath, status: status, mark: { [marks = loop.marks] kind, reply in
+                marks.submit(kind, reply: reply)
+            })
         } catch .alreadyRunning(let path) {
             logger.critical("another bikepathd answers on \(path)")
             throw ExitCode(1)
@@ -139,7 +152,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Live sensors, a recording, or a synthetic ride.
     func makeInput(_ configuration: DaemonConfiguration, logger: Logger) throws -> Input {
         if let replay {
-            let r = try ReplaySource(path: replay, repeats: 1)
+            let r = try ReplaySource(path: replay, repeats: 1, speed: replaySpeed)
             return Input(source: r, finished: { r.finished }, failure: { r.failure })
         }
         if let syntheticHours {

@@ -8,6 +8,8 @@ struct StoreDiagnosisReport: Codable {
     var error: String?
     var store: StoreDiagnostics?
     var sync: SyncDiagnosis?
+    /// The detector sensitivity `run` applies, fitted from the rider's answers.
+    var calibration: CalibrationReport?
 
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
     static func read(path: String) -> StoreDiagnosisReport {
@@ -16,7 +18,8 @@ struct StoreDiagnosisReport: Codable {
         }
         do {
             let store = try Store.open(path: path)
-            return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5))
+            return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
+                                        calibration: try store.calibrationReport())
         } catch {
             return StoreDiagnosisReport(path: path, error: "\(error)")
         }
@@ -45,6 +48,9 @@ struct StoreDiagnosisReport: Codable {
         if let s = store {
             out.append("  used \(mb(s.usedBytes)) of \(mb(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)")
             out.append("  outbox: \(s.outboxPending) pending, \(s.outboxQuarantined) quarantined")
+        }
+        if let calibration {
+            out += CalibrationText.render(calibration).split(separator: "\n").map { "  " + $0 }
         }
         if let last = sync?.recentLog.first {
             out.append("  last sync: \(last.outcome)\(last.detail.map { " (\($0))" } ?? "")")

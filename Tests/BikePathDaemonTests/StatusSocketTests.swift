@@ -81,7 +81,7 @@ struct StatusSocketTests {
         #expect(rc == 0)
         _ = "hello\n".withCString { send(fd, $0, 6, 0) }
         var reader = LineReader(fd: fd)
-        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status or tail"}"#)
+        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status, tail or mark [KIND]"}"#)
         #expect(try reader.next() == nil)
     }
 

@@ -271,4 +271,24 @@ import Testing
         let text = String(decoding: try WireJSON.encode(up), as: UTF8.self)
         #expect(!text.contains("edits") && !text.contains("drop"))
     }
+
+    @Test("held-back candidates are not published; a confirmation queued before schema v3 still reads")
+    func heldBackStayOnTheDevice() throws {
+        let device = try Device(trips: 1, seconds: 600, confirm: 0)
+        defer { device.dir.cleanup() }
+        var doc = try device.store.draft(try device.store.listDrafts()[0].id)
+        let all = UploadBuilder(privacy: Device.privacy).draft(doc).obstacles.map(\.id)
+        try #require(all.count >= 2)
+        let held = all[0]
+        for i in doc.obstacles.indices where doc.obstacles[i].id == held { doc.obstacles[i].heldBack = true }
+        #expect(UploadBuilder(privacy: Device.privacy).draft(doc).obstacles.map(\.id) == Array(all.dropFirst()))
+        // An older payload has none of the review fields: it decodes as asked, unranked, unscored.
+        var json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(doc)) as! [String: Any]
+        json["obstacles"] = (json["obstacles"] as! [[String: Any]]).map { o in
+            o.filter { !["heldBack", "reviewRank", "severity", "confidence", "strength"].contains($0.key) }
+        }
+        let old = try JSONDecoder().decode(DraftDocument.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.obstacles.count == doc.obstacles.count)
+        #expect(old.obstacles.allSatisfy { !$0.heldBack && $0.reviewRank == nil && $0.strength == 0 })
+    }
 }

@@ -81,6 +81,7 @@ public enum ConfigurationLoader {
             t.double("min_peak_mps2", &c.obstacles.minPeakMps2, range: 0...100)
             t.double("merge_m", &c.obstacles.mergeM, range: 0...1000)
             t.double("wheelbase_m", &c.obstacles.wheelbaseM, range: 0.5...2.5)
+            t.int("review_budget", &c.obstacles.reviewBudget, range: 0...1000)
         }
         root.table("crash") { t in
             t.bool("enabled", &c.crash.enabled)

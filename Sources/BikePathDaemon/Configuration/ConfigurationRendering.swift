@@ -20,7 +20,8 @@ extension DaemonConfiguration {
         section("obstacles", [("enabled", "\(obstacles.enabled)"), ("min_speed_mps", n(obstacles.minSpeedMps)),
                               ("threshold_sigmas", n(obstacles.thresholdSigmas)),
                               ("min_peak_mps2", n(obstacles.minPeakMps2)), ("merge_m", n(obstacles.mergeM)),
-                              ("wheelbase_m", n(obstacles.wheelbaseM))])
+                              ("wheelbase_m", n(obstacles.wheelbaseM)),
+                              ("review_budget", "\(obstacles.reviewBudget)")])
         section("crash", [("enabled", "\(crash.enabled)")])
         let zones = privacy.zones.map {
             "{ name = \(q($0.name)), lat = \(n($0.lat)), lon = \(n($0.lon)), radius_m = \(n($0.radiusM)) }"

@@ -72,9 +72,11 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         public var wheelbaseM = chainDefaults.obstacle.wheelbaseMeters
         /// Detections closer than this are one obstacle.
         public var mergeM = chainDefaults.obstacleMergeMeters
+        /// Detected candidates a draft asks the rider about, best first (ReviewBudget).
+        public var reviewBudget = ReviewBudget.defaultBudget
         enum CodingKeys: String, CodingKey {
             case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
-            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m", wheelbaseM = "wheelbase_m"
+            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m", reviewBudget = "review_budget", wheelbaseM = "wheelbase_m"
         }
     }
 

@@ -36,7 +36,7 @@ public enum StatusClient {
         return true
     }
 
-    private static func connect(_ path: String, timeoutSeconds: Int) throws(StatusSocketError) -> Int32 {
+    static func connect(_ path: String, timeoutSeconds: Int) throws(StatusSocketError) -> Int32 {
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
@@ -56,7 +56,7 @@ public enum StatusClient {
         return fd
     }
 
-    private static func sendRequest(_ fd: Int32, _ request: String) throws(StatusSocketError) {
+    static func sendRequest(_ fd: Int32, _ request: String) throws(StatusSocketError) {
         let bytes = Array((request + "\n").utf8)
         let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
         guard n == bytes.count else { throw .system("send", errno) }
@@ -86,6 +86,22 @@ struct LineReader {
                 throw .system("read", errno)
             }
             buffer += chunk[0..<n]
+        }
+    }
+}
+
+extension StatusClient {
+    /// Tells the daemon the rider just passed an obstacle of `kind`; returns what it stored.
+    public static func mark(path: String, kind: String?) throws(StatusSocketError) -> MarkReply {
+        let fd = try connect(path, timeoutSeconds: Int(StatusServer.markTimeout) + 5)
+        defer { close(fd) }
+        try sendRequest(fd, kind.map { "mark \($0)" } ?? "mark")
+        var reader = LineReader(fd: fd)
+        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
+        do {
+            return try StatusJSON.decode(MarkReply.self, from: line)
+        } catch {
+            throw .badReply(line)
         }
     }
 }

@@ -8,10 +8,15 @@ import Foundation
 /// `DaemonStatus`, then the connection closes; or `tail\n` and gets every
 /// `DaemonEvent` published from then on, one JSON line each. A tail client that
 /// reads too slowly loses events (its buffer is capped) and is told so by a
-/// `dropped` event when it catches up.
+/// `dropped` event when it catches up. `mark [KIND]\n` tells the daemon the rider just
+/// passed an obstacle; the one JSON line of `MarkReply` comes when the mark is stored
+/// (at the next fix, within `markTimeout` seconds, else an error line).
 public final class StatusServer: @unchecked Sendable {
     public let path: String
     private let statusProvider: @Sendable () -> DaemonStatus
+    private let markHandler: MarkHandler?
+    /// A mark not answered by then gets an error line: the pipeline is stuck.
+    static let markTimeout = 10.0
     private let requestTimeout: Double
     private let listenFD: Int32
     private let wakeRead: Int32
@@ -30,15 +35,21 @@ public final class StatusServer: @unchecked Sendable {
         var closeWhenFlushed = false
         var dropped = 0
         var connectedAt = ProcessInfo.processInfo.systemUptime
+        /// A mark was handed to the daemon; its reply is due.
+        var awaitingMark = false
+        /// Tells this client from a later one on the same descriptor number.
+        var serial = 0
     }
+    private var nextSerial = 0
 
     /// Binds the socket (replacing a stale one left by a crash, refusing if
     /// another daemon answers on it) and starts serving.
     /// `requestTimeoutSeconds`: a client that has not sent a whole request by
     /// then is disconnected (idle connections would otherwise pile up).
     public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
-                status: @escaping @Sendable () -> DaemonStatus) throws(StatusSocketError) {
+                status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil) throws(StatusSocketError) {
         self.path = path
+        self.markHandler = mark
         self.requestTimeout = requestTimeoutSeconds
         self.statusProvider = status
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
@@ -155,9 +166,16 @@ public final class StatusServer: @unchecked Sendable {
     private func dropIdleClients() {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
-        let idle = clients.filter { !$0.value.tailing && !$0.value.closeWhenFlushed && now - $0.value.connectedAt > requestTimeout }.map(\.key)
+        let idle = clients.filter { c in
+            !c.value.tailing && !c.value.closeWhenFlushed && !c.value.awaitingMark && now - c.value.connectedAt > requestTimeout
+        }.map(\.key)
+        let unanswered = clients.filter { $0.value.awaitingMark && now - $0.value.connectedAt > Self.markTimeout }
+            .map { ($0.key, $0.value.serial) }
         lock.unlock()
         for fd in idle { drop(fd) }
+        for (fd, serial) in unanswered {
+            answer(fd, serial: serial, .failure("the daemon did not store the mark within \(Int(Self.markTimeout)) s"))
+        }
     }
 
     private func drainWakePipe() {
@@ -171,7 +189,8 @@ public final class StatusServer: @unchecked Sendable {
             if fd < 0 { return }
             Self.setNonBlockingCloseOnExec(fd)
             lock.lock()
-            clients[fd] = Client()
+            nextSerial += 1
+            clients[fd] = Client(serial: nextSerial)
             lock.unlock()
         }
     }
@@ -196,13 +215,26 @@ public final class StatusServer: @unchecked Sendable {
             lock.unlock()
             let reply: String?
             var tail = false
-            switch request {
-            case "status": reply = StatusJSON.encode(statusProvider())
-            case "tail": reply = nil; tail = true
-            default: reply = StatusJSON.encode(["error": "unknown request \"\(request)\"; expected status or tail"])
+            switch (request, MarkRequest.parse(request)) {
+            case ("status", _): reply = StatusJSON.encode(statusProvider())
+            case ("tail", _): reply = nil; tail = true
+            case (_, .failure(let bad)?): reply = bad.reply.jsonLine()
+            case (_, .success(let kind)?):
+                if let markHandler {
+                    reply = nil
+                    // Set before the handler runs: it may answer at once, from another thread.
+                    lock.lock()
+                    clients[fd]?.awaitingMark = true
+                    lock.unlock()
+                    let serial = client.serial
+                    markHandler(kind) { [weak self] answer in self?.answer(fd, serial: serial, answer) }
+                } else {
+                    reply = MarkReply.failure("this daemon takes no marks").jsonLine()
+                }
+            default: reply = StatusJSON.encode(["error": "unknown request \"\(request)\"; expected status, tail or mark [KIND]"])
             }
             lock.lock()
-            guard var current = clients[fd] else { lock.unlock(); return }
+            guard var current = clients[fd], current.serial == client.serial else { lock.unlock(); return }
             if let reply {
                 current.output += Array((reply + "\n").utf8)
                 current.closeWhenFlushed = true
@@ -216,6 +248,18 @@ public final class StatusServer: @unchecked Sendable {
             clients[fd] = client
         }
         lock.unlock()
+    }
+
+    /// The reply to a mark: sent once, to the client that asked (if still connected).
+    private func answer(_ fd: Int32, serial: Int, _ reply: MarkReply) {
+        lock.lock()
+        guard var client = clients[fd], client.serial == serial, client.awaitingMark else { lock.unlock(); return }
+        client.awaitingMark = false
+        client.output += Array((reply.jsonLine() + "\n").utf8)
+        client.closeWhenFlushed = true
+        clients[fd] = client
+        lock.unlock()
+        wake()
     }
 
     private func flush(_ fd: Int32) {

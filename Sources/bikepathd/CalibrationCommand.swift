@@ -1,0 +1,49 @@
+import ArgumentParser
+import BikePathCore
+import BikePathStore
+
+/// `bikepathd calibration show|reset`: the detector sensitivity fitted from the rider's
+/// answers about earlier drafts (docs/chain.md "Calibration").
+struct CalibrationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibration",
+        abstract: "Show or reset the detector calibration learnt from your draft reviews.",
+        subcommands: [Show.self, Reset.self])
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Per-kind sensitivity and the answers it comes from.")
+        @OptionGroup var options: StoreOptions
+
+        func run() throws {
+            let store = try options.open()
+            let report = try options.run { try store.calibrationReport() }
+            options.emit(report) { CalibrationText.render(report) }
+        }
+    }
+
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget every answer and return to the factory sensitivity (after a new mount or tyres).")
+        @OptionGroup var options: StoreOptions
+
+        func run() throws {
+            let store = try options.open()
+            try options.run { try store.resetCalibration() }
+            let report = try options.run { try store.calibrationReport() }
+            options.emit(report) { "calibration reset: factory sensitivity\n" + CalibrationText.render(report) }
+        }
+    }
+}
+
+enum CalibrationText {
+    static func render(_ r: CalibrationReport) -> String {
+        let scales = ObstacleKind.allCases.map { k in
+            String(format: "%@ %.2f", k.rawValue, r.scales[k.rawValue] ?? 1)
+        }.joined(separator: ", ")
+        return """
+            detector sensitivity: \(r.isFactory ? "factory" : "calibrated") (\(scales); 1 = factory, \
+            bounds \(DetectorSensitivity.bounds.lowerBound)…\(DetectorSensitivity.bounds.upperBound))
+            answers: \(r.answers) (\(r.kept) kept, \(r.dropped) dropped), the last \(r.answersUsed) used
+            """
+    }
+}

@@ -1,0 +1,47 @@
+import BikePathCore
+import BikePathSensors
+import BikePathStore
+import Foundation
+
+/// A recording through the chain in batches, as the daemon runs it (`replay`, `evaluate`).
+struct RecordingChain {
+    var pipeline: Pipeline
+    let batch: Int
+
+    init(configuration: PipelineConfiguration, batch: Int = 4096) {
+        pipeline = Pipeline(configuration: configuration)
+        self.batch = batch
+    }
+
+    /// Feeds every record; `first` sees the first record's time before any output,
+    /// `emit` each batch's outputs, then the chain's last ones. Returns the record count.
+    mutating func run(_ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
+                      emit: ([ChainOutput]) -> Void) throws -> Int {
+        var pending: [SensorRecord] = []
+        pending.reserveCapacity(batch)
+        var records = 0
+        while let record = try reader.next() {
+            if records == 0 { first(record.time) }
+            pending.append(record)
+            records += 1
+            if pending.count == batch {
+                emit(pipeline.process(pending))
+                pending.removeAll(keepingCapacity: true)
+            }
+        }
+        emit(pipeline.process(pending))
+        emit(pipeline.finish())
+        return records
+    }
+
+    /// The sensitivity calibrated in the store at `path` (`--db`), or the factory one.
+    static func sensitivity(fromStore path: String?) throws -> DetectorSensitivity {
+        guard let path else { return .factory }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ImportError(path: path, message: "no store here to take the calibration from")
+        }
+        let store = try Store.open(path: path)
+        defer { try? store.close() }
+        return try store.detectorSensitivity()
+    }
+}
