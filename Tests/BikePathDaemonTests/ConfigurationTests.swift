@@ -126,7 +126,7 @@ struct ConfigurationTests {
             if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()) }
             else if let eq = line.firstIndex(of: "=") { keys.append(section + "." + line[..<eq].trimmingCharacters(in: .whitespaces)) }
         }
-        #expect(keys.count == 31)
+        #expect(keys.count == 32)
         for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
     }
 }
