@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
-            dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport"],
+            dependencies: ["BikePathSensors", "BikePathCore", "BikePathStore", "BikePathTestSupport"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
         // Running the built executables from tests (shared by the test targets below).

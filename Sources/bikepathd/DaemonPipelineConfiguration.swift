@@ -28,6 +28,7 @@ extension DaemonConfiguration {
         var c = StoreConfiguration()
         c.budgetMegabytes = store.budgetMB
         c.milestoneSteps = [milestones.everyKm * 1000]
+        c.trip = pipelineConfiguration
         return c
     }
 
