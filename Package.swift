@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport", "BikePathFixtures"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
-            dependencies: ["BikePathSensors", "BikePathCore", "BikePathTestSupport", "BikePathFixtures"],
+            dependencies: ["BikePathSensors", "BikePathCore", "BikePathStore", "BikePathTestSupport", "BikePathFixtures"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
         // Running the built executables from tests (shared by the test targets below).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Decode throughput: bikepathd decode --json against gpsd's gpsdecode -j on the same
+# Decode throughput: bikepathd decode against gpsd's gpsdecode -j on the same
 # NMEA corpus (the 88 gpsd regression logs, repeated to ~80 MB), in one run.
 # Usage: bench/decode.sh [TARGET_MB]   (default 80)
 # Prints MB/s for each and the ratio, and checks both produce the same fixes on a
@@ -38,7 +38,7 @@ run_pair() { # corpus label
   local corpus=$1 label=$2 bytes t_gpsd t_ours
   bytes=$(stat -c %s "$corpus")
   t_gpsd=$(best sh -c "gpsdecode -j < '$corpus'")
-  t_ours=$(best "$bin" decode --json "$corpus")
+  t_ours=$(best "$bin" decode "$corpus")
   echo "bench: [$label, $((bytes / 1000000)) MB] gpsdecode -j      $(mbps "$t_gpsd" "$bytes") MB/s  (${t_gpsd}s)"
   echo "bench: [$label, $((bytes / 1000000)) MB] bikepathd decode  $(mbps "$t_ours" "$bytes") MB/s  (${t_ours}s)"
   echo "bench: [$label] ratio $(echo "$t_gpsd / $t_ours" | bc -l | xargs printf '%.1f')x"
@@ -55,7 +55,7 @@ run_pair "$tmp/sentences.nmea" "sentences only"
 # 1024 GPS weeks, e.g. 2010-08-21 -> 2030-04-06; bikepathd keeps the receiver's date.)
 small=Tests/BikePathCoreTests/Fixtures/gpsd/${2:-ublox-lea-5h.log}
 gpsdecode -j < "$small" > "$tmp/gpsd.json"
-"$bin" decode --json "$small" > "$tmp/ours.json" 2>/dev/null
+"$bin" decode "$small" > "$tmp/ours.json" 2>/dev/null
 python3 - "$tmp/gpsd.json" "$tmp/ours.json" "$(basename "$small")" <<'PY'
 import json, sys
 def key(o): return o["time"][11:]

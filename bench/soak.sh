@@ -19,7 +19,7 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 : > "$work/bikepathd.toml"
 "$bin" run --config "$work/bikepathd.toml" --synthetic-hours "$hours" --summary --log-level warning \
-  --store "$work/store.sqlite" --status-socket "$work/status.sock" 2>/dev/null > "$work/summary.json"
+  --db "$work/store.sqlite" --status-socket "$work/status.sock" 2>/dev/null > "$work/summary.json"
 python3 - "$work/summary.json" "$hours" "$work/store.sqlite" <<'PY'
 import json, os, sys
 s = json.load(open(sys.argv[1])); hours = float(sys.argv[2])

@@ -144,6 +144,31 @@ enum Drafts {
         }
     }
 
+    /// How far from the trip's path an added obstacle may be: the stored path is
+    /// simplified to 5 m and GNSS is good to about 5–10 m, so 50 m is plainly on
+    /// the route, and a typo (a digit off in a coordinate, kilometres away) is not.
+    static let maxAddedObstacleDistanceMeters = 50.0
+
+    static func requireInside(_ trip: DraftDocument.Trip, time: SampleTime?) throws {
+        guard let time else { return }
+        let end = trip.endTimeNanoseconds ?? trip.startTimeNanoseconds
+        guard (trip.startTimeNanoseconds...end).contains(time.nanoseconds) else {
+            let offset = Double(time.nanoseconds - trip.startTimeNanoseconds) / 1e9
+            let length = Double(end - trip.startTimeNanoseconds) / 1e9
+            throw StoreError.invalidEdit(String(format: "an added obstacle at %+.1f s lies outside the trip (0 … %.1f s)", offset, length))
+        }
+    }
+
+    static func requireNear(_ path: [Coordinate], _ position: Coordinate) throws {
+        guard let distance = Geodesic.distance(from: position, toPath: path) else {
+            throw StoreError.invalidEdit("the trip has no path to place an obstacle on")
+        }
+        guard distance <= maxAddedObstacleDistanceMeters else {
+            throw StoreError.invalidEdit(String(format: "an added obstacle at %.6f,%.6f is %.0f m from the trip's path (at most %.0f m)",
+                                                position.latitude, position.longitude, distance, maxAddedObstacleDistanceMeters))
+        }
+    }
+
     static func state(_ db: Database, _ id: String) throws -> DraftState {
         guard let raw = try String.fetchOne(db, sql: "SELECT state FROM drafts WHERE id = ?", arguments: [id]) else {
             throw StoreError.noSuchDraft(id)
@@ -274,16 +299,24 @@ extension Store {
                 else { throw StoreError.noSuchObstacle(obstacleID) }
             }
             let action: String, detail: [String: String], touched: String?
+            let current = try Drafts.document(db, id)
             switch edit {
             case .setObstacleKind(let obstacleID, let kind):
                 try requireObstacle(obstacleID)
+                if current.obstacles.first(where: { $0.id == obstacleID })?.kind == kind {
+                    throw StoreError.invalidEdit("obstacle \(obstacleID) is already \(kind.rawValue); nothing to change")
+                }
                 try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])
                 (action, detail, touched) = ("set-kind", ["obstacle": obstacleID, "kind": kind.rawValue], obstacleID)
             case .dropObstacle(let obstacleID):
                 try requireObstacle(obstacleID)
+                if current.obstacles.first(where: { $0.id == obstacleID })?.dropped == true {
+                    throw StoreError.invalidEdit("obstacle \(obstacleID) is already dropped; nothing to change")
+                }
                 try db.execute(sql: "UPDATE draft_obstacles SET dropped = 1 WHERE id = ?", arguments: [obstacleID])
                 (action, detail, touched) = ("drop", ["obstacle": obstacleID], obstacleID)
             case .addObstacle(let kind, let time, let coordinate):
+                try Drafts.requireInside(current.trip, time: time)
                 var position = coordinate
                 if position == nil, let time {
                     position = try nearestTrackPoint(db, draftID: id, time: time)
@@ -291,6 +324,7 @@ extension Store {
                 guard let position else {
                     throw StoreError.invalidEdit("an added obstacle needs a position, or a time within the trip's track")
                 }
+                try Drafts.requireNear(current.path, position)
                 let obstacleID = DeviceID.make()
                 try db.execute(sql: """
                     INSERT INTO draft_obstacles (id, draft_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, 'rider')
@@ -299,6 +333,9 @@ extension Store {
                 if let time { d["time_ns"] = "\(time.nanoseconds)" }
                 (action, detail, touched) = ("add", d, obstacleID)
             case .setPathStatus(let status):
+                if current.pathStatus == status {
+                    throw StoreError.invalidEdit("the path is already rated \(status.rawValue); nothing to change")
+                }
                 try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [status.rawValue, id])
                 (action, detail, touched) = ("set-path-status", ["status": status.rawValue], nil)
             }

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 
-/// Tamper evidence. Every stored event and every confirmed draft gets a link:
+/// Tamper evidence. Every stored event, every confirmed draft, every closed trip
+/// (its row, which holds a digest of its track points) and every outbox record
+/// (the exact payload that will leave the device) gets a link:
 /// `link[n] = SHA-256(link[n-1] || n || kind || id || SHA-256(record))`, with
 /// `link[0]` = 32 zero bytes. The record hash covers every column of the row in a
 /// fixed order (see `canonicalBytes`), so changing any stored byte, deleting a
@@ -53,6 +55,86 @@ enum HashChain {
               !(row["confirmed_payload"] as DatabaseValue).isNull
         else { return nil }
         return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
+    }
+
+    /// Every column of a closed trip that leaves the device or decides what does.
+    static let tripColumns = """
+        id, state, closed_by, start_time_ns, end_time_ns, start_utc_ns, end_utc_ns, distance_m, elapsed_s, moving_s,
+        avg_moving_speed, max_speed, elevation_gain_m, co2_avoided_g, path, track_sha256
+        """
+
+    static func tripHash(_ db: Database, id: String) throws -> [UInt8]? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(tripColumns) FROM trips WHERE id = ? AND state = 'closed'", arguments: [id]) else {
+            return nil
+        }
+        return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
+    }
+
+    /// SHA-256 over a trip's stored track points in time order; nil when none are
+    /// stored (retention deletes them once the trip's draft was synced or rejected).
+    static func trackDigest(_ db: Database, tripID: String) throws -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+                                       arguments: [tripID])
+        var any = false
+        while let row = try rows.next() {
+            any = true
+            bytes += canonicalBytes(Array(row.databaseValues))
+        }
+        return any ? SHA256Hasher.hash(bytes) : nil
+    }
+
+    /// Links a trip that was just closed: its track digest goes into the row, the row into the chain.
+    static func linkTrip(_ db: Database, id: String) throws {
+        let digest = try trackDigest(db, tripID: id)
+        try db.execute(sql: "UPDATE trips SET track_sha256 = ? WHERE id = ?", arguments: [digest.map { Data($0) }, id])
+        guard let hash = try tripHash(db, id: id) else { return }
+        var head: Head? = nil
+        try append(db, kind: "trip", id: id, recordHash: hash, head: &head)
+    }
+
+    /// The chain's id for an outbox record: its kind and id.
+    static func outboxKey(kind: String, id: String) -> String { kind + "/" + id }
+
+    static func outboxHash(kind: String, id: String, payload: String) -> [UInt8] {
+        SHA256Hasher.hash(canonicalBytes([kind.databaseValue, id.databaseValue, payload.databaseValue]))
+    }
+
+    static func outboxHash(_ db: Database, key: String) throws -> [UInt8]? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT record_kind, record_id, payload FROM outbox WHERE record_kind || '/' || record_id = ?",
+                                         arguments: [key]) else { return nil }
+        return outboxHash(kind: row["record_kind"], id: row["record_id"], payload: row["payload"])
+    }
+
+    /// Links an outbox record that was just queued: the bytes that will be sent.
+    static func linkOutbox(_ db: Database, kind: String, id: String) throws {
+        let key = outboxKey(kind: kind, id: id)
+        guard let hash = try outboxHash(db, key: key) else { return }
+        var head: Head? = nil
+        try append(db, kind: "outbox", id: key, recordHash: hash, head: &head)
+    }
+
+    /// Marks the links of outbox rows about to be deleted (sent, or an older unsent
+    /// draft revision) as pruned, so that `verify` knows the deletion was the store's.
+    static func pruneOutbox(_ db: Database, where condition: String, arguments: StatementArguments = []) throws {
+        try db.execute(sql: pruneOutboxSQL(where: condition), arguments: arguments)
+    }
+
+    static func pruneOutboxSQL(where condition: String) -> String {
+        """
+        UPDATE hash_chain SET pruned = 1 WHERE record_kind = 'outbox'
+          AND record_id IN (SELECT record_kind || '/' || record_id FROM outbox WHERE \(condition))
+        """
+    }
+
+    /// The record hash of any linked kind, read from the store as it is now.
+    static func currentHash(_ db: Database, kind: String, id: String) throws -> [UInt8]? {
+        switch kind {
+        case "event": return try eventHash(db, id: id)
+        case "trip": return try tripHash(db, id: id)
+        case "outbox": return try outboxHash(db, key: id)
+        default: return try draftHash(db, id: id)
+        }
     }
 
     static func link(previous: [UInt8], seq: Int64, kind: String, id: String, recordHash: [UInt8]) -> [UInt8] {
@@ -154,10 +236,11 @@ extension Store {
                     return broken("link hash does not match its predecessor and record hash (link row altered)")
                 }
                 let pruned: Bool = row["pruned"]
-                let actual = kind == "event" ? try HashChain.eventHash(db, id: id) : try HashChain.draftHash(db, id: id)
+                let actual = try HashChain.currentHash(db, kind: kind, id: id)
                 if let actual {
                     if actual != stored { return broken("\(kind) \(id) was changed after it was linked") }
                     if kind == "event", let problem = try windowProblem(db, id: id) { return broken(problem) }
+                    if kind == "trip", let problem = try trackProblem(db, id: id) { return broken(problem) }
                 } else if pruned {
                     report.prunedRecords += 1
                 } else {
@@ -168,12 +251,41 @@ extension Store {
                 expectedSeq += 1
                 report.links += 1
             }
-            // An event that is stored but not linked was inserted behind the chain's back.
-            let events = try String.fetchAll(db, sql: "SELECT id FROM events ORDER BY rowid")
-            if let stray = events.first(where: { !linked.contains("event/" + $0) }) {
-                report.firstBreak = .init(seq: expectedSeq, recordKind: "event", recordID: stray, reason: "event \(stray) is not in the chain")
+            // A record that is stored but not linked was inserted behind the chain's back.
+            let unlinked: [(kind: String, sql: String)] = [
+                ("event", "SELECT id FROM events ORDER BY rowid"),
+                ("trip", "SELECT id FROM trips WHERE state = 'closed' ORDER BY seq"),
+                ("outbox", "SELECT record_kind || '/' || record_id FROM outbox ORDER BY seq"),
+            ]
+            for (kind, sql) in unlinked {
+                if let stray = try String.fetchAll(db, sql: sql).first(where: { !linked.contains(kind + "/" + $0) }) {
+                    report.firstBreak = .init(seq: expectedSeq, recordKind: kind, recordID: stray, reason: "\(kind) \(stray) is not in the chain")
+                    break
+                }
             }
             return report
+        }
+    }
+
+    /// A trip's track points are hashed into its row (`track_sha256`) so that
+    /// retention may delete them all; while any are stored they must match.
+    private func trackProblem(_ db: Database, id: String) throws -> String? {
+        let expected = try Data.fetchOne(db, sql: "SELECT track_sha256 FROM trips WHERE id = ?", arguments: [id])
+        guard let actual = try HashChain.trackDigest(db, tripID: id) else { return nil }
+        return expected.map(Array.init) == actual ? nil : "trip \(id): its track points were changed after it was linked"
+    }
+
+    /// Nil when an outbox record is exactly what was linked when it was queued;
+    /// otherwise why it must not be sent (sync quarantines it).
+    public func outboxIntegrityProblem(_ item: OutboxItem) throws -> String? {
+        try queue.read { db in
+            let key = HashChain.outboxKey(kind: item.kind.rawValue, id: item.recordID)
+            guard let linked = try Data.fetchOne(db, sql: "SELECT record_sha256 FROM hash_chain WHERE record_kind = 'outbox' AND record_id = ?",
+                                                 arguments: [key]) else {
+                return "\(key) is not in the hash chain: it was not queued by bikepathd"
+            }
+            let actual = HashChain.outboxHash(kind: item.kind.rawValue, id: item.recordID, payload: item.payload)
+            return Array(linked) == actual ? nil : "\(key) was changed after it was queued (its SHA-256 no longer matches the hash chain)"
         }
     }
 

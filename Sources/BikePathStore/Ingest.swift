@@ -24,7 +24,10 @@ struct Ingest {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity_changes (time_ns, state) VALUES (?, ?)")
                 .execute(arguments: [time.nanoseconds, state.rawValue])
         case .tripStarted(let time, let utc):
-            if let open = openTripID { try Recovery.closeAtLastPoint(db, tripID: open, configuration: configuration) }
+            if let open = openTripID {
+                try Recovery.closeAtLastPoint(db, tripID: open, configuration: configuration)
+                chainHead = nil  // recovery linked the trip
+            }
             // A replay after a crash may deliver the same start again: keep the existing trip.
             if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'open'", arguments: [time.nanoseconds]) {
                 openTripID = existing
@@ -80,6 +83,7 @@ struct Ingest {
                                      impact_peak: sos.impactPeak, utc_ns: fix?.time?.nanosecondsSince1970,
                                      lat: fix?.latitude, lon: fix?.longitude)
             try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.encode(payload))
+            chainHead = nil  // the outbox record was linked after the event
         }
     }
 
@@ -125,6 +129,8 @@ struct Ingest {
                              stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
                              stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
         openTripID = nil
+        try HashChain.linkTrip(db, id: tripID)
+        chainHead = nil
         try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
     }
@@ -134,7 +140,7 @@ struct Ingest {
     /// than the insert itself (see bench/store.sh).
     private static func insertTrackPoint(_ point: TrackPoint, trip: String, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed, moving) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let s = statement.sqliteStatement
         sqlite3_reset(s)
@@ -147,6 +153,7 @@ struct Ingest {
         sqlite3_bind_double(s, 5, point.coordinate.longitude)
         if let alt = point.altitudeMSL { sqlite3_bind_double(s, 6, alt) } else { sqlite3_bind_null(s, 6) }
         sqlite3_bind_double(s, 7, point.speed)
+        sqlite3_bind_int64(s, 8, point.moving ? 1 : 0)
         let code = sqlite3_step(s)
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),

@@ -1,9 +1,13 @@
+import BikePathCore
 import Foundation
 import GRDB
 
 /// What the outbox holds, in sending priority (lower raw value first).
 public enum OutboxKind: String, Sendable, Codable, CaseIterable {
     case sos, confirmation, draft, trip
+    /// The consent switch a record of this kind needs.
+    public var stream: SyncStream { self == .sos ? .sos : .tripsAndDrafts }
+
     public var priority: Int {
         switch self {
         case .sos: 0
@@ -24,10 +28,16 @@ public struct OutboxItem: Sendable, Equatable, Codable {
 
 enum Outbox {
     /// Idempotent: the (kind, id) pair is unique, the device-made id is the sync key.
-    static func enqueue(_ db: Database, kind: OutboxKind, id: String, payload: String) throws {
+    /// A new record is linked into the hash chain with the exact payload to send.
+    /// Returns true when it was new.
+    @discardableResult
+    static func enqueue(_ db: Database, kind: OutboxKind, id: String, payload: String) throws -> Bool {
         try db.execute(sql: """
             INSERT OR IGNORE INTO outbox (record_kind, record_id, payload, priority) VALUES (?, ?, ?, ?)
             """, arguments: [kind.rawValue, id, payload, kind.priority])
+        guard db.changesCount > 0 else { return false }
+        try HashChain.linkOutbox(db, kind: kind.rawValue, id: id)
+        return true
     }
 }
 

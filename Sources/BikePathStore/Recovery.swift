@@ -4,51 +4,42 @@ import GRDB
 
 /// What to do with a trip that a crash or power loss left open.
 enum Recovery {
-    /// Closes an open trip at its last committed track point, computing its
-    /// totals from the stored points (the chain's own totals were lost with the
-    /// process), and turns it into a draft like any other closed trip.
+    /// Closes an open trip from its stored points with the chain's own
+    /// computation (`TripTotals`: geodesic steps, elevation hysteresis,
+    /// Douglas–Peucker, the configured CO₂ factor): it ends where the rider last
+    /// moved, as the chain ends an automatic trip, and becomes a draft like any
+    /// other closed trip. Points stored before schema v3 have no `moving` flag:
+    /// the chain's speed rule stands in for it.
     static func closeAtLastPoint(_ db: Database, tripID: String, configuration: StoreConfiguration) throws {
         guard let trip = try Row.fetchOne(db, sql: "SELECT start_time_ns FROM trips WHERE id = ? AND state = 'open'", arguments: [tripID]) else {
             return
         }
-        let start: Int64 = trip["start_time_ns"]
-        let points = try Row.fetchAll(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed FROM track_points WHERE trip_id = ? ORDER BY time_ns", arguments: [tripID])
-        var distance = 0.0, moving = 0.0, maxSpeed = 0.0, gain = 0.0
+        let start = SampleTime(nanoseconds: trip["start_time_ns"])
+        var totals = TripTotals(configuration: configuration.trip)
         var path: [Coordinate] = []
-        for (i, row) in points.enumerated() {
-            let c = Coordinate(latitude: row["lat"], longitude: row["lon"])
-            path.append(c)
-            maxSpeed = max(maxSpeed, row["speed"])
-            guard i > 0 else { continue }
-            let prev = points[i - 1]
-            distance += Geo.distance(Coordinate(latitude: prev["lat"], longitude: prev["lon"]), c)
-            let dt = Double((row["time_ns"] as Int64) - (prev["time_ns"] as Int64)) / 1e9
-            if (row["speed"] as Double) >= configuration.movingSpeed { moving += dt }
-            if let a: Double = row["alt_m"], let b: Double = prev["alt_m"], a > b { gain += a - b }
+        var last: TrackPoint?
+        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+                                       arguments: [tripID])
+        while let row = try rows.next() {
+            let speed: Double = row["speed"]
+            let point = TrackPoint(time: SampleTime(nanoseconds: row["time_ns"]), utc: (row["utc_ns"] as Int64?).map(UTCTime.init(nanosecondsSince1970:)),
+                                   coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), altitudeMSL: row["alt_m"],
+                                   speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed))
+            totals.add(point)
+            path.append(point.coordinate)
+            last = point
         }
-        let endTime: Int64 = points.last?["time_ns"] ?? start
-        let endUTC: Int64? = points.last?["utc_ns"]
+        let end: (time: SampleTime, utc: UTCTime?) = totals.lastMoving ?? last.map { (time: $0.time, utc: $0.utc) } ?? (time: start, utc: nil)
+        let (s, simplified) = totals.finished(start: start, end: end.time, path: path)
         try db.execute(sql: """
             UPDATE trips SET state = 'closed', closed_by = 'recovery', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
                 elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
             WHERE id = ?
-            """, arguments: [endTime, endUTC, distance, Double(endTime - start) / 1e9, moving,
-                             moving > 0 ? distance / moving : 0, maxSpeed, gain,
-                             distance / 1000 * configuration.co2GramsPerKilometre, Ingest.pathBlob(path), tripID])
+            """, arguments: [end.time.nanoseconds, end.utc?.nanosecondsSince1970, s.distanceMeters, s.elapsedSeconds, s.movingSeconds,
+                             s.averageMovingSpeed, s.maxSpeed, s.elevationGainMeters, s.co2AvoidedGrams, Ingest.pathBlob(simplified), tripID])
+        try HashChain.linkTrip(db, id: tripID)
         try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         _ = try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
-    }
-}
-
-enum Geo {
-    /// Great-circle distance on the WGS-84 mean radius, metres.
-    static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        let r = 6_371_008.8
-        let dLat = (b.latitude - a.latitude) * .pi / 180
-        let dLon = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(dLat / 2) * sin(dLat / 2)
-            + cos(a.latitude * .pi / 180) * cos(b.latitude * .pi / 180) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * r * asin(min(1, sqrt(h)))
     }
 }
 

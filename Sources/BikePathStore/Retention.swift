@@ -23,7 +23,39 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     /// Disk-full history recorded by writers (commits that failed, points dropped).
     public var diskFullFailedCommits: Int
     public var diskFullDroppedPoints: Int
+    /// Where the daemon moved an unusable store when it started a fresh one (the old file is kept there).
+    public var movedAsideTo: String?
+    public var movedAsideReason: String?
+    /// SOS records that are queued but may not leave the device (SOS consent off).
+    public var withheldSOS: Int
+    /// Retention passes that failed (`enforceBudget` threw), and the last reason.
+    public var retentionFailures: Int
+    public var lastRetentionError: String?
+
+    /// One line per problem, each with what to try: the same list for `status` and `diagnose`.
+    public var problems: [String] {
+        var lines: [String] = []
+        if let movedAsideTo {
+            lines.append("store: the database was unusable (\(movedAsideReason ?? "damaged")) and was moved to \(movedAsideTo); this store started empty — the old file is kept for recovery")
+        }
+        if withheldSOS > 0 {
+            lines.append("sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they never leave the device; turn it on (`bikepathd sync consent sos on --release-withheld`) or disable crash detection")
+        }
+        if retentionFailures > 0 {
+            lines.append("store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database")
+        }
+        if diskFullFailedCommits > 0 {
+            lines.append("store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped, events kept) — free space on the SD card or lower store.budget_mb")
+        }
+        if usedBytes > budgetBytes {
+            lines.append("store: \(megabytes(usedBytes)) used, over the \(megabytes(budgetBytes)) budget — sync and confirm or reject drafts so retention can free space")
+        }
+        return lines
+    }
 }
+
+/// "12.3 MB", for messages.
+public func megabytes(_ bytes: Int64) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 
 extension Store {
     /// Bytes the database really uses: pages in use (free pages are reused) plus the WAL.
@@ -66,7 +98,7 @@ extension Store {
              DELETE FROM draft_obstacles WHERE event_id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
              DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500)
              """, \.eventsPruned),
-            ("DELETE FROM outbox WHERE state = 'sent'; DELETE FROM sync_log WHERE seq IN (SELECT seq FROM sync_log ORDER BY seq LIMIT 1000)", \.logRowsDeleted),
+            (HashChain.pruneOutboxSQL(where: "state = 'sent'") + "; DELETE FROM outbox WHERE state = 'sent'; DELETE FROM sync_log WHERE seq IN (SELECT seq FROM sync_log ORDER BY seq LIMIT 1000)", \.logRowsDeleted),
         ]
         for (sql, counter) in steps {
             while try usedBytes() > budget {
@@ -84,10 +116,30 @@ extension Store {
         return report
     }
 
+    /// Runs `enforceBudget`; a failure is not thrown at the writer (recording
+    /// goes on) but counted in the store with its reason, for `status` and `diagnose`.
+    @discardableResult
+    public func enforceBudgetRecordingFailure() -> RetentionReport? {
+        do {
+            return try enforceBudget()
+        } catch {
+            try? queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO meta (key, value) VALUES ('retention_failures', '1')
+                    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                    """)
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_last_error', ?)", arguments: ["\(error)"])
+            }
+            return nil
+        }
+    }
+
     public func diagnostics() throws -> StoreDiagnostics {
         let used = try usedBytes()
+        let withheldSOS = try syncDiagnosis(logLines: 0).withheld["sos"] ?? 0
         return try queue.read { db in
-            func meta(_ key: String) throws -> Int { try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]).flatMap { Int($0) } ?? 0 }
+            func metaText(_ key: String) throws -> String? { try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+            func meta(_ key: String) throws -> Int { try metaText(key).flatMap { Int($0) } ?? 0 }
             return StoreDiagnostics(
                 usedBytes: used, budgetBytes: Int64(configuration.budgetMegabytes * 1_048_576),
                 pendingDrafts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM drafts WHERE state = 'pending'") ?? 0,
@@ -95,7 +147,10 @@ extension Store {
                 outboxQuarantined: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'quarantined'") ?? 0,
                 openTrip: try Ingest.loadOpenTrip(db),
                 diskFullFailedCommits: try meta("disk_full_failed_commits"),
-                diskFullDroppedPoints: try meta("disk_full_dropped_points"))
+                diskFullDroppedPoints: try meta("disk_full_dropped_points"),
+                movedAsideTo: try metaText("moved_aside_to"), movedAsideReason: try metaText("moved_aside_reason"),
+                withheldSOS: withheldSOS,
+                retentionFailures: try meta("retention_failures"), lastRetentionError: try metaText("retention_last_error"))
         }
     }
 }

@@ -7,7 +7,7 @@ import GRDB
 enum Schema {
     /// The schema version this build writes. A database with a higher
     /// `user_version` comes from a future bikepathd and is refused.
-    static let currentVersion: Int32 = 3
+    static let currentVersion: Int32 = 4
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -24,6 +24,36 @@ enum Schema {
                 """)
         }
         migrator.registerMigration("v3-obstacle-review") { db in try db.execute(sql: v3) }
+        migrator.registerMigration("v4-trust") { db in
+            // Issue 13: track points remember whether the chain counted them as
+            // riding (NULL before: recovery falls back to the speed rule), trips
+            // keep a digest of their track, and the chain also links closed trips
+            // and every outbox record, so that every byte that leaves is covered.
+            try db.execute(sql: """
+                ALTER TABLE track_points ADD COLUMN moving INTEGER;
+                ALTER TABLE trips ADD COLUMN track_sha256 BLOB;
+                CREATE TABLE hash_chain_v3 (
+                    seq INTEGER PRIMARY KEY NOT NULL,
+                    record_kind TEXT NOT NULL CHECK (record_kind IN ('event', 'draft', 'trip', 'outbox')),
+                    record_id TEXT NOT NULL,
+                    record_sha256 BLOB NOT NULL,
+                    link_sha256 BLOB NOT NULL,
+                    pruned INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (record_kind, record_id)
+                );
+                INSERT INTO hash_chain_v3 SELECT seq, record_kind, record_id, record_sha256, link_sha256, pruned FROM hash_chain;
+                DROP TABLE hash_chain;
+                ALTER TABLE hash_chain_v3 RENAME TO hash_chain;
+                """)
+            // Records already there are linked as they are now (trust on first use).
+            for id in try String.fetchAll(db, sql: "SELECT id FROM trips WHERE state = 'closed' ORDER BY seq") {
+                try HashChain.linkTrip(db, id: id)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT record_kind, record_id FROM outbox ORDER BY seq") {
+                try HashChain.linkOutbox(db, kind: row["record_kind"], id: row["record_id"])
+            }
+            try db.execute(sql: "PRAGMA user_version = 4")
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import BikePathCore
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Settings that change how the store keeps data (see docs/storage.md).
 public struct StoreConfiguration: Sendable {
@@ -8,11 +9,10 @@ public struct StoreConfiguration: Sendable {
     public var budgetMegabytes: Double = 512
     /// Distance milestones fire at every multiple of each step (metres).
     public var milestoneSteps: [Double] = [100_000]
-    /// Used only when a crashed trip is closed from its stored points; the daemon
-    /// passes the chain's own factor so that both agree.
-    public var co2GramsPerKilometre: Double = 120
-    /// Speed from which a stored point counts as moving (same use as above).
-    public var movingSpeed: Double = 1.0
+    /// The chain's settings, used when a trip left open by a power cut is closed
+    /// from its stored points (`TripTotals`, the chain's own computation); the
+    /// daemon passes the configuration its chain runs with.
+    public var trip = PipelineConfiguration()
     /// Detected candidates a draft asks the rider about (`obstacles.review_budget`, ReviewBudget).
     public var reviewBudget = ReviewBudget.defaultBudget
     public init() {}
@@ -36,13 +36,32 @@ public final class Store: Sendable {
     public let openReport: OpenReport
     let queue: DatabaseQueue
 
-    /// Opens (or creates) the database at `path`, recovering from what a crash,
-    /// power loss or bad card may have left there:
+    /// How a command may treat the file: only the daemon (and tools that write)
+    /// create a store or move a damaged one aside; a reader never changes it.
+    public enum Access: Sendable, Equatable {
+        /// The daemon's: create when missing; move a damaged file aside, keeping
+        /// it, and start a fresh one.
+        case createOrRecover
+        /// A rider's edit (confirm, consent): the file must exist and be healthy.
+        case existing
+        /// A read command's: like `.existing`, and opened read-only (so a store
+        /// on a read-only mount can be read); never moved, created or migrated.
+        case readOnly
+    }
+
+    /// Opens the database at `path`. With `.createOrRecover` (the default) it is
+    /// created when missing and recovered from what a crash, power loss or bad
+    /// card may have left there:
     /// - the directory must be writable (clear error otherwise);
     /// - a file that is not SQLite, or fails `PRAGMA integrity_check`, is moved
     ///   aside to `path.corrupt-N` (with its -wal/-shm) and a fresh store is created;
     /// - a database from a newer schema is refused and left untouched.
-    public static func open(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws -> Store {
+    /// Otherwise a missing file is `StoreError.noSuchStore` and a damaged one
+    /// `StoreError.damaged`; the file is left exactly as it was.
+    public static func open(path: String, configuration: StoreConfiguration = StoreConfiguration(),
+                            mode: Access = .createOrRecover) throws -> Store {
+        if mode != .createOrRecover { try requireHealthy(path: path) }
+        if mode == .readOnly { return try openForReading(path: path, configuration: configuration) }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         if access(directory, W_OK) != 0 {
             throw StoreError.directoryNotWritable(directory, reason: String(cString: strerror(errno)))
@@ -50,7 +69,8 @@ public final class Store: Sendable {
         var report = OpenReport()
         let queue: DatabaseQueue
         do {
-            queue = try openChecked(path: path)
+            // `.existing` judged the file above already: a second integrity check would read it all again.
+            queue = try openChecked(path: path, inspect: mode == .createOrRecover)
         } catch let failure as Unusable {
             let aside = try moveAside(path: path)
             report.movedAsideTo = aside
@@ -58,11 +78,41 @@ public final class Store: Sendable {
             FileHandle.standardError.write(Data(
                 "bikepathd: database \(path) is unusable (\(failure.reason)); moved it to \(aside) and started a fresh one\n".utf8))
             queue = try openChecked(path: path)
+            // Kept in the fresh store too, so that `status` and `diagnose` say it long after the log scrolled away.
+            try queue.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('moved_aside_to', ?), ('moved_aside_reason', ?)",
+                               arguments: [aside, failure.reason])
+            }
         }
         report.openTripID = try queue.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
         }
         return Store(path: path, configuration: configuration, openReport: report, queue: queue)
+    }
+
+    private static func requireHealthy(path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.noSuchStore(path) }
+        do {
+            try inspectReadOnly(path: path)
+        } catch let failure as Unusable {
+            throw StoreError.damaged(path, reason: failure.reason)
+        }
+    }
+
+    private static func openForReading(path: String, configuration: StoreConfiguration) throws -> Store {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(5)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            let version = try queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            if version < Schema.currentVersion {
+                throw StoreError.cannotOpen(path, reason: "schema version \(version) is older than \(Schema.currentVersion); run the daemon (or any writing command) once to upgrade it")
+            }
+            return Store(path: path, configuration: configuration, openReport: OpenReport(), queue: queue)
+        } catch let error as DatabaseError {
+            throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
+        }
     }
 
     private init(path: String, configuration: StoreConfiguration, openReport: OpenReport, queue: DatabaseQueue) {
@@ -75,8 +125,8 @@ public final class Store: Sendable {
     /// A file that exists but cannot serve as the store.
     private struct Unusable: Error { var reason: String }
 
-    private static func openChecked(path: String) throws -> DatabaseQueue {
-        if FileManager.default.fileExists(atPath: path) { try inspectReadOnly(path: path) }
+    private static func openChecked(path: String, inspect: Bool = true) throws -> DatabaseQueue {
+        if inspect, FileManager.default.fileExists(atPath: path) { try inspectReadOnly(path: path) }
         var config = Configuration()
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
@@ -91,6 +141,11 @@ public final class Store: Sendable {
                 PRAGMA journal_size_limit = 4194304;
                 PRAGMA foreign_keys = ON;
                 """)
+            // Keep the -wal and -shm files when the last connection closes: without
+            // them SQLite cannot open a WAL database on a read-only mount, and
+            // `stats`, `verify`, `drafts list` must work there (opened read-only).
+            var persist: Int32 = 1
+            _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         }
         let queue: DatabaseQueue
         do {

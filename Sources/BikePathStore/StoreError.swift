@@ -6,12 +6,18 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case directoryNotWritable(String, reason: String)
     case futureSchema(path: String, found: Int32, supported: Int32)
     case cannotOpen(String, reason: String)
+    /// A read-only command was pointed at a file that does not exist (a mistyped `--db`).
+    case noSuchStore(String)
+    /// A read-only command found the file unusable; it was left as it was.
+    case damaged(String, reason: String)
     case noSuchTrip(String)
     case noSuchDraft(String)
     case noSuchObstacle(String)
     case illegalTransition(draft: String, from: DraftState, to: DraftState)
     case draftNotEditable(String, state: DraftState)
     case invalidEdit(String)
+    /// A stored setting (consent, privacy) cannot be decoded; sync sends nothing until it is set again.
+    case unreadableSetting(key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -21,6 +27,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "database \(path) has schema version \(found), newer than this bikepathd understands (\(supported)); it was left untouched — upgrade bikepathd or move the file away"
         case .cannotOpen(let path, let reason):
             "cannot open database \(path): \(reason)"
+        case .noSuchStore(let path):
+            "no store at \(path): nothing was created — check --db (or store.path in the configuration file)"
+        case .damaged(let path, let reason):
+            "database \(path) is damaged (\(reason)); it was left untouched — the daemon moves it aside and starts a fresh store when it next starts, keeping the old file"
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
@@ -29,6 +39,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .draftNotEditable(let id, let state):
             "draft \(id) is \(state.rawValue); only pending drafts can be edited"
         case .invalidEdit(let reason): "invalid edit: \(reason)"
+        case .unreadableSetting(let key, let reason):
+            "the stored setting \(key) cannot be read (\(reason)); nothing is sent until it is set again (`bikepathd sync consent` / `bikepathd sync privacy`)"
         }
     }
 }

@@ -114,7 +114,7 @@ public final class StoreWriter {
             return true
         }
         let dt = point.time - last.time
-        let moved = Geo.distance(last.coordinate, point.coordinate)
+        let moved = Geodesic.distance(last.coordinate, point.coordinate)
         guard (moved >= policy.minPointDistanceMeters && dt >= policy.minPointSeconds) || dt >= policy.maxPointSeconds else {
             return false
         }
@@ -156,7 +156,7 @@ public final class StoreWriter {
         batchStart = nil
         // A trip end is the moment old, synced data may have to make room.
         if batch.contains(where: { if case .tripEnded = $0.output { true } else { false } }) {
-            _ = try? store.enforceBudget()
+            store.enforceBudgetRecordingFailure()
         }
         diskFull.isFull = false
         diskFull.heldOutputs = 0

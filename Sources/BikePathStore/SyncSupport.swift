@@ -1,3 +1,4 @@
+import BikePathCore
 import Foundation
 import GRDB
 
@@ -40,10 +41,7 @@ extension Store {
     /// Queues a record (idempotent on kind + id). Returns true when it was new.
     @discardableResult
     public func enqueueForSync(kind: OutboxKind, id: String, payload: String) throws -> Bool {
-        try queue.write { db in
-            try Outbox.enqueue(db, kind: kind, id: id, payload: payload)
-            return db.changesCount > 0
-        }
+        try queue.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
     }
 
     /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox.
@@ -72,9 +70,9 @@ extension Store {
     /// Drops unsent older revisions of a draft: the newest revision carries the whole draft.
     public func dropUnsentDraftRevisions(draftID: String, keeping recordID: String) throws {
         try queue.write { db in
-            try db.execute(sql: """
-                DELETE FROM outbox WHERE record_kind = 'draft' AND state = 'pending' AND substr(record_id, 1, length(?1)) = ?1 AND record_id != ?2
-                """, arguments: [draftID + "_r", recordID])
+            let condition = "record_kind = 'draft' AND state = 'pending' AND substr(record_id, 1, length(?1)) = ?1 AND record_id != ?2"
+            try HashChain.pruneOutbox(db, where: condition, arguments: [draftID + "_r", recordID])
+            try db.execute(sql: "DELETE FROM outbox WHERE \(condition)", arguments: [draftID + "_r", recordID])
         }
     }
 
@@ -105,6 +103,29 @@ extension Store {
         }
     }
 
+    /// Where the rider's consent and privacy settings live (`meta`), so that the
+    /// CLI and a running daemon see the same switches at once.
+    public static let consentKey = "sync.consent"
+    public static let privacyKey = "sync.privacy"
+
+    /// The rider's consent: the one source of truth for what may leave the device.
+    public func consent() throws -> Consent { try setting(Store.consentKey) ?? Consent() }
+
+    /// A JSON setting from `meta`; nil when never set; `StoreError.unreadableSetting`
+    /// when set but unreadable (callers fail closed).
+    public func setting<T: Decodable>(_ key: String) throws -> T? {
+        guard let text = try metaValue(key) else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        } catch {
+            throw StoreError.unreadableSetting(key: key, reason: "\(error)")
+        }
+    }
+
+    public func setSetting<T: Encodable>(_ key: String, _ value: T) throws {
+        try setMetaValue(key, String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+    }
+
     public func metaValue(_ key: String) throws -> String? {
         try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }
@@ -123,8 +144,14 @@ extension Store {
         }
     }
 
+    /// Pending records split by what will happen to them: "withheld" are those
+    /// held back (consent off now, or marked not-to-send), so that the figures
+    /// say what sync will do, not what the last pass did.
     public func syncDiagnosis(logLines: Int = 20) throws -> SyncDiagnosis {
-        try queue.read { db in
+        // Unreadable consent sends nothing: everything pending counts as withheld.
+        let allowed = (try? consent()) ?? Consent()
+        let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
+        return try queue.read { db in
             func counts(_ filter: String) throws -> [String: Int] {
                 Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind")
                     .map { ($0["record_kind"] as String, $0["n"] as Int) })
@@ -135,8 +162,8 @@ extension Store {
             let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
                 SyncDiagnosis.LogLine(utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"])
             }
-            return SyncDiagnosis(pending: try counts("state = 'pending' AND do_not_send = 0"),
-                                 withheld: try counts("state = 'pending' AND do_not_send = 1"),
+            return SyncDiagnosis(pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
+                                 withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
                                  sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
         }
     }

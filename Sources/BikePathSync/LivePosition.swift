@@ -41,7 +41,8 @@ public actor LivePositionPublisher {
         guard riding else { return .notRiding }
         guard (try? SyncSettings.consent(store).livePosition) == true else { return .notAllowed }
         guard let fix = latest, !latestSent, let c = fix.coordinate else { return .nothingNew }
-        let privacy = (try? SyncSettings.privacy(store)) ?? PrivacySettings()
+        // Fails closed: unreadable privacy settings send nothing.
+        guard let privacy = try? SyncSettings.privacy(store) else { return .notAllowed }
         if PrivacyFilter(privacy).isInsideZone(c) {
             latestSent = true
             return .insideZone

@@ -115,6 +115,12 @@ public actor SyncEngine {
                 var batch: [(OutboxItem, BatchRequest.Item)] = []
                 var bytes = 0
                 for item in items {
+                    // Only the bytes the hash chain linked when the record was queued may leave.
+                    if let problem = try store.outboxIntegrityProblem(item) {
+                        try quarantine(item, "refused before upload: \(problem)")
+                        quarantined += 1
+                        continue
+                    }
                     do {
                         let sha = item.kind == .confirmation ? try store.confirmedPayloadSHA256(draftID: item.recordID) : nil
                         let body = try builder.body(for: item, confirmedSha256: sha)

@@ -5,40 +5,42 @@ import Foundation
 /// Consent and privacy settings, kept in the store's `meta` table so that the
 /// CLI and a running daemon see the same switches at once.
 public enum SyncSettings {
-    static let consentKey = "sync.consent"
-    static let privacyKey = "sync.privacy"
+    /// The rider's consent; every stream off when none was ever set. Stored
+    /// settings that cannot be read are a `StoreError.unreadableSetting`, never "off" or "on" by guess.
+    public static func consent(_ store: Store) throws -> Consent { try store.consent() }
 
-    public static func consent(_ store: Store) throws -> Consent {
-        try store.metaValue(consentKey).flatMap { try? JSONDecoder().decode(Consent.self, from: Data($0.utf8)) } ?? Consent()
-    }
-
+    /// The privacy zones and trimming; the defaults (no zones, 30 s / 30 m) when
+    /// none were ever set. Settings that cannot be read fail closed: an error,
+    /// so that nothing is sent until they are readable (falling back to "no
+    /// zones" would publish positions inside them).
     public static func privacy(_ store: Store) throws -> PrivacySettings {
-        try store.metaValue(privacyKey).flatMap { try? JSONDecoder().decode(PrivacySettings.self, from: Data($0.utf8)) } ?? PrivacySettings()
+        try store.setting(Store.privacyKey) ?? PrivacySettings()
     }
 
-    /// Turns a stream on or off. Off takes effect at once: queued records of the
-    /// stream are marked not-to-send and stay on the device.
+    /// Turns a stream on or off, and consent means what it says at once (docs/sync.md):
+    /// off marks the stream's queued records not-to-send (they stay on the device);
+    /// on lets every queued record of the stream go, including those queued
+    /// (a draft confirmed, an SOS raised) while it was off.
     public static func setConsent(_ store: Store, _ stream: SyncStream, _ on: Bool) throws {
         var c = try consent(store)
         c.set(stream, on)
-        try store.setMetaValue(consentKey, String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
-        if !on { try store.withholdOutbox(kinds: kinds(of: stream)) }
+        try store.setSetting(Store.consentKey, c)
+        if on {
+            try store.releaseWithheld(kinds: kinds(of: stream))
+        } else {
+            try store.withholdOutbox(kinds: kinds(of: stream))
+        }
     }
 
     public static func setPrivacy(_ store: Store, _ settings: PrivacySettings) throws {
-        try store.setMetaValue(privacyKey, String(decoding: try JSONEncoder().encode(settings), as: UTF8.self))
+        try store.setSetting(Store.privacyKey, settings)
     }
 
     /// The outbox kinds that belong to a stream (live position is never queued).
     public static func kinds(of stream: SyncStream) -> [OutboxKind] {
-        switch stream {
-        case .tripsAndDrafts: [.trip, .draft, .confirmation]
-        case .sos: [.sos]
-        case .livePosition: []
-        }
+        OutboxKind.allCases.filter { $0.stream == stream }
     }
 
-    static func stream(of kind: OutboxKind) -> SyncStream {
-        kind == .sos ? .sos : .tripsAndDrafts
-    }
+    static func stream(of kind: OutboxKind) -> SyncStream { kind.stream }
 }
+

@@ -1,29 +1,77 @@
 import BikePathCore
 import Foundation
 
-/// One chain output as one line of JSON: what `replay --json` prints and
-/// `record --outputs` writes, so the two can be compared byte for byte.
+/// One chain output as one line of JSON, in the designed schema of docs/json.md
+/// (version `JSONSchema.version`): what `replay --json` prints and `record
+/// --outputs` writes, so the two can be compared byte for byte. Sample times are
+/// seconds as numbers (`*_s`), UTC is ISO 8601, units are in the key names, and
+/// the record's type is always `type`.
 enum ChainOutputJSON {
     static func line(_ output: ChainOutput) -> String {
         switch output {
         case .activity(let t, let state):
-            return "{\"output\":\"activity\",\"state\":\"\(state.rawValue)\",\"t\":\(t.seconds)}"
+            return encoded(Activity(type: "activity", time_s: t.seconds, state: state.rawValue))
         case .tripStarted(let t, let utc):
-            let time = utc.map { ",\"utc\":\"\(iso8601($0))\"" } ?? ""
-            return "{\"output\":\"tripStarted\",\"t\":\(t.seconds)\(time)}"
-        case .trackPoint(let p): return encoded("trackPoint", p)
-        case .obstacle(let e): return encoded("obstacle", e)
-        case .roadQuality(let s): return encoded("roadQuality", s)
-        case .tripEnded(let trip): return encoded("tripEnded", trip)
-        case .sos(let e): return encoded("sos", e)
+            return encoded(TripStarted(type: "trip_started", time_s: t.seconds, utc: utc.map(iso8601)))
+        case .trackPoint(let p):
+            return encoded(Point(type: "track_point", time_s: p.time.seconds, utc: p.utc.map(iso8601), lat: p.coordinate.latitude,
+                                 lon: p.coordinate.longitude, alt_m: p.altitudeMSL, speed_mps: p.speed, moving: p.moving))
+        case .obstacle(let e):
+            return encoded(Obstacle(type: "obstacle", time_s: e.time.seconds, utc: e.utc.map(iso8601), lat: e.coordinate?.latitude,
+                                    lon: e.coordinate?.longitude, speed_mps: e.speed, kind: e.kind.rawValue, peak_mps2: e.peak,
+                                    energy_m2ps3: e.energy, window_rate_hz: e.windowRate, window_mps2: e.window))
+        case .roadQuality(let s):
+            return encoded(Road(type: "road_quality", start_time_s: s.startTime.seconds, end_time_s: s.endTime.seconds,
+                                start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
+                                end_lon: s.end?.longitude, length_m: s.lengthMeters, roughness: s.roughness, status: s.status.rawValue))
+        case .tripEnded(let trip):
+            let s = trip.statistics
+            return encoded(TripEnded(type: "trip_ended", start_time_s: trip.startTime.seconds, end_time_s: trip.endTime.seconds,
+                                     start_utc: trip.startUTC.map(iso8601), end_utc: trip.endUTC.map(iso8601),
+                                     distance_m: s.distanceMeters, elapsed_s: s.elapsedSeconds, moving_s: s.movingSeconds,
+                                     avg_moving_speed_mps: s.averageMovingSpeed, max_speed_mps: s.maxSpeed,
+                                     elevation_gain_m: s.elevationGainMeters, co2_avoided_g: s.co2AvoidedGrams,
+                                     path: trip.path.map { [$0.latitude, $0.longitude] }))
+        case .sos(let e):
+            return encoded(SOS(type: "sos", time_s: e.time.seconds, impact_time_s: e.impactTime.seconds, impact_peak_mps2: e.impactPeak,
+                               utc: e.lastFix?.time.map(iso8601), lat: e.lastFix?.latitude, lon: e.lastFix?.longitude,
+                               speed_mps: e.lastFix?.speed, window_rate_hz: e.windowRate, window_mps2: e.window))
         }
     }
 
-    private static func encoded<T: Encodable>(_ kind: String, _ value: T) -> String {
+    // One struct per record type: the keys are the schema (docs/json.md), spelled as they appear.
+    private struct Activity: Encodable { var schema = JSONSchema.version; var type: String; var time_s: Double; var state: String }
+    private struct TripStarted: Encodable { var schema = JSONSchema.version; var type: String; var time_s: Double; var utc: String? }
+    private struct Point: Encodable {
+        var schema = JSONSchema.version; var type: String; var time_s: Double; var utc: String?
+        var lat: Double; var lon: Double; var alt_m: Double?; var speed_mps: Double; var moving: Bool
+    }
+    private struct Obstacle: Encodable {
+        var schema = JSONSchema.version; var type: String; var time_s: Double; var utc: String?; var lat: Double?; var lon: Double?
+        var speed_mps: Double?; var kind: String; var peak_mps2: Double; var energy_m2ps3: Double
+        var window_rate_hz: Double; var window_mps2: [Float]
+    }
+    private struct Road: Encodable {
+        var schema = JSONSchema.version; var type: String; var start_time_s: Double; var end_time_s: Double
+        var start_lat: Double?; var start_lon: Double?; var end_lat: Double?; var end_lon: Double?
+        var length_m: Double; var roughness: Double; var status: String
+    }
+    private struct TripEnded: Encodable {
+        var schema = JSONSchema.version; var type: String; var start_time_s: Double; var end_time_s: Double
+        var start_utc: String?; var end_utc: String?; var distance_m: Double; var elapsed_s: Double; var moving_s: Double
+        var avg_moving_speed_mps: Double; var max_speed_mps: Double; var elevation_gain_m: Double; var co2_avoided_g: Double
+        var path: [[Double]]
+    }
+    private struct SOS: Encodable {
+        var schema = JSONSchema.version; var type: String; var time_s: Double; var impact_time_s: Double; var impact_peak_mps2: Double
+        var utc: String?; var lat: Double?; var lon: Double?; var speed_mps: Double?
+        var window_rate_hz: Double; var window_mps2: [Float]
+    }
+
+    private static func encoded<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
-        return "{\"output\":\"\(kind)\",\"value\":\(body)}"
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
     }
 
     static func iso8601(_ utc: UTCTime) -> String {
@@ -31,4 +79,10 @@ enum ChainOutputJSON {
         FixJSON.appendISO8601(utc, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// The version of every JSON document and line bikepathd prints (docs/json.md):
+/// raised when a key is removed or changes meaning; added keys keep it.
+enum JSONSchema {
+    static let version = 1
 }

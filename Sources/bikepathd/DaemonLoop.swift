@@ -245,12 +245,12 @@ final class DaemonLoop: @unchecked Sendable {
         switch output {
         case .tripStarted(let t, _):
             logger.info("trip started")
-            publish(DaemonEvent(kind: "trip_started", message: "trip started", fields: ["t": "\(t.seconds)"]))
+            publish(DaemonEvent(kind: "trip_started", message: "trip started", fields: ["time_s": "\(t.seconds)"]))
         case .tripEnded(let trip):
             summary.tripsEnded += 1
             let km = String(format: "%.2f", trip.statistics.distanceMeters / 1000)
             logger.info("trip ended: \(km) km")
-            publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["distance_km": km]))
+            publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["distance_m": String(format: "%.1f", trip.statistics.distanceMeters)]))
             workQueued()
         case .obstacle(let e):
             summary.obstacles += 1

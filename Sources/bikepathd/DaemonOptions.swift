@@ -14,14 +14,17 @@ struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("iio-uri"), help: "Overrides imu.uri.") var iioURI: String?
     @Option(name: .customLong("iio-device"), help: "Overrides imu.device.") var iioDevice: String?
     @Option(help: "Overrides imu.rate_hz.") var imuRate: Double?
-    @Option(help: ArgumentHelp("Overrides store.path.", valueName: "path")) var store: String?
-    @Option(name: .customLong("hub-url"), help: "Overrides sync.hub_url.") var hubURL: String?
+    @Option(name: .customLong("db"), help: ArgumentHelp("Overrides store.path.", valueName: "path")) var database: String?
+    @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
+    /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.
+    @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
+    @Option(name: .customLong("hub-url"), help: .hidden) var hubURLAlias: String?
     @Option(help: "Overrides log.level: trace, debug, info, notice, warning, error, critical.") var logLevel: LogLevelName?
     @Option(help: ArgumentHelp("Overrides status.socket.", valueName: "path")) var statusSocket: String?
 
     var overrides: ConfigurationOverrides {
         ConfigurationOverrides(gnssHost: gpsdHost, gnssPort: gpsdPort, imuURI: iioURI, imuDevice: iioDevice,
-                               imuRateHz: imuRate, storePath: store, hubURL: hubURL, logLevel: logLevel,
+                               imuRateHz: imuRate, storePath: database ?? storeAlias, hubURL: hub ?? hubURLAlias, logLevel: logLevel,
                                statusSocket: statusSocket)
     }
 
@@ -29,9 +32,15 @@ struct DaemonOptions: ParsableArguments {
     /// on top. Any problem is an error naming file, line, key and reason: the
     /// daemon refuses to start rather than guess.
     func effectiveConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
-        let file = try ConfigurationLoader.load(path: config ?? DaemonConfiguration.defaultPath, missingIsDefault: config == nil)
+        let file = try ConfigurationLoader.load(flag: config)
         return try file.merging(overrides)
     }
+}
+
+/// The configuration file a command's `--config` names (or the default one), for
+/// its defaults; a bad file ends the command with exit code 78 like `run`.
+func configurationFile(_ flag: String?) -> DaemonConfiguration {
+    do { return try ConfigurationLoader.load(flag: flag) } catch { Foundation.exit(failWithConfigurationProblems(error).rawValue) }
 }
 
 /// Prints configuration problems to stderr, one per line, and fails the command.

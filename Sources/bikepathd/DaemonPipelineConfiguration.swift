@@ -30,6 +30,7 @@ extension DaemonConfiguration {
         c.budgetMegabytes = store.budgetMB
         c.milestoneSteps = [milestones.everyKm * 1000]
         c.reviewBudget = obstacles.reviewBudget
+        c.trip = pipelineConfiguration
         return c
     }
 

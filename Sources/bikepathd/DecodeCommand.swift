@@ -7,22 +7,22 @@ import Glibc
 import Darwin
 #endif
 
-/// `bikepathd decode --json FILE`: NMEA → one gpsd-style JSON object per fix on stdout.
+/// `bikepathd decode FILE`: NMEA → one gpsd-style JSON object per fix on stdout.
 struct DecodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode NMEA (a gpsd log) into one JSON fix per line on stdout.",
+        abstract: "Decode NMEA (a gpsd log or a recording) into one gpsd-style JSON fix per line on stdout.",
         discussion: "Only fix JSON goes to stdout; a summary of rejected input goes to stderr."
     )
 
-    @Flag(name: .long, help: "Print one JSON object per fix (the only output format so far).")
+    /// JSON lines are the only output; the flag is accepted so that existing scripts keep working.
+    @Flag(name: .long, help: .hidden)
     var json = false
 
     @Argument(help: "A recording (.bpr) or a text NMEA log such as gpsd's test/daemon/*.log ('#' lines are comments).")
     var file: String
 
     func run() throws {
-        guard json else { throw ValidationError("Only --json output exists so far; pass --json.") }
         if RecordingReader.isRecording(path: file) { return try decodeRecording() }
         let fd = open(file, O_RDONLY)
         guard fd >= 0 else {

@@ -33,9 +33,9 @@ struct DetectCommand: ParsableCommand {
         } catch {
             throw DetectError(description: "\(file): \(error)")
         }
+        // The same obstacle line as `replay --json` (docs/json.md).
         for event in ObstacleDetector.detect(verticalAcceleration: series, rate: rate) {
-            let severity = (event.peak * 1000).rounded() / 1000
-            print("{\"t\":\(event.time.seconds),\"type\":\"\(event.kind.rawValue)\",\"severity\":\(severity)}")
+            print(ChainOutputJSON.line(.obstacle(event)))
         }
     }
 }

@@ -10,13 +10,15 @@ import Logging
 struct DiagnoseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diagnose",
-        abstract: "Check gpsd and the IMU; print what is wrong and what to try.",
-        discussion: "Exits 2 when a sensor named in --require is missing.")
+        abstract: "Check gpsd, the IMU, the store and sync; print what is wrong and what to try.",
+        discussion: """
+            Exit codes: 0 all required sensors present and without errors and no store problem;             2 a required sensor is missing or in error; 3 the sensors are fine but the store or sync has a problem             (docs/cli.md).
+            """)
 
     @OptionGroup var sensors: SensorOptions
     @Option(help: "Seconds to watch the sources.") var duration: Double = 3
-    @Option(help: "Sensors that must be present, comma-separated (gnss, imu).",
-            transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: [])
+    @Option(help: "Sensors that must be present and without errors, comma-separated (gnss, imu), or none (default: gnss,imu — both are configured on every device).",
+            transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
     @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
     var databasePath: String?
     @Flag(help: "Skip the store and sync checks.") var noStore = false
@@ -40,7 +42,7 @@ struct DiagnoseCommand: AsyncParsableCommand {
         imu.stop()
         let diagnosis = SensorDiagnosis(gnss: gnss.status, imu: imu.status, required: Set(require.kinds),
                                         observedSeconds: now - started, now: now)
-        let storePath = databasePath ?? StoreOptions.defaultPath
+        let storePath = databasePath ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath)
         if json {
             let encoder = JSONEncoder()
@@ -50,7 +52,10 @@ struct DiagnoseCommand: AsyncParsableCommand {
             print(diagnosis.text)
             if let store { print(store.text) }
         }
-        if !diagnosis.ok { throw ExitCode(2) }
+        let required = Set(require.kinds)
+        let sensorError = diagnosis.problems.contains { $0.severity == .error && required.contains($0.sensor) }
+        if !diagnosis.ok || sensorError { throw ExitCode(2) }
+        if let store, !store.problems.isEmpty { throw ExitCode(3) }
     }
 }
 
@@ -65,10 +70,11 @@ struct SensorKindList: Sendable {
     var kinds: [SensorKind]
 
     static func parse(_ text: String) throws -> SensorKindList {
+        if text.trimmingCharacters(in: .whitespaces) == "none" { return SensorKindList(kinds: []) }
         let kinds = try text.split(separator: ",").map { name -> SensorKind in
             let trimmed = name.trimmingCharacters(in: .whitespaces)
             guard let kind = SensorKind(rawValue: trimmed) else {
-                throw ValidationError("unknown sensor '\(trimmed)' in --require (known: gnss, imu)")
+                throw ValidationError("unknown sensor '\(trimmed)' in --require (known: gnss, imu, or none)")
             }
             return kind
         }

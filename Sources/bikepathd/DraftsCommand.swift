@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathCore
+import BikePathDaemon
 import BikePathStore
 import Foundation
 
@@ -8,6 +9,11 @@ struct DraftsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drafts",
         abstract: "Review trip drafts: nothing is published until you confirm it.",
+        discussion: """
+            A pending draft is never published. With trip sharing on (`bikepathd sync consent trips on`) and a hub \
+            configured, its trimmed, zone-free copy and its trip totals go to this device's private area on the hub \
+            (for review elsewhere; never published, never shown to anyone else); a confirmed draft is published.
+            """,
         subcommands: [List.self, Show.self, Confirm.self, Reject.self, Edit.self]
     )
 
@@ -18,9 +24,9 @@ struct DraftsCommand: ParsableCommand {
         var state: DraftState?
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openForReading()
             let drafts = try options.run { try store.listDrafts(state: state) }
-            options.emit(drafts) {
+            options.emit(DraftJSON.list(drafts)) {
                 drafts.isEmpty ? "no drafts" : drafts.map { d in
                     "\(d.id)  \(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                         + String(format: "%7.2f km", d.distanceMeters / 1000)
@@ -36,21 +42,33 @@ struct DraftsCommand: ParsableCommand {
         @Argument(help: "Draft id.") var id: String
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openForReading()
             let d = try options.run { try store.draft(id) }
-            options.emit(DraftJSON(d)) { DraftText.render(d) }
+            options.emit(DraftJSON.draft(d)) { DraftText.render(d) }
         }
     }
 
     struct Confirm: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Confirm a pending draft: it is frozen, hash-chained and queued for sync.")
+        static let configuration = CommandConfiguration(
+            abstract: "Confirm a pending draft: it is frozen and hash-chained, and published when trip sharing is on and a hub is set.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Draft id.") var id: String
 
         func run() throws {
             let store = try options.open()
             let d = try options.run { try store.confirmDraft(id) }
-            options.emit(["id": d.id, "state": d.state.rawValue]) { "draft \(d.id) confirmed and queued for sync" }
+            let held = try options.run { try Self.heldBack(store: store, configuration: options.fileConfiguration) }
+            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: held ?? "queued")) {
+                held.map { "draft \(d.id) confirmed; it stays on this device: \($0)" } ?? "draft \(d.id) confirmed and queued for sync"
+            }
+        }
+
+        /// Why a confirmed draft will not leave the device yet, or nil when sync will send it.
+        static func heldBack(store: Store, configuration: DaemonConfiguration) throws -> String? {
+            if configuration.sync.hubURL.isEmpty { return "no hub is configured (sync.hub_url)" }
+            if configuration.privacy.shareTrips == false { return "privacy.share_trips is false in the configuration file" }
+            if try !store.consent().tripsAndDrafts { return "trip sharing is off — `bikepathd sync consent trips on` sends it" }
+            return nil
         }
     }
 
@@ -62,7 +80,7 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             try options.run { try store.rejectDraft(id) }
-            options.emit(["id": id, "state": DraftState.rejected.rawValue]) { "draft \(id) rejected" }
+            options.emit(DraftJSON.Transition(id: id, state: DraftState.rejected.rawValue)) { "draft \(id) rejected" }
         }
     }
 
@@ -97,7 +115,7 @@ struct DraftsCommand: ParsableCommand {
             let edits = try parseEdits(tripStart: SampleTime(nanoseconds: start))
             for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
-            options.emit(DraftJSON(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
+            options.emit(DraftJSON.draft(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
         }
 
         private func parseEdits(tripStart: SampleTime) throws -> [DraftEdit] {
@@ -132,21 +150,6 @@ struct DraftsCommand: ParsableCommand {
 
 extension DraftState: ExpressibleByArgument {}
 extension PathStatus: ExpressibleByArgument {}
-
-/// A draft as `drafts show --json` prints it: the document plus `heldBack`, the number
-/// of candidates the review budget held back.
-struct DraftJSON: Encodable {
-    let draft: DraftDocument
-    init(_ draft: DraftDocument) { self.draft = draft }
-
-    private enum Keys: String, CodingKey { case heldBack }
-
-    func encode(to encoder: any Encoder) throws {
-        try draft.encode(to: encoder)
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(draft.heldBackCount, forKey: .heldBack)
-    }
-}
 
 enum DraftText {
     static func render(_ d: DraftDocument) -> String {

@@ -11,7 +11,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "Trip id (see `bikepathd drafts list`).") var trip: String
 
     func run() throws {
-        let store = try options.open()
+        let store = try options.openForReading()
         print(try options.run { try store.export(trip: trip, format: format) }, terminator: "")
     }
 }
@@ -26,7 +26,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() throws {
-        let store = try options.open()
+        let store = try options.openForReading()
         let s = try options.run { try store.statistics() }
         options.emit(s) {
             var lines = [

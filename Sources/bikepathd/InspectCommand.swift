@@ -6,7 +6,8 @@ import BikePathSensors
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show a recording's header, record counts, time span and any damage (truncation, corruption)."
+        abstract: "Show a recording's header, record counts, time span and any damage (truncation, corruption).",
+        discussion: "Exit codes: 0 intact; 1 not a readable recording; 2 damaged (what could be read is shown)."
     )
 
     @Argument(help: "A recording (.bpr).")
@@ -32,7 +33,8 @@ struct InspectCommand: ParsableCommand {
             }
             if backwards > 0 { print("note: \(backwards) records earlier than the one before them") }
             for p in report.problems { print("problem: \(p)") }
-            if report.problems.isEmpty { print("status: intact") }
+            print(report.problems.isEmpty ? "status: intact" : "status: damaged (\(report.problems.count) problem(s))")
+            if !report.problems.isEmpty { throw ExitCode(2) }
         }
     }
 }

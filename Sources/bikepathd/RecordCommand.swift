@@ -16,14 +16,17 @@ import Glibc
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record the live sensors to a recording file (SIGINT/SIGTERM to stop).")
+        abstract: "Record the live sensors to a recording file (SIGINT/SIGTERM to stop).",
+        discussion: "Exit codes: 0 something was recorded; 1 an error; 3 no sensor delivered anything (the file holds only its header).")
 
     @Argument(help: ArgumentHelp("Recording to write (.bpr).", valueName: "out")) var output: String
     @OptionGroup var sensors: SensorOptions
     @Option(help: ArgumentHelp("Write the chain's outputs here as JSON lines (as `replay --json`).", valueName: "file"))
     var outputs: String?
     @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).") var seconds: Double?
-    @Flag(help: "Replace OUT if it exists.") var overwrite = false
+    @Flag(help: "Replace OUT if it exists.") var force = false
+    /// The old spelling, kept working for scripts.
+    @Flag(name: .customLong("overwrite"), help: .hidden) var overwriteAlias = false
     @Flag(help: "Enable crash (SOS) detection in the live chain, as `replay --crash-detection`.") var crashDetection = false
     @Option(help: ArgumentHelp("Take `bikepathd mark --socket PATH` here: each mark is written as a rider label (for `evaluate`).",
                                valueName: "path"))
@@ -33,16 +36,17 @@ struct RecordCommand: AsyncParsableCommand {
         let signals = SignalEvents.stream([SIGTERM, SIGINT])
         var logger = Logger(label: "bikepath.record")
         logger.logLevel = .warning
+        let gpsd = sensors.gpsd, iio = sensors.iio
         let header = RecordingHeader(
             createdUTC: UTCTime(nanosecondsSince1970: EdgeClock.realtimeNanoseconds()),
             createdAtMonotonic: EdgeClock.monotonic(), source: "live",
-            sourceDetail: "gpsd \(sensors.gpsdHost):\(sensors.gpsdPort), iio \(sensors.iioURI)",
+            sourceDetail: "gpsd \(gpsd.host):\(gpsd.port), iio \(iio.uri)",
             writer: "bikepathd record \(BikePathCommand.configuration.version)",
             sensors: [.init(id: "gnss", kind: "gnss", name: "gpsd", unit: "nmea0183"),
-                      .init(id: "imu", kind: "imu", name: sensors.iioDevice ?? "iio", rateHz: sensors.imuRate, unit: "si")])
+                      .init(id: "imu", kind: "imu", name: iio.deviceName ?? "iio", rateHz: iio.samplingFrequency, unit: "si")])
         let writer: RecordingWriter
         do {
-            writer = try RecordingWriter(path: output, header: header, overwrite: overwrite, syncPolicy: .everyFlush)
+            writer = try RecordingWriter(path: output, header: header, overwrite: force || overwriteAlias, syncPolicy: .everyFlush)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -53,7 +57,7 @@ struct RecordCommand: AsyncParsableCommand {
             }
             outputsFile = h
         }
-        let sources = LiveSources(gnss: sensors.gpsd, imu: sensors.iio, logger: logger)
+        let sources = LiveSources(gnss: gpsd, imu: iio, logger: logger)
         let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection)
         var markServer: StatusServer?
         if let markSocket {
@@ -101,6 +105,10 @@ struct RecordCommand: AsyncParsableCommand {
             \(writer.bytesWritten) bytes; chain outputs \(recorder.outputCount); \
             gpsd drops \(g.deliveryDrops), IMU overruns \(i.overruns)
             """)
+        if recorder.records == 0 {
+            ImportCommand.stderrLine("error: nothing was recorded: neither gpsd (\(gpsd.host):\(gpsd.port)) nor the IMU (\(iio.uri)) delivered data — `bikepathd diagnose` says why")
+            throw ExitCode(3)
+        }
     }
 }
 

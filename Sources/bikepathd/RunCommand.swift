@@ -71,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if let moved = store.openReport.movedAsideTo {
-            logger.error("the store was unreadable and was moved aside to \(moved): \(store.openReport.movedAsideReason ?? "")")
+            logger.critical("the store was unusable and was moved aside to \(moved) (kept there); recording into a fresh, empty store: \(store.openReport.movedAsideReason ?? "")")
         }
 
         let openTrip = try decideOpenTrip(store: store, configuration: configuration, live: live, logger: logger)
@@ -91,7 +91,8 @@ struct RunCommand: AsyncParsableCommand {
         let statusPath = configuration.status.socket
         let storePath = configuration.store.path
         let status: @Sendable () -> DaemonStatus = {
-            Self.status(board: board, sensors: liveSources, startedAt: startedAt, storePath: storePath, syncProblem: syncProblem)
+            Self.status(board: board, sensors: liveSources, startedAt: startedAt, storePath: storePath,
+                        problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store))
         }
         do {
             server.value = try StatusServer(path: statusPath, status: status, mark: { [marks = loop.marks] kind, reply in
@@ -200,13 +201,18 @@ struct RunCommand: AsyncParsableCommand {
         return open.id
     }
 
+    /// The store's problems (moved aside, withheld SOS, failed retention, disk full), or why it could not be asked.
+    static func storeProblems(_ store: Store) -> [String] {
+        do { return try store.diagnostics().problems } catch { return ["store: cannot read its diagnostics: \(error)"] }
+    }
+
     static func status(board: StatusBoard, sensors: LiveSources?, startedAt: SampleTime, storePath: String,
-                       syncProblem: String?) -> DaemonStatus {
+                       problems: [String]) -> DaemonStatus {
         let p = board.pipeline
         let s = board.sync
         let now = EdgeClock.monotonic()
         var degraded = sensors?.degradedReasons ?? []
-        if let syncProblem { degraded.append(syncProblem) }
+        degraded += problems
         if s.succeeded == false, let result = s.lastResult { degraded.append("network: sync \(result)") }
         let gnss: DaemonStatus.GNSS
         let imu: DaemonStatus.IMU

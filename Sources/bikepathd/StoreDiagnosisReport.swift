@@ -13,11 +13,8 @@ struct StoreDiagnosisReport: Codable {
 
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
     static func read(path: String) -> StoreDiagnosisReport {
-        guard FileManager.default.fileExists(atPath: path) else {
-            return StoreDiagnosisReport(path: path, error: "no store at \(path) (the daemon has not run, or --db points elsewhere)")
-        }
         do {
-            let store = try Store.open(path: path)
+            let store = try Store.open(path: path, mode: .readOnly)
             return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
                                         calibration: try store.calibrationReport())
         } catch {
@@ -29,14 +26,7 @@ struct StoreDiagnosisReport: Codable {
     var problems: [String] {
         var lines: [String] = []
         if let error { lines.append("store: \(error) — check --db / store.path and the directory's permissions") }
-        if let s = store {
-            if s.diskFullFailedCommits > 0 {
-                lines.append("store: the disk was full (\(s.diskFullFailedCommits) commits failed, \(s.diskFullDroppedPoints) track points dropped, events kept) — free space on the SD card or lower store.budget_mb")
-            }
-            if s.usedBytes > s.budgetBytes {
-                lines.append("store: \(mb(s.usedBytes)) used, over the \(mb(s.budgetBytes)) budget — sync and confirm or reject drafts so retention can free space")
-            }
-        }
+        lines += store?.problems ?? []
         for q in sync?.quarantined ?? [] {
             lines.append("sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; fix the cause, then re-queue or reject it")
         }
@@ -46,7 +36,7 @@ struct StoreDiagnosisReport: Codable {
     var text: String {
         var out = ["store \(path)"]
         if let s = store {
-            out.append("  used \(mb(s.usedBytes)) of \(mb(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)")
+            out.append("  used \(megabytes(s.usedBytes)) of \(megabytes(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)")
             out.append("  outbox: \(s.outboxPending) pending, \(s.outboxQuarantined) quarantined")
         }
         if let calibration {
@@ -60,5 +50,3 @@ struct StoreDiagnosisReport: Codable {
         return out.joined(separator: "\n")
     }
 }
-
-private func mb(_ bytes: Int64) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }

@@ -3,24 +3,37 @@ import BikePathDaemon
 import BikePathStore
 import Foundation
 
-/// `--db PATH` and `--json`, shared by every store subcommand.
+/// `--db PATH`, `--config FILE` and `--json`, shared by every store subcommand.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else the daemon's default store.path).")
+    @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
     var databasePath: String?
+
+    @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
+    var config: String?
 
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
-    var path: String { databasePath ?? Self.defaultPath }
+    var path: String { databasePath ?? Self.defaultPath(configuration: fileConfiguration) }
 
-    /// The daemon's own default, so that the CLI on a device finds the running store.
-    static var defaultPath: String {
-        ProcessInfo.processInfo.environment["BIKEPATHD_DB"] ?? DaemonConfiguration().store.path
+    /// The configuration file, read like `run` reads it; a bad file ends the command (exit 78).
+    var fileConfiguration: DaemonConfiguration { configurationFile(config) }
+
+    /// The daemon's own store, so that the CLI on a device finds the running store.
+    static func defaultPath(configuration: DaemonConfiguration) -> String {
+        ProcessInfo.processInfo.environment["BIKEPATHD_DB"] ?? configuration.store.path
     }
 
-    /// Opens the store; a store error becomes a clear message and exit code 1.
+    /// Opens an existing, healthy store for reading; a missing or damaged file is
+    /// named and the command ends with exit code 1, the file left as it was.
+    func openForReading() throws -> Store {
+        try run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .readOnly) }
+    }
+
+    /// Opens an existing, healthy store for an edit (confirm, reject, consent).
+    /// Only the daemon creates a store or moves a damaged one aside.
     func open() throws -> Store {
-        try run { try Store.open(path: path) }
+        try run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .existing) }
     }
 
     /// Runs `body`; a `StoreError` is printed (as JSON with --json) and ends the command with exit code 1.

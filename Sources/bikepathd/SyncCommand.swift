@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathCore
+import BikePathDaemon
 import BikePathStore
 import BikePathSync
 import Dispatch
@@ -87,28 +88,37 @@ struct SyncCommand: AsyncParsableCommand {
     struct ConsentCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "consent",
-            abstract: "Show or set what may be sent: trips (trips and drafts), sos, live. Everything starts off.")
+            abstract: "Show or set what may be sent: trips (trips and drafts), sos, live. Everything starts off.",
+            discussion: """
+                The rider's consent, kept in the store, is the one switch sync reads (docs/sync.md). \
+                'on' sends everything queued under the stream, including drafts confirmed and SOS raised while it was off; \
+                'off' keeps the stream's queued records on the device at once. \
+                A privacy.share_* key set to false in the configuration file forbids a stream (turning it on is refused), \
+                and crash.enabled = true needs SOS sharing (turning it off is refused).
+                """)
         @OptionGroup var options: StoreOptions
         @Argument(help: "Stream: trips, sos or live.") var stream: String?
         @Argument(help: "on or off.") var value: String?
-        @Flag(name: .customLong("release-withheld"), help: "With 'on': also send records withheld while the stream was off.")
-        var releaseWithheld = false
+        /// Kept for scripts: 'on' now always sends what was withheld.
+        @Flag(name: .customLong("release-withheld"), help: .hidden) var releaseWithheld = false
 
         func run() throws {
-            let store = try options.open()
+            let store = try stream == nil ? options.openForReading() : options.open()
             if let stream {
                 let streams = ["trips": SyncStream.tripsAndDrafts, "sos": .sos, "live": .livePosition]
                 guard let s = streams[stream] else { throw ValidationError("stream must be trips, sos or live") }
                 guard let value, value == "on" || value == "off" else { throw ValidationError("say on or off") }
-                try options.run {
-                    try SyncSettings.setConsent(store, s, value == "on")
-                    if value == "on", releaseWithheld { try store.releaseWithheld(kinds: SyncSettings.kinds(of: s)) }
+                let file = options.fileConfiguration
+                if value == "on", file.privacy.ceiling(s) == false {
+                    options.fail("\(DaemonConfiguration.Privacy.key(s)) is false in the configuration file: \(stream) stays off — change it there first")
                 }
+                if value == "off", s == .sos, file.crash.enabled {
+                    options.fail("crash detection is on (crash.enabled in the configuration file): an SOS must be able to leave the device — disable crash detection first")
+                }
+                try options.run { try SyncSettings.setConsent(store, s, value == "on") }
             }
             let c = try options.run { try SyncSettings.consent(store) }
-            options.emit(c) {
-                "trips and drafts: \(c.tripsAndDrafts ? "on" : "off")\nsos: \(c.sos ? "on" : "off")\nlive position: \(c.livePosition ? "on" : "off")"
-            }
+            options.emit(c) { ConsentText.render(c) }
         }
     }
 
@@ -123,7 +133,8 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters: Double?
 
         func run() throws {
-            let store = try options.open()
+            let changes = !addZone.isEmpty || !removeZone.isEmpty || trimSeconds != nil || trimMeters != nil
+            let store = try changes ? options.open() : options.openForReading()
             var p = try options.run { try SyncSettings.privacy(store) }
             for z in addZone {
                 let f = z.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -144,7 +155,7 @@ struct SyncCommand: AsyncParsableCommand {
                 p.trim.meters = trimMeters
             }
             let settings = p
-            try options.run { try SyncSettings.setPrivacy(store, settings) }
+            if changes { try options.run { try SyncSettings.setPrivacy(store, settings) } }
             options.emit(settings) {
                 (["trim: \(settings.trim.seconds) s and \(settings.trim.meters) m at each end"]
                     + settings.zones.map { "zone \($0.name): \($0.center.latitude), \($0.center.longitude), \($0.radiusMeters) m" })
@@ -159,11 +170,13 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(help: "Sync log lines to show.") var lines = 20
 
         func run() throws {
-            let store = try options.open()
+            let store = try options.openForReading()
             let d = try options.run { try store.syncDiagnosis(logLines: lines) }
-            options.emit(d) {
+            let consent = try options.run { try SyncSettings.consent(store) }
+            options.emit(SyncStatusReport(consent: consent, sync: d)) {
                 func counts(_ m: [String: Int]) -> String { m.isEmpty ? "none" : m.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
-                var out = ["pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
+                var out = ["consent (`bikepathd sync consent`): " + ConsentText.render(consent).replacingOccurrences(of: "\n", with: ", "),
+                           "pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
                            "quarantined: \(d.quarantined.count)"]
                 out += d.quarantined.map { "  \($0.kind) \($0.id): \($0.reason)" }
                 out.append("sync log (newest first):")
@@ -171,5 +184,17 @@ struct SyncCommand: AsyncParsableCommand {
                 return out.joined(separator: "\n")
             }
         }
+    }
+}
+
+/// `sync status --json`: the rider's consent beside the outbox.
+struct SyncStatusReport: Encodable {
+    var consent: Consent
+    var sync: SyncDiagnosis
+}
+
+enum ConsentText {
+    static func render(_ c: Consent) -> String {
+        "trips and drafts: \(c.tripsAndDrafts ? "on" : "off")\nsos: \(c.sos ? "on" : "off")\nlive position: \(c.livePosition ? "on" : "off")"
     }
 }

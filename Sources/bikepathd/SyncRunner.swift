@@ -71,20 +71,22 @@ final class SyncRunner: Sendable {
         }
     }
 
-    /// The file's consent switches are a ceiling: one that is off turns the
-    /// stream off in the store too; one that is on leaves the rider's choice
-    /// (`bikepathd sync consent`) alone. Privacy zones from the file are added to
-    /// the store's, and the stricter trim wins.
+    /// The rider's consent in the store is the one switch sync reads. The file
+    /// only forbids: a `privacy.share_*` key written as false turns the stream
+    /// off (and `sync consent` refuses to turn it on); an absent key leaves the
+    /// rider's choice alone. Crash detection on means an SOS must be able to
+    /// leave, so it turns SOS sharing on (`config check` refuses it with
+    /// `share_sos = false`). Privacy zones from the file are added to the
+    /// store's, and the stricter trim wins.
     static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
         let consent = try SyncSettings.consent(store)
-        let ceiling: [(SyncStream, Bool, Bool, String)] = [
-            (.tripsAndDrafts, configuration.privacy.shareTrips, consent.tripsAndDrafts, "share_trips"),
-            (.sos, configuration.privacy.shareSOS, consent.sos, "share_sos"),
-            (.livePosition, configuration.privacy.shareLivePosition, consent.livePosition, "share_live_position"),
-        ]
-        for (stream, allowed, on, key) in ceiling where on && !allowed {
+        for stream in SyncStream.allCases where consent.allows(stream) && configuration.privacy.ceiling(stream) == false {
             try SyncSettings.setConsent(store, stream, false)
-            logger.notice("sync: privacy.\(key) is false in the configuration: \(stream.rawValue) turned off")
+            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
+        }
+        if configuration.crash.enabled && !consent.sos {
+            try SyncSettings.setConsent(store, .sos, true)
+            logger.notice("sync: crash detection is on, so SOS sharing was turned on: an SOS that cannot leave the device is worse than none")
         }
         var privacy = try SyncSettings.privacy(store)
         for zone in configuration.privacy.zones {

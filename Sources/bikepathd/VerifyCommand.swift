@@ -9,7 +9,7 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() throws {
-        let store = try options.open()
+        let store = try options.openForReading()
         let report = try options.run { try store.verify() }
         options.emit(report) {
             if let b = report.firstBreak {

@@ -51,9 +51,16 @@ struct CLITests {
         #expect(parsed.gnss.port == 4000)
         let json = try runBikepathd(["config", "show", "--config", file, "--json"])
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.stdout.utf8)).gnss.port == 3000)
-        let refused = try runBikepathd(["config", "show", "--config", file, "--store", "relative.db"])
+        let refused = try runBikepathd(["config", "show", "--config", file, "--db", "relative.db"])
         #expect(refused.status == 78)
-        #expect(refused.stderr == "--store: store.path: \"relative.db\" is not an absolute path\n")
+        #expect(refused.stderr == "--db: store.path: \"relative.db\" is not an absolute path\n")
+        // The old spellings still work (an installed unit or a script must not break) but are not shown.
+        let old = try runBikepathd(["config", "show", "--config", file, "--store", "/tmp/old.db", "--hub-url", "https://hub.example.org", "--json"])
+        let oldShown = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(old.stdout.utf8))
+        #expect(oldShown.store.path == "/tmp/old.db" && oldShown.sync.hubURL == "https://hub.example.org")
+        let help = try runBikepathd(["run", "--help"])
+        #expect(help.stdout.contains("--db <path>") && help.stdout.contains("--hub <url>"))
+        #expect(!help.stdout.contains("--store") && !help.stdout.contains("--hub-url"))
     }
 
     @Test("status asks a live server; text and --json")
@@ -83,7 +90,8 @@ struct CLITests {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         while f.server.tailClientCount < 1 { usleep(5_000) }
-        let events = (1...3).map { DaemonEvent(time: "2026-11-21T14:00:0\($0).000Z", kind: "obstacle", message: "bump \($0)") }
+        let events = (1...3).map { DaemonEvent(time: "2026-11-21T14:00:0\($0).000Z", kind: "obstacle", message: "bump \($0)",
+                                               fields: ["peak_mps2": "4.5", "trip": "1234"]) }
         for e in events { f.server.publish(e) }
         // Stopping the server closes the stream: tail exits by itself.
         usleep(100_000)
@@ -92,7 +100,14 @@ struct CLITests {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-        #expect(try lines.map { try StatusJSON.decode(DaemonEvent.self, from: $0) } == events)
+        // docs/json.md: schema 1, `type` and `utc`, numbers as numbers where the key names a unit, ids stay text.
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.count == events.count)
+        for (object, event) in zip(objects, events) {
+            #expect(object["schema"] as? Int == 1 && object["type"] as? String == event.kind)
+            #expect(object["utc"] as? String == event.time && object["message"] as? String == event.message)
+            #expect(object["peak_mps2"] as? Double == 4.5 && object["trip"] as? String == "1234", "\(object)")
+        }
         #expect(process.terminationStatus == 0)
     }
 }

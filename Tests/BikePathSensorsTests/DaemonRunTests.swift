@@ -17,7 +17,7 @@ struct DaemonRunTests {
         defer { dir.remove() }
         let file = dir.url.appendingPathComponent("bikepathd.toml").path
         try "[gnss]\nport = 70000\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", file, "--store", dir.url.appendingPathComponent("s.sqlite").path],
+        let daemon = try ChildProcess(bikepathd, ["run", "--config", file, "--db", dir.url.appendingPathComponent("s.sqlite").path],
                                       output: dir.url.appendingPathComponent("log"))
         #expect(daemon.waitForExit() == 78)
         let log = try String(contentsOf: dir.url.appendingPathComponent("log"), encoding: .utf8)

@@ -83,7 +83,6 @@ struct EndToEndRealTests {
             socket = "\(path("status.sock"))"
             """.write(toFile: path("bikepathd.toml"), atomically: true, encoding: .utf8)
         let cli = CLI(binary: bikepathd, store: path("store.sqlite"), socket: path("status.sock"))
-        #expect(try cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
 
         let notify = try NotifyListener(path: path("notify.sock"))
         func startDaemon(_ n: Int) throws -> ChildProcess {
@@ -94,6 +93,8 @@ struct EndToEndRealTests {
         var daemon = try startDaemon(1)
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await RealDaemons.wait(timeout: 10) { notify.received.contains("READY=1") }, "READY=1 sent")
+        // The daemon made the store; the rider's consent goes into it (a CLI edit never creates a store).
+        #expect(try cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
 
         let feeder = try ChildProcess("python3", [
             RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",

@@ -39,7 +39,7 @@ struct ReplayRunTests {
         let bikepathd = try #require(builtExecutable("bikepathd"))
         let replay = try runProcess(bikepathd, ["replay", Self.ride, "--json"])
         #expect(replay.status == 0)
-        let obstacles = replay.out.split(separator: "\n").filter { $0.hasPrefix("{\"output\":\"obstacle\"") }.count
+        let obstacles = replay.out.split(separator: "\n").filter { $0.contains("\"type\":\"obstacle\"") }.count
         #expect(obstacles > 0)
         #expect(summary.obstacles == obstacles, "run --replay and replay use the same chain settings by default")
     }

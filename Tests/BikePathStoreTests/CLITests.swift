@@ -5,14 +5,7 @@ import Testing
 
 /// The `bikepathd drafts|export|stats` commands, run as a rider would.
 @Suite struct CLITests {
-    private func prepared() throws -> (binary: String, dir: TempDir, db: String) {
-        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
-        let dir = try TempDir()
-        let db = dir.file("s.db")
-        let result = try runProcess(binary, ["store-replay", "--db", db, "--trips", "2", "--seconds-per-trip", "300"])
-        #expect(result.status == 0, "\(result.err)")
-        return (binary, dir, db)
-    }
+    private func prepared() throws -> (binary: String, dir: TempDir, db: String) { try storeWithTwoRides() }
 
     private func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
@@ -21,7 +14,9 @@ import Testing
         defer { dir.cleanup() }
         let list = try runProcess(bin, ["drafts", "list", "--db", db, "--json"])
         #expect(list.status == 0)
-        let drafts = try #require(try json(list.out) as? [[String: Any]])
+        let listed = try #require(try json(list.out) as? [String: Any])
+        #expect(listed["schema"] as? Int == 1)
+        let drafts = try #require(listed["drafts"] as? [[String: Any]])
         #expect(drafts.count == 2)
         let id = try #require(drafts[0]["id"] as? String)
 
@@ -34,18 +29,16 @@ import Testing
                                         "--add", "pothole@52.52,13.41", "--add", "bump@100", "--path-status", "medium"])
         #expect(edit.status == 0, "\(edit.err)")
         let edited = try #require(try json(edit.out) as? [String: Any])
-        #expect(edited["pathStatus"] as? String == "medium")
+        #expect(edited["path_status"] as? String == "medium")
         let editedObstacles = try #require(edited["obstacles"] as? [[String: Any]])
         #expect(editedObstacles.count == obstacles.count + 2)
         // "bump@100" is 100 s after the trip's start.
-        let trip = try #require(doc["trip"] as? [String: Any])
-        let start = try #require(trip["startTimeNanoseconds"] as? Int64)
         #expect(editedObstacles.contains { $0["kind"] as? String == "bump" && $0["origin"] as? String == "rider"
-            && $0["timeNanoseconds"] as? Int64 == start + 100_000_000_000 })
+            && abs(($0["offset_s"] as? Double ?? 0) - 100) < 1e-6 })
 
         let confirm = try runProcess(bin, ["drafts", "confirm", id, "--db", db, "--json"])
         #expect(confirm.status == 0)
-        #expect((try json(confirm.out) as? [String: String])?["state"] == "queued")
+        #expect((try json(confirm.out) as? [String: Any])?["state"] as? String == "queued")
 
         // Wrong state: a queued draft cannot be confirmed again or edited.
         let again = try runProcess(bin, ["drafts", "confirm", id, "--db", db])
@@ -95,6 +88,72 @@ import Testing
         defer { dir.cleanup() }
         let r = try runProcess(binary, ["drafts", "list", "--db", dir.file("missing-dir/s.db")])
         #expect(r.status == 1)
-        #expect(r.err.contains("is not writable"))
+        #expect(r.err.contains("no store at \(dir.file("missing-dir/s.db"))"), "\(r.err)")
+    }
+
+    /// Issue 13 item 2: a mistyped --db used to create an empty store and say "no drafts" (exit 0).
+    @Test func readAndEditCommandsRefuseAMissingStoreAndCreateNothing() throws {
+        let binary = try #require(bikepathdPath())
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("typo.db")
+        for args in [["drafts", "list"], ["drafts", "show", "x"], ["drafts", "confirm", "x"], ["verify"], ["stats"],
+                     ["export", "x"], ["sync", "status"], ["sync", "consent"], ["sync", "consent", "trips", "on"]] {
+            let r = try runProcess(binary, args + ["--db", db])
+            #expect(r.status == 1, "\(args): \(r.out)")
+            #expect(r.err.contains("no store at \(db)"), "\(args): \(r.err)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "\(args) created a file")
+        }
+    }
+
+    /// Issue 13 item 1: `verify` on a damaged store moved it aside, started an empty
+    /// one and said "ok: 0 link(s)" with exit 0. Now every read names the damage,
+    /// exits non-zero and leaves the file alone.
+    @Test func readCommandsNameADamagedStoreAndLeaveItAlone() throws {
+        let (bin, dir, db) = try prepared()
+        defer { dir.cleanup() }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: db))
+        // Overwrite the middle of the file: pages are damaged, the header still says SQLite.
+        let middle = bytes.count / 2
+        bytes.replaceSubrange(middle..<(middle + 8192), with: Data(repeating: 0xA5, count: 8192))
+        try bytes.write(to: URL(fileURLWithPath: db))
+        // SQLite's own -wal/-shm companions may appear beside the file (a reader of a WAL
+        // database needs them); no other file may: nothing moved aside, nothing new.
+        func files() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted()
+        }
+        let before = try files()
+        for args in [["verify"], ["drafts", "list"], ["stats"], ["export", "x"], ["sync", "status"], ["drafts", "confirm", "x"]] {
+            let r = try runProcess(bin, args + ["--db", db])
+            #expect(r.status != 0, "\(args): \(r.out)")
+            #expect(r.err.contains("is damaged") && r.err.contains("left untouched"), "\(args): \(r.err)")
+            #expect(try files() == before, "\(args) moved or created a file")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes, "\(args) changed the file")
+        }
+        // The daemon's open does move it aside, keeps it, and says so in `diagnose`.
+        let store = try Store.open(path: db)
+        #expect(store.openReport.movedAsideTo == db + ".corrupt-1")
+        try store.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db + ".corrupt-1")) == bytes)
+        let diagnose = try runProcess(bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
+        #expect(diagnose.out.contains("moved to \(db).corrupt-1"), "\(diagnose.out)")
+    }
+
+    /// Issue 16 item 13 (the read side is issue 13's): `stats` and `verify` on a store
+    /// on a read-only mount. The store is opened read-only, and the daemon keeps its
+    /// -wal/-shm files (SQLITE_FCNTL_PERSIST_WAL), without which SQLite cannot read a
+    /// WAL database there.
+    @Test func readCommandsWorkOnAReadOnlyMount() throws {
+        guard isRoot else {
+            #expect(!isCI, "needs root for a mount namespace")
+            return
+        }
+        let (bin, dir, db) = try prepared()
+        defer { dir.cleanup() }
+        let script = "mount --bind \(dir.path) \(dir.path) && mount -o remount,ro,bind \(dir.path) && "
+            + "\(bin) stats --db \(db) && \(bin) verify --db \(db) && \(bin) drafts list --db \(db)"
+        let r = try runProcess("/usr/bin/unshare", ["-m", "sh", "-c", script])
+        #expect(r.status == 0, "\(r.out)\n\(r.err)")
+        #expect(r.out.contains("trips: 2") && r.out.contains("ok: ") && r.out.contains("pending"), "\(r.out)")
     }
 }

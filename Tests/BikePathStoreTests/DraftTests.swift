@@ -104,4 +104,39 @@ import Testing
         let sent = try JSONDecoder().decode(DraftDocument.self, from: Data(payload.utf8))
         #expect(sent.pathStatus == .requiresMaintenance && sent.obstacles.count == after.obstacles.count)
     }
+
+    /// Issue 13 item 8: an obstacle 5,500 km from the route, at +99999 s or −5 s,
+    /// and a second drop of a dropped obstacle were all accepted (the last as a new revision).
+    @Test func editsThatMakeNoSenseAreRefusedAndLeaveNoRevision() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithDrafts(dir, trips: 1)
+        let id = try #require(try store.listDrafts().first?.id)
+        let doc = try store.draft(id)
+        let start = SampleTime(nanoseconds: doc.trip.startTimeNanoseconds)
+        let obstacle = try #require(doc.obstacles.first)
+        try store.editDraft(id, .dropObstacle(obstacleID: obstacle.id))
+        let editsBefore = try store.draft(id).edits.count
+
+        func refused(_ edit: DraftEdit, _ phrase: String) {
+            do {
+                try store.editDraft(id, edit)
+                Issue.record("accepted: \(edit)")
+            } catch let StoreError.invalidEdit(reason) {
+                #expect(reason.contains(phrase), "\(reason)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        refused(.addObstacle(.pothole, time: nil, coordinate: Coordinate(latitude: 40.7128, longitude: -74.006)), "from the trip's path")
+        refused(.addObstacle(.pothole, time: start + 99_999, coordinate: nil), "outside the trip")
+        refused(.addObstacle(.pothole, time: start + (-5), coordinate: nil), "outside the trip")
+        refused(.dropObstacle(obstacleID: obstacle.id), "already dropped")
+        refused(.setObstacleKind(obstacleID: obstacle.id, obstacle.kind), "already \(obstacle.kind.rawValue)")
+        #expect(try store.draft(id).edits.count == editsBefore, "a refused edit leaves no revision")
+
+        // On the path and inside the trip is accepted.
+        let onPath = try #require(doc.path.dropFirst(3).first)
+        #expect(try store.editDraft(id, .addObstacle(.bump, time: nil, coordinate: onPath)) != nil)
+    }
 }

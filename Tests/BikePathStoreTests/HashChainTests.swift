@@ -19,8 +19,11 @@ import Testing
         let store = try chainedStore(dir)
         let report = try store.verify()
         let events = try store.count("SELECT COUNT(*) FROM events")
+        let trips = try store.count("SELECT COUNT(*) FROM trips WHERE state = 'closed'")
+        let outbox = try store.count("SELECT COUNT(*) FROM outbox")
         #expect(report.ok)
-        #expect(report.links == events + 1)  // every event plus the confirmed draft
+        // Every event, the confirmed draft, every closed trip and every queued outbox record.
+        #expect(report.links == events + 1 + trips + outbox)
     }
 
     /// Flips one byte of one stored value through raw SQL, as someone editing the file would.
@@ -114,7 +117,37 @@ import Testing
         try store.queue.write { db in try db.execute(sql: "UPDATE events SET peak = 99 WHERE rowid = 3") }
         let result = try runProcess(binary, ["verify", "--db", dir.file("s.db")])
         #expect(result.status == 2)
-        #expect(result.out.contains("BROKEN at link 3"))
+        #expect(result.out.contains("BROKEN at link") && result.out.contains("(event "), "\(result.out)")
+    }
+
+    /// Issue 13 item 6: editing the outbox row ("dropped":true → false published a
+    /// rider-dropped obstacle), the trip's distance, or its track points passed `verify`.
+    @Test(arguments: [
+        ("outbox", "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'"),
+        ("trip", "UPDATE trips SET distance_m = distance_m * 10 WHERE state = 'closed'"),
+        ("trip", "UPDATE track_points SET lat = lat + 0.001 WHERE time_ns IN (SELECT time_ns FROM track_points ORDER BY time_ns LIMIT 5 OFFSET 40)"),
+    ])
+    func changingWhatIsPublishedIsReported(kind: String, sql: String) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 2, seconds: 300)
+        let id = try #require(try store.listDrafts().first?.id)
+        let dropped = try #require(try store.draft(id).obstacles.first?.id)
+        try store.editDraft(id, .dropObstacle(obstacleID: dropped))
+        try store.confirmDraft(id)
+        #expect(try store.verify().ok)
+        let changed = try store.queue.write { db -> Int in
+            try db.execute(sql: sql)
+            return db.changesCount
+        }
+        #expect(changed > 0, "the edit must hit something: \(sql)")
+        let report = try store.verify()
+        #expect(report.firstBreak?.recordKind == kind, "\(report)")
+        if kind == "outbox" {
+            let item = try #require(try store.outboxPending().first { $0.kind == .confirmation })
+            #expect(try store.outboxIntegrityProblem(item)?.contains("changed after it was queued") == true)
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import BikePathCore
 import Foundation
 import BikePathTestSupport
 import GRDB
+import Testing
 @testable import BikePathStore
 
 var isRoot: Bool { getuid() == 0 }
@@ -24,4 +25,15 @@ extension Store {
     func count(_ sql: String) throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
+}
+
+/// The bikepathd binary and a store of two synthetic 300 s rides made by
+/// `bikepathd store-replay`, as a rider's CLI finds it.
+func storeWithTwoRides() throws -> (binary: String, dir: TempDir, db: String) {
+    let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+    let dir = try TempDir()
+    let db = dir.file("s.db")
+    let result = try runProcess(binary, ["store-replay", "--db", db, "--trips", "2", "--seconds-per-trip", "300"])
+    #expect(result.status == 0, "\(result.err)")
+    return (binary, dir, db)
 }

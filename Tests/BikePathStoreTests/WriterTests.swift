@@ -77,7 +77,8 @@ import Testing
         #expect(rate == 200)
         #expect(blob.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == window)
         let report = try store.verify()
-        #expect(report.ok && report.links == 1, "the window hash is part of the SOS row: \(report)")
+        // The SOS event and its outbox record.
+        #expect(report.ok && report.links == 2, "the window hash is part of the SOS row: \(report)")
     }
 
     @Test func downsamplesByDistanceAndTime() throws {

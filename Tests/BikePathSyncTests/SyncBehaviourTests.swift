@@ -153,6 +153,49 @@ import Testing
         try device.verifyHub(hub)
     }
 
+    /// Issue 13 item 6: an outbox row edited on the card ("dropped":true → false)
+    /// published a rider-dropped obstacle. The upload now refuses any record whose
+    /// bytes differ from what the hash chain linked when it was queued.
+    @Test(.timeLimit(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
+        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        defer { device.dir.cleanup() }
+        let id = try #require(try device.store.listDrafts().first?.id)
+        let obstacle = try #require(try device.store.draft(id).obstacles.first?.id)
+        try device.store.editDraft(id, .dropObstacle(obstacleID: obstacle))
+        try device.store.confirmDraft(id)
+        let q = try DatabaseQueue(path: device.dbPath)
+        try await q.write { db in
+            try db.execute(sql: "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'")
+            #expect(db.changesCount == 1)
+        }
+        try q.close()
+        let hub = try device.hub()
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            _ = try await drain(device.engine(client))
+        }
+        #expect(!(try hub.records().contains { $0.kind == "confirmation" }), "the edited confirmation never left")
+        let quarantined = try device.store.syncDiagnosis().quarantined
+        #expect(quarantined.contains { $0.id == id && $0.reason.contains("changed after it was queued") }, "\(quarantined)")
+    }
+
+    /// Issue 13 item 7: stored privacy settings that could not be read fell back to
+    /// "no zones", so positions inside the rider's zones went out. Now nothing goes.
+    @Test(.timeLimit(.minutes(2))) func unreadablePrivacySettingsSendNothing() async throws {
+        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        defer { device.dir.cleanup() }
+        try device.store.setMetaValue(Store.privacyKey, "{\"zones\": 7}")
+        #expect(throws: StoreError.self) { try SyncSettings.privacy(device.store) }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        try await withClient(device, url: hub.url) { client in
+            let result = await device.engine(client).syncOnce()
+            guard case .failed(let reason, _) = result else { throw TestFailure(description: "sent with unreadable privacy settings: \(result)") }
+            #expect(reason.contains("sync.privacy") && reason.contains("cannot be read"), "\(reason)")
+        }
+        #expect(try hub.records().isEmpty, "nothing left the device")
+    }
+
     @Test(.timeLimit(.minutes(2))) func badTokenStopsSyncing() async throws {
         let device = try Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }

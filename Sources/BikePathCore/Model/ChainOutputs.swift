@@ -129,12 +129,16 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     public var coordinate: Coordinate
     public var altitudeMSL: Double?
     public var speed: Double
-    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double) {
+    /// The chain counted this point as riding (fast enough, not stationary or in a
+    /// vehicle): distance and moving time add up only over such points.
+    public var moving: Bool
+    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true) {
         self.time = time
         self.utc = utc
         self.coordinate = coordinate
         self.altitudeMSL = altitudeMSL
         self.speed = speed
+        self.moving = moving
     }
 }
 

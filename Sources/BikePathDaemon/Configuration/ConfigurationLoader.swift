@@ -22,6 +22,7 @@ public enum ConfigurationLoader {
         var reader = TableReader(path: [], table: root, problems: problems)
         read(&reader, into: &configuration)
         reader.finish()
+        checkCrashDetectionCanSendSOS(configuration, problems)
         if !problems.problems.isEmpty {
             // In file order, so the list reads top to bottom like the file.
             let ordered = problems.problems.enumerated().sorted {
@@ -30,6 +31,19 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: ordered)
         }
         return configuration
+    }
+
+    /// An SOS that cannot leave the device is worse than none (the rider believes
+    /// help is called): crash detection needs a hub and SOS sharing not forbidden.
+    /// With both, `run` turns SOS sharing on (docs/sync.md).
+    static func checkCrashDetectionCanSendSOS(_ c: DaemonConfiguration, _ problems: ProblemCollector) {
+        guard c.crash.enabled else { return }
+        if c.privacy.shareSOS == false {
+            problems.report(["privacy", "share_sos"], "is false while crash.enabled is true: every SOS would stay on the device; set share_sos = true (or remove it) or disable crash detection")
+        }
+        if c.sync.hubURL.isEmpty {
+            problems.report(["crash", "enabled"], "is true but sync.hub_url is empty: an SOS could never be sent; set sync.hub_url or disable crash detection")
+        }
     }
 
     /// Reads a file. A missing file is an error unless `missingIsDefault` (the
@@ -50,6 +64,12 @@ public enum ConfigurationLoader {
             throw ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: "not UTF-8 text")])
         }
         return try parse(text, file: path)
+    }
+
+    /// The file a command's `--config` names, or the default path (a missing
+    /// default file means the defaults). Every command reads its defaults this way.
+    public static func load(flag: String?) throws(ConfigurationError) -> DaemonConfiguration {
+        try load(path: flag ?? DaemonConfiguration.defaultPath, missingIsDefault: flag == nil)
     }
 
     // The one place that knows every key; docs/configuration.md mirrors it

@@ -45,8 +45,8 @@ extension DaemonConfiguration {
         set(o.imuURI, "iio-uri", "imu.uri", Checks.iioURI) { c.imu.uri = $0 }
         set(o.imuDevice, "iio-device", "imu.device", { _ in nil }) { c.imu.device = $0 }
         set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) { c.imu.rateHz = $0 }
-        set(o.storePath, "store", "store.path", Checks.absolutePath) { c.store.path = $0 }
-        set(o.hubURL, "hub-url", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
+        set(o.storePath, "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
+        set(o.hubURL, "hub", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
         set(o.logLevel, "log-level", "log.level", { _ in nil }) { c.log.level = $0 }
         set(o.statusSocket, "status-socket", "status.socket", Checks.socketPath) { c.status.socket = $0 }
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }

@@ -27,9 +27,10 @@ extension DaemonConfiguration {
             "{ name = \(q($0.name)), lat = \(n($0.lat)), lon = \(n($0.lon)), radius_m = \(n($0.radiusM)) }"
         }
         section("privacy", [("zones", "[" + zones.joined(separator: ", ") + "]"),
-                            ("trim_s", n(privacy.trimS)), ("trim_m", n(privacy.trimM)),
-                            ("share_trips", "\(privacy.shareTrips)"), ("share_sos", "\(privacy.shareSOS)"),
-                            ("share_live_position", "\(privacy.shareLivePosition)")])
+                            ("trim_s", n(privacy.trimS)), ("trim_m", n(privacy.trimM))]
+                            // Absent means "the rider decides": shown only when the file sets it.
+                            + [("share_trips", privacy.shareTrips), ("share_sos", privacy.shareSOS),
+                               ("share_live_position", privacy.shareLivePosition)].compactMap { key, value in value.map { (key, "\($0)") } })
         section("sync", [("hub_url", q(sync.hubURL)), ("token_file", q(sync.tokenFile)),
                          ("ca_file", q(sync.caFile)), ("interval_s", n(sync.intervalS))])
         section("milestones", [("every_km", n(milestones.everyKm))])

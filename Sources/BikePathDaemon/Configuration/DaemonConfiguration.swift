@@ -106,10 +106,31 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         /// once the rider is both this long and this far from the start (and the end).
         public var trimS = 30.0
         public var trimM = 30.0
-        /// Consent: every stream is off until the rider turns it on.
-        public var shareTrips = false
-        public var shareSOS = false
-        public var shareLivePosition = false
+        /// An operator's ceiling on the rider's consent (docs/sync.md): false keeps
+        /// the stream off whatever the rider says; absent (nil) or true leaves the
+        /// choice to the rider (`bikepathd sync consent`), whose consent in the
+        /// store is the one switch sync reads.
+        public var shareTrips: Bool?
+        public var shareSOS: Bool?
+        public var shareLivePosition: Bool?
+
+        /// The file's ceiling for one stream; nil when the file leaves it to the rider.
+        public func ceiling(_ stream: SyncStream) -> Bool? {
+            switch stream {
+            case .tripsAndDrafts: shareTrips
+            case .sos: shareSOS
+            case .livePosition: shareLivePosition
+            }
+        }
+
+        /// The key that holds a stream's ceiling, for messages.
+        public static func key(_ stream: SyncStream) -> String {
+            switch stream {
+            case .tripsAndDrafts: "privacy.share_trips"
+            case .sos: "privacy.share_sos"
+            case .livePosition: "privacy.share_live_position"
+            }
+        }
         enum CodingKeys: String, CodingKey {
             case zones, trimS = "trim_s", trimM = "trim_m", shareTrips = "share_trips"
             case shareSOS = "share_sos", shareLivePosition = "share_live_position"

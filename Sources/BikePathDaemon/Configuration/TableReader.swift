@@ -73,6 +73,13 @@ struct TableReader {
         target = b
     }
 
+    /// A key whose absence means something (nil), not a default.
+    mutating func bool(_ key: String, _ target: inout Bool?) {
+        guard let v = value(key) else { return }
+        guard let b = v.bool else { return wrongType(key, v, expected: "true or false") }
+        target = b
+    }
+
     mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, _ target: inout E) where E.RawValue == String {
         guard let v = value(key) else { return }
         let names = E.allCases.map(\.rawValue).joined(separator: ", ")

@@ -12,21 +12,10 @@ public enum DouglasPeucker {
         var stack: [(Int, Int)] = [(0, points.count - 1)]
         while let (first, last) = stack.popLast() {
             guard last > first + 1 else { continue }
-            let (ax, ay) = xy[first], (bx, by) = xy[last]
-            let dx = bx - ax, dy = by - ay
-            let len2 = dx * dx + dy * dy
             var worst = first, worstDistance = -1.0
             for i in (first + 1)..<last {
-                let (px, py) = xy[i]
-                var d2: Double
-                if len2 == 0 {
-                    d2 = (px - ax) * (px - ax) + (py - ay) * (py - ay)
-                } else {
-                    // Distance to the segment, not the infinite line, so loops back are kept.
-                    let t = max(0, min(1, ((px - ax) * dx + (py - ay) * dy) / len2))
-                    let qx = ax + t * dx - px, qy = ay + t * dy - py
-                    d2 = qx * qx + qy * qy
-                }
+                // Distance to the segment, not the infinite line, so loops back are kept.
+                let d2 = LocalPlane.squaredDistance(xy[i], segment: xy[first], xy[last])
                 if d2 > worstDistance { worstDistance = d2; worst = i }
             }
             if worstDistance > tolerance * tolerance {
@@ -38,5 +27,20 @@ public enum DouglasPeucker {
         var out: [Coordinate] = []
         for i in points.indices where keep[i] { out.append(points[i]) }
         return out
+    }
+}
+
+extension Geodesic {
+    /// Metres from `point` to the nearest point of the polyline `path` (nil for an
+    /// empty path). Used to check that something placed on a trip lies on it.
+    public static func distance(from point: Coordinate, toPath path: [Coordinate]) -> Double? {
+        guard let first = path.first else { return nil }
+        let plane = LocalPlane(origin: point)
+        let p = plane.project(point)
+        var nearest = LocalPlane.squaredDistance(p, segment: plane.project(first), plane.project(first))
+        for (a, b) in zip(path, path.dropFirst()) {
+            nearest = min(nearest, LocalPlane.squaredDistance(p, segment: plane.project(a), plane.project(b)))
+        }
+        return nearest.squareRoot()
     }
 }

@@ -47,6 +47,16 @@ struct LocalPlane: Sendable, Equatable {
         ((c.longitude - origin.longitude) * eastPerDegree, (c.latitude - origin.latitude) * northPerDegree)
     }
 
+    /// Squared plane distance from `p` to the segment `a`–`b` (a point when a == b).
+    static func squaredDistance(_ p: (east: Double, north: Double), segment a: (east: Double, north: Double),
+                                _ b: (east: Double, north: Double)) -> Double {
+        let dx = b.east - a.east, dy = b.north - a.north
+        let len2 = dx * dx + dy * dy
+        let t = len2 == 0 ? 0 : max(0, min(1, ((p.east - a.east) * dx + (p.north - a.north) * dy) / len2))
+        let qx = a.east + t * dx - p.east, qy = a.north + t * dy - p.north
+        return qx * qx + qy * qy
+    }
+
     func unproject(east: Double, north: Double) -> Coordinate {
         Coordinate(latitude: origin.latitude + north / northPerDegree,
                    longitude: origin.longitude + east / eastPerDegree)

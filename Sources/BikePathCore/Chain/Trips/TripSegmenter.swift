@@ -16,7 +16,7 @@ struct TripSegmenter: Sendable {
         var start: SampleTime
         var startUTC: UTCTime?
         var explicit: Bool
-        var stats: TripStatisticsAccumulator
+        var stats: TripTotals
         var lastActive: SampleTime
         var lastActiveUTC: UTCTime?
         var lastFix: CleanFix?
@@ -82,7 +82,7 @@ struct TripSegmenter: Sendable {
 
     mutating func open(at time: SampleTime, utc: UTCTime?, explicit: Bool, into out: inout [ChainOutput]) {
         trip = OpenTrip(start: time, startUTC: utc, explicit: explicit,
-                        stats: TripStatisticsAccumulator(configuration: configuration),
+                        stats: TripTotals(configuration: configuration),
                         lastActive: time, lastActiveUTC: utc)
         out.append(.tripStarted(time, utc))
     }
@@ -91,20 +91,16 @@ struct TripSegmenter: Sendable {
         guard var t = trip else { return }
         let moving = fix.speed >= configuration.autoPauseBelowSpeed && activity != .motorVehicle
             && activity != .stationary
-        var step = 0.0, dt = 0.0
-        if let previous = t.lastFix {
-            step = Geodesic.distance(previous.smoothed, fix.smoothed)
-            dt = max(0, fix.time.secondsSince(previous.time))
-        }
-        lastStep = step
-        t.stats.add(fix, step: step, dt: dt, moving: moving && t.lastFix != nil)
+        let point = TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
+                               altitudeMSL: fix.altitude, speed: fix.speed, moving: moving)
+        t.stats.add(point)
+        lastStep = t.stats.lastStep
         path.append(fix.smoothed)
         t.lastFix = fix
         t.moving = moving
         if moving { t.lastActive = fix.time; t.lastActiveUTC = fix.utc }
         trip = t
-        out.append(.trackPoint(TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
-                                          altitudeMSL: fix.altitude, speed: fix.speed)))
+        out.append(.trackPoint(point))
         if !t.explicit && fix.time.secondsSince(t.lastActive) >= configuration.tripEndInactivitySeconds {
             close(at: t.lastActive, utc: t.lastActiveUTC, into: &out)
         }

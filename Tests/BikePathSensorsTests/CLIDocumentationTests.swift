@@ -1,0 +1,80 @@
+import BikePathTestSupport
+import Foundation
+import Testing
+
+/// docs/cli.md lists every command of `bikepathd --help` and, in its row, every
+/// flag that the command's `--help` shows; the old spellings stay out of both.
+@Suite struct CLIDocumentationTests {
+    private func help(_ arguments: [String]) throws -> String {
+        let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
+        let r = try runProcess(bikepathd, arguments + ["--help"])
+        #expect(r.status == 0, "\(arguments): \(r.err)")
+        return r.out
+    }
+
+    /// The long flags in a help text's USAGE (which names every option the command takes).
+    private func flags(_ help: String) -> Set<String> {
+        guard let usage = help.range(of: "USAGE:") else { return [] }
+        let end = help.range(of: "\n\n", range: usage.upperBound..<help.endIndex)?.lowerBound ?? help.endIndex
+        let text = String(help[usage.upperBound..<end])
+        let found = text.matches(of: #/--[a-z][a-z0-9-]*/#).map { String($0.output) }
+        return Set(found).subtracting(["--help", "--version"])
+    }
+
+    /// Rows of the commands table: the command cell's words and the flags cell.
+    private func rows() throws -> [(command: String, flags: String)] {
+        let doc = try String(contentsOfFile: Paths.root + "/docs/cli.md", encoding: .utf8)
+        let section = try #require(doc.components(separatedBy: "## Commands").last?.components(separatedBy: "## Exit codes").first)
+        return section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
+            // Cells split at unescaped pipes (`list\|show` stays in its cell).
+            var cells: [String] = [], cell = "", escaped = false
+            for c in line {
+                if c == "|" && !escaped { cells.append(cell.trimmingCharacters(in: .whitespaces)); cell = "" } else if c != "\\" { cell.append(c) }
+                escaped = c == "\\"
+            }
+            return (cells[1].replacingOccurrences(of: "`", with: ""), cells.count > 3 ? cells[3] : "")
+        }
+    }
+
+    @Test func everyCommandAndFlagOfTheHelpIsDocumented() throws {
+        let top = try help([])
+        let listed = try #require(top.components(separatedBy: "SUBCOMMANDS:").last)
+        // A command's line starts with two spaces and its name; wrapped help lines start further in.
+        let commands = listed.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.first?.isLowercase == true }
+        let rows = try rows()
+        for command in commands {
+            #expect(rows.contains { $0.command.split(separator: " ").first.map(String.init) == command }, "\(command) is not in docs/cli.md")
+        }
+        for row in rows where !row.flags.hasPrefix("see ") {
+            let words = row.command.split(separator: " ").map(String.init)
+            let name = words[0]
+            // `drafts list|show|…` and `sync consent|privacy|status`: each subcommand's flags belong in the row.
+            let subcommands = words.count > 1 && words[1].contains("|") ? words[1].split(separator: "|").map(String.init) : [nil]
+            for sub in subcommands {
+                let arguments = [name] + (sub.map { [$0] } ?? (name == "sync" ? ["run"] : []))
+                for flag in flags(try help(arguments)) {
+                    #expect(row.flags.contains("`\(flag)`"), "\(arguments.joined(separator: " ")): \(flag) is not documented in docs/cli.md")
+                }
+            }
+        }
+    }
+
+    @Test func oldSpellingsWorkButAreNotShown() throws {
+        let run = flags(try help(["run"]))
+        #expect(run.isDisjoint(with: ["--store", "--hub-url"]) && run.isSuperset(of: ["--db", "--hub", "--config"]))
+        let record = flags(try help(["record"]))
+        #expect(record.contains("--force") && !record.contains("--overwrite"))
+        #expect(!flags(try help(["decode"])).contains("--json"))
+    }
+
+    /// Issue 13 item 5: `drafts --help` said nothing is published before confirmation
+    /// while pending drafts went to the hub; the help now says where they go.
+    @Test func draftsHelpSaysWhereAPendingDraftGoes() throws {
+        func flat(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        let drafts = flat(try help(["drafts"]))
+        #expect(drafts.contains("private area on the hub") && drafts.contains("never published"), "\(drafts)")
+        let confirm = flat(try help(["drafts", "confirm"]))
+        #expect(confirm.contains("published when trip sharing is on"), "\(confirm)")
+    }
+}
