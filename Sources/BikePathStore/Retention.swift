@@ -23,6 +23,11 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     /// Disk-full history recorded by writers (commits that failed, points dropped).
     public var diskFullFailedCommits: Int
     public var diskFullDroppedPoints: Int
+    /// Outputs a writer could not commit before it stopped (the disk stayed full),
+    /// with the SOS and obstacles among them.
+    public var diskFullLostOutputs: Int
+    public var diskFullLostSOS: Int
+    public var diskFullLostEvents: Int
 }
 
 extension Store {
@@ -95,7 +100,10 @@ extension Store {
                 outboxQuarantined: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'quarantined'") ?? 0,
                 openTrip: try Ingest.loadOpenTrip(db),
                 diskFullFailedCommits: try meta("disk_full_failed_commits"),
-                diskFullDroppedPoints: try meta("disk_full_dropped_points"))
+                diskFullDroppedPoints: try meta("disk_full_dropped_points"),
+                diskFullLostOutputs: try meta("disk_full_lost_outputs"),
+                diskFullLostSOS: try meta("disk_full_lost_sos"),
+                diskFullLostEvents: try meta("disk_full_lost_events"))
         }
     }
 }

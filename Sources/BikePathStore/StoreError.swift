@@ -6,12 +6,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case directoryNotWritable(String, reason: String)
     case futureSchema(path: String, found: Int32, supported: Int32)
     case cannotOpen(String, reason: String)
+    case notARegularFile(String)
     case noSuchTrip(String)
     case noSuchDraft(String)
     case noSuchObstacle(String)
     case illegalTransition(draft: String, from: DraftState, to: DraftState)
     case draftNotEditable(String, state: DraftState)
     case invalidEdit(String)
+    case noSuchOutboxRecord(String)
+    case notQuarantined(String, state: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "database \(path) has schema version \(found), newer than this bikepathd understands (\(supported)); it was left untouched — upgrade bikepathd or move the file away"
         case .cannotOpen(let path, let reason):
             "cannot open database \(path): \(reason)"
+        case .notARegularFile(let path):
+            "\(path) is not a regular file (a FIFO, device or directory); the store must be a file — check --db / store.path"
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
@@ -29,6 +34,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .draftNotEditable(let id, let state):
             "draft \(id) is \(state.rawValue); only pending drafts can be edited"
         case .invalidEdit(let reason): "invalid edit: \(reason)"
+        case .noSuchOutboxRecord(let id): "no record with id \(id) in the outbox (see `bikepathd sync status`)"
+        case .notQuarantined(let id, let state): "record \(id) is \(state), not quarantined; only quarantined records can be re-queued"
         }
     }
 }

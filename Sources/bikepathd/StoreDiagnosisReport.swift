@@ -27,8 +27,11 @@ struct StoreDiagnosisReport: Codable {
         var lines: [String] = []
         if let error { lines.append("store: \(error) — check --db / store.path and the directory's permissions") }
         if let s = store {
+            if s.diskFullLostOutputs > 0 {
+                lines.append("store: the disk was full when bikepathd stopped: \(s.diskFullLostOutputs) outputs were lost, \(s.diskFullLostSOS) SOS and \(s.diskFullLostEvents) obstacles among them — free space on the SD card or lower store.budget_mb")
+            }
             if s.diskFullFailedCommits > 0 {
-                lines.append("store: the disk was full (\(s.diskFullFailedCommits) commits failed, \(s.diskFullDroppedPoints) track points dropped, events kept) — free space on the SD card or lower store.budget_mb")
+                lines.append("store: the disk was full (\(s.diskFullFailedCommits) commits failed, \(s.diskFullDroppedPoints) track points dropped\(s.diskFullLostOutputs == 0 ? ", events kept" : "")) — free space on the SD card or lower store.budget_mb")
             }
             if s.usedBytes > s.budgetBytes {
                 lines.append("store: \(mb(s.usedBytes)) used, over the \(mb(s.budgetBytes)) budget — sync and confirm or reject drafts so retention can free space")

@@ -8,7 +8,13 @@ import Foundation
 /// `DaemonStatus`, then the connection closes; or `tail\n` and gets every
 /// `DaemonEvent` published from then on, one JSON line each. A tail client that
 /// reads too slowly loses events (its buffer is capped) and is told so by a
-/// `dropped` event when it catches up.
+/// `dropped` event when it catches up; one whose buffer stays full for
+/// `slowReaderSeconds` is disconnected.
+///
+/// Limits (docs/daemon.md): at most `maximumClients` (32) connections (more are closed
+/// at once), 256 KiB buffered per client, so the server holds at most ~8 MiB;
+/// when accept(2) fails for lack of file descriptors (EMFILE/ENFILE) it stops
+/// accepting for `acceptBackoffSeconds` instead of spinning on a readable socket.
 public final class StatusServer: @unchecked Sendable {
     public let path: String
     private let statusProvider: @Sendable () -> DaemonStatus
@@ -22,6 +28,12 @@ public final class StatusServer: @unchecked Sendable {
     private var finished = false
     private let done = NSCondition()
     static let maximumBuffered = 256 * 1024
+    /// 32 × 256 KiB = 8 MiB at most; a bike computer has one or two local readers.
+    public static let defaultMaximumClients = 32
+    private let maximumClients: Int
+    private let slowReaderSeconds: Double
+    static let acceptBackoffSeconds = 0.5
+    private var acceptPausedUntil = 0.0
 
     private struct Client {
         var input: [UInt8] = []
@@ -30,20 +42,32 @@ public final class StatusServer: @unchecked Sendable {
         var closeWhenFlushed = false
         var dropped = 0
         var connectedAt = ProcessInfo.processInfo.systemUptime
+        /// When its buffer overflowed (events started being dropped); nil while it keeps up.
+        var fullSince: Double?
     }
 
     /// Binds the socket (replacing a stale one left by a crash, refusing if
-    /// another daemon answers on it) and starts serving.
+    /// another daemon answers on it, or if PATH is anything but a socket: a
+    /// mistyped path must never delete a file) and starts serving.
     /// `requestTimeoutSeconds`: a client that has not sent a whole request by
     /// then is disconnected (idle connections would otherwise pile up).
+    /// `maximumClients`: connections beyond it are closed at once. `slowReaderSeconds`:
+    /// a tail client whose buffer stays full this long is disconnected.
     public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
+                maximumClients: Int = StatusServer.defaultMaximumClients, slowReaderSeconds: Double = 10,
                 status: @escaping @Sendable () -> DaemonStatus) throws(StatusSocketError) {
         self.path = path
         self.requestTimeout = requestTimeoutSeconds
+        self.maximumClients = maximumClients
+        self.slowReaderSeconds = slowReaderSeconds
         self.statusProvider = status
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
-        if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
-        unlink(path)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+            if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
+            unlink(path)  // a stale socket: nobody answers on it
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         var address = made.0
@@ -73,7 +97,9 @@ public final class StatusServer: @unchecked Sendable {
         for (fd, var client) in clients where client.tailing {
             if client.output.count + line.count > Self.maximumBuffered {
                 client.dropped += 1
+                if client.fullSince == nil { client.fullSince = ProcessInfo.processInfo.systemUptime }
             } else {
+                client.fullSince = nil
                 if client.dropped > 0 {
                     client.output += Self.droppedLine(client.dropped)
                     client.dropped = 0
@@ -124,7 +150,9 @@ public final class StatusServer: @unchecked Sendable {
         while true {
             lock.lock()
             let keepRunning = running
-            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let accepting = ProcessInfo.processInfo.systemUptime >= acceptPausedUntil
+            var fds = [pollfd(fd: listenFD, events: accepting ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (client.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
@@ -155,7 +183,10 @@ public final class StatusServer: @unchecked Sendable {
     private func dropIdleClients() {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
-        let idle = clients.filter { !$0.value.tailing && !$0.value.closeWhenFlushed && now - $0.value.connectedAt > requestTimeout }.map(\.key)
+        let idle = clients.filter { _, c in
+            if c.tailing { return c.fullSince.map { now - $0 > slowReaderSeconds } ?? false }
+            return !c.closeWhenFlushed && now - c.connectedAt > requestTimeout
+        }.map(\.key)
         lock.unlock()
         for fd in idle { drop(fd) }
     }
@@ -168,11 +199,22 @@ public final class StatusServer: @unchecked Sendable {
     private func acceptClients() {
         while true {
             let fd = accept(listenFD, nil, nil)
-            if fd < 0 { return }
+            if fd < 0 {
+                // Out of descriptors: the pending connection stays queued and the socket
+                // readable, so polling it again at once would spin a core. Pause instead.
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    lock.lock()
+                    acceptPausedUntil = ProcessInfo.processInfo.systemUptime + Self.acceptBackoffSeconds
+                    lock.unlock()
+                }
+                return
+            }
             Self.setNonBlockingCloseOnExec(fd)
             lock.lock()
-            clients[fd] = Client()
+            let full = clients.count >= maximumClients
+            if !full { clients[fd] = Client() }
             lock.unlock()
+            if full { close(fd) }  // the client sees the connection closed at once
         }
     }
 
@@ -230,6 +272,7 @@ public final class StatusServer: @unchecked Sendable {
                 return drop(fd)
             }
             client.output.removeFirst(n)
+            client.fullSince = nil  // it reads: slow, perhaps, but not stuck
         }
         let close = client.output.isEmpty && client.closeWhenFlushed
         clients[fd] = client
@@ -248,6 +291,7 @@ public final class StatusServer: @unchecked Sendable {
 public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case badPath(String)
     case alreadyRunning(String)
+    case notASocket(String)
     case notRunning(String, String)
     case badReply(String)
     case system(String, Int32)
@@ -256,6 +300,7 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .badPath(let p): "\(p) is not a usable Unix socket path"
         case .alreadyRunning(let p): "another bikepathd already answers on \(p)"
+        case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check status.socket / --status-socket)"
         case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"
         case .badReply(let text): "unexpected reply from the daemon: \(text)"
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
