@@ -8,6 +8,8 @@ import Glibc
 /// carries an event fails with `SQLITE_FULL`, the writer shrinks it by one step
 /// and retries, so SQLite gets those blocks back. Obstacles may use the upper
 /// half only; an SOS may use all of it. It grows back once the disk has room.
+/// `release` keeps the lower half for an SOS relative to the full size, so a
+/// reserve that could only be made small is left to SOS alone.
 struct DiskReserve {
     let path: String
     let bytes: Int64
@@ -25,23 +27,25 @@ struct DiskReserve {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    /// Grows the reserve back to full size when the disk has at least twice
-    /// the missing room free (a reserve must not be what fills the disk).
-    /// Returns false when it is still short.
+    /// Grows the reserve towards its full size, taking at most a quarter of the
+    /// free room (a reserve must not be what fills the disk: on a nearly full
+    /// card it is smaller, and grows back as room returns). Returns false when it
+    /// is still short.
     @discardableResult
     func refill() -> Bool {
-        let missing = bytes - size
-        guard missing > 0 else { return true }
+        let current = size
+        guard current < bytes else { return true }
         var fs = statvfs()
         let directory = (path as NSString).deletingLastPathComponent
-        guard statvfs(directory.isEmpty ? "." : directory, &fs) == 0,
-              Int64(fs.f_bavail) * Int64(fs.f_frsize) >= 2 * missing else { return false }
+        guard statvfs(directory.isEmpty ? "." : directory, &fs) == 0 else { return false }
+        let grow = min(bytes - current, Int64(fs.f_bavail) * Int64(fs.f_frsize) / 4) / 4096 * 4096
+        guard grow > 0 else { return false }
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         // posix_fallocate really allocates the blocks (tmpfs, ext4, f2fs); glibc
         // writes zeros on file systems that cannot, which allocates them too.
-        return posix_fallocate(fd, 0, off_t(bytes)) == 0
+        return posix_fallocate(fd, 0, off_t(current + grow)) == 0 && current + grow >= bytes
     }
 
     /// Frees one step, never below `floor` bytes. False when nothing is left above it.

@@ -153,14 +153,14 @@ import Testing
 
     @Test("--config /dev/null is an empty configuration, not a permission problem; a FIFO is named as one")
     func configFromDevices() throws {
-        let check = try runProcess(try Self.bikepathd(), ["config", "check", "--config", "/dev/null"])
+        let check = try runProcess(try Self.bikepathd(), ["config", "check", "/dev/null"])
         #expect(check.status == 0, "\(check.err)")
         #expect(!check.err.lowercased().contains("permission"), "\(check.err)")
         let dir = try TempDir()
         defer { dir.cleanup() }
         let fifo = dir.file("bikepathd.toml")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let child = try ChildProcess(try Self.bikepathd(), ["config", "check", "--config", fifo],
+        let child = try ChildProcess(try Self.bikepathd(), ["config", "check", fifo],
                                      output: URL(fileURLWithPath: dir.file("check.log")))
         let status = child.waitForExit(timeout: 30)
         if status == nil { child.stop(signal: SIGKILL) }

@@ -37,7 +37,7 @@ import Testing
 
     private func run(store: String, socket: String, config: String) throws -> (status: Int32, err: String) {
         let bikepathd = try #require(bikepathdPath(), "bikepathd is not built")
-        try "[store]\npath = \"\(store)\"\n[status]\nsocket = \"\(socket)\"\n"
+        try "[crash]\nenabled = true\n[store]\npath = \"\(store)\"\n[status]\nsocket = \"\(socket)\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         let result = try runProcess(bikepathd, ["run", "--config", config, "--replay", Self.crash])
         return (result.status, result.err)

@@ -28,7 +28,7 @@ import Testing
         }
         let after = try device.store.syncDiagnosis()
         #expect(after.quarantined.isEmpty, "a wrong URL is no verdict on a record")
-        #expect(after.pending == pendingBefore)
+        #expect(after.pending.values.reduce(0, +) >= pendingBefore.values.reduce(0, +), "nothing left the queue")
         #expect(try hub.records().isEmpty)
         #expect(after.recentLog.contains { $0.outcome == "misconfigured" })
 
