@@ -9,7 +9,8 @@ import Testing
 /// and the trip's start, so a replay that plays a start again continues (or skips)
 /// that trip instead of storing it a second time. A repeated run adds nothing.
 @Suite(.serialized) struct ReplayKillTests {
-    /// The bundled ride three times, an hour apart: three trips.
+    /// The bundled ride three times, an hour apart, each between the rider's start and
+    /// stop markers (a gap without samples does not end a trip by itself): three trips.
     private func threeRides(_ dir: TempDir) throws -> String {
         let (header, records, _) = try RecordingReader.readAll(path: ReplayRunTests.ride)
         let first = try #require(records.first).time.nanoseconds
@@ -18,7 +19,9 @@ import Testing
         let writer = try RecordingWriter(path: path, header: header)
         for copy in 0..<3 {
             let shift = Int64(copy) * (last - first + 3_600_000_000_000)
+            try writer.append(.marker(SampleTime(nanoseconds: first + shift), .tripStart))
             try writer.append(contentsOf: records.map { ReplayKillTests.shifted($0, by: shift) })
+            try writer.append(.marker(SampleTime(nanoseconds: last + shift + 1_000_000_000), .tripStop))
         }
         try writer.close()
         return path
