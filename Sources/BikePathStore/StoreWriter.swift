@@ -238,7 +238,8 @@ public final class StoreWriter {
         if batch.contains(where: { if case .tripEnded = $0.output { true } else { false } }) {
             _ = try? store.enforceBudget()
         }
-        if diskFull.isFull || reserve.size < reserve.bytes { reserve.refill() }
+        // Room came back after a full stretch: the reserve grows back (at most a quarter of the free room).
+        if diskFull.isFull { reserve.refill() }
         diskFull.isFull = false
         diskFull.heldOutputs = 0
         retryDelay = 1
