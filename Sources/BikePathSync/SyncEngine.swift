@@ -262,22 +262,23 @@ public actor SyncEngine {
     }
 
     private func unauthorized(_ detail: String) -> PassResult {
-        let reason = "the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"
-        online = false
-        stopped = .unauthorized(reason)
-        lastError = reason
-        try? store.appendSyncLog(outcome: "unauthorized", detail: reason, utcNanoseconds: wallClock())
-        return .unauthorized(reason)
+        stop(.unauthorized("the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"),
+             logOutcome: "unauthorized")
     }
 
     /// The hub has no such endpoint: a wrong URL, not a bad record. Stop, quarantine nothing.
     private func misconfigured(_ status: Int, _ detail: String) -> PassResult {
-        let reason = "the hub answered \(status) \(detail); check the hub URL (\(client.endpoint.baseURL)) — syncing stopped, nothing was quarantined"
+        stop(.misconfigured("the hub answered \(status) \(detail); check the hub URL (\(client.endpoint.baseURL)) — syncing stopped, nothing was quarantined"),
+             logOutcome: "misconfigured")
+    }
+
+    /// Stops the engine for good (until restarted) with `result`, and logs it.
+    private func stop(_ result: PassResult, logOutcome: String) -> PassResult {
         online = false
-        stopped = .misconfigured(reason)
-        lastError = reason
-        try? store.appendSyncLog(outcome: "misconfigured", detail: reason, utcNanoseconds: wallClock())
-        return .misconfigured(reason)
+        stopped = result
+        lastError = stoppedReason
+        try? store.appendSyncLog(outcome: logOutcome, detail: stoppedReason ?? "", utcNanoseconds: wallClock())
+        return result
     }
 
     static func errorText(_ answer: HubAnswer) -> String {

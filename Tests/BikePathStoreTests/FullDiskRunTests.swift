@@ -10,20 +10,6 @@ import Testing
 @Suite(.serialized) struct FullDiskRunTests {
     static let crash = packageRoot + "/Recordings/simulated-crash-GX010056.bpr"
 
-    /// A 2 MB tmpfs under `dir`, or nil (and why) without root.
-    private func smallDisk(_ dir: TempDir) throws -> String? {
-        guard isRoot else {
-            if isCI { Issue.record("the full-disk run test needs root to mount a tmpfs, and CI=true") }
-            print("skipped: not root, cannot mount a small tmpfs for the full-disk run test")
-            return nil
-        }
-        let mountPoint = dir.file("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let result = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
-        try #require(result.status == 0, "mount failed: \(result.err)")
-        return mountPoint
-    }
-
     /// Leaves only `free` bytes available on the file system holding `directory`.
     private func fill(_ directory: String, leaving free: Int64) throws {
         var fs = statvfs()
@@ -47,7 +33,7 @@ import Testing
     func sosSurvivesOrItsLossIsReported(freeKilobytes: Int64) throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        guard let disk = try smallDisk(dir) else { return }
+        guard let disk = try mountSmallDisk(dir, for: "the full-disk run test") else { return }
         defer { _ = try? runProcess("/bin/umount", [disk]) }
         try fill(disk, leaving: freeKilobytes * 1024)
 
