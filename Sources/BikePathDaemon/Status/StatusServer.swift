@@ -13,8 +13,9 @@ import Foundation
 ///
 /// Limits (docs/daemon.md): at most `maximumClients` (32) connections (more are closed
 /// at once), 256 KiB buffered per client, so the server holds at most ~8 MiB;
-/// when accept(2) fails for lack of file descriptors (EMFILE/ENFILE) it stops
-/// accepting for `acceptBackoffSeconds` instead of spinning on a readable socket.
+/// when accept(2) fails for lack of file descriptors (EMFILE/ENFILE), or a client
+/// would take one of the last `descriptorHeadroom` (16) below the soft limit, it
+/// stops accepting for `acceptBackoffSeconds` instead of spinning on a readable socket.
 public final class StatusServer: @unchecked Sendable {
     public let path: String
     private let statusProvider: @Sendable () -> DaemonStatus
@@ -129,6 +130,18 @@ public final class StatusServer: @unchecked Sendable {
         return clients.values.filter(\.tailing).count
     }
 
+    /// Descriptors kept free for the rest of the daemon (sqlite, libiio, libgps, libdispatch).
+    static let descriptorHeadroom = 16
+
+    /// The lowest descriptor number a client may get: the soft RLIMIT_NOFILE minus the
+    /// headroom (descriptors are handed out lowest first, so this bounds how many are used).
+    private static func descriptorCeiling() -> Int32 {
+        var limit = rlimit()
+        // RLIM_INFINITY is all ones: clamped, it leaves no ceiling.
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return .max }
+        return Int32(clamping: Int64(clamping: limit.rlim_cur) - Int64(descriptorHeadroom))
+    }
+
     // Glibc's module hides pipe2/accept4 (they need _GNU_SOURCE).
     private static func setNonBlockingCloseOnExec(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -207,6 +220,16 @@ public final class StatusServer: @unchecked Sendable {
                     acceptPausedUntil = ProcessInfo.processInfo.systemUptime + Self.acceptBackoffSeconds
                     lock.unlock()
                 }
+                return
+            }
+            if fd >= Self.descriptorCeiling() {
+                // Keep the last descriptors for the rest of the daemon: libdispatch traps
+                // (SIGILL) when it cannot open /proc to watch its threads, and the store and
+                // the sensors need them too. Treated like EMFILE: close, pause accepting.
+                close(fd)
+                lock.lock()
+                acceptPausedUntil = ProcessInfo.processInfo.systemUptime + Self.acceptBackoffSeconds
+                lock.unlock()
                 return
             }
             Self.setNonBlockingCloseOnExec(fd)
