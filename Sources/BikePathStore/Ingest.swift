@@ -9,6 +9,8 @@ import GRDBSQLite
 struct Ingest {
     var openTripID: String?
     let configuration: StoreConfiguration
+    /// The store's `meta.device_key`: trip ids are derived from it and the trip's start.
+    let deviceKey: String
     /// Milestones reached by the outputs applied so far.
     var fired: [Milestone] = []
     /// The hash chain's newest link within the current transaction (reset per commit).
@@ -24,21 +26,7 @@ struct Ingest {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO activity_changes (time_ns, state) VALUES (?, ?)")
                 .execute(arguments: [time.nanoseconds, state.rawValue])
         case .tripStarted(let time, let utc):
-            if let open = openTripID {
-                try Recovery.closeAtLastPoint(db, tripID: open, configuration: configuration)
-                chainHead = nil  // recovery linked the trip
-            }
-            // A replay after a crash may deliver the same start again: keep the existing trip.
-            if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'open'", arguments: [time.nanoseconds]) {
-                openTripID = existing
-                return
-            }
-            let id = DeviceID.make()
-            try db.execute(sql: """
-                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
-                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
-                """, arguments: [id, time.nanoseconds, utc?.nanosecondsSince1970])
-            openTripID = id
+            openTripID = try beginTrip(start: time, utc: utc, db)
         case .trackPoint(let point):
             // Fixes outside a trip are not part of any track (BBP sessions are rider-started).
             guard let trip = openTripID else { return }
@@ -110,16 +98,12 @@ struct Ingest {
         let tripID: String
         if let open = openTripID {
             tripID = open
-        } else if let existing = try String.fetchOne(db, sql: "SELECT id FROM trips WHERE start_time_ns = ? AND state = 'closed'",
-                                                     arguments: [record.startTime.nanoseconds]) {
-            _ = existing  // already ended and drafted: a replayed duplicate
-            return
         } else {
-            tripID = DeviceID.make()
-            try db.execute(sql: """
-                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
-                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
-                """, arguments: [tripID, record.startTime.nanoseconds, record.startUTC?.nanosecondsSince1970])
+            tripID = try beginTrip(start: record.startTime, utc: record.startUTC, db)
+        }
+        openTripID = nil
+        guard try String.fetchOne(db, sql: "SELECT state FROM trips WHERE id = ?", arguments: [tripID]) == "open" else {
+            return  // already ended and drafted: a replayed duplicate
         }
         try db.execute(sql: """
             UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
@@ -128,11 +112,28 @@ struct Ingest {
             """, arguments: [record.endTime.nanoseconds, record.endUTC?.nanosecondsSince1970, stats.distanceMeters,
                              stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
                              stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
-        openTripID = nil
         try HashChain.linkTrip(db, id: tripID)
         chainHead = nil
         try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         fired += try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)
+    }
+
+    /// The id of the trip that starts at `start`. A replay (again, or after a kill)
+    /// delivers a start again: the same id, and the stored trip is kept (open: it goes
+    /// on; closed: its outputs are stored already). A new trip is inserted open, and one
+    /// left open before it (a stop without an end) is closed at its last point.
+    private mutating func beginTrip(start: SampleTime, utc: UTCTime?, _ db: Database) throws -> String {
+        let id = DeviceID.trip(deviceKey: deviceKey, start: start.nanoseconds, utc: utc?.nanosecondsSince1970)
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM trips WHERE id = ?)", arguments: [id]) == true { return id }
+        if let stale = try Self.loadOpenTrip(db) {
+            try Recovery.closeAtLastPoint(db, tripID: stale, configuration: configuration)
+            chainHead = nil  // recovery linked the trip
+        }
+        try db.execute(sql: """
+            INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+            VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+            """, arguments: [id, start.nanoseconds, utc?.nanosecondsSince1970])
+        return id
     }
 
     /// The hottest insert (one per kept fix) binds straight through the SQLite C

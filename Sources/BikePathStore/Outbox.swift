@@ -63,6 +63,33 @@ extension Store {
         }
     }
 
+    /// Puts quarantined records back in the queue (`bikepathd sync requeue`): the
+    /// one(s) with `recordID` (a confirmation and its draft share the draft's id),
+    /// or all of them when it is nil. Returns how many were released; a wrong id
+    /// is `StoreError.noSuchOutboxRecord` or `.notQuarantined`.
+    @discardableResult
+    public func requeueQuarantined(recordID: String?, utcNanoseconds: Int64?) throws -> Int {
+        try queue.write { db in
+            if let recordID {
+                let states = try String.fetchAll(db, sql: "SELECT state FROM outbox WHERE record_id = ?", arguments: [recordID])
+                guard !states.isEmpty else { throw StoreError.noSuchOutboxRecord(recordID) }
+                guard states.contains("quarantined") else { throw StoreError.notQuarantined(recordID, state: states[0]) }
+            }
+            let filter = recordID == nil ? "" : " AND record_id = ?"
+            let arguments: StatementArguments = recordID.map { [$0] } ?? []
+            let rows = try Row.fetchAll(db, sql: "SELECT record_kind, record_id FROM outbox WHERE state = 'quarantined'" + filter,
+                                        arguments: arguments)
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', attempts = 0, quarantine_reason = NULL WHERE state = 'quarantined'
+                """ + filter, arguments: arguments)
+            for row in rows {
+                try db.execute(sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, 'requeued', NULL)",
+                               arguments: [utcNanoseconds, row["record_kind"], row["record_id"]])
+            }
+            return rows.count
+        }
+    }
+
     /// The sync log, newest first.
     public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
         try queue.read { db in

@@ -23,6 +23,11 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     /// Disk-full history recorded by writers (commits that failed, points dropped).
     public var diskFullFailedCommits: Int
     public var diskFullDroppedPoints: Int
+    /// Outputs a writer could not commit before it stopped (the disk stayed full),
+    /// with the SOS and obstacles among them.
+    public var diskFullLostOutputs: Int
+    public var diskFullLostSOS: Int
+    public var diskFullLostEvents: Int
     /// Where the daemon moved an unusable store when it started a fresh one (the old file is kept there).
     public var movedAsideTo: String?
     public var movedAsideReason: String?
@@ -44,8 +49,11 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
         if retentionFailures > 0 {
             lines.append("store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database")
         }
+        if diskFullLostOutputs > 0 {
+            lines.append("store: the disk was full when bikepathd stopped: \(diskFullLostOutputs) outputs were lost, \(diskFullLostSOS) SOS and \(diskFullLostEvents) obstacles among them — free space on the SD card or lower store.budget_mb")
+        }
         if diskFullFailedCommits > 0 {
-            lines.append("store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped, events kept) — free space on the SD card or lower store.budget_mb")
+            lines.append("store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped\(diskFullLostOutputs == 0 ? ", events kept" : "")) — free space on the SD card or lower store.budget_mb")
         }
         if usedBytes > budgetBytes {
             lines.append("store: \(megabytes(usedBytes)) used, over the \(megabytes(budgetBytes)) budget — sync and confirm or reject drafts so retention can free space")
@@ -148,6 +156,9 @@ extension Store {
                 openTrip: try Ingest.loadOpenTrip(db),
                 diskFullFailedCommits: try meta("disk_full_failed_commits"),
                 diskFullDroppedPoints: try meta("disk_full_dropped_points"),
+                diskFullLostOutputs: try meta("disk_full_lost_outputs"),
+                diskFullLostSOS: try meta("disk_full_lost_sos"),
+                diskFullLostEvents: try meta("disk_full_lost_events"),
                 movedAsideTo: try metaText("moved_aside_to"), movedAsideReason: try metaText("moved_aside_reason"),
                 withheldSOS: withheldSOS,
                 retentionFailures: try meta("retention_failures"), lastRetentionError: try metaText("retention_last_error"))

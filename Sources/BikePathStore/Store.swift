@@ -66,6 +66,11 @@ public final class Store: Sendable {
         if access(directory, W_OK) != 0 {
             throw StoreError.directoryNotWritable(directory, reason: String(cString: strerror(errno)))
         }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            // SQLite would block for ever opening a FIFO; a device or directory is no store either.
+            throw StoreError.notARegularFile(path)
+        }
         var report = OpenReport()
         let queue: DatabaseQueue
         do {

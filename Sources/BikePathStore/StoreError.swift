@@ -10,6 +10,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case noSuchStore(String)
     /// A read-only command found the file unusable; it was left as it was.
     case damaged(String, reason: String)
+    case notARegularFile(String)
     case noSuchTrip(String)
     case noSuchDraft(String)
     case noSuchObstacle(String)
@@ -18,6 +19,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case invalidEdit(String)
     /// A stored setting (consent, privacy) cannot be decoded; sync sends nothing until it is set again.
     case unreadableSetting(key: String, reason: String)
+    case noSuchOutboxRecord(String)
+    case notQuarantined(String, state: String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "no store at \(path): nothing was created — check --db (or store.path in the configuration file)"
         case .damaged(let path, let reason):
             "database \(path) is damaged (\(reason)); it was left untouched — the daemon moves it aside and starts a fresh store when it next starts, keeping the old file"
+        case .notARegularFile(let path):
+            "\(path) is not a regular file (a FIFO, device or directory); the store must be a file — check --db / store.path"
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
@@ -41,6 +46,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .invalidEdit(let reason): "invalid edit: \(reason)"
         case .unreadableSetting(let key, let reason):
             "the stored setting \(key) cannot be read (\(reason)); nothing is sent until it is set again (`bikepathd sync consent` / `bikepathd sync privacy`)"
+        case .noSuchOutboxRecord(let id): "no record with id \(id) in the outbox (see `bikepathd sync status`)"
+        case .notQuarantined(let id, let state): "record \(id) is \(state), not quarantined; only quarantined records can be re-queued"
         }
     }
 }

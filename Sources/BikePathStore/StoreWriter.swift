@@ -19,6 +19,12 @@ public struct WriterPolicy: Sendable {
     /// While the disk is full, outputs wait in memory up to this many; past it
     /// track points are dropped (oldest first) so that events are kept.
     public var maxHeldOutputs: Int = 20_000
+    /// Room kept for events and SOS on a full disk (`DiskReserve`), released
+    /// `reserveStepBytes` at a time. 512 KiB holds ~40 commits of one SOS with
+    /// its 16 KB IMU window, its outbox row and WAL frames (measured on the
+    /// crash recording: one SOS commit grows the WAL by ~12 KB). 0: no reserve.
+    public var reserveBytes: Int = 512 * 1024
+    public var reserveStepBytes: Int = 64 * 1024
     public init() {}
 }
 
@@ -30,6 +36,39 @@ public struct DiskFullStatus: Sendable, Equatable, Codable {
     /// Track points dropped because the in-memory hold was full.
     public var droppedTrackPoints = 0
     public var heldOutputs = 0
+    /// Times the reserve gave room to a commit that carried an event or SOS.
+    public var reserveReleases = 0
+}
+
+/// What a writer still holds that it could not commit (the disk stayed full).
+public struct UncommittedOutputs: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var sos = 0
+    public var obstacles = 0
+    public var trackPoints = 0
+    public var tripEnds = 0
+    /// Activity changes, trip starts, road quality.
+    public var other = 0
+
+    public init() {}
+
+    init(_ outputs: some Sequence<ChainOutput>) {
+        for output in outputs {
+            switch output {
+            case .sos: sos += 1
+            case .obstacle: obstacles += 1
+            case .trackPoint: trackPoints += 1
+            case .tripEnded: tripEnds += 1
+            case .activity, .tripStarted, .roadQuality: other += 1
+            }
+        }
+    }
+
+    public var total: Int { sos + obstacles + trackPoints + tripEnds + other }
+    public var isEmpty: Bool { total == 0 }
+
+    public var description: String {
+        "\(sos) SOS, \(obstacles) obstacles, \(tripEnds) trip ends, \(trackPoints) track points, \(other) other outputs"
+    }
 }
 
 /// Batches chain outputs and commits them: at least every `maxBatchSeconds` of
@@ -59,10 +98,17 @@ public final class StoreWriter {
     public private(set) var trackPointsKept = 0
     /// Milestones reached since this writer was made, in order.
     public private(set) var firedMilestones: [Milestone] = []
+    private let reserve: DiskReserve
+    /// Outputs the final `flush()` could not commit; empty after a flush that
+    /// committed everything.
+    public private(set) var uncommitted = UncommittedOutputs()
 
     public init(store: Store, policy: WriterPolicy = WriterPolicy()) throws {
         self.store = store
         self.policy = policy
+        reserve = DiskReserve(storePath: store.path, bytes: policy.reserveBytes, step: policy.reserveStepBytes)
+        reserve.refill()
+        let deviceKey = try Self.deviceKey(store)
         let (open, cursor, last) = try store.queue.read { db -> (String?, Int64?, Row?) in
             let open = try Ingest.loadOpenTrip(db)
             let cursor = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writer_position'").flatMap { Int64($0) }
@@ -71,11 +117,22 @@ public final class StoreWriter {
             }
             return (open, cursor, last)
         }
-        ingest = Ingest(openTripID: open, configuration: store.configuration)
+        ingest = Ingest(openTripID: open, configuration: store.configuration, deviceKey: deviceKey)
         committedPosition = cursor
         if let last {
             lastKept = (SampleTime(nanoseconds: last["time_ns"]), Coordinate(latitude: last["lat"], longitude: last["lon"]))
         }
+    }
+
+    /// The store's random key that trip ids derive from (`DeviceID.trip`), made by
+    /// the first writer; read-only after that, so a full disk does not stop a writer.
+    private static func deviceKey(_ store: Store) throws -> String {
+        let read = { try store.queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'device_key'") } }
+        if let key = try read() { return key }
+        try store.queue.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO meta (key, value) VALUES ('device_key', ?)", arguments: [DeviceID.makeKey()])
+        }
+        return try read() ?? ""
     }
 
     /// Adds one output. `now` is the chain's current sample time; `position`
@@ -105,8 +162,34 @@ public final class StoreWriter {
         try commit()
     }
 
-    /// Commits whatever waits (clean shutdown, or tests).
-    public func flush() throws { try commit() }
+    /// Commits whatever waits (clean shutdown, or tests). On a disk that stays
+    /// full the track points go, then the whole reserve, and what still cannot
+    /// be committed is counted in `uncommitted` (and, if even that fits, in `meta`
+    /// for `diagnose`) instead of vanishing silently.
+    public func flush() throws {
+        try commit()
+        guard !pending.isEmpty else {
+            uncommitted = UncommittedOutputs()
+            return
+        }
+        dropHeldTrackPoints()
+        while !pending.isEmpty, reserve.release(keeping: 0) { try commit() }
+        uncommitted = UncommittedOutputs(pending.map(\.output))
+        guard !uncommitted.isEmpty else { return }
+        let lost = [("disk_full_lost_sos", uncommitted.sos), ("disk_full_lost_events", uncommitted.obstacles),
+                    ("disk_full_lost_outputs", uncommitted.total),
+                    ("disk_full_failed_commits", diskFull.failedCommits - reportedFailures),
+                    ("disk_full_dropped_points", diskFull.droppedTrackPoints - reportedDrops)]
+        do {
+            try store.queue.write { db in
+                for (key, value) in lost where value > 0 { try Self.addToMeta(db, key: key, value) }
+            }
+            reportedFailures = diskFull.failedCommits
+            reportedDrops = diskFull.droppedTrackPoints
+        } catch {
+            // Not even the counters fit: the caller's log and exit status are all that is left.
+        }
+    }
 
     private func keep(_ point: TrackPoint) -> Bool {
         guard let last = lastKept else {
@@ -137,16 +220,13 @@ public final class StoreWriter {
                 }
                 if recordDiskFull {
                     // The first commit after a full disk leaves a trace for `diagnose`.
-                    for (key, value) in [("disk_full_failed_commits", diskFull.failedCommits), ("disk_full_dropped_points", diskFull.droppedTrackPoints)] {
-                        try db.execute(sql: """
-                            INSERT INTO meta (key, value) VALUES (?, ?)
-                            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
-                            """, arguments: [key, "\(value - (key == "disk_full_failed_commits" ? reportedFailures : reportedDrops))"])
-                    }
+                    try Self.addToMeta(db, key: "disk_full_failed_commits", diskFull.failedCommits - reportedFailures)
+                    try Self.addToMeta(db, key: "disk_full_dropped_points", diskFull.droppedTrackPoints - reportedDrops)
                 }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             holdWhileFull()
+            if useReserve() { try commit() }
             return
         }
         ingest = next
@@ -158,11 +238,49 @@ public final class StoreWriter {
         if batch.contains(where: { if case .tripEnded = $0.output { true } else { false } }) {
             store.enforceBudgetRecordingFailure()
         }
+        // Room came back after a full stretch: the reserve grows back (at most a quarter of the free room).
+        if diskFull.isFull { reserve.refill() }
         diskFull.isFull = false
         diskFull.heldOutputs = 0
         retryDelay = 1
         reportedFailures = diskFull.failedCommits
         reportedDrops = diskFull.droppedTrackPoints
+    }
+
+    /// Counters in `meta` add up across runs.
+    private static func addToMeta(_ db: Database, key: String, _ value: Int) throws {
+        try db.execute(sql: """
+            INSERT INTO meta (key, value) VALUES (?, ?)
+            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
+            """, arguments: [key, "\(value)"])
+    }
+
+    /// A held batch that carries an SOS or an obstacle gets room from the
+    /// reserve: its track points are dropped (they would eat the room) and one
+    /// step is freed. Obstacles keep the lower half of the reserve for an SOS.
+    /// True when room was freed and the commit should be tried again.
+    private func useReserve() -> Bool {
+        var hasSOS = false, hasEvent = false
+        for item in pending {
+            switch item.output {
+            case .sos: hasSOS = true
+            case .obstacle: hasEvent = true
+            default: break
+            }
+        }
+        guard hasSOS || hasEvent, reserve.release(keeping: hasSOS ? 0 : reserve.bytes / 2) else { return false }
+        dropHeldTrackPoints()
+        diskFull.reserveReleases += 1
+        return true
+    }
+
+    private func dropHeldTrackPoints() {
+        pending.removeAll { item in
+            guard case .trackPoint = item.output else { return false }
+            diskFull.droppedTrackPoints += 1
+            return true
+        }
+        diskFull.heldOutputs = pending.count
     }
 
     /// The disk is full: keep running, keep every event, and try again at the

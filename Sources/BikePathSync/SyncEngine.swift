@@ -22,12 +22,16 @@ public enum PassResult: Sendable, Equatable {
     case failed(reason: String, retryAfterSeconds: Double?)
     /// 401: syncing stopped until the token is fixed and the client restarted.
     case unauthorized(String)
+    /// 404/405 for an endpoint: the hub URL is wrong (not a verdict on a record);
+    /// syncing stopped until the configuration is fixed and the client restarted.
+    case misconfigured(String)
 }
 
 /// Works the store's outbox against the hub (docs/sync.md):
 /// SOS, then confirmations, then drafts, then trips, oldest first, in batches;
 /// done on 2xx or identical duplicate; quarantined (with its reason) on any
-/// other 4xx but 401/408/429; stopped on 401; retried with backoff otherwise.
+/// other 4xx but 401/404/405/408/429; stopped on 401 (token) and 404/405 (wrong
+/// hub URL: nothing is quarantined for it); retried with backoff otherwise.
 public actor SyncEngine {
     public let store: Store
     public let client: HubClient
@@ -39,8 +43,16 @@ public actor SyncEngine {
 
     /// "Online" means the last attempt reached the hub and got an answer it could act on.
     public private(set) var online = false
-    /// Set on 401; the engine does nothing more until restarted.
-    public private(set) var stoppedReason: String?
+    /// Set on 401 or 404/405; the engine does nothing more until restarted.
+    public var stoppedReason: String? {
+        switch stopped {
+        case .unauthorized(let reason), .misconfigured(let reason): reason
+        default: nil
+        }
+    }
+    /// The pass that stopped the engine (401 or 404/405), if one did.
+    public var stoppedResult: PassResult? { stopped }
+    private var stopped: PassResult?
     public private(set) var lastError: String?
 
     public init(store: Store, client: HubClient, options: SyncOptions = SyncOptions(),
@@ -75,7 +87,7 @@ public actor SyncEngine {
             let result = await syncOnce()
             let delay: Double
             switch result {
-            case .unauthorized:
+            case .unauthorized, .misconfigured:
                 onPass?(result, 0)
                 return
             case .drained:
@@ -98,7 +110,7 @@ public actor SyncEngine {
     /// One pass: queue what may be queued, then send batches until the outbox is
     /// empty or an attempt fails.
     public func syncOnce() async -> PassResult {
-        if let stoppedReason { return .unauthorized(stoppedReason) }
+        if let stopped { return stopped }
         var sent = 0, quarantined = 0
         do {
             while true {
@@ -174,12 +186,15 @@ public actor SyncEngine {
                 case .quarantined: outcome.quarantined += 1
                 case .retry: retry = true
                 case .unauthorized: return BatchOutcome(stop: unauthorized("401 on a record"))
+                case .misconfigured: return BatchOutcome(stop: misconfigured(r.status, "on a record: \(r.detailText)"))
                 }
             }
             if retry { outcome.stop = fail("some records must be retried", retryAfter: nil) }
             return outcome
         case 401:
             return BatchOutcome(stop: unauthorized(Self.errorText(answer)))
+        case 404, 405:
+            return BatchOutcome(stop: misconfigured(answer.status, "for the batch endpoint: \(Self.errorText(answer))"))
         case 408, 429, 500...599:
             return BatchOutcome(stop: fail("hub answered \(answer.status): \(Self.errorText(answer))",
                                            retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
@@ -203,6 +218,9 @@ public actor SyncEngine {
                 case .unauthorized:
                     outcome.stop = unauthorized(detail)
                     return outcome
+                case .misconfigured:
+                    outcome.stop = misconfigured(single.status, "for \(wire.kind.rawValue) \(wire.id): \(detail)")
+                    return outcome
                 case .retry:
                     outcome.stop = fail("hub answered \(single.status): \(detail)",
                                         retryAfter: [429, 503].contains(single.status) ? RetryAfter.seconds(single.retryAfter) : nil)
@@ -213,7 +231,7 @@ public actor SyncEngine {
         }
     }
 
-    private enum Settled { case sent, quarantined, retry, unauthorized }
+    private enum Settled { case sent, quarantined, retry, unauthorized, misconfigured }
 
     /// Applies one record's HTTP status to the outbox.
     private func settle(_ item: OutboxItem, status: Int, detail: String) throws -> Settled {
@@ -227,6 +245,8 @@ public actor SyncEngine {
             return .sent
         case 401:
             return .unauthorized
+        case 404, 405:
+            return .misconfigured
         case 408, 429, 500...599:
             try store.recordSyncAttempt(seq: item.seq, outcome: .failed("\(status): \(detail)"), utcNanoseconds: wallClock())
             return .retry
@@ -248,12 +268,23 @@ public actor SyncEngine {
     }
 
     private func unauthorized(_ detail: String) -> PassResult {
-        let reason = "the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"
+        stop(.unauthorized("the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"),
+             logOutcome: "unauthorized")
+    }
+
+    /// The hub has no such endpoint: a wrong URL, not a bad record. Stop, quarantine nothing.
+    private func misconfigured(_ status: Int, _ detail: String) -> PassResult {
+        stop(.misconfigured("the hub answered \(status) \(detail); check the hub URL (\(client.endpoint.baseURL)) — syncing stopped, nothing was quarantined"),
+             logOutcome: "misconfigured")
+    }
+
+    /// Stops the engine for good (until restarted) with `result`, and logs it.
+    private func stop(_ result: PassResult, logOutcome: String) -> PassResult {
         online = false
-        stoppedReason = reason
-        lastError = reason
-        try? store.appendSyncLog(outcome: "unauthorized", detail: reason, utcNanoseconds: wallClock())
-        return .unauthorized(reason)
+        stopped = result
+        lastError = stoppedReason
+        try? store.appendSyncLog(outcome: logOutcome, detail: stoppedReason ?? "", utcNanoseconds: wallClock())
+        return result
     }
 
     static func errorText(_ answer: HubAnswer) -> String {

@@ -17,6 +17,8 @@ final class DaemonLoop: @unchecked Sendable {
         var obstacles = 0
         /// Track points handed to the store after thinning, all committed at the end.
         var trackPoints = 0
+        /// Track points dropped because the disk was full.
+        var droppedTrackPoints = 0
         var seconds = 0.0
         var rssStartKB = 0
         var rssAfterFirstHourKB: Int?
@@ -53,6 +55,8 @@ final class DaemonLoop: @unchecked Sendable {
     let marks = RiderMarks()
     private var placedMarks: [RiderMarks.Placed] = []
     private var labelClock = LabelClock()
+    /// What the final commit could not store (the disk stayed full); empty when everything is committed.
+    private(set) var uncommitted = UncommittedOutputs()
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
@@ -115,9 +119,11 @@ final class DaemonLoop: @unchecked Sendable {
         placedMarks.removeAll()
         for request in marks.take() { request.reply(.failure("the daemon is stopping")) }
         try writer.flush()
+        uncommitted = writer.uncommitted
         try? store.checkpoint()
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
+        summary.droppedTrackPoints += writer.diskFull.droppedTrackPoints
         summary.rssEndKB = ResourceUsage.currentRSSKilobytes()
         summary.maxRSSKB = ResourceUsage.maxRSSKilobytes()
         refreshStatus(force: true)
@@ -169,6 +175,7 @@ final class DaemonLoop: @unchecked Sendable {
     /// A fresh writer after a trip was closed behind the old one's back (recovery).
     private func replaceWriter() throws {
         summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
+        summary.droppedTrackPoints += writer.diskFull.droppedTrackPoints
         writer = try StoreWriter(store: store, policy: writerPolicy)
     }
 
@@ -286,7 +293,11 @@ final class DaemonLoop: @unchecked Sendable {
             let queue = (try? store.syncDiagnosis(logLines: 0).pending.values.reduce(0, +)) ?? 0
             query = (queue, (try? store.openTripInfo())?.id)
         }
+        let disk = writer.diskFull
         board.updatePipeline { p in
+            p.storeProblem = disk.isFull
+                ? "disk full: \(disk.heldOutputs) outputs held in memory, \(disk.droppedTrackPoints) track points dropped — free space"
+                : nil
             p.tripState = Self.name(status.tripPhase)
             p.tripDistanceM = status.tripStatistics?.distanceMeters
             p.tripDurationS = status.tripStatistics?.elapsedSeconds

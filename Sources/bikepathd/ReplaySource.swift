@@ -43,13 +43,21 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         // One quick pass to count: the bar needs a total.
         let counter = try RecordingReader(path: path)
         var count: Int64 = 0
-        var first: Int64?, last: Int64 = 0
+        var earliest = Int64.max, latest = Int64.min
         while let r = try counter.next() {
             count += 1
-            if first == nil { first = r.time.nanoseconds }
-            last = r.time.nanoseconds
+            earliest = min(earliest, r.time.nanoseconds)
+            latest = max(latest, r.time.nanoseconds)
         }
-        span = last - (first ?? 0) + 1_000_000_000
+        // Each pass is shifted one span past the previous one. A crafted file's times
+        // can be anything in Int64: repeating must not overflow (one pass never shifts).
+        let (range, rangeOverflow) = count == 0 ? (partialValue: 0, overflow: false) : latest.subtractingReportingOverflow(earliest)
+        let (span, spanOverflow) = range.addingReportingOverflow(1_000_000_000)
+        let (lastShift, shiftOverflow) = span.multipliedReportingOverflow(by: Int64(self.repeats - 1))
+        if self.repeats > 1, rangeOverflow || spanOverflow || shiftOverflow || latest.addingReportingOverflow(lastShift).overflow {
+            throw ReplaySourceError.cannotRepeat(path: path, repeats: self.repeats, earliest: earliest, latest: latest)
+        }
+        self.span = rangeOverflow || spanOverflow ? .max : span
         problems = counter.report.problems
         total = count * Int64(self.repeats)
         progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
@@ -138,6 +146,18 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         case .imu(let s): return .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
         case .marker(let t, let m): return .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
         case .label(let t, let k): return .label(SampleTime(nanoseconds: t.nanoseconds + ns), k)
+        }
+    }
+}
+
+/// Why a recording cannot be replayed as asked.
+enum ReplaySourceError: Error, CustomStringConvertible {
+    case cannotRepeat(path: String, repeats: Int, earliest: Int64, latest: Int64)
+
+    var description: String {
+        switch self {
+        case .cannotRepeat(let path, let repeats, let earliest, let latest):
+            "\(path): its record times (\(earliest) to \(latest) ns) cannot be shifted \(repeats) times without leaving the 64-bit clock"
         }
     }
 }

@@ -101,6 +101,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch .alreadyRunning(let path) {
             logger.critical("another bikepathd answers on \(path)")
             throw ExitCode(1)
+        } catch .notASocket(let path) {
+            logger.critical("\(StatusSocketError.notASocket(path))")
+            throw ExitCode(1)
         } catch {
             logger.error("status socket unavailable, running without it: \(error)")
         }
@@ -136,10 +139,21 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if summary { print(jsonText(loop.summary)) }
+        let dropped = loop.summary.droppedTrackPoints
+        if !loop.uncommitted.isEmpty || dropped > 0 {
+            logger.critical("""
+                stopped; NOT everything committed: the disk was full; lost: \(loop.uncommitted), and \(dropped) track \
+                points dropped while it was full — free space on the store's disk (`bikepathd diagnose` keeps the counts)
+                """)
+            throw ExitCode(Self.exitLostData)
+        }
         logger.notice("stopped; everything committed")
         // Reader threads may sit in a blocking call (libiio, libgps): the work is done, do not wait for them.
         Glibc.exit(0)
     }
+
+    /// Exit status when outputs could not be committed (EX_IOERR).
+    static let exitLostData: Int32 = 74
 
     /// Where records come from, how to tell that a recording is used up, and why it
     /// stopped early if it did.
@@ -189,7 +203,13 @@ struct RunCommand: AsyncParsableCommand {
     /// loop to continue or close (`TripRecovery`).
     func decideOpenTrip(store: Store, configuration: DaemonConfiguration, live: Bool, logger: Logger) throws -> String? {
         guard let open = try store.openTripInfo() else { return nil }
-        if live, let last = open.lastPointUTCNanoseconds {
+        guard live else {
+            // A replay plays the trip's start again (after a kill, or a second run): its
+            // id is derived from that start (docs/storage.md), so the same trip goes on.
+            logger.notice("trip \(open.id) was left open: replaying its start again continues it")
+            return nil
+        }
+        if let last = open.lastPointUTCNanoseconds {
             let age = Double(EdgeClock.realtimeNanoseconds() - last) / 1e9
             if age > configuration.trip.endAfterS {
                 _ = try store.closeOpenTrip()
@@ -213,6 +233,7 @@ struct RunCommand: AsyncParsableCommand {
         let now = EdgeClock.monotonic()
         var degraded = sensors?.degradedReasons ?? []
         degraded += problems
+        if let storeProblem = p.storeProblem { degraded.append(storeProblem) }
         if s.succeeded == false, let result = s.lastResult { degraded.append("network: sync \(result)") }
         let gnss: DaemonStatus.GNSS
         let imu: DaemonStatus.IMU

@@ -12,7 +12,7 @@ struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Send queued SOS events, confirmations, drafts and trips to the hub.",
-        subcommands: [Run.self, ConsentCommand.self, PrivacyCommand.self, Status.self],
+        subcommands: [Run.self, ConsentCommand.self, PrivacyCommand.self, Status.self, Requeue.self],
         defaultSubcommand: Run.self
     )
 
@@ -28,7 +28,7 @@ struct SyncCommand: AsyncParsableCommand {
         var caFile: String?
         @Option(help: "Seconds before a request is given up.") var timeout = 15.0
         @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
-        @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused).") var once = false
+        @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused, 5 wrong hub URL).") var once = false
 
         func run() async throws {
             let store = try options.open()
@@ -55,6 +55,7 @@ struct SyncCommand: AsyncParsableCommand {
                 case .drained: return
                 case .failed: throw ExitCode(3)
                 case .unauthorized: throw ExitCode(4)
+                case .misconfigured: throw ExitCode(5)
                 }
             }
             // The network hook: a dispatcher script (NetworkManager, ifupdown) sends SIGUSR1.
@@ -68,9 +69,11 @@ struct SyncCommand: AsyncParsableCommand {
                 Run.report(result, next: wait)
             }
             source.cancel()
-            let reason = await engine.stoppedReason
+            let stopped = await engine.stoppedResult
             await client.shutdown()
-            if reason != nil { throw ExitCode(4) }  // already reported by the pass that stopped
+            // Already reported by the pass that stopped.
+            if case .unauthorized = stopped { throw ExitCode(4) }
+            if case .misconfigured = stopped { throw ExitCode(5) }
         }
 
         static func report(_ result: PassResult, next: Double? = nil) {
@@ -78,7 +81,7 @@ struct SyncCommand: AsyncParsableCommand {
             switch result {
             case .drained(let sent, let quarantined): text = "sync: drained; sent \(sent), quarantined \(quarantined)"
             case .failed(let reason, let retry): text = "sync: failed: \(reason)" + (retry.map { "; hub asks to retry in \($0) s" } ?? "")
-            case .unauthorized(let reason): text = "sync: stopped: \(reason)"
+            case .unauthorized(let reason), .misconfigured(let reason): text = "sync: stopped: \(reason)"
             }
             if let next, next > 0 { text += String(format: "; next try in %.1f s", next) }
             FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -161,6 +164,26 @@ struct SyncCommand: AsyncParsableCommand {
                     + settings.zones.map { "zone \($0.name): \($0.center.latitude), \($0.center.longitude), \($0.radiusMeters) m" })
                     .joined(separator: "\n")
             }
+        }
+    }
+
+    struct Requeue: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put quarantined records back in the queue (after fixing what made the hub refuse them).")
+        @OptionGroup var options: StoreOptions
+        @Flag(help: "Every quarantined record.") var all = false
+        @Argument(help: "The record's id (as `sync status` shows it).") var id: String?
+
+        func validate() throws {
+            guard all != (id != nil) else { throw ValidationError("give a record id or --all (not both)") }
+        }
+
+        func run() throws {
+            let store = try options.open()
+            let count = try options.run {
+                try store.requeueQuarantined(recordID: id, utcNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
+            }
+            options.emit(["requeued": count]) { "requeued \(count) record(s)" }
         }
     }
 

@@ -53,6 +53,10 @@ final class SyncRunner: Sendable {
                 delay = 0
                 text = "stopped: \(reason)"
                 logger.error("sync: \(text); the hub refused the token, sync stays off until restart")
+            case .misconfigured(let reason):
+                delay = 0
+                text = "stopped: \(reason)"
+                logger.error("sync: \(text); sync stays off until the hub URL is fixed and the daemon restarted")
             }
             let succeeded: Bool = if case .drained = result { true } else { false }
             board.updateSync { s in
@@ -63,7 +67,10 @@ final class SyncRunner: Sendable {
             if case .drained(let sent, _) = result, sent == 0 {} else {
                 publish(DaemonEvent(kind: "sync", message: text, fields: ["ok": "\(succeeded)"]))
             }
-            if case .unauthorized = result { return }
+            switch result {
+            case .unauthorized, .misconfigured: return
+            case .drained, .failed: break
+            }
             let deadline = Date().addingTimeInterval(delay)
             while Date() < deadline, !Task.isCancelled, !wake.exchange(false, ordering: .acquiringAndReleasing) {
                 try? await Task.sleep(nanoseconds: 250_000_000)

@@ -49,7 +49,7 @@ struct TripRecovery {
     mutating func expired(now: SampleTime) -> String? {
         guard case .undecided(let id, let deadline) = state else { return nil }
         guard let deadline else {
-            state = .undecided(tripID: id, deadline: SampleTime(nanoseconds: now.nanoseconds + Int64(window * 1e9)))
+            state = .undecided(tripID: id, deadline: now + window)
             return nil
         }
         guard now > deadline else { return nil }

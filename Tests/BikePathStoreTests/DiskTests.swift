@@ -6,23 +6,6 @@ import Testing
 @testable import BikePathStore
 
 @Suite(.serialized) struct DiskTests {
-    /// Mounts a 2 MB tmpfs (root only; CI must run as root).
-    private func smallDisk(_ dir: TempDir) throws -> String? {
-        guard isRoot else {
-            if isCI { Issue.record("the disk-full test needs root to mount a tmpfs, and CI=true") }
-            print("skipped: not root, cannot mount a small tmpfs for the disk-full test")
-            return nil
-        }
-        let mountPoint = dir.file("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let result = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
-        guard result.status == 0 else {
-            Issue.record("mount failed: \(result.err)")
-            return nil
-        }
-        return mountPoint
-    }
-
     /// Fills the file system with one file until ENOSPC.
     private func fill(_ path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -35,7 +18,7 @@ import Testing
     @Test func fullDiskKeepsRunningKeepsEventsAndRecovers() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        guard let mountPoint = try smallDisk(dir) else { return }
+        guard let mountPoint = try mountSmallDisk(dir, for: "the disk-full test") else { return }
         defer { _ = try? runProcess("/bin/umount", [mountPoint]) }
 
         let store = try Store.open(path: mountPoint + "/s.db")

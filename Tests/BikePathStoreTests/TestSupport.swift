@@ -8,6 +8,24 @@ import Testing
 var isRoot: Bool { getuid() == 0 }
 var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
+/// Mounts a 2 MB tmpfs at `dir/small` (root only: without root it says why it
+/// skips, and records a failure when CI=true, where a skip is not allowed).
+func mountSmallDisk(_ dir: TempDir, for test: String) throws -> String? {
+    guard isRoot else {
+        if isCI { Issue.record("\(test) needs root to mount a tmpfs, and CI=true") }
+        print("skipped: not root, cannot mount a small tmpfs for \(test)")
+        return nil
+    }
+    let mountPoint = dir.file("small")
+    try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+    let result = try runProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint])
+    guard result.status == 0 else {
+        Issue.record("mount failed: \(result.err)")
+        return nil
+    }
+    return mountPoint
+}
+
 /// The bikepathd executable that `swift test` built next to the test bundle.
 func bikepathdPath() -> String? { builtExecutable("bikepathd") }
 

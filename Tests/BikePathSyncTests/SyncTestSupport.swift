@@ -208,6 +208,7 @@ func drain(_ engine: SyncEngine, attempts: Int = 200) async throws -> Int {
         case .drained: return n
         case .failed: continue
         case .unauthorized(let r): throw TestFailure(description: "unexpected 401: \(r)")
+        case .misconfigured(let r): throw TestFailure(description: "unexpected 404/405: \(r)")
         }
     }
     throw TestFailure(description: "the outbox did not drain in \(attempts) passes")

@@ -7,6 +7,11 @@
 ///   a matching CRC starts, so one bad sector on an SD card costs that region, not the
 ///   rest of the ride. A false resync needs a 32-bit CRC collision on top of the kind and
 ///   length checks.
+/// - Resyncing costs bounded work per byte: each skipped byte earns `resyncCRCBytesPerByte`
+///   (16) bytes of CRC, on top of a start of two largest records, and a candidate whose
+///   CRC would overdraw that is skipped unchecked. A file of fake headers every 16 bytes
+///   thus costs ~16 CRC bytes per byte (it cost 64 KiB per 16 bytes: 40 s for 16 MB),
+///   while real records after ordinary damage are always checked.
 /// - Input that ends inside a record (power loss) yields every complete record, then
 ///   `.truncated`. A zero-filled tail (what some filesystems leave after a crash) is
 ///   reported as `.zeroFilledTail`, not as corruption.
@@ -29,7 +34,11 @@ public struct RecordingDecoder: Sendable {
     /// File offset where the current corrupt region began, while resyncing.
     private var resyncStart: Int?
     private var resyncAllZero = true
+    /// Bytes of CRC the current resync may still spend (see the type comment).
+    private var resyncCRCBudget = RecordingDecoder.resyncCRCStartBudget
     private var headerDone = false
+    static let resyncCRCBytesPerByte = 16
+    static let resyncCRCStartBudget = 2 * (RecordingFormat.maxPayloadLength + 9)
 
     public init() {}
 
@@ -94,6 +103,13 @@ public struct RecordingDecoder: Sendable {
             return true
         }
         let start = position
+        if resyncStart != nil {
+            guard resyncCRCBudget >= 5 + length else {
+                slide()
+                return true
+            }
+            resyncCRCBudget -= 5 + length
+        }
         let crc = buffer.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<(start + 5 + length)])) }
         guard crc == loadU32(at: start + 5 + length) else {
             slide()
@@ -144,6 +160,7 @@ public struct RecordingDecoder: Sendable {
         }
         if buffer[position] != 0 { resyncAllZero = false }
         position += 1
+        resyncCRCBudget = min(resyncCRCBudget + Self.resyncCRCBytesPerByte, Self.resyncCRCStartBudget)
     }
 
     private mutating func closeCorruptRegion() {
@@ -152,6 +169,7 @@ public struct RecordingDecoder: Sendable {
         statistics.corruptRegions += 1
         ready.append(.problem(.corrupt(offset: start, length: offset - start)))
         resyncStart = nil
+        resyncCRCBudget = Self.resyncCRCStartBudget
     }
 
     private mutating func endOfInput() {

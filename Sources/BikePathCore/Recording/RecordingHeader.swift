@@ -130,7 +130,10 @@ extension RecordingHeader {
                 guard let c = UTCCivilTime.parseISO8601(value) else {
                     throw RecordingHeaderError(line: lineNumber, message: "created-utc: '\(value)' is not ISO 8601 UTC")
                 }
-                createdUTC = c.utcTime
+                guard let utc = c.checkedUTCTime else {
+                    throw RecordingHeaderError(line: lineNumber, message: "created-utc: '\(value)' is outside 1678–2262, the years nanoseconds since 1970 can hold")
+                }
+                createdUTC = utc
             case "created-at-monotonic-ns":
                 guard let n = Int64(value) else {
                     throw RecordingHeaderError(line: lineNumber, message: "\(key): '\(value)' is not an integer")

@@ -26,10 +26,20 @@ public struct UTCCivilTime: Sendable, Equatable {
                   nanosecond: Int(inDay % 1_000_000_000))
     }
 
-    public var utcTime: UTCTime {
+    /// Nanoseconds since 1970 fit Int64 only from 1677-09-21 to 2262-04-11; outside
+    /// that this is nil (a crafted header's `created-utc=9999-…`).
+    public var checkedUTCTime: UTCTime? {
         let days = Int64(CivilDate.days(year: year, month: month, day: day))
-        let secs = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return UTCTime(nanosecondsSince1970: secs * 1_000_000_000 + Int64(nanosecond))
+        let (daySeconds, o1) = days.multipliedReportingOverflow(by: 86_400)
+        let (secs, o2) = daySeconds.addingReportingOverflow(Int64(hour * 3600 + minute * 60 + second))
+        let (ns, o3) = secs.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, o4) = ns.addingReportingOverflow(Int64(nanosecond))
+        return o1 || o2 || o3 || o4 ? nil : UTCTime(nanosecondsSince1970: total)
+    }
+
+    /// `checkedUTCTime`, clamped to the representable range outside it.
+    public var utcTime: UTCTime {
+        checkedUTCTime ?? UTCTime(nanosecondsSince1970: year < 1970 ? .min : .max)
     }
 
     /// `2023-07-09T14:43:17.599Z` (milliseconds; NMEA and GoPro carry no more).

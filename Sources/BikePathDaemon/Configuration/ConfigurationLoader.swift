@@ -53,13 +53,7 @@ public enum ConfigurationLoader {
             if missingIsDefault { return DaemonConfiguration() }
             throw ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: "no such file")])
         }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ConfigurationError(problems: [ConfigurationProblem(
-                file: path, line: nil, key: "(file)", reason: "cannot read: \(error.localizedDescription)")])
-        }
+        let data = try readFile(path)
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: "not UTF-8 text")])
         }
@@ -70,6 +64,40 @@ public enum ConfigurationLoader {
     /// default file means the defaults). Every command reads its defaults this way.
     public static func load(flag: String?) throws(ConfigurationError) -> DaemonConfiguration {
         try load(path: flag ?? DaemonConfiguration.defaultPath, missingIsDefault: flag == nil)
+    }
+
+    /// A configuration file is small text: at most this many bytes are read.
+    static let maxFileBytes = 1 << 20
+
+    /// The file's bytes. A regular file or a character device (`/dev/null`: the
+    /// defaults) is read, up to `maxFileBytes`; a FIFO, socket or directory is
+    /// refused by name rather than waited on or misreported as a permission problem.
+    static func readFile(_ path: String) throws(ConfigurationError) -> Data {
+        func problem(_ reason: String) -> ConfigurationError {
+            ConfigurationError(problems: [ConfigurationProblem(file: path, line: nil, key: "(file)", reason: reason)])
+        }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw problem("cannot read: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw problem("cannot read: \(String(cString: strerror(errno)))") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFCHR: break
+        case S_IFDIR: throw problem("is a directory, not a configuration file")
+        case S_IFIFO: throw problem("is a FIFO, not a configuration file")
+        case S_IFSOCK: throw problem("is a socket, not a configuration file")
+        default: throw problem("is not a regular file")
+        }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = Glibc.read(fd, &chunk, chunk.count)
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw problem("cannot read: \(String(cString: strerror(errno)))") }
+            if n == 0 { return data }
+            data.append(contentsOf: chunk[0..<n])
+            guard data.count <= maxFileBytes else { throw problem("is larger than \(maxFileBytes) bytes: not a configuration file") }
+        }
     }
 
     // The one place that knows every key; docs/configuration.md mirrors it

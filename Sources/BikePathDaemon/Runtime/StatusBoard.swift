@@ -13,6 +13,8 @@ public final class StatusBoard: Sendable {
         public var lastFixLon: Double?
         public var lastFixAt: Double?          // monotonic seconds when the pipeline got it
         public var queueLength = 0
+        /// Why the store cannot take what the chain produces (a full disk), for `degraded`.
+        public var storeProblem: String?
         public init() {}
     }
 

@@ -7,7 +7,7 @@ public enum StatusClient {
         let fd = try connect(path, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
         try sendRequest(fd, "status")
-        var reader = LineReader(fd: fd)
+        var reader = LineReader(fd: fd, deadline: ProcessInfo.processInfo.systemUptime + Double(timeoutSeconds))
         guard let line = try reader.next() else { throw .badReply("(connection closed)") }
         do {
             return try StatusJSON.decode(DaemonStatus.self, from: line)
@@ -41,8 +41,11 @@ public enum StatusClient {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         if timeoutSeconds > 0 {
+            // SO_SNDTIMEO also bounds connect(2) on a Unix socket whose backlog is full
+            // (a daemon out of descriptors); SO_RCVTIMEO bounds each read.
             var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         }
         var address = made.0
         let rc = withUnsafePointer(to: &address) {
@@ -51,6 +54,7 @@ public enum StatusClient {
         guard rc == 0 else {
             let e = errno
             close(fd)
+            if e == EAGAIN || e == EINPROGRESS { throw .notRunning(path, "no answer within \(timeoutSeconds) s") }
             throw .notRunning(path, String(cString: strerror(e)))
         }
         return fd
@@ -66,8 +70,13 @@ public enum StatusClient {
 /// Newline-delimited reading from a socket.
 struct LineReader {
     let fd: Int32
+    /// systemUptime after which a read gives up (a daemon that trickles bytes); nil: none.
+    let deadline: Double?
     private var buffer: [UInt8] = []
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32, deadline: Double? = nil) {
+        self.fd = fd
+        self.deadline = deadline
+    }
 
     /// The next line without its newline; nil at end of stream.
     mutating func next() throws(StatusSocketError) -> String? {
@@ -78,6 +87,7 @@ struct LineReader {
                 buffer.removeSubrange(...newline)
                 return line
             }
+            if let deadline, ProcessInfo.processInfo.systemUptime > deadline { throw .badReply("(no reply within the timeout)") }
             let n = read(fd, &chunk, chunk.count)
             if n == 0 { return nil }
             if n < 0 {

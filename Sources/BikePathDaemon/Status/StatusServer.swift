@@ -11,6 +11,14 @@ import Foundation
 /// `dropped` event when it catches up. `mark [KIND]\n` tells the daemon the rider just
 /// passed an obstacle; the one JSON line of `MarkReply` comes when the mark is stored
 /// (at the next fix, within `markTimeout` seconds, else an error line).
+/// A tail client whose buffer stays full for
+/// `slowReaderSeconds` is disconnected.
+///
+/// Limits (docs/daemon.md): at most `maximumClients` (32) connections (more are closed
+/// at once), 256 KiB buffered per client, so the server holds at most ~8 MiB;
+/// when accept(2) fails for lack of file descriptors (EMFILE/ENFILE), or a client
+/// would take one of the last `descriptorHeadroom` (16) below the soft limit, it
+/// stops accepting for `acceptBackoffSeconds` instead of spinning on a readable socket.
 public final class StatusServer: @unchecked Sendable {
     public let path: String
     private let statusProvider: @Sendable () -> DaemonStatus
@@ -27,6 +35,12 @@ public final class StatusServer: @unchecked Sendable {
     private var finished = false
     private let done = NSCondition()
     static let maximumBuffered = 256 * 1024
+    /// 32 × 256 KiB = 8 MiB at most; a bike computer has one or two local readers.
+    public static let defaultMaximumClients = 32
+    private let maximumClients: Int
+    private let slowReaderSeconds: Double
+    static let acceptBackoffSeconds = 0.5
+    private var acceptPausedUntil = 0.0
 
     private struct Client {
         var input: [UInt8] = []
@@ -39,22 +53,34 @@ public final class StatusServer: @unchecked Sendable {
         var awaitingMark = false
         /// Tells this client from a later one on the same descriptor number.
         var serial = 0
+        /// When its buffer overflowed (events started being dropped); nil while it keeps up.
+        var fullSince: Double?
     }
     private var nextSerial = 0
 
     /// Binds the socket (replacing a stale one left by a crash, refusing if
-    /// another daemon answers on it) and starts serving.
+    /// another daemon answers on it, or if PATH is anything but a socket: a
+    /// mistyped path must never delete a file) and starts serving.
     /// `requestTimeoutSeconds`: a client that has not sent a whole request by
     /// then is disconnected (idle connections would otherwise pile up).
+    /// `maximumClients`: connections beyond it are closed at once. `slowReaderSeconds`:
+    /// a tail client whose buffer stays full this long is disconnected.
     public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
+                maximumClients: Int = StatusServer.defaultMaximumClients, slowReaderSeconds: Double = 10,
                 status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil) throws(StatusSocketError) {
         self.path = path
         self.markHandler = mark
         self.requestTimeout = requestTimeoutSeconds
+        self.maximumClients = maximumClients
+        self.slowReaderSeconds = slowReaderSeconds
         self.statusProvider = status
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
-        if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
-        unlink(path)
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+            if StatusClient.isAnswering(path) { throw .alreadyRunning(path) }
+            unlink(path)  // a stale socket: nobody answers on it
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         var address = made.0
@@ -84,7 +110,9 @@ public final class StatusServer: @unchecked Sendable {
         for (fd, var client) in clients where client.tailing {
             if client.output.count + line.count > Self.maximumBuffered {
                 client.dropped += 1
+                if client.fullSince == nil { client.fullSince = ProcessInfo.processInfo.systemUptime }
             } else {
+                client.fullSince = nil
                 if client.dropped > 0 {
                     client.output += Self.droppedLine(client.dropped)
                     client.dropped = 0
@@ -114,6 +142,18 @@ public final class StatusServer: @unchecked Sendable {
         return clients.values.filter(\.tailing).count
     }
 
+    /// Descriptors kept free for the rest of the daemon (sqlite, libiio, libgps, libdispatch).
+    static let descriptorHeadroom = 16
+
+    /// The lowest descriptor number a client may get: the soft RLIMIT_NOFILE minus the
+    /// headroom (descriptors are handed out lowest first, so this bounds how many are used).
+    private static func descriptorCeiling() -> Int32 {
+        var limit = rlimit()
+        // RLIM_INFINITY is all ones: clamped, it leaves no ceiling.
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return .max }
+        return Int32(clamping: Int64(clamping: limit.rlim_cur) - Int64(descriptorHeadroom))
+    }
+
     // Glibc's module hides pipe2/accept4 (they need _GNU_SOURCE).
     private static func setNonBlockingCloseOnExec(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -135,7 +175,9 @@ public final class StatusServer: @unchecked Sendable {
         while true {
             lock.lock()
             let keepRunning = running
-            var fds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let accepting = ProcessInfo.processInfo.systemUptime >= acceptPausedUntil
+            var fds = [pollfd(fd: listenFD, events: accepting ? Int16(POLLIN) : 0, revents: 0),
+                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (client.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
@@ -166,8 +208,9 @@ public final class StatusServer: @unchecked Sendable {
     private func dropIdleClients() {
         let now = ProcessInfo.processInfo.systemUptime
         lock.lock()
-        let idle = clients.filter { c in
-            !c.value.tailing && !c.value.closeWhenFlushed && !c.value.awaitingMark && now - c.value.connectedAt > requestTimeout
+        let idle = clients.filter { _, c in
+            if c.tailing { return c.fullSince.map { now - $0 > slowReaderSeconds } ?? false }
+            return !c.closeWhenFlushed && !c.awaitingMark && now - c.connectedAt > requestTimeout
         }.map(\.key)
         let unanswered = clients.filter { $0.value.awaitingMark && now - $0.value.connectedAt > Self.markTimeout }
             .map { ($0.key, $0.value.serial) }
@@ -186,12 +229,35 @@ public final class StatusServer: @unchecked Sendable {
     private func acceptClients() {
         while true {
             let fd = accept(listenFD, nil, nil)
-            if fd < 0 { return }
+            if fd < 0 {
+                // Out of descriptors: the pending connection stays queued and the socket
+                // readable, so polling it again at once would spin a core. Pause instead.
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    lock.lock()
+                    acceptPausedUntil = ProcessInfo.processInfo.systemUptime + Self.acceptBackoffSeconds
+                    lock.unlock()
+                }
+                return
+            }
+            if fd >= Self.descriptorCeiling() {
+                // Keep the last descriptors for the rest of the daemon: libdispatch traps
+                // (SIGILL) when it cannot open /proc to watch its threads, and the store and
+                // the sensors need them too. Treated like EMFILE: close, pause accepting.
+                close(fd)
+                lock.lock()
+                acceptPausedUntil = ProcessInfo.processInfo.systemUptime + Self.acceptBackoffSeconds
+                lock.unlock()
+                return
+            }
             Self.setNonBlockingCloseOnExec(fd)
             lock.lock()
-            nextSerial += 1
-            clients[fd] = Client(serial: nextSerial)
+            let full = clients.count >= maximumClients
+            if !full {
+                nextSerial += 1
+                clients[fd] = Client(serial: nextSerial)
+            }
             lock.unlock()
+            if full { close(fd) }  // the client sees the connection closed at once
         }
     }
 
@@ -274,6 +340,7 @@ public final class StatusServer: @unchecked Sendable {
                 return drop(fd)
             }
             client.output.removeFirst(n)
+            client.fullSince = nil  // it reads: slow, perhaps, but not stuck
         }
         let close = client.output.isEmpty && client.closeWhenFlushed
         clients[fd] = client
@@ -292,6 +359,7 @@ public final class StatusServer: @unchecked Sendable {
 public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case badPath(String)
     case alreadyRunning(String)
+    case notASocket(String)
     case notRunning(String, String)
     case badReply(String)
     case system(String, Int32)
@@ -300,6 +368,7 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .badPath(let p): "\(p) is not a usable Unix socket path"
         case .alreadyRunning(let p): "another bikepathd already answers on \(p)"
+        case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check status.socket / --status-socket)"
         case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"
         case .badReply(let text): "unexpected reply from the daemon: \(text)"
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"

@@ -49,6 +49,7 @@ public enum GoProCSVImporter {
         var imu: [IMUSample] = []
         if let acclPath = files.accl {
             let accl = try NumericCSV(path: acclPath, required: ["Milliseconds", "AcclX", "AcclY", "AcclZ"])
+            try accl.requireWithin("Milliseconds", millisecondsRange, millisecondsRule)
             let rawTime = accl.column("Milliseconds")
             let (t, repairs) = try respaceOverlappingPackets(rawTime, csv: accl)
             stats.imuTimeRepairs = repairs
@@ -88,6 +89,7 @@ public enum GoProCSVImporter {
         var createdUTC: UTCTime?
         if let gpsPath = files.gps {
             let gps = try NumericCSV(path: gpsPath, required: ["Milliseconds", "Latitude", "Longitude", "Altitude", "Speed", "TS", "GpsAccuracy", "GpsFix"])
+            try gps.requireWithin("Milliseconds", millisecondsRange, millisecondsRule)
             try gps.requireNonDecreasing("Milliseconds")
             let t = gps.column("Milliseconds"), lat = gps.column("Latitude"), lon = gps.column("Longitude")
             let alt = gps.column("Altitude"), speed = gps.column("Speed"), ts = gps.column("TS")
@@ -170,6 +172,11 @@ public enum GoProCSVImporter {
         }
         return out
     }
+
+    /// Milliseconds since the start of the video: 0 to 10¹¹ (3 years) keeps every
+    /// derived nanosecond time, and UTC minus it, well inside Int64 (±9.2·10¹⁸).
+    static let millisecondsRange: ClosedRange<Double> = 0...1e11
+    static let millisecondsRule = "Milliseconds is the time since the start of the video, 0 to 10^11"
 
     static func nanoseconds(_ milliseconds: Double) -> SampleTime {
         SampleTime(nanoseconds: Int64((milliseconds * 1_000_000).rounded()))

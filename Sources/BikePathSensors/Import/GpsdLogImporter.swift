@@ -107,6 +107,7 @@ public enum GpsdLogImporter {
         var anchor: (timeOfDay: Int64, time: Int64)?
         var latest: Int64 = 0
         var dayOffset: Int64 = 0
+        let maxDayOffset = 366 * 24 * hour
         var out: [SampleTime] = []
         out.reserveCapacity(sentences.count)
         for s in sentences {
@@ -114,7 +115,10 @@ public enum GpsdLogImporter {
             if var tod = timeOfDay(s) {
                 tod += dayOffset
                 if let a = anchor {
-                    if tod < latest - 12 * hour {  // past midnight
+                    // Past midnight. Bounded: times of day that flip between 23:00 and 00:00
+                    // would otherwise add a day every two sentences and overflow Int64
+                    // after ~200 000 of them; past a year the flips are not midnights.
+                    if tod < latest - 12 * hour, dayOffset < maxDayOffset {
                         dayOffset += 24 * hour
                         tod += 24 * hour
                     }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import BikePathDaemon
+
+/// The status socket's limits: it never deletes what is not its socket, it holds a
+/// bounded number of clients, and a tail client that stops reading is let go.
+@Suite("Status socket limits")
+struct StatusSocketLimitTests {
+    private func connectClient(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let made = try #require(UnixAddress.make(path))
+        var address = made.0
+        let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, made.1) } }
+        #expect(rc == 0)
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+
+    @Test("A regular file at the socket path is refused and kept byte for byte")
+    func regularFileIsKept() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/bikepath.sqlite"
+        let bytes = Data((0..<4096).map { UInt8($0 % 251) })
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(throws: StatusSocketError.notASocket(path)) { try StatusServer(path: path) { sampleStatus } }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        #expect("\(StatusSocketError.notASocket(path))".contains("is not a socket"))
+        // A directory too.
+        let sub = directory + "/dir"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
+        #expect(throws: StatusSocketError.notASocket(sub)) { try StatusServer(path: sub) { sampleStatus } }
+    }
+
+    @Test("Connections beyond the cap are closed at once; the ones inside it are served")
+    func clientCap() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/status.sock"
+        let server = try StatusServer(path: path, maximumClients: 4) { sampleStatus }
+        defer { server.stop() }
+        var fds: [Int32] = []
+        defer { fds.forEach { close($0) } }
+        for _ in 0..<4 {
+            let fd = try connectClient(path)
+            _ = "tail\n".withCString { send(fd, $0, 5, 0) }
+            fds.append(fd)
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while server.tailClientCount < 4, Date() < deadline { usleep(2_000) }
+        #expect(server.tailClientCount == 4)
+        let extra = try connectClient(path)
+        defer { close(extra) }
+        var reader = LineReader(fd: extra)
+        #expect(try reader.next() == nil, "the fifth connection is closed")
+        #expect(server.tailClientCount == 4)
+        server.publish(DaemonEvent(time: "t", kind: "e", message: "still served"))
+        var first = LineReader(fd: fds[0])
+        #expect(try first.next()?.contains("still served") == true)
+    }
+
+    @Test("A tail client that stops reading is disconnected once its buffer stayed full")
+    func stuckReaderIsDropped() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/status.sock"
+        let server = try StatusServer(path: path, slowReaderSeconds: 0.3) { sampleStatus }
+        defer { server.stop() }
+        let fd = try connectClient(path)
+        defer { close(fd) }
+        _ = "tail\n".withCString { send(fd, $0, 5, 0) }
+        while server.tailClientCount < 1 { usleep(2_000) }
+        let padding = String(repeating: "x", count: 1000)
+        for i in 0..<2000 { server.publish(DaemonEvent(time: "t", kind: "e", message: "\(i) \(padding)")) }
+        let deadline = Date().addingTimeInterval(5)
+        while server.tailClientCount > 0, Date() < deadline { usleep(20_000) }
+        #expect(server.tailClientCount == 0, "the stuck reader was let go")
+        #expect(try StatusClient.fetchStatus(path: path) == sampleStatus)
+    }
+}

@@ -1,0 +1,92 @@
+import BikePathAPI
+import BikePathStore
+import BikePathSync
+import BikePathTestSupport
+import Foundation
+import Testing
+
+/// A wrong hub URL (404/405 for the endpoint) is a configuration error: sync stops
+/// and says so, and nothing is quarantined. Quarantined records can be put back
+/// with `bikepathd sync requeue`.
+@Suite(.serialized) struct WrongEndpointAndRequeueTests {
+    @Test(.timeLimit(.minutes(2))) func wrongHubURLStopsAndQuarantinesNothing() async throws {
+        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        let pendingBefore = try device.store.syncDiagnosis().pending
+        try await withClient(device, url: hub.url + "/typo") { client in
+            let engine = device.engine(client)
+            let result = await engine.syncOnce()
+            guard case .misconfigured(let reason) = result else {
+                Issue.record("a 404 for the whole endpoint must stop sync, got \(result)")
+                return
+            }
+            #expect(reason.contains("404") && reason.contains("/typo"), "\(reason)")
+            #expect(await engine.stoppedReason == reason)
+            #expect(await engine.syncOnce() == result, "stopped until restarted")
+        }
+        let after = try device.store.syncDiagnosis()
+        #expect(after.quarantined.isEmpty, "a wrong URL is no verdict on a record")
+        #expect(after.pending.values.reduce(0, +) >= pendingBefore.values.reduce(0, +), "nothing left the queue")
+        #expect(try hub.records().isEmpty)
+        #expect(after.recentLog.contains { $0.outcome == "misconfigured" })
+
+        // The same store with the right URL sends everything.
+        try await withClient(device, url: hub.url) { client in
+            let passes = try await drain(device.engine(client))
+            #expect(passes > 0)
+        }
+        try device.verifyHub(hub)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func syncOnceExitsFiveOnAWrongURL() throws {
+        let device = try Device(trips: 1, seconds: 300, confirm: 0)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        let run = try runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", hub.url + "/typo",
+                                             "--token-file", device.tokenFile, "--once"])
+        #expect(run.status == 5, "\(run.err)")
+        #expect(run.err.contains("check the hub URL"), "\(run.err)")
+        #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func requeueReleasesQuarantinedRecordsAndRefusesWrongIDs() async throws {
+        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        let trips = try device.store.listDrafts().map(\.tripID)
+        try await withClient(device, url: hub.url) { client in
+            // The hub holds different trips under both ids: both are quarantined (409).
+            for id in trips {
+                let other = TripUpload(id: id, startUtcNs: nil, endUtcNs: nil, statistics: ValidationTests.stats)
+                #expect(try await client.put(.trip(other), id: id).status == 201)
+            }
+            _ = try await drain(device.engine(client))
+        }
+        #expect(Set(try device.store.syncDiagnosis().quarantined.map(\.id)) == Set(trips))
+
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        func requeue(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try runProcess(bikepathd, ["sync", "requeue", "--db", device.dbPath] + arguments)
+        }
+        let missing = try requeue(["NO-SUCH-ID"])
+        #expect(missing.status != 0 && missing.err.contains("no record with id NO-SUCH-ID"), "\(missing.err)")
+        let sentID = try #require(device.store.syncLog().first { $0.outcome == "sent" }?.recordID)
+        let notQuarantined = try requeue([sentID])
+        #expect(notQuarantined.status != 0 && notQuarantined.err.contains("not quarantined"), "\(notQuarantined.err)")
+        #expect(try requeue([]).status != 0, "an id or --all is required")
+
+        let one = try requeue([trips[0]])
+        #expect(one.status == 0 && one.out.contains("requeued 1"), "\(one.err)")
+        #expect(try device.store.syncDiagnosis().quarantined.map(\.id) == [trips[1]])
+        let all = try requeue(["--all", "--json"])
+        #expect(all.status == 0 && all.out.contains("\"requeued\" : 1"), "\(all.out) \(all.err)")
+        #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
+        #expect(try device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })
+        #expect(try device.store.syncLog().contains { $0.outcome == "requeued" && $0.recordID == trips[1] })
+    }
+}
