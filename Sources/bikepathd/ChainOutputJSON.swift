@@ -19,7 +19,9 @@ enum ChainOutputJSON {
         case .obstacle(let e):
             return encoded(Obstacle(type: "obstacle", time_s: e.time.seconds, utc: e.utc.map(iso8601), lat: e.coordinate?.latitude,
                                     lon: e.coordinate?.longitude, speed_mps: e.speed, kind: e.kind.rawValue, peak_mps2: e.peak,
-                                    energy_m2ps3: e.energy, window_rate_hz: e.windowRate, window_mps2: e.window))
+                                    energy_m2ps3: e.energy, source: e.source.rawValue, severity: e.severity,
+                                    confidence: e.confidence, strength: e.strength,
+                                    window_rate_hz: e.windowRate, window_mps2: e.window))
         case .roadQuality(let s):
             return encoded(Road(type: "road_quality", start_time_s: s.startTime.seconds, end_time_s: s.endTime.seconds,
                                 start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
@@ -49,6 +51,7 @@ enum ChainOutputJSON {
     private struct Obstacle: Encodable {
         var schema = JSONSchema.version; var type: String; var time_s: Double; var utc: String?; var lat: Double?; var lon: Double?
         var speed_mps: Double?; var kind: String; var peak_mps2: Double; var energy_m2ps3: Double
+        var source: String; var severity: Double; var confidence: Double; var strength: Double
         var window_rate_hz: Double; var window_mps2: [Float]
     }
     private struct Road: Encodable {
