@@ -32,6 +32,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Detected candidates a trip's review asks about, best first (obstacles.review_budget).")
     var reviewBudget = ReviewBudget.defaultBudget
 
+    @Option(help: ArgumentHelp(
+        "A configuration file whose [trip], [obstacles] and [crash] settings the chain uses, as `run` does; default: the chain's own defaults.",
+        valueName: "file"))
+    var config: String?
+
     func validate() throws {
         guard batch > 0 else { throw ValidationError("--batch must be at least 1") }
         guard reviewBudget >= 0 else { throw ValidationError("--review-budget must be 0 or more") }
@@ -40,8 +45,8 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try ImportCommand.reportingErrors {
             let reader = try RecordingReader(path: recording)
-            var configuration = PipelineConfiguration()
-            configuration.crashDetectionEnabled = crashDetection
+            var configuration = config.map { configurationFile($0).pipelineConfiguration } ?? PipelineConfiguration()
+            configuration.crashDetectionEnabled = configuration.crashDetectionEnabled || crashDetection
             configuration.sensitivity = try RecordingChain.sensitivity(fromStore: databasePath)
             var chain = RecordingChain(configuration: configuration, batch: batch)
             var printer = ReplayPrinter(json: json, reviewBudget: reviewBudget)

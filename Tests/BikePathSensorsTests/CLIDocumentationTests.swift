@@ -12,12 +12,13 @@ import Testing
         return r.out
     }
 
-    /// The long flags in a help text's USAGE (which names every option the command takes).
+    /// The long flags a help text's OPTIONS section lists, one per option line (USAGE names
+    /// them too until it is too long, then says `<options>`).
     private func flags(_ help: String) -> Set<String> {
-        guard let usage = help.range(of: "USAGE:") else { return [] }
-        let end = help.range(of: "\n\n", range: usage.upperBound..<help.endIndex)?.lowerBound ?? help.endIndex
-        let text = String(help[usage.upperBound..<end])
-        let found = text.matches(of: #/--[a-z][a-z0-9-]*/#).map { String($0.output) }
+        let options = help.components(separatedBy: "OPTIONS:").dropFirst().joined()
+        let found = options.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: #/^\s+(?:-[a-zA-Z], )?(--[a-z][a-z0-9-]*)/#).map { String($0.output.1) }
+        }
         return Set(found).subtracting(["--help", "--version"])
     }
 
