@@ -99,8 +99,9 @@ import Testing
         }
         #expect(kills >= 50, "only \(kills) kills landed before the replay finished (seed \(seed))")
         #expect(finished)
-        // Most kills must hit a replay that was writing, not one still starting up.
-        #expect(killsAfterProgress >= 30, "only \(killsAfterProgress) kills interrupted a writing replay (seed \(seed))")
+        // Many kills must hit a replay that was writing, not one still starting up: alone
+        // about 43 of 60 do; with the whole suite running beside it on 2 cores, 23 was seen.
+        #expect(killsAfterProgress >= 20, "only \(killsAfterProgress) kills interrupted a writing replay (seed \(seed))")
 
         let store = try Store.open(path: path)
         #expect(store.openReport.movedAsideTo == nil)
