@@ -70,6 +70,12 @@ struct CandidateJudge: Sendable {
 
     func value(_ i: Int) -> Float { ring[i & mask] }
 
+    /// Where the rear wheel's hit can be: 0.8–1.2 × the two-wheel delay after the peak
+    /// (speed error and wheelbase spread), in sample indexes.
+    static func echoSpan(after i: Int, delay: Int) -> ClosedRange<Int> {
+        (i + Int(0.8 * Double(delay)))...(i + Int(1.2 * Double(delay)))
+    }
+
     /// Largest |y| over sample indexes [from, to), clipped to what the ring still holds.
     func peak(from: Int, to: Int) -> Float {
         var m: Float = 0
@@ -106,7 +112,8 @@ struct CandidateJudge: Sendable {
         var echo = false
         if let delay {
             func lag(_ f: Double) -> Int { i + Int(f * Double(delay)) }
-            let e = peak(from: lag(0.8), to: lag(1.2) + 1)
+            let span = Self.echoSpan(after: i, delay: delay)
+            let e = peak(from: span.lowerBound, to: span.upperBound + 1)
             let control = max(peak(from: lag(1.7), to: lag(2.3) + 1), peak(from: lag(2.7), to: lag(3.3) + 1))
             echo = e >= c.echoContrast * control && e >= c.echoSigmas * sigma
         }
@@ -136,7 +143,7 @@ struct CandidateJudge: Sendable {
         let i = d.peakIndex
         let gap = max(1, Int(0.015 * rate))
         let span = min(Int(0.25 * rate), delay.map { $0 / 2 } ?? Int.max)
-        let echo = delay.map { (i + Int(0.8 * Double($0)))...(i + Int(1.2 * Double($0))) }
+        let echo = delay.map { Self.echoSpan(after: i, delay: $0) }
         let minimumSeparation = Int(0.1 * rate)
         var hits = 0
         var lastHit: Int?
