@@ -5,8 +5,9 @@ import PackageDescription
 //   BikePathCore    pure, sample-time-driven processing: no I/O, no clock, no dependencies
 //   BikePathSensors recording files, importers, gpsd (libgps) and IIO (libiio) sources
 //   BikePathStore   SQLite (GRDB) buffer: trips, events, drafts, outbox
-//   BikePathDaemon  daemon plumbing: configuration, logging, sd_notify, status socket, progress
-//   bikepathd       the executable: daemon and CLI subcommands
+//   BikePathDaemon  the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
+//                   inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
+//   bikepathd       the executable: argument parsing and printing over BikePathDaemon
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
@@ -57,7 +58,7 @@ let package = Package(
         .target(
             name: "BikePathDaemon",
             dependencies: [
-                "BikePathCore",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -74,7 +75,15 @@ let package = Package(
             ]
         ),
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
-        .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore", "BikePathFixtures"]),
+        // Every benchmark, and the generators the kill test runs (`store-replay`): never in the daemon.
+        .executableTarget(
+            name: "BikePathBench",
+            dependencies: [
+                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.
         .target(name: "BikePathFixtures", dependencies: ["BikePathCore"]),
         // The wire format shared by the sync client and the hub (docs/api.yaml).
@@ -84,6 +93,8 @@ let package = Package(
             dependencies: [
                 "BikePathCore", "BikePathStore", "BikePathAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -113,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "BikePathSyncTests",
             dependencies: [
-                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", "BikePathTestSupport",
+                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

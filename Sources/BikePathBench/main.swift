@@ -28,7 +28,25 @@ case "obstacles":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "store-replay", "store-bench", "live-drain", "soak":
+    do {
+        let options = try BenchOptions(arguments.dropFirst())
+        switch arguments.first {
+        case "store-replay": try StoreReplay.run(options)
+        case "store-bench": try StoreBench.run(options)
+        case "live-drain": try LiveDrain.run(options)
+        default: try await Soak.run(options)
+        }
+    } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write("usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING\n".data(using: .utf8)!)
+    FileHandle.standardError.write("""
+        usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING
+                             | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
+                             | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
+
+        """.data(using: .utf8)!)
     exit(2)
 }

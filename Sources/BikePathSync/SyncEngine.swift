@@ -321,6 +321,8 @@ actor Wakeup {
         }
     }
 
+    /// Returns after `seconds`, at a `signal`, or when the waiting task is
+    /// cancelled (graceful shutdown must not wait out a 60 s idle poll).
     func wait(seconds: Double) async {
         if pending {
             pending = false
@@ -328,12 +330,18 @@ actor Wakeup {
         }
         nextID += 1
         let id = nextID
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            waiter = (id, c)
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
-                self.timeout(id)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                guard !Task.isCancelled else { return c.resume() }
+                waiter = (id, c)
+                Task {
+                    // The timer's own cancellation is irrelevant: it only ends the wait early.
+                    try? await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
+                    self.timeout(id)
+                }
             }
+        } onCancel: {
+            Task { await self.timeout(id) }
         }
     }
 

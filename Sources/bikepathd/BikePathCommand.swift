@@ -14,7 +14,6 @@ struct BikePathCommand: AsyncParsableCommand {
             SyncCommand.self,
             ConfigCommand.self, StatusCommand.self, TailCommand.self, MarkCommand.self, EvaluateCommand.self,
             CalibrationCommand.self,
-            StoreReplayCommand.self, StoreBenchCommand.self, DrainSourcesCommand.self,
         ]
     )
 }

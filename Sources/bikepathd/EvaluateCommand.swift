@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathDaemon
 import BikePathCore
 import BikePathSensors
 import Foundation

@@ -58,7 +58,8 @@ struct RecordCommand: AsyncParsableCommand {
             outputsFile = h
         }
         let sources = LiveSources(gnss: gpsd, imu: iio, logger: logger)
-        let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection)
+        let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection,
+                                version: BikePathCommand.configuration.version)
         var markServer: StatusServer?
         if let markSocket {
             do {
@@ -109,107 +110,5 @@ struct RecordCommand: AsyncParsableCommand {
             ImportCommand.stderrLine("error: nothing was recorded: neither gpsd (\(gpsd.host):\(gpsd.port)) nor the IMU (\(iio.uri)) delivered data — `bikepathd diagnose` says why")
             throw ExitCode(3)
         }
-    }
-}
-
-/// The recording thread: the same ordered stream goes to the file and the chain.
-final class Recorder: @unchecked Sendable {
-    private let writer: RecordingWriter
-    private let outputs: FileHandle?
-    private var pipeline: Pipeline
-    private let stop = NSLock()
-    private var stopRequested = false
-    private(set) var records = 0, nmea = 0, imu = 0, outputCount = 0
-    /// `--mark-socket`: the rider's marks, written as labels at the current sample time.
-    let marks = RiderMarks()
-    private var lastTime: SampleTime?
-    private var labelClock = LabelClock()
-    private let startedAt = EdgeClock.monotonic()
-
-    init(writer: RecordingWriter, outputs: FileHandle?, crashDetection: Bool) {
-        self.writer = writer
-        self.outputs = outputs
-        var configuration = PipelineConfiguration()
-        configuration.crashDetectionEnabled = crashDetection
-        pipeline = Pipeline(configuration: configuration)
-    }
-
-    func requestStop() { stop.lock(); stopRequested = true; stop.unlock() }
-    private var stopping: Bool { stop.lock(); defer { stop.unlock() }; return stopRequested }
-
-    func run(_ sources: LiveSources) throws {
-        var lastFlush = EdgeClock.monotonic()
-        while !stopping {
-            take(sources.next(timeoutSeconds: 0.25))
-            labelMarks()
-            try append(sources: nil)
-            if EdgeClock.monotonic() - lastFlush >= 1 {
-                try writer.flush()   // fsync about once a second: a power cut loses at most that
-                lastFlush = EdgeClock.monotonic()
-            }
-        }
-        sources.stop()   // releases everything still held, in order
-        while true {
-            let rest = sources.next(timeoutSeconds: 0)
-            if rest.isEmpty { break }
-            take(rest)
-        }
-        try append(sources: nil)
-        write(pipeline.finish())
-        try writer.close()
-        try outputs?.synchronize()
-        try outputs?.close()
-    }
-
-    private var batch: [SensorRecord] = []
-
-    private func take(_ records: [SensorRecord]) {
-        batch += records
-        if let last = records.last { lastTime = last.time }
-    }
-
-    /// A recording is for labelling: a mark is taken in or out of a trip, answered at once
-    /// with the last fix (the chain places it at the next one, on replay as live).
-    private func labelMarks() {
-        for request in marks.take() {
-            guard let now = lastTime else {
-                request.reply(.failure("nothing recorded yet: no sample time to put the mark at"))
-                continue
-            }
-            let time = labelClock.time(at: now)
-            batch.append(.label(time, request.kind))
-            let fix = pipeline.status.lastFix
-            request.reply(MarkReply(kind: request.kind.rawValue, timeS: time.seconds, lat: fix?.latitude,
-                                    lon: fix?.longitude, speedMps: fix?.speed))
-        }
-    }
-
-    /// What `bikepathd status --socket` shows while recording with `--mark-socket`.
-    var status: DaemonStatus {
-        DaemonStatus(version: BikePathCommand.configuration.version, pid: getpid(), uptimeS: EdgeClock.monotonic() - startedAt,
-                     trip: .init(state: "recording"), gnss: .init(connected: true), imu: .init(connected: true),
-                     store: .init(path: "", queueLength: 0), sync: .init(enabled: false))
-    }
-
-    private func append(sources _: LiveSources?) throws {
-        guard !batch.isEmpty else { return }
-        for r in batch {
-            switch r {
-            case .nmea: nmea += 1
-            case .imu: imu += 1
-            case .marker, .label: break
-            }
-        }
-        records += batch.count
-        try writer.append(contentsOf: batch)
-        write(pipeline.process(batch))
-        batch.removeAll(keepingCapacity: true)
-    }
-
-    private func write(_ out: [ChainOutput]) {
-        outputCount += out.count
-        guard let outputs, !out.isEmpty else { return }
-        let text = out.map(ChainOutputJSON.line).joined(separator: "\n") + "\n"
-        outputs.write(Data(text.utf8))
     }
 }

@@ -42,9 +42,10 @@ struct DaemonLifecycleRunTests {
         // Periodic commits at most once a minute of ride time: up to sixty kept
         // points wait for the shutdown's own commit.
         try run.writeConfig(store: "commit_interval_s = 60")
-        // A long synthetic ride, as fast as the chain goes: the pipeline is busy
-        // writing when the signal comes.
-        let daemon = try run.start(["run", "--config", run.config, "--synthetic-hours", "10", "--summary"])
+        // The real 9-minute ride at 30 × real time: the signal comes mid-ride, with
+        // the pipeline writing.
+        let ride = Repository.root.appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
+        let daemon = try run.start(["run", "--config", run.config, "--replay", ride, "--replay-speed", "30", "--summary"])
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await run.waitForMessage("READY=1\nSTATUS=running"), "\(run.log)")
         #expect(await waitUntil { (try? StatusClient.fetchStatus(path: run.socket))?.trip.state == "riding" })

@@ -12,7 +12,8 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let db = dir.file("s.db")
-        #expect(try runProcess(binary, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "300"]).status == 0)
+        let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
+        #expect(try runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "300"]).status == 0)
 
         let store = try Store.open(path: db)
         let draft = try #require(try store.listDrafts().first)

@@ -5,7 +5,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-/// Replays a long synthetic ride through `bikepathd store-replay` while
+/// Replays a long synthetic ride through `BikePathBench store-replay` while
 /// `kill -9` hits it at random moments, restarting it each time.
 @Suite(.serialized) struct KillTests {
     /// Every committed row, keyed by what identifies it across runs (not its UUID).
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func survivesFiftyKillsWithNothingLostOrDuplicated() throws {
-        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+        let binary = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
         let dir = try TempDir()
         defer { dir.cleanup() }
         let replayArguments = ["store-replay", "--trips", "4", "--seconds-per-trip", "1500"]

@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathCore
 import BikePathTestSupport
 import Foundation

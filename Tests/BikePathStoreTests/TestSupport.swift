@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathCore
 import Foundation
 import BikePathTestSupport
@@ -46,12 +47,13 @@ extension Store {
 }
 
 /// The bikepathd binary and a store of two synthetic 300 s rides made by
-/// `bikepathd store-replay`, as a rider's CLI finds it.
+/// `BikePathBench store-replay`, as a rider's CLI finds it.
 func storeWithTwoRides() throws -> (binary: String, dir: TempDir, db: String) {
     let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+    let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
     let dir = try TempDir()
     let db = dir.file("s.db")
-    let result = try runProcess(binary, ["store-replay", "--db", db, "--trips", "2", "--seconds-per-trip", "300"])
+    let result = try runProcess(bench, ["store-replay", "--db", db, "--trips", "2", "--seconds-per-trip", "300"])
     #expect(result.status == 0, "\(result.err)")
     return (binary, dir, db)
 }

@@ -1,3 +1,4 @@
+import BikePathFixtures
 import BikePathAPI
 import BikePathCore
 import BikePathStore

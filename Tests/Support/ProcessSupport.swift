@@ -44,3 +44,7 @@ public struct TempDir {
     public func file(_ name: String) -> String { path + "/" + name }
     public func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
+
+/// `BikePathBench`, which also writes the synthetic stores the store tests
+/// and the kill test start from (`store-replay`): generators stay out of bikepathd.
+public func benchExecutablePath() -> String? { builtExecutable("BikePathBench") }

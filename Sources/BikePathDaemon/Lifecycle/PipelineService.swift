@@ -41,7 +41,7 @@ public struct PipelineService: Service, CustomStringConvertible {
                     try loop.run()
                     finished.resume()
                 } catch {
-                    finished.resume(throwing: PipelineFailure(reason: "\(error)"))
+                    finished.resume(throwing: PipelineFailure(underlying: error))
                 }
             }
             thread.name = "pipeline"
@@ -51,7 +51,8 @@ public struct PipelineService: Service, CustomStringConvertible {
 }
 
 /// The pipeline loop threw: the daemon stops (exit 1) and systemd restarts it.
+/// `underlying` is what the loop threw (a `StoreError`, a full disk's `DiskFull`, …).
 public struct PipelineFailure: Error, CustomStringConvertible {
-    public let reason: String
-    public var description: String { reason }
+    public let underlying: any Error
+    public var description: String { "\(underlying)" }
 }

@@ -3,10 +3,10 @@ import Foundation
 import Glibc
 #endif
 
-/// Memory of this process, for the soak benchmark and the replay summary.
-enum ResourceUsage {
+/// Memory and CPU time of this process, for the benchmarks and the replay summary.
+public enum ResourceUsage {
     /// Resident set size now (VmRSS in /proc/self/status), KiB; 0 if unknown.
-    static func currentRSSKilobytes() -> Int {
+    public static func currentRSSKilobytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
@@ -15,9 +15,17 @@ enum ResourceUsage {
     }
 
     /// Peak resident set size, KiB.
-    static func maxRSSKilobytes() -> Int {
+    public static func maxRSSKilobytes() -> Int {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Int(usage.ru_maxrss)
+    }
+
+    /// User + system CPU time, seconds: the machine is shared, so wall time alone
+    /// says as much about the neighbours as about the code measured.
+    public static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }

@@ -1,26 +1,21 @@
-import ArgumentParser
+import BikePathFixtures
 import BikePathStore
 import Foundation
 
-/// Hidden: writes a synthetic stream of chain outputs into the store through
+/// `BikePathBench store-replay --db PATH [--trips N] [--seconds-per-trip S] [--batch-rows R]`:
+/// writes a synthetic stream of chain outputs into the store through
 /// `StoreWriter`, resuming after the last committed position. The kill test
-/// `kill -9`s it again and again; bench/store.sh times it.
-struct StoreReplayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "store-replay", abstract: "Replay a synthetic ride into the store (tests, benchmark).", shouldDisplay: false)
-    @Option(name: .customLong("db")) var databasePath: String
-    @Option var trips = 3
-    @Option(name: .customLong("seconds-per-trip")) var secondsPerTrip = 600
-    @Option(name: .customLong("batch-rows")) var batchRows = 500
-
-    func run() throws {
-        let store = try Store.open(path: databasePath)
+/// `kill -9`s it again and again; bench/sync.sh and the store tests fill stores with it.
+enum StoreReplay {
+    static func run(_ options: BenchOptions) throws {
+        let store = try Store.open(path: try options.required("db"))
         // The ride goes on: the open trip is resumed, the writer continues it.
         try store.resumeOpenTrip()
         var policy = WriterPolicy()
-        policy.maxBatchRows = batchRows
+        policy.maxBatchRows = try options.int("batch-rows", default: 500)
         let writer = try StoreWriter(store: store, policy: policy)
-        let stream = SyntheticRides.stream(trips: trips, secondsPerTrip: secondsPerTrip)
+        let stream = SyntheticRides.stream(trips: try options.int("trips", default: 3),
+                                           secondsPerTrip: try options.int("seconds-per-trip", default: 600))
         let first = writer.committedPosition.map { Int($0) + 1 } ?? 0
         // The kill test waits for this line so that its kills land while writing.
         FileHandle.standardOutput.write(Data("resuming at \(first) of \(stream.count)\n".utf8))

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `run --synthetic-hours H` (the soak benchmark): rides generated on the fly,
+/// `BikePathBench soak` (bench/soak.sh): rides generated on the fly,
 /// so a day of input costs no disk and no memory up front. Each hour is 50 min
 /// riding north at 5.5 m/s and 10 min standing still (the trip ends), with 1 Hz
 /// GNSS as RMC + GGA (UTC advancing through midnight) and a 100 Hz IMU with road

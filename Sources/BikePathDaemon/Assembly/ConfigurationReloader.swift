@@ -1,4 +1,3 @@
-import BikePathDaemon
 import Logging
 import Synchronization
 
@@ -7,14 +6,16 @@ import Synchronization
 /// configuration. Sensor settings apply at once, chain settings when no trip
 /// is under way; the rest is logged as needing a restart.
 final class ConfigurationReloader: Sendable {
-    private let options: DaemonOptions
+    private let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     private let loop: DaemonLoop
     private let sensors: LiveSources?
     private let logger: Logger
     private let running: Mutex<DaemonConfiguration>
 
-    init(options: DaemonOptions, running: DaemonConfiguration, loop: DaemonLoop, sensors: LiveSources?, logger: Logger) {
-        self.options = options
+    /// `load` reads the file again with the command line's overrides on top.
+    init(load: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, running: DaemonConfiguration,
+         loop: DaemonLoop, sensors: LiveSources?, logger: Logger) {
+        self.load = load
         self.running = Mutex(running)
         self.loop = loop
         self.sensors = sensors
@@ -23,7 +24,7 @@ final class ConfigurationReloader: Sendable {
 
     func reload() {
         let fresh: DaemonConfiguration
-        do { fresh = try options.effectiveConfiguration() } catch {
+        do { fresh = try load() } catch {
             logger.error("reload refused, the running configuration stays:\n\(error.description)")
             return
         }

@@ -1,4 +1,4 @@
-import BikePathDaemon
+import BikePathSync
 import Logging
 import ServiceLifecycle
 
@@ -12,7 +12,7 @@ import ServiceLifecycle
 struct DaemonServices {
     var statusServer: StatusServer?
     var watchdog: Watchdog?
-    var sync: SyncRunner?
+    var sync: SyncService?
     let loop: DaemonLoop
     let degradedMode: DegradedModeService
     let reload: ConfigurationReloadService
@@ -28,7 +28,7 @@ struct DaemonServices {
         var services: [Configured] = []
         if let statusServer { services.append(helper(StatusServerService(server: statusServer))) }
         if let watchdog { services.append(helper(WatchdogService(watchdog: watchdog))) }
-        if let sync { services.append(helper(SyncService(runner: sync))) }
+        if let sync { services.append(helper(sync)) }
         // The pipeline ending (stopped, or the recording used up) or failing ends
         // the daemon, gracefully either way: the rest still shuts down in order;
         // a failure is rethrown by the group once that is done (exit 1).

@@ -1,11 +1,10 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathSensors
 import BikePathStore
 
 /// The configuration file's keys, handed to the parts that use them.
 extension DaemonConfiguration {
-    var pipelineConfiguration: PipelineConfiguration {
+    public var pipelineConfiguration: PipelineConfiguration {
         var c = PipelineConfiguration()
         c.tripStartCyclingSeconds = trip.startAfterS
         c.tripStartCyclingMeters = trip.startAfterM
@@ -19,13 +18,13 @@ extension DaemonConfiguration {
         return c
     }
 
-    var gpsdConfiguration: GPSDConfiguration { GPSDConfiguration(host: gnss.host, port: gnss.port) }
+    public var gpsdConfiguration: GPSDConfiguration { GPSDConfiguration(host: gnss.host, port: gnss.port) }
 
-    var iioConfiguration: IIOConfiguration {
+    public var iioConfiguration: IIOConfiguration {
         IIOConfiguration(uri: imu.uri, deviceName: imu.device.isEmpty ? nil : imu.device, samplingFrequency: imu.rateHz)
     }
 
-    var storeConfiguration: StoreConfiguration {
+    public var storeConfiguration: StoreConfiguration {
         var c = StoreConfiguration()
         c.budgetMegabytes = store.budgetMB
         c.milestoneSteps = [milestones.everyKm * 1000]
@@ -34,7 +33,7 @@ extension DaemonConfiguration {
         return c
     }
 
-    var writerPolicy: WriterPolicy {
+    public var writerPolicy: WriterPolicy {
         var p = WriterPolicy()
         p.maxBatchSeconds = store.commitIntervalS
         return p

@@ -1,5 +1,4 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathSensors
 import Foundation
 import Logging
@@ -8,23 +7,23 @@ import Synchronization
 /// gpsd (raw NMEA) and the IMU (IIO batches), merged into receive-time order.
 /// Either may be missing: the source then reports why (`degradedReasons`) and
 /// keeps trying in the background; it never fails.
-final class LiveSources: SensorSource {
+public final class LiveSources: SensorSource {
     let queue: RecordQueue
     private let parts: Mutex<(gnss: GPSDSource, imu: IIOSource)>
     private let logger: Logger
     private let startedAt = EdgeClock.monotonic()
 
-    init(gnss: GPSDConfiguration, imu: IIOConfiguration, logger: Logger) {
+    public init(gnss: GPSDConfiguration, imu: IIOConfiguration, logger: Logger) {
         self.logger = logger
         let bufferPeriod = Double(imu.bufferSamples(rate: imu.samplingFrequency)) / max(imu.samplingFrequency, 1)
         queue = RecordQueue(holdbackSeconds: bufferPeriod + 0.3, clock: { EdgeClock.monotonic() })
         parts = Mutex((GPSDSource(configuration: gnss, logger: logger), IIOSource(configuration: imu, logger: logger)))
     }
 
-    var gnss: GPSDSource { parts.withLock { $0.gnss } }
-    var imu: IIOSource { parts.withLock { $0.imu } }
+    public var gnss: GPSDSource { parts.withLock { $0.gnss } }
+    public var imu: IIOSource { parts.withLock { $0.imu } }
 
-    func start() throws {
+    public func start() throws {
         let (gnss, imu) = parts.withLock { ($0.gnss, $0.imu) }
         start(gnss: gnss)
         start(imu: imu)
@@ -46,10 +45,10 @@ final class LiveSources: SensorSource {
         }
     }
 
-    func next(timeoutSeconds: Double) -> [SensorRecord] { queue.next(timeoutSeconds: timeoutSeconds) }
+    public func next(timeoutSeconds: Double) -> [SensorRecord] { queue.next(timeoutSeconds: timeoutSeconds) }
 
     /// Stops both readers (each waits for its thread) and releases what is held.
-    func stop() {
+    public func stop() {
         let (gnss, imu) = parts.withLock { ($0.gnss, $0.imu) }
         let group = DispatchGroup()
         for stop in [gnss.stop, imu.stop] {
@@ -78,7 +77,7 @@ final class LiveSources: SensorSource {
 
     /// Why the daemon runs degraded because of its sensors; a few seconds of
     /// grace at start so that connecting is not reported as missing.
-    var degradedReasons: [String] {
+    public var degradedReasons: [String] {
         guard EdgeClock.monotonic() - startedAt > 3 else { return [] }
         var reasons: [String] = []
         let g = gnss.status
@@ -92,5 +91,5 @@ final class LiveSources: SensorSource {
         return reasons
     }
 
-    var degradedReason: String? { degradedReasons.isEmpty ? nil : degradedReasons.joined(separator: "; ") }
+    public var degradedReason: String? { degradedReasons.isEmpty ? nil : degradedReasons.joined(separator: "; ") }
 }

@@ -4,18 +4,18 @@ import BikePathStore
 import Foundation
 
 /// A recording through the chain in batches, as the daemon runs it (`replay`, `evaluate`).
-struct RecordingChain {
-    var pipeline: Pipeline
-    let batch: Int
+public struct RecordingChain {
+    public var pipeline: Pipeline
+    public let batch: Int
 
-    init(configuration: PipelineConfiguration, batch: Int = 4096) {
+    public init(configuration: PipelineConfiguration, batch: Int = 4096) {
         pipeline = Pipeline(configuration: configuration)
         self.batch = batch
     }
 
     /// Feeds every record; `first` sees the first record's time before any output,
     /// `emit` each batch's outputs, then the chain's last ones. Returns the record count.
-    mutating func run(_ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
+    public mutating func run(_ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
                       emit: ([ChainOutput]) -> Void) throws -> Int {
         var pending: [SensorRecord] = []
         pending.reserveCapacity(batch)
@@ -35,7 +35,7 @@ struct RecordingChain {
     }
 
     /// The sensitivity calibrated in the store at `path` (`--db`), or the factory one.
-    static func sensitivity(fromStore path: String?) throws -> DetectorSensitivity {
+    public static func sensitivity(fromStore path: String?) throws -> DetectorSensitivity {
         guard let path else { return .factory }
         guard FileManager.default.fileExists(atPath: path) else {
             throw ImportError(path: path, message: "no store here to take the calibration from")

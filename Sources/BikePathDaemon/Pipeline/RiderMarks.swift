@@ -1,12 +1,11 @@
 import BikePathCore
-import BikePathDaemon
 import Synchronization
 
 /// `bikepathd mark` inside the daemon: marks arrive on the status socket's thread, wait
 /// here for the pipeline thread, which puts each into the chain's input as a
 /// `SensorRecord.label` at its current sample time, and are answered once the chain
 /// emits the rider-reported obstacle (placed at the next fix).
-final class RiderMarks: Sendable {
+public final class RiderMarks: Sendable {
     struct Request {
         var kind: ObstacleKind
         var reply: @Sendable (MarkReply) -> Void
@@ -24,8 +23,10 @@ final class RiderMarks: Sendable {
 
     private let requests = Mutex<[Request]>([])
 
+    public init() {}
+
     /// The status socket's side.
-    func submit(_ kind: ObstacleKind, reply: @escaping @Sendable (MarkReply) -> Void) {
+    public func submit(_ kind: ObstacleKind, reply: @escaping @Sendable (MarkReply) -> Void) {
         requests.withLock { $0.append(Request(kind: kind, reply: reply)) }
     }
 

@@ -1,12 +1,15 @@
 import Foundation
+import BikePathStore
 import GRDB
 
-extension Store {
+/// bench/store.sh's CSV half: the rows `store-bench` wrote, read back with GRDB
+/// from the closed store file.
+enum StoreCSVDump {
     /// Writes every track point, event and IMU window as CSV (`points.csv`, `events.csv`, `windows.csv`,
     /// columns in table order, BLOBs as hex text) plus `trips.sql` for the trip rows they refer to, so that
     /// bench/store.sh can `.import` the same rows with the sqlite3 CLI.
-    public func benchmarkDumpCSV(directory: String) throws -> (points: Int, events: Int) {
-        try queue.read { db in
+    static func write(database: String, directory: String) throws -> (points: Int, events: Int) {
+        try DatabaseQueue(path: database).read { db in
             func dump(_ sql: String, to name: String) throws -> Int {
                 var text = ""
                 var n = 0

@@ -1,5 +1,7 @@
 import BikePathCore
+import BikePathSensors
 import BikePathStore
+import Logging
 
 /// A trip left open by a stop (SIGTERM, power cut) is continued when the ride
 /// goes on and closed otherwise. "Goes on" means the chain starts a trip again
@@ -63,5 +65,31 @@ struct TripRecovery {
         case .none: nil
         case .undecided(let id, _), .resumed(let id): id
         }
+    }
+}
+
+extension TripRecovery {
+    /// A trip left open by the previous run, at start: closed now when its last
+    /// point is older than `trip.end_after_s` (the ride is over), otherwise
+    /// returned for the loop to continue or close. A replay plays the trip's start
+    /// again (after a kill, or a second run), and the trip's id is derived from
+    /// that start (docs/storage.md), so the same trip goes on: nothing to decide.
+    /// - Throws: `StoreError` from reading or closing the trip.
+    static func decideOpenTrip(store: Store, endAfterSeconds: Double, live: Bool, logger: Logger) throws -> String? {
+        guard let open = try store.openTripInfo() else { return nil }
+        guard live else {
+            logger.notice("trip \(open.id) was left open: replaying its start again continues it")
+            return nil
+        }
+        if let last = open.lastPointUTCNanoseconds {
+            let age = Double(EdgeClock.realtimeNanoseconds() - last) / 1e9
+            if age > endAfterSeconds {
+                _ = try store.closeOpenTrip()
+                logger.notice("trip \(open.id) was left open \(Int(age)) s ago: closed at its last point")
+                return nil
+            }
+        }
+        logger.notice("trip \(open.id) was left open: it continues if the ride goes on")
+        return open.id
     }
 }

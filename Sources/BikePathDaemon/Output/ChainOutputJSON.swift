@@ -6,8 +6,8 @@ import Foundation
 /// --outputs` writes, so the two can be compared byte for byte. Sample times are
 /// seconds as numbers (`*_s`), UTC is ISO 8601, units are in the key names, and
 /// the record's type is always `type`.
-enum ChainOutputJSON {
-    static func line(_ output: ChainOutput) -> String {
+public enum ChainOutputJSON {
+    public static func line(_ output: ChainOutput) -> String {
         switch output {
         case .activity(let t, let state):
             return encoded(Activity(type: "activity", time_s: t.seconds, state: state.rawValue))
@@ -77,7 +77,7 @@ enum ChainOutputJSON {
         return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
     }
 
-    static func iso8601(_ utc: UTCTime) -> String {
+    public static func iso8601(_ utc: UTCTime) -> String {
         var bytes: [UInt8] = []
         FixJSON.appendISO8601(utc, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -86,6 +86,6 @@ enum ChainOutputJSON {
 
 /// The version of every JSON document and line bikepathd prints (docs/json.md):
 /// raised when a key is removed or changes meaning; added keys keep it.
-enum JSONSchema {
-    static let version = 1
+public enum JSONSchema {
+    public static let version = 1
 }

@@ -1,5 +1,4 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathSensors
 import Foundation
 
@@ -12,7 +11,7 @@ import Foundation
 /// A damaged file plays what can be read (the reader resyncs past corrupt stretches);
 /// what it skipped is in `problems`. A read error mid-file ends the replay and is kept
 /// in `failure`, so `run` exits non-zero instead of passing a short replay off as whole.
-final class ReplaySource: SensorSource, @unchecked Sendable {
+public final class ReplaySource: SensorSource, @unchecked Sendable {
     let path: String
     let repeats: Int
     let total: Int64
@@ -22,11 +21,11 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
     private var span: Int64 = 0
     private var first: Int64?
     private(set) var delivered: Int64 = 0
-    private(set) var finished = false
+    public private(set) var finished = false
     /// Problems the counting pass found in the file (truncation, corrupt stretches).
     let problems: [RecordingProblem]
     /// Set when reading failed mid-replay (I/O error): the replay ended there.
-    private(set) var failure: String?
+    public private(set) var failure: ReplayFailure?
     private let progress: ProgressReporter
     private let lock = NSLock()
 
@@ -36,7 +35,8 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
     /// A record read but not yet due (paced replay).
     private var held: SensorRecord?
 
-    init(path: String, repeats: Int, speed: Double? = nil) throws {
+    /// - Throws: `RecordingFileError` (unreadable file), `ReplaySourceError` (cannot repeat).
+    public init(path: String, repeats: Int, speed: Double? = nil) throws {
         self.path = path
         self.speed = speed
         self.repeats = max(1, repeats)
@@ -63,17 +63,19 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
         progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
     }
 
-    func start() throws { reader = try RecordingReader(path: path) }
+    public func start() throws { reader = try RecordingReader(path: path) }
 
-    func next(timeoutSeconds: Double) -> [SensorRecord] {
+    public func next(timeoutSeconds: Double) -> [SensorRecord] {
         lock.lock()
         defer { lock.unlock() }
         var out: [SensorRecord] = []
         out.reserveCapacity(2048)
         while out.count < 2048, let reader {
             let record: SensorRecord?
-            do { record = try held ?? reader.next() } catch {
-                failure = "\(path): read failed after \(delivered + Int64(out.count)) records: \(error)"
+            do throws(RecordingFileError) {
+                if let held { record = held } else { record = try reader.next() }
+            } catch {
+                failure = .readFailed(path: path, afterRecords: delivered + Int64(out.count), error)
                 self.reader = nil
                 finished = true
                 break
@@ -87,7 +89,7 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
                 }
                 shift = Int64(pass) * span
                 do { self.reader = try RecordingReader(path: path) } catch {
-                    failure = "\(path): cannot reopen for pass \(pass + 1): \(error)"
+                    failure = .cannotReopen(path: path, pass: pass + 1, error)
                     self.reader = nil
                     finished = true
                 }
@@ -133,14 +135,14 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
 
     /// SIGTERM in the middle: nothing more is read (a recording holds nothing
     /// that would be lost); the recording is not `finished`, so a trip stays open.
-    func stop() {
+    public func stop() {
         lock.lock()
         reader = nil
         lock.unlock()
     }
-    var degradedReason: String? { nil }
+    public var degradedReason: String? { nil }
 
-    static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {
+    public static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {
         switch record {
         case .nmea(let t, let s): return .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
         case .imu(let s): return .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
@@ -150,11 +152,24 @@ final class ReplaySource: SensorSource, @unchecked Sendable {
     }
 }
 
+/// Why a replay ended before the recording's end; what was read is processed.
+public enum ReplayFailure: Error, Sendable, CustomStringConvertible {
+    case readFailed(path: String, afterRecords: Int64, RecordingFileError)
+    case cannotReopen(path: String, pass: Int, RecordingFileError)
+
+    public var description: String {
+        switch self {
+        case .readFailed(let path, let count, let error): "\(path): read failed after \(count) records: \(error)"
+        case .cannotReopen(let path, let pass, let error): "\(path): cannot reopen for pass \(pass): \(error)"
+        }
+    }
+}
+
 /// Why a recording cannot be replayed as asked.
-enum ReplaySourceError: Error, CustomStringConvertible {
+public enum ReplaySourceError: Error, CustomStringConvertible {
     case cannotRepeat(path: String, repeats: Int, earliest: Int64, latest: Int64)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .cannotRepeat(let path, let repeats, let earliest, let latest):
             "\(path): its record times (\(earliest) to \(latest) ns) cannot be shifted \(repeats) times without leaving the 64-bit clock"

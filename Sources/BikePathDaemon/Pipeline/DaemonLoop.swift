@@ -1,5 +1,4 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathSensors
 import BikePathStore
 import Foundation
@@ -9,23 +8,24 @@ import Synchronization
 /// The pipeline thread of `bikepathd run`: source → chain → store, one pass per
 /// batch (or per second without data), beating the watchdog's heartbeat each
 /// pass. It owns the chain and the store writer; nothing else touches them.
-final class DaemonLoop: @unchecked Sendable {
-    struct Summary: Encodable {
-        var records = 0
-        var outputs = 0
-        var tripsEnded = 0
-        var obstacles = 0
+public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
+    /// Counters of one run: `run --replay --summary` prints them, the soak benchmark reads them.
+    public struct Summary: Encodable, Sendable {
+        public var records = 0
+        public var outputs = 0
+        public var tripsEnded = 0
+        public var obstacles = 0
         /// Track points handed to the store after thinning, all committed at the end.
-        var trackPoints = 0
+        public var trackPoints = 0
         /// Track points dropped because the disk was full.
-        var droppedTrackPoints = 0
-        var seconds = 0.0
-        var rssStartKB = 0
-        var rssAfterFirstHourKB: Int?
+        public var droppedTrackPoints = 0
+        public var seconds = 0.0
+        public var rssStartKB = 0
+        public var rssAfterFirstHourKB: Int?
         /// RSS at each full hour of sample time (replay and soak: is there a trend?).
-        var rssByHourKB: [Int] = []
-        var rssEndKB = 0
-        var maxRSSKB = 0
+        public var rssByHourKB: [Int] = []
+        public var rssEndKB = 0
+        public var maxRSSKB = 0
     }
 
     private let store: Store
@@ -50,13 +50,13 @@ final class DaemonLoop: @unchecked Sendable {
     private var lastSampleTime: SampleTime?
     private var lastFix: GNSSFix?
     private var nextStoreQuery = 0.0
-    private(set) var summary = Summary()
+    public private(set) var summary = Summary()
     /// `bikepathd mark`: requests from the status socket, and marks waiting for their fix.
     let marks = RiderMarks()
     private var placedMarks: [RiderMarks.Placed] = []
     private var labelClock = LabelClock()
     /// What the final commit could not store (the disk stayed full); empty when everything is committed.
-    private(set) var uncommitted = UncommittedOutputs()
+    public private(set) var uncommitted = UncommittedOutputs()
 
     init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
          heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
@@ -80,7 +80,7 @@ final class DaemonLoop: @unchecked Sendable {
                                 window: configuration.trip.startAfterS + configuration.trip.endAfterS)
     }
 
-    func requestStop() { stopFlag.store(true, ordering: .releasing) }
+    public func requestStop() { stopFlag.store(true, ordering: .releasing) }
 
     /// SIGHUP: the chain's settings change when no trip is under way (a new
     /// chain would lose the trip's state); until then they wait.
@@ -88,12 +88,13 @@ final class DaemonLoop: @unchecked Sendable {
 
     /// Runs until `requestStop` (or the end of a replay). Then stops the source,
     /// processes what it still held, and commits everything.
-    func run() throws {
+    public func run() throws {
         let started = DispatchTime.now().uptimeNanoseconds
         summary.rssStartKB = ResourceUsage.currentRSSKilobytes()
         var firstSampleTime: SampleTime?
-        while !stopFlag.load(ordering: .acquiring) {
-            let records = source.next(timeoutSeconds: 0.25)
+        try PipelineDriver(source: source).drive(
+            shouldStop: { stopFlag.load(ordering: .acquiring) }, inputFinished: inputFinished
+        ) { records in
             if let first = records.first, firstSampleTime == nil { firstSampleTime = first.time }
             try pass(records)
             if let f = firstSampleTime, let l = lastSampleTime, l - f >= Double(summary.rssByHourKB.count + 1) * 3600 {
@@ -101,13 +102,6 @@ final class DaemonLoop: @unchecked Sendable {
                 if summary.rssAfterFirstHourKB == nil { summary.rssAfterFirstHourKB = summary.rssByHourKB[0] }
             }
             heartbeat.beat()
-            if records.isEmpty, inputFinished() { break }
-        }
-        source.stop()
-        while true {
-            let rest = source.next(timeoutSeconds: 0)
-            if rest.isEmpty { break }
-            try pass(rest)
         }
         // The decoder's last epoch and pending obstacles. Live, a trip under way
         // stays open (a restart continues it): the chain's forced trip end is dropped.

@@ -1,0 +1,92 @@
+import BikePathCore
+import BikePathStore
+import BikePathSync
+import Foundation
+import Logging
+
+/// Sync in `bikepathd run`, when a hub is configured: the shared `SyncService`
+/// (the same loop, wake-up and SIGUSR1 network hook as `bikepathd sync`), polling
+/// every `sync.interval_s` and backing off at most that long, with each pass
+/// reported to `status` and `tail`. A missing network is a failed pass, never an exit.
+enum DaemonSync {
+    /// The service, or why sync is off (a degraded mode, not an exit).
+    static func make(_ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
+                     publish: @escaping @Sendable (DaemonEvent) -> Void) -> (SyncService?, String?) {
+        guard !configuration.sync.hubURL.isEmpty else { return (nil, nil) }
+        do {
+            try applyFilePolicy(configuration, store: store, logger: logger)
+            let token = try DeviceToken.read(path: configuration.sync.tokenFile)
+            let client = try HubClient(endpoint: HubEndpoint(
+                baseURL: configuration.sync.hubURL, token: token,
+                caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile))
+            var options = SyncOptions()
+            options.idlePollSeconds = configuration.sync.intervalS
+            options.backoff.capSeconds = min(options.backoff.capSeconds, configuration.sync.intervalS)
+            board.updateSync { $0.enabled = true }
+            let engine = SyncEngine(store: store, client: client, options: options)
+            return (SyncService(engine: engine) { result, wait in
+                report(result, wait: wait, board: board, logger: logger, publish: publish)
+            }, nil)
+        } catch {
+            let problem = "sync off: \(error)"
+            logger.error("\(problem)")
+            return (nil, problem)
+        }
+    }
+
+    /// One pass's result to the log, the status board and `tail`.
+    static func report(_ result: PassResult, wait: Double, board: StatusBoard, logger: Logger,
+                       publish: @Sendable (DaemonEvent) -> Void) {
+        let text: String
+        switch result {
+        case .drained(let sent, let quarantined):
+            text = "drained; sent \(sent), quarantined \(quarantined)"
+            if sent > 0 || quarantined > 0 { logger.info("sync: \(text)") }
+        case .failed(let reason, _):
+            text = "failed: \(reason)"
+            logger.warning("sync: \(text); next try in \(Int(wait.rounded())) s")
+        case .unauthorized(let reason):
+            text = "stopped: \(reason)"
+            logger.error("sync: \(text); the hub refused the token, sync stays off until restart")
+        case .misconfigured(let reason):
+            text = "stopped: \(reason)"
+            logger.error("sync: \(text); sync stays off until the hub URL is fixed and the daemon restarted")
+        }
+        let succeeded: Bool = if case .drained = result { true } else { false }
+        board.updateSync { s in
+            s.lastAttemptAt = isoNow()
+            s.lastResult = text
+            s.succeeded = succeeded
+        }
+        if case .drained(0, _) = result { return }
+        publish(DaemonEvent(kind: "sync", message: text, fields: ["ok": "\(succeeded)"]))
+    }
+
+    /// The rider's consent in the store is the one switch sync reads. The file
+    /// only forbids: a `privacy.share_*` key written as false turns the stream
+    /// off (and `sync consent` refuses to turn it on); an absent key leaves the
+    /// rider's choice alone. Crash detection on means an SOS must be able to
+    /// leave, so it turns SOS sharing on (`config check` refuses it with
+    /// `share_sos = false`). Privacy zones from the file are added to the
+    /// store's, and the stricter trim wins.
+    static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
+        let consent = try SyncSettings.consent(store)
+        for stream in SyncStream.allCases where consent.allows(stream) && configuration.privacy.ceiling(stream) == false {
+            try SyncSettings.setConsent(store, stream, false)
+            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
+        }
+        if configuration.crash.enabled && !consent.sos {
+            try SyncSettings.setConsent(store, .sos, true)
+            logger.notice("sync: crash detection is on, so SOS sharing was turned on: an SOS that cannot leave the device is worse than none")
+        }
+        var privacy = try SyncSettings.privacy(store)
+        for zone in configuration.privacy.zones {
+            privacy.zones.removeAll { $0.name == zone.name }
+            privacy.zones.append(PrivacyZone(name: zone.name, center: Coordinate(latitude: zone.lat, longitude: zone.lon),
+                                             radiusMeters: zone.radiusM))
+        }
+        privacy.trim.seconds = max(privacy.trim.seconds, configuration.privacy.trimS)
+        privacy.trim.meters = max(privacy.trim.meters, configuration.privacy.trimM)
+        try SyncSettings.setPrivacy(store, privacy)
+    }
+}
