@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "BikePathDaemonTests",
             dependencies: [
-                "BikePathDaemon", "BikePathTestSupport", "BikePathCore",
+                "BikePathDaemon", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

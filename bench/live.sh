@@ -1,13 +1,13 @@
 #!/bin/bash
 # bench/live.sh [SECONDS] — live sources benchmark: IMU at 1 kHz (the fake 6-axis IIO
 # device of Tests/Harness served by a real iiod in a private mount namespace) and GNSS at
-# 10 Hz (a real gpsd fed NMEA over UDP), both drained by `bikepathd drain-sources` (release
+# 10 Hz (a real gpsd fed NMEA over UDP), both drained by `BikePathBench live-drain` (release
 # build), which consumes the streams like the daemon does and reports its own CPU time and
 # peak RSS (getrusage). iiod, gpsd and the feeders are not counted: they play the kernel and
 # the receiver. Needs root, gpsd, iiod, python3. Every process started is stopped by its pid.
 #   BIKEPATH_STATIC=1  build with --static-swift-stdlib (scratch .build-static): the Swift
 #                      runtime and Foundation linked in, as a deployment would ship it
-#   BIKEPATH_BIN=PATH  use this bikepathd instead of building one
+#   BIKEPATH_BIN=PATH  use this BikePathBench instead of building one
 set -euo pipefail
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,8 +29,8 @@ build=(-c release --package-path "$root")
 if [ -n "${BIKEPATH_BIN:-}" ]; then
   bin=$BIKEPATH_BIN
 else
-  swift build "${build[@]}" --product bikepathd >&2
-  bin=$(swift build "${build[@]}" --show-bin-path)/bikepathd
+  swift build "${build[@]}" --product BikePathBench >&2
+  bin=$(swift build "${build[@]}" --show-bin-path)/BikePathBench
 fi
 
 gpsd_port=$(free_port); udp_port=$(free_port); iio_port=$(free_port)
@@ -43,7 +43,7 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 
-"$bin" drain-sources --seconds "$seconds" --imu-rate 1000 --gpsd-host 127.0.0.1 --gpsd-port "$gpsd_port" \
+"$bin" live-drain --seconds "$seconds" --imu-rate 1000 --gpsd-host 127.0.0.1 --gpsd-port "$gpsd_port" \
   --iio-uri "ip:127.0.0.1:$iio_port" >"$run/summary.json" 2>"$run/drain.log" &
 drain=$!
 sleep 0.5

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# bench/soak.sh [HOURS] — the soak: `bikepathd run --synthetic-hours HOURS` (default 24)
-# replays a synthetic day of riding (each hour 50 min at 5.5 m/s, 10 min standing, so 24
+# bench/soak.sh [HOURS] — the soak: `BikePathBench soak --hours HOURS` (default 24), the
+# daemon as `run` assembles it (Daemon.make), fed a synthetic day of riding (each hour 50 min at 5.5 m/s, 10 min standing, so 24
 # trips; 100 Hz IMU, 1 Hz GNSS as RMC+GGA) as fast as the daemon takes it, through the
 # whole daemon path: chain, StoreWriter (commit every second of sample time), trip ends,
 # drafts, retention. Reports RSS at start, after the first hour, at the end, and the peak
 # (goal: no growth after the first hour). Release build, own scratch folder.
-#   BIKEPATH_BIN=PATH  use this bikepathd instead of building one
+#   BIKEPATH_BIN=PATH  use this BikePathBench instead of building one
 set -euo pipefail
 hours=${1:-24}
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${BIKEPATH_BIN:-}" ]; then
   bin=$BIKEPATH_BIN
 else
-  swift build -c release --package-path "$root" --scratch-path "$root/.build-release" --product bikepathd >&2
-  bin=$root/.build-release/release/bikepathd
+  swift build -c release --package-path "$root" --scratch-path "$root/.build-release" --product BikePathBench >&2
+  bin=$root/.build-release/release/BikePathBench
 fi
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 : > "$work/bikepathd.toml"
-"$bin" run --config "$work/bikepathd.toml" --synthetic-hours "$hours" --summary --log-level warning \
+"$bin" soak --config "$work/bikepathd.toml" --hours "$hours" \
   --db "$work/store.sqlite" --status-socket "$work/status.sock" 2>/dev/null > "$work/summary.json"
 python3 - "$work/summary.json" "$hours" "$work/store.sqlite" <<'PY'
 import json, os, sys

@@ -4,7 +4,7 @@
 #
 #   bench/store.sh [POINTS] [EVENTS]      (defaults 100000 and 5000)
 #
-# The writer half is `bikepathd store-bench` (hidden): it writes the track points,
+# The writer half is `BikePathBench store-bench`: it writes the track points,
 # then the obstacle events (200-sample Float32 IMU windows), through StoreWriter
 # in its catch-up cadence (rows 10 µs apart in sample time, so batches of the
 # default 5000 rows, one fsynced commit each, hash chain and all), times each
@@ -18,11 +18,13 @@ POINTS=${1:-100000}
 EVENTS=${2:-5000}
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing: apt-get install sqlite3" >&2; exit 1; }
 swift build -c release --product bikepathd >/dev/null
+swift build -c release --product BikePathBench >/dev/null
 BIN=.build/release/bikepathd
+BENCH=.build/release/BikePathBench
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-store-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-"$BIN" store-bench --db "$WORK/writer.db" --csv-dir "$WORK" --points "$POINTS" --events "$EVENTS" > "$WORK/writer.txt"
+"$BENCH" store-bench --db "$WORK/writer.db" --csv-dir "$WORK" --points "$POINTS" --events "$EVENTS" > "$WORK/writer.txt"
 read -r _ wp wps wpc < <(grep writer_points "$WORK/writer.txt")
 read -r _ we wes wec < <(grep writer_events "$WORK/writer.txt")
 

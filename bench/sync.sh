@@ -17,6 +17,7 @@ CONFIG=${CONFIG:-release}
 SCRATCH=.build; [ "$CONFIG" = release ] && SCRATCH=.build-release
 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepathd >/dev/null
 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
+swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
 BIN=$SCRATCH/$CONFIG
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-sync-bench.XXXXXX")
 HUB_PID=
@@ -38,7 +39,7 @@ stop_hub() { kill "$HUB_PID"; wait "$HUB_PID" 2>/dev/null || true; HUB_PID=; }
 wire() { grep 'sync: wire' "$1" | sed 's/^sync: wire: //'; }
 
 # 1. One ride-hour.
-"$BIN/bikepathd" store-replay --db "$WORK/hour.db" --trips 1 --seconds-per-trip 3600 >/dev/null
+"$BIN/BikePathBench" store-replay --db "$WORK/hour.db" --trips 1 --seconds-per-trip 3600 >/dev/null
 "$BIN/bikepathd" sync consent trips on --db "$WORK/hour.db" >/dev/null
 start_hub "$WORK/hub-hour.db"
 "$BIN/bikepathd" sync --once --db "$WORK/hour.db" --hub "http://127.0.0.1:$PORT" --token-file "$WORK/token" 2> "$WORK/draft.err"
@@ -76,7 +77,7 @@ print(f"worst-case path, 3600 noisy unsimplified fixes: {len(doc)} B JSON, {len(
 PY
 
 # 3. A 30-day backlog.
-"$BIN/bikepathd" store-replay --db "$WORK/month.db" --trips 60 --seconds-per-trip 1800 >/dev/null
+"$BIN/BikePathBench" store-replay --db "$WORK/month.db" --trips 60 --seconds-per-trip 1800 >/dev/null
 for id in $("$BIN/bikepathd" drafts list --db "$WORK/month.db" --json | python3 -c 'import json,sys; print(" ".join(d["id"] for d in json.load(sys.stdin)))'); do
   "$BIN/bikepathd" drafts confirm "$id" --db "$WORK/month.db" >/dev/null
 done

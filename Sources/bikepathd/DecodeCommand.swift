@@ -30,10 +30,21 @@ struct DecodeCommand: ParsableCommand {
         }
         defer { close(fd) }
         var writer = FixJSONWriter(output: STDOUT_FILENO)
-        try LogLineReader.forEachLine(fd: fd, path: file) { line, index in
-            // A plain log has no receive times; a synthetic monotonic clock of 1 ms
-            // per line keeps sentences ordered and epochs distinct.
-            writer.feed(line: line, receivedAt: SampleTime(nanoseconds: Int64(index) * 1_000_000))
+        var rules = GpsdLogLines()
+        var index: Int64 = 0
+        try ImportCommand.reportingErrors {
+            try GpsdLogLines.forEachLine(fd: fd, path: file) { line in
+                guard !rules.isComment(line) else { return }
+                // A plain log has no receive times; a synthetic monotonic clock of 1 ms
+                // per line keeps sentences ordered and epochs distinct.
+                let time = SampleTime(nanoseconds: index * 1_000_000)
+                index += 1
+                if let clean = rules.removingDelayCookie(line) {
+                    clean.withUnsafeBytes { writer.feed(line: $0, receivedAt: time) }
+                } else {
+                    writer.feed(line: line, receivedAt: time)
+                }
+            }
         }
         writer.finish()
         writer.printSummary()
@@ -57,13 +68,11 @@ struct DecodeCommand: ParsableCommand {
 
 enum DecodeError: Error, CustomStringConvertible {
     case cannotOpen(String, String)
-    case cannotRead(String, String)
     case cannotWrite(String)
 
     var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
-        case .cannotRead(let path, let reason): "cannot read \(path): \(reason)"
         case .cannotWrite(let reason): "cannot write output: \(reason)"
         }
     }
@@ -125,56 +134,5 @@ struct FixJSONWriter {
         text += "\n"
         var bytes = Array(text.utf8)
         _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress!, $0.count) }
-    }
-}
-
-/// Reads a text log in large chunks and hands out its lines as byte ranges,
-/// skipping '#' comment lines (gpsd's log headers). Binary noise is passed on as
-/// it is: the decoder counts and skips it.
-enum LogLineReader {
-    static let chunkSize = 4 << 20
-
-    static func forEachLine(fd: Int32, path: String, _ body: (UnsafeRawBufferPointer, Int) -> Void) throws {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { storage.deallocate() }
-        var filled = 0
-        var lineIndex = 0
-        while true {
-            let n = read(fd, storage.baseAddress! + filled, chunkSize - filled)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw DecodeError.cannotRead(path, String(cString: strerror(errno)))
-            }
-            let end = filled + n
-            let atEOF = n == 0
-            var start = 0
-            let base = UnsafeRawPointer(storage.baseAddress!)
-            while start < end {
-                guard let nl = memchr(base + start, 0x0A, end - start) else { break }
-                let lineEnd = base.distance(to: UnsafeRawPointer(nl))
-                deliver(UnsafeRawBufferPointer(start: base + start, count: lineEnd - start), &lineIndex, body)
-                start = lineEnd + 1
-            }
-            if atEOF {
-                if start < end { deliver(UnsafeRawBufferPointer(start: base + start, count: end - start), &lineIndex, body) }
-                return
-            }
-            if start == 0 && end == chunkSize {
-                // A "line" as long as the whole buffer is noise: hand it over in one piece.
-                deliver(UnsafeRawBufferPointer(start: base, count: end), &lineIndex, body)
-                filled = 0
-                continue
-            }
-            let rest = end - start
-            if rest > 0 { memmove(storage.baseAddress!, base + start, rest) }
-            filled = rest
-        }
-    }
-
-    @inline(__always)
-    private static func deliver(_ line: UnsafeRawBufferPointer, _ index: inout Int, _ body: (UnsafeRawBufferPointer, Int) -> Void) {
-        if line.count > 0 && line[0] == UInt8(ascii: "#") { return }
-        body(line, index)
-        index += 1
     }
 }

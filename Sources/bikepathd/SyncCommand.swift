@@ -3,8 +3,9 @@ import BikePathCore
 import BikePathDaemon
 import BikePathStore
 import BikePathSync
-import Dispatch
 import Foundation
+import Logging
+import ServiceLifecycle
 
 /// `bikepathd sync`: send the outbox upstream (docs/sync.md), and the switches
 /// that decide what may leave the device.
@@ -58,17 +59,17 @@ struct SyncCommand: AsyncParsableCommand {
                 case .misconfigured: throw ExitCode(5)
                 }
             }
-            // The network hook: a dispatcher script (NetworkManager, ifupdown) sends SIGUSR1.
+            // The same loop as in `run` (SyncService): SIGUSR1 from a network dispatcher
+            // script retries at once; SIGTERM/SIGINT stop it between requests.
             signal(SIGUSR1, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGUSR1)
-            source.setEventHandler { engine.networkChanged() }
-            source.resume()
-            await engine.run { result, wait in
+            let service = SyncService(engine: engine) { result, wait in
                 // Quiet when there was nothing to do; every send, failure and stop is reported.
                 if case .drained(0, 0) = result { return }
                 Run.report(result, next: wait)
             }
-            source.cancel()
+            let logger = Logger(label: "bikepath.sync")
+            try await ServiceGroup(configuration: ServiceGroupConfiguration(
+                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
             let stopped = await engine.stoppedResult
             await client.shutdown()
             // Already reported by the pass that stopped.

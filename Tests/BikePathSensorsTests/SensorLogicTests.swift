@@ -59,7 +59,7 @@ struct SensorLogicTests {
 
     @Test("backoff doubles to its ceiling and resets")
     func backoff() {
-        var b = Backoff(initial: 0.25, maximum: 1)
+        var b = Backoff(baseSeconds: 0.25, capSeconds: 1)
         #expect([b.next(), b.next(), b.next(), b.next()] == [0.25, 0.5, 1, 1])
         b.reset()
         #expect(b.next() == 0.25)

@@ -138,7 +138,7 @@ struct EpochAssembler {
             // gpsd derives the speed from the last reported position when the receiver gave none.
             if let last = lastPosition, time > last.time {
                 let dt = Double(time.nanosecondsSince1970 - last.time.nanosecondsSince1970) / 1e9
-                speed = Geodesy.distance(last.latitude, last.longitude, lat, lon) / dt
+                speed = Geodesic.vincentyDistance(last.latitude, last.longitude, lat, lon) / dt
             }
         }
         if hasPosition, let time, let lat = e.latitude, let lon = e.longitude {

@@ -49,7 +49,7 @@ public final class GPSDSource: Sendable {
     private static let messageCapacity = 16_384
 
     private func run(_ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
-        var backoff = Backoff(initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
+        var backoff = Backoff(baseSeconds: configuration.initialBackoff, capSeconds: configuration.maximumBackoff)
         let gps = UnsafeMutablePointer<gps_data_t>.allocate(capacity: 1)
         let message = UnsafeMutablePointer<CChar>.allocate(capacity: Self.messageCapacity)
         defer {

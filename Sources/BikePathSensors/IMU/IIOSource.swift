@@ -51,7 +51,7 @@ public final class IIOSource: Sendable {
     }
 
     private func run(_ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) {
-        var backoff = Backoff(initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
+        var backoff = Backoff(baseSeconds: configuration.initialBackoff, capSeconds: configuration.maximumBackoff)
         let throttle = LogThrottle()
         var meter = SampleRateMeter(nominalRate: configuration.samplingFrequency)
         while flag.isRunning {

@@ -6,8 +6,8 @@ import BikePathCore
 /// Kept: every line that is, or ends in, a printable-ASCII sentence starting with `$` or
 /// `!` and a five-character address — what gpsd's packet layer would pick out of the byte
 /// stream. Checksums are *not* checked here: the recording keeps what the receiver sent,
-/// and the NMEA decoder counts bad ones. A `# Delay-Cookie:` character is removed, as
-/// gpsd's own test harness does.
+/// and the NMEA decoder counts bad ones. Comments and the Delay-Cookie follow
+/// `GpsdLogLines`, the rules `decode` uses too.
 ///
 /// Receive times are synthetic (the logs have none) but monotonic: the clock starts at 0
 /// and follows the receiver's UTC time of day (field 1 of RMC/GGA/GNS/ZDA/GBS/GST, field
@@ -44,7 +44,7 @@ public enum GpsdLogImporter {
         var stats = Statistics()
         var out: [String] = []
         var start = 0
-        var cookie: UInt8?
+        var rules = GpsdLogLines()
         while start < bytes.count {
             var end = start
             while end < bytes.count && bytes[end] != 0x0A { end += 1 }
@@ -52,11 +52,10 @@ public enum GpsdLogImporter {
             while stop > start && bytes[stop - 1] == 0x0D { stop -= 1 }
             if end > start || end < bytes.count { stats.lines += 1 }
             if stop > start {
-                if bytes[start] == UInt8(ascii: "#") {
+                if rules.isComment(bytes[start..<stop]) {
                     stats.commentLines += 1
-                    cookie = delayCookie(bytes[start..<stop]) ?? cookie
                 } else {
-                    let line = cookie.map { c in Array(bytes[start..<stop].filter { $0 != c }) } ?? Array(bytes[start..<stop])
+                    let line = rules.removingDelayCookie(bytes[start..<stop]) ?? Array(bytes[start..<stop])
                     if let s = sentenceStart(line, 0, line.count) {
                         out.append(String(decoding: line[s...], as: UTF8.self))
                         stats.sentences += 1
@@ -69,14 +68,6 @@ public enum GpsdLogImporter {
             start = end + 1
         }
         return (out, stats)
-    }
-
-    /// gpsd's test logs may declare `# Delay-Cookie: C SECONDS`: C marks write boundaries
-    /// for the test harness and is not part of the data, so it is removed.
-    private static func delayCookie(_ comment: ArraySlice<UInt8>) -> UInt8? {
-        let key = Array("# Delay-Cookie:".utf8)
-        guard comment.starts(with: key) else { return nil }
-        return comment.dropFirst(key.count).first { $0 != 0x20 && $0 != 0x09 }
     }
 
     /// First `$`/`!` from which the rest of the line is a printable sentence.

@@ -1,3 +1,4 @@
+import BikePathCore
 import Foundation
 import Logging
 import Synchronization

@@ -4,17 +4,17 @@ import Glibc
 import Darwin
 #endif
 
-/// Distance on the WGS84 ellipsoid (Vincenty's inverse formula), as gpsd's
-/// `earth_distance` computes it, so that derived speeds agree to the centimetre.
-enum Geodesy {
-    static let a = 6_378_137.0
-    static let f = 1 / 298.257223563
-    static let b = a * (1 - f)
-    static let degrees = Double.pi / 180
+extension Geodesic {
+    static let flattening = 1 / 298.257223563     // WGS84 f
 
-    /// Metres between two positions in degrees; falls back to a spherical
-    /// estimate for nearly antipodal points where the iteration does not converge.
-    static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+    /// Metres between two positions in degrees on the WGS84 ellipsoid by
+    /// Vincenty's inverse formula, as gpsd's `earth_distance` computes it, so that
+    /// speeds derived from positions agree with gpsd's to the centimetre (the
+    /// decoder's use; the chain sums short steps with `distance`, which needs no
+    /// iteration). Falls back to a spherical estimate for nearly antipodal points
+    /// where the iteration does not converge.
+    static func vincentyDistance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let a = semiMajorAxis, f = flattening, b = a * (1 - flattening), degrees = degreesToRadians
         let l = (lon2 - lon1) * degrees
         let u1 = atan((1 - f) * tan(lat1 * degrees))
         let u2 = atan((1 - f) * tan(lat2 * degrees))
