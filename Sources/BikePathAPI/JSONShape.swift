@@ -193,6 +193,7 @@ public enum JSONShape {
         }
 
         static func unescaped(_ raw: [UInt8]) -> [UInt8]? {
+            // nil: an invalid escape, which the caller refuses.
             (try? JSONDecoder().decode(String.self, from: Data([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")]))).map { Array($0.utf8) }
         }
     }

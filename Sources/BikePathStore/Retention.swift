@@ -131,6 +131,7 @@ extension Store {
         do {
             return try enforceBudget()
         } catch {
+            // Counting the failure can fail for the same reason (disk full): recording goes on regardless.
             try? queue.write { db in
                 try db.execute(sql: """
                     INSERT INTO meta (key, value) VALUES ('retention_failures', '1')

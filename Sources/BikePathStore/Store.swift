@@ -171,7 +171,7 @@ public final class Store: Sendable {
         config.readonly = true
         do {
             let queue = try DatabaseQueue(path: path, configuration: config)
-            defer { try? queue.close() }
+            defer { try? queue.close() }  // read-only inspection: closing cannot lose anything
             let (version, problems) = try queue.read { db in
                 (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try String.fetchAll(db, sql: "PRAGMA integrity_check"))
             }

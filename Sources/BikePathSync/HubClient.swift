@@ -87,7 +87,7 @@ public final class HubClient: Sendable {
     public var wire: WireCounters { counters.value }
 
     public func shutdown() async {
-        try? await http.shutdown()
+        try? await http.shutdown()  // already shut down: nothing left to release
     }
 
     public func postBatch(_ records: [BatchRequest.Item]) async throws -> HubAnswer {

@@ -39,6 +39,7 @@ public actor LivePositionPublisher {
     @discardableResult
     public func tick() async -> TickResult {
         guard riding else { return .notRiding }
+        // Fails closed: unreadable consent sends nothing.
         guard (try? SyncSettings.consent(store).livePosition) == true else { return .notAllowed }
         guard let fix = latest, !latestSent, let c = fix.coordinate else { return .nothingNew }
         // Fails closed: unreadable privacy settings send nothing.
@@ -68,7 +69,7 @@ public actor LivePositionPublisher {
     public func run() async {
         while !Task.isCancelled {
             await tick()
-            try? await Task.sleep(for: .milliseconds(Int64(intervalSeconds * 1000)))
+            try? await Task.sleep(for: .milliseconds(Int64(intervalSeconds * 1000)))  // cancelled: the loop ends
         }
     }
 }

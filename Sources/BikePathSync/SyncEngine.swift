@@ -171,6 +171,7 @@ public actor SyncEngine {
         }
         switch answer.status {
         case 200:
+            // The decoder's detail is of no use to the rider; the pass fails and is retried.
             guard let response = try? JSONDecoder().decode(BatchResponse.self, from: answer.body) else {
                 return BatchOutcome(stop: fail("the hub's batch answer could not be read", retryAfter: nil))
             }
@@ -211,6 +212,7 @@ public actor SyncEngine {
                     outcome.stop = fail("hub unreachable: \(Self.describe(error))", retryAfter: nil)
                     return outcome
                 }
+                // A body that is not a RecordResult: the status and raw error text instead.
                 let detail = (try? JSONDecoder().decode(RecordResult.self, from: single.body))?.detailText ?? Self.errorText(single)
                 switch try settle(item, status: single.status, detail: detail) {
                 case .sent: outcome.sent += 1
@@ -263,6 +265,7 @@ public actor SyncEngine {
     private func fail(_ reason: String, retryAfter: Double?) -> PassResult {
         online = false
         lastError = reason
+        // The log is diagnostic: failing to write it must not change the pass's result.
         try? store.appendSyncLog(outcome: "failed", detail: reason, utcNanoseconds: wallClock())
         return .failed(reason: reason, retryAfterSeconds: retryAfter)
     }
@@ -283,11 +286,12 @@ public actor SyncEngine {
         online = false
         stopped = result
         lastError = stoppedReason
-        try? store.appendSyncLog(outcome: logOutcome, detail: stoppedReason ?? "", utcNanoseconds: wallClock())
+        try? store.appendSyncLog(outcome: logOutcome, detail: stoppedReason ?? "", utcNanoseconds: wallClock())  // diagnostic, as above
         return result
     }
 
     static func errorText(_ answer: HubAnswer) -> String {
+        // Not the hub's error shape: the status alone (below).
         if let e = try? JSONDecoder().decode(ErrorBody.self, from: answer.body) { return "\(e.error): \(e.message)" }
         return String(decoding: answer.body.prefix(200), as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathCore
+import BikePathDaemon
 import BikePathStore
 
 /// `bikepathd calibration show|reset`: the detector sensitivity fitted from the rider's
@@ -32,18 +33,5 @@ struct CalibrationCommand: ParsableCommand {
             let report = try options.run { try store.calibrationReport() }
             options.emit(report) { "calibration reset: factory sensitivity\n" + CalibrationText.render(report) }
         }
-    }
-}
-
-enum CalibrationText {
-    static func render(_ r: CalibrationReport) -> String {
-        let scales = ObstacleKind.allCases.map { k in
-            String(format: "%@ %.2f", k.rawValue, r.scales[k.rawValue] ?? 1)
-        }.joined(separator: ", ")
-        return """
-            detector sensitivity: \(r.isFactory ? "factory" : "calibrated") (\(scales); 1 = factory, \
-            bounds \(DetectorSensitivity.bounds.lowerBound)…\(DetectorSensitivity.bounds.upperBound))
-            answers: \(r.answers) (\(r.kept) kept, \(r.dropped) dropped), the last \(r.answersUsed) used
-            """
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 #if canImport(Glibc)
 import Glibc
@@ -75,64 +76,5 @@ enum DecodeError: Error, CustomStringConvertible {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .cannotWrite(let reason): "cannot write output: \(reason)"
         }
-    }
-}
-
-/// Feeds sentences to the decoder and writes the fixes as JSON in large writes.
-/// Any source that has (receive time, sentence bytes) pairs can call `feed`.
-struct FixJSONWriter {
-    var decoder = NMEADecoder()
-    private var fixes: [GNSSFix] = []
-    private var buffer: [UInt8] = []
-    private let output: Int32
-    private let flushThreshold = 1 << 20
-
-    init(output: Int32) {
-        self.output = output
-        buffer.reserveCapacity(flushThreshold + 4096)
-        fixes.reserveCapacity(4)
-    }
-
-    mutating func feed(line: UnsafeRawBufferPointer, receivedAt: SampleTime) {
-        decoder.decode(sentence: line, receivedAt: receivedAt, into: &fixes)
-        if !fixes.isEmpty { emit() }
-    }
-
-    mutating func finish() {
-        fixes.append(contentsOf: decoder.finish())
-        emit()
-        flush()
-    }
-
-    private mutating func emit() {
-        for fix in fixes { FixJSON.append(fix, to: &buffer) }
-        fixes.removeAll(keepingCapacity: true)
-        if buffer.count >= flushThreshold { flush() }
-    }
-
-    private mutating func flush() {
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    // stdout closed (e.g. piped into `head`): nothing more to do.
-                    return
-                }
-                offset += n
-            }
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    func printSummary() {
-        let s = decoder.statistics
-        var text = "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"
-        let kinds = s.rejectCounts.filter { $0.count > 0 }.map { "\($0.kind) \($0.count)" }
-        if !kinds.isEmpty { text += " (" + kinds.joined(separator: ", ") + ")" }
-        text += "\n"
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress!, $0.count) }
     }
 }

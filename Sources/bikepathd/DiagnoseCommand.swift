@@ -1,8 +1,7 @@
 import ArgumentParser
-import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 import Foundation
-import Logging
 
 /// `bikepathd diagnose`: runs both sources for a few seconds and reports what a field
 /// technician needs: is gpsd there, is there a fix, is the clock right, is the IMU there
@@ -26,22 +25,8 @@ struct DiagnoseCommand: AsyncParsableCommand {
     @Flag(help: "Show the sources' log lines.") var verbose = false
 
     func run() async throws {
-        let level: Logger.Level = verbose ? .info : .critical
-        var gnssLogger = Logger(label: "bikepath.gnss")
-        gnssLogger.logLevel = level
-        var imuLogger = Logger(label: "bikepath.imu")
-        imuLogger.logLevel = level
-        let gnss = GPSDSource(configuration: sensors.gpsd, logger: gnssLogger)
-        let imu = IIOSource(configuration: sensors.iio, logger: imuLogger)
-        let started = EdgeClock.monotonic()
-        gnss.start { _ in true }
-        imu.start { _ in true }
-        try await Task.sleep(nanoseconds: UInt64(max(0.5, duration) * 1e9))
-        let now = EdgeClock.monotonic()
-        gnss.stop()
-        imu.stop()
-        let diagnosis = SensorDiagnosis(gnss: gnss.status, imu: imu.status, required: Set(require.kinds),
-                                        observedSeconds: now - started, now: now)
+        let diagnosis = try await SensorDiagnosis.watch(gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
+                                                        required: Set(require.kinds), logLevel: verbose ? .info : .critical)
         let storePath = databasePath ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath)
         if json {

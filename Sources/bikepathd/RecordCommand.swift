@@ -86,6 +86,7 @@ struct RecordCommand: AsyncParsableCommand {
         ImportCommand.stderrLine("recording to \(output); SIGINT or SIGTERM stops")
         let stopper = Task {
             if let seconds {
+                // Cancelled only when recording failed first: the stop request is then moot.
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             } else {
                 var iterator = signals.makeAsyncIterator()

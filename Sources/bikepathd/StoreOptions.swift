@@ -66,5 +66,9 @@ struct StoreOptions: ParsableArguments {
 func jsonText<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
+    do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
+        // A non-finite number (never expected in a report): say so rather than print `{}`.
+        writeStandardError("error: the JSON output cannot be written: \(error)\n")
+        Foundation.exit(1)
+    }
 }

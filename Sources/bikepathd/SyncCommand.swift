@@ -141,13 +141,11 @@ struct SyncCommand: AsyncParsableCommand {
             let store = try changes ? options.open() : options.openForReading()
             var p = try options.run { try SyncSettings.privacy(store) }
             for z in addZone {
-                let f = z.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard f.count == 4, let lat = Double(f[1]), let lon = Double(f[2]), let r = Double(f[3]),
-                      (-90...90).contains(lat), (-180...180).contains(lon), r > 0, r <= 50_000, !f[0].isEmpty else {
-                    throw ValidationError("a zone is NAME,LAT,LON,RADIUS_M with a radius in (0, 50000]: \(z)")
+                guard let zone = PrivacyZone(commaSeparated: z) else {
+                    throw ValidationError("a zone is NAME,LAT,LON,RADIUS_M with a radius of \(Int(PrivacyZone.radiusRange.lowerBound))–\(Int(PrivacyZone.radiusRange.upperBound)) m: \(z)")
                 }
-                p.zones.removeAll { $0.name == f[0] }
-                p.zones.append(PrivacyZone(name: f[0], center: Coordinate(latitude: lat, longitude: lon), radiusMeters: r))
+                p.zones.removeAll { $0.name == zone.name }
+                p.zones.append(zone)
             }
             p.zones.removeAll { removeZone.contains($0.name) }
             if let trimSeconds {

@@ -72,3 +72,26 @@ import Testing
         #expect(c.allows(.sos) && !c.allows(.tripsAndDrafts) && !c.allows(.livePosition))
     }
 }
+
+/// `sync privacy --add-zone` and the configuration file share one radius rule.
+@Suite struct PrivacyZoneTextTests {
+    @Test("NAME,LAT,LON,RADIUS_M parses, spaces allowed")
+    func parses() throws {
+        let zone = try #require(PrivacyZone(commaSeparated: " home , 52.52, 13.40 , 150"))
+        #expect(zone == PrivacyZone(name: "home", center: Coordinate(latitude: 52.52, longitude: 13.40), radiusMeters: 150))
+    }
+
+    @Test("malformed or out of range: refused", arguments: [
+        "", "home", "home,52.5,13.4", "home,52.5,13.4,150,extra", ",52.5,13.4,150", "home,91,13.4,150",
+        "home,52.5,181,150", "home,52.5,13.4,0.5", "home,52.5,13.4,100001", "home,x,13.4,150", "home,52.5,13.4,nan",
+    ])
+    func refused(_ text: String) {
+        #expect(PrivacyZone(commaSeparated: text) == nil)
+    }
+
+    @Test("the radius bounds are inclusive")
+    func bounds() {
+        #expect(PrivacyZone(commaSeparated: "a,0,0,\(PrivacyZone.radiusRange.lowerBound)") != nil)
+        #expect(PrivacyZone(commaSeparated: "a,0,0,\(PrivacyZone.radiusRange.upperBound)") != nil)
+    }
+}

@@ -41,6 +41,21 @@ public struct PrivacyZone: Sendable, Codable, Equatable {
     public var center: Coordinate
     public var radiusMeters: Double
 
+    /// Radii a zone may have, from the configuration file and from
+    /// `sync privacy --add-zone` alike: 1 m up to 100 km (a county; larger is
+    /// not a zone but "do not share").
+    public static let radiusRange: ClosedRange<Double> = 1...100_000
+
+    /// `NAME,LAT,LON,RADIUS_M`, as `sync privacy --add-zone` takes it; nil when malformed or out of range.
+    public init?(commaSeparated text: String) {
+        let f = text.split(separator: ",", omittingEmptySubsequences: false).map { field in
+            String(field.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        }
+        guard f.count == 4, !f[0].isEmpty, let lat = Double(f[1]), let lon = Double(f[2]), let radius = Double(f[3]),
+              (-90...90).contains(lat), (-180...180).contains(lon), Self.radiusRange.contains(radius) else { return nil }
+        self.init(name: f[0], center: Coordinate(latitude: lat, longitude: lon), radiusMeters: radius)
+    }
+
     public init(name: String, center: Coordinate, radiusMeters: Double) {
         self.name = name
         self.center = center

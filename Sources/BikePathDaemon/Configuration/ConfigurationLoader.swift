@@ -1,3 +1,4 @@
+import BikePathCore
 import Foundation
 import TOMLKit
 
@@ -142,7 +143,7 @@ public enum ConfigurationLoader {
                 z.string("name", &zone.name, check: Checks.nonEmpty)
                 z.double("lat", &zone.lat, range: -90...90)
                 z.double("lon", &zone.lon, range: -180...180)
-                z.double("radius_m", &zone.radiusM, range: 1...100_000)
+                z.double("radius_m", &zone.radiusM, range: PrivacyZone.radiusRange)
                 zones.append(zone)
             }
             if t.source["zones"] != nil { c.privacy.zones = zones }

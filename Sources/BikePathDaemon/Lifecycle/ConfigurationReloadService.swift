@@ -20,6 +20,7 @@ public struct ConfigurationReloadService: Service, CustomStringConvertible {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         await cancelWhenGracefulShutdown {
             for await _ in hangups {
+                // sd_notify failures: no systemd listening; the reload itself is logged.
                 try? notifier.reloading()
                 reload()
                 try? notifier.ready(status: "running")

@@ -40,9 +40,10 @@ public struct DegradedModeService: Service, CustomStringConvertible {
                 publish(DaemonEvent(kind: "recovered", message: r))
             }
             if !appeared.isEmpty || !cleared.isEmpty {
+                // systemd not listening (or gone): the log and `tail` still have it.
                 try? notifier.status(now.isEmpty ? "running" : "degraded: " + now.joined(separator: "; "))
             }
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: interval)  // cancelled: the loop ends at its check
         }
     }
 }

@@ -12,7 +12,7 @@ public struct StatusServerService: Service, CustomStringConvertible {
     public var description: String { "status socket" }
 
     public func run() async {
-        try? await gracefulShutdown()
+        try? await gracefulShutdown()  // throws only when cancelled: the socket closes either way
         server.stop()
     }
 }

@@ -23,15 +23,16 @@ public struct SystemdReadinessService: Service, CustomStringConvertible {
 
     public func run() async {
         while heartbeat.count == 0, !Task.isShuttingDownGracefully, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: .milliseconds(10))  // cancelled: the loop condition ends it
         }
         if heartbeat.count > 0 {
+            // No systemd listening (run by hand): nothing to tell.
             try? notifier.ready(status: "running")
             logger.notice("\(runningMessage)")
         }
         // Throws only when cancelled (a failing service): say we stop either way.
         try? await gracefulShutdown()
         logger.notice("shutting down: committing everything")
-        try? notifier.stopping()
+        try? notifier.stopping()  // as READY=1: no listener, nothing to tell
     }
 }

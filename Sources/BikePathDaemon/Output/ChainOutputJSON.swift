@@ -74,6 +74,8 @@ public enum ChainOutputJSON {
     private static func encoded<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Chain outputs carry finite numbers only (the chain rejects non-finite
+        // samples and fixes, and the fuzzers check it): encoding cannot fail.
         return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
     }
 

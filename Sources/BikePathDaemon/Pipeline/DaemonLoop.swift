@@ -114,7 +114,10 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         for request in marks.take() { request.reply(.failure("the daemon is stopping")) }
         try writer.flush()
         uncommitted = writer.uncommitted
-        try? store.checkpoint()
+        do { try store.checkpoint() } catch {
+            // Everything is committed; the WAL is folded in at the next open instead.
+            logger.warning("WAL checkpoint at stop failed (nothing lost): \(error)")
+        }
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         summary.trackPoints += writer.trackPointsKept - writer.diskFull.droppedTrackPoints
         summary.droppedTrackPoints += writer.diskFull.droppedTrackPoints
@@ -240,6 +243,7 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
                              lat: e.coordinate?.latitude, lon: e.coordinate?.longitude, speedMps: e.speed))
     }
 
+    /// For the mark's reply only: an unreadable store answers without the trip's id.
     private func currentTripID() -> String? { (try? store.openTripInfo())?.id }
 
     private func announce(_ output: ChainOutput) {
@@ -284,6 +288,8 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
         if force || now >= nextStoreQuery {
             nextStoreQuery = now + 2
+            // Best effort for `status`: a store that cannot be read shows as a problem
+            // from its diagnostics (Daemon.storeProblems); the counts stay as they were.
             let queue = (try? store.syncDiagnosis(logLines: 0).pending.values.reduce(0, +)) ?? 0
             query = (queue, (try? store.openTripInfo())?.id)
         }

@@ -41,7 +41,7 @@ public struct RecordingChain {
             throw ImportError(path: path, message: "no store here to take the calibration from")
         }
         let store = try Store.open(path: path)
-        defer { try? store.close() }
+        defer { try? store.close() }  // only read: closing cannot lose anything
         return try store.detectorSensitivity()
     }
 }

@@ -7,6 +7,7 @@ import Glibc
 public enum ResourceUsage {
     /// Resident set size now (VmRSS in /proc/self/status), KiB; 0 if unknown.
     public static func currentRSSKilobytes() -> Int {
+        // No /proc (not Linux): 0, documented as unknown.
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0

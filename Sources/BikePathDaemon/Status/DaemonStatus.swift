@@ -123,6 +123,8 @@ enum StatusJSON {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Status and events hold strings and finite numbers (rates and ages are
+        // computed from positive intervals): encoding cannot fail.
         return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
     }
 

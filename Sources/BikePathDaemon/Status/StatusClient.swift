@@ -24,6 +24,7 @@ public enum StatusClient {
         try sendRequest(fd, "tail")
         var reader = LineReader(fd: fd)
         while let line = try reader.next() {
+            // The decoder's error is replaced by the line itself, which says more to the rider.
             guard let event = try? StatusJSON.decode(DaemonEvent.self, from: line) else { throw .badReply(line) }
             if !handle(event) { return }
         }
@@ -31,6 +32,7 @@ public enum StatusClient {
 
     /// True when something accepts connections on `path` (a live daemon, not a stale file).
     static func isAnswering(_ path: String) -> Bool {
+        // Any failure to connect means nobody answers: that is the question asked.
         guard let fd = try? connect(path, timeoutSeconds: 1) else { return false }
         close(fd)
         return true

@@ -1,4 +1,5 @@
 import BikePathCore
+import Logging
 
 /// The sensors a deployment can require.
 public enum SensorKind: String, Sendable, Codable, CaseIterable {
@@ -153,5 +154,32 @@ public struct SensorDiagnosis: Sendable, Equatable, Codable {
     static func format(_ value: Double) -> String {
         let rounded = (value * 1000).rounded() / 1000
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}
+
+extension SensorDiagnosis {
+    /// `bikepathd diagnose`: both sources started, watched for `seconds` (at
+    /// least 0.5: a connection needs a moment), stopped, and judged.
+    /// `logLevel` decides whether the sources' own log lines show.
+    public static func watch(gnss configuration: GPSDConfiguration, imu imuConfiguration: IIOConfiguration,
+                             seconds: Double, required: Set<SensorKind>,
+                             logLevel: Logger.Level = .critical) async throws -> SensorDiagnosis {
+        var gnssLogger = Logger(label: "bikepath.gnss")
+        gnssLogger.logLevel = logLevel
+        var imuLogger = Logger(label: "bikepath.imu")
+        imuLogger.logLevel = logLevel
+        let gnss = GPSDSource(configuration: configuration, logger: gnssLogger)
+        let imu = IIOSource(configuration: imuConfiguration, logger: imuLogger)
+        let started = EdgeClock.monotonic()
+        gnss.start { _ in true }
+        imu.start { _ in true }
+        defer {
+            gnss.stop()
+            imu.stop()
+        }
+        try await Task.sleep(nanoseconds: UInt64(max(0.5, seconds) * 1e9))
+        let now = EdgeClock.monotonic()
+        return SensorDiagnosis(gnss: gnss.status, imu: imu.status, required: required,
+                               observedSeconds: now - started, now: now)
     }
 }

@@ -53,6 +53,7 @@ public final class RecordingWriter {
     }
 
     deinit {
+        // Unclosed when the owner failed first: its error is reported; deinit cannot throw.
         if fd >= 0 { try? close() }
     }
 

@@ -3,16 +3,16 @@ import Foundation
 
 /// The store's part of `bikepathd diagnose`: disk budget and disk-full history, drafts
 /// waiting for the rider, and the sync outbox with every quarantined record and why.
-struct StoreDiagnosisReport: Codable {
-    var path: String
-    var error: String?
-    var store: StoreDiagnostics?
-    var sync: SyncDiagnosis?
+public struct StoreDiagnosisReport: Codable, Sendable {
+    public var path: String
+    public var error: String?
+    public var store: StoreDiagnostics?
+    public var sync: SyncDiagnosis?
     /// The detector sensitivity `run` applies, fitted from the rider's answers.
-    var calibration: CalibrationReport?
+    public var calibration: CalibrationReport?
 
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
-    static func read(path: String) -> StoreDiagnosisReport {
+    public static func read(path: String) -> StoreDiagnosisReport {
         do {
             let store = try Store.open(path: path, mode: .readOnly)
             return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
@@ -23,7 +23,7 @@ struct StoreDiagnosisReport: Codable {
     }
 
     /// One line per problem, each with what to try.
-    var problems: [String] {
+    public var problems: [String] {
         var lines: [String] = []
         if let error { lines.append("store: \(error) — check --db / store.path and the directory's permissions") }
         lines += store?.problems ?? []
@@ -33,7 +33,7 @@ struct StoreDiagnosisReport: Codable {
         return lines
     }
 
-    var text: String {
+    public var text: String {
         var out = ["store \(path)"]
         if let s = store {
             out.append("  used \(megabytes(s.usedBytes)) of \(megabytes(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)")
