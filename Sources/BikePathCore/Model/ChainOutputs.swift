@@ -73,7 +73,7 @@ public struct RoadQualitySegment: Sendable, Equatable, Codable {
     public var start: Coordinate?
     public var end: Coordinate?
     public var lengthMeters: Double
-    /// Speed-normalised roughness index (see docs/road-quality.md).
+    /// Speed-normalised roughness index (see docs/chain.md, "Road quality").
     public var roughness: Double
     public var status: PathStatus
 
