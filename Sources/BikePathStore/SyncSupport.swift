@@ -78,20 +78,20 @@ extension Store {
 
     /// Marks every pending record of these kinds not-to-send (consent off). They stay on the device.
     @discardableResult
-    public func withholdOutbox(kinds: [OutboxKind]) throws -> Int {
-        guard !kinds.isEmpty else { return 0 }
-        return try queue.write { db in
-            try db.execute(sql: "UPDATE outbox SET do_not_send = 1 WHERE state = 'pending' AND do_not_send = 0 AND record_kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))")
-            return db.changesCount
-        }
-    }
+    public func withholdOutbox(kinds: [OutboxKind]) throws -> Int { try setDoNotSend(true, kinds: kinds) }
 
     /// The rider's explicit choice to send withheld records after all.
     @discardableResult
-    public func releaseWithheld(kinds: [OutboxKind]) throws -> Int {
+    public func releaseWithheld(kinds: [OutboxKind]) throws -> Int { try setDoNotSend(false, kinds: kinds) }
+
+    /// Flips `do_not_send` of the pending records of these kinds; returns how many changed.
+    private func setDoNotSend(_ withheld: Bool, kinds: [OutboxKind]) throws -> Int {
         guard !kinds.isEmpty else { return 0 }
         return try queue.write { db in
-            try db.execute(sql: "UPDATE outbox SET do_not_send = 0 WHERE state = 'pending' AND do_not_send = 1 AND record_kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))")
+            // Kinds are enum raw values (letters only), never rider input.
+            let list = kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")
+            try db.execute(sql: "UPDATE outbox SET do_not_send = ? WHERE state = 'pending' AND do_not_send = ? AND record_kind IN (\(list))",
+                           arguments: [withheld ? 1 : 0, withheld ? 0 : 1])
             return db.changesCount
         }
     }

@@ -72,15 +72,20 @@ extension EpochAssembler {
             return
         }
         guard let position else { setMode(.noFix); return }
-        epoch.latitude = position.latitude
-        epoch.longitude = position.longitude
-        var mode = FixMode.twoD
-        if let altitude {
-            epoch.altitude = altitude
-            if satellites.map({ $0 >= 4 }) ?? true { mode = .threeD }
-        }
+        var mode = applyPosition(position, altitude: altitude, satellites: satellites)
         if let satellites, satellites < 3 { mode = .noFix }
         setMode(mode)
+    }
+
+    /// GGA and GNS alike: the position, and the altitude if there is one; 3D needs
+    /// the altitude and at least 4 satellites (an unknown count is taken as enough).
+    private mutating func applyPosition(_ position: (latitude: Double, longitude: Double), altitude: Double?,
+                                        satellites: Int?) -> FixMode {
+        epoch.latitude = position.latitude
+        epoch.longitude = position.longitude
+        guard let altitude else { return .twoD }
+        epoch.altitude = altitude
+        return satellites.map { $0 >= 4 } ?? true ? .threeD : .twoD
     }
 
     /// `$--GLL,llll.ll,a,yyyyy.yy,a,hhmmss.ss,A,m*hh`
@@ -121,13 +126,6 @@ extension EpochAssembler {
         if let hdop { epoch.hdop = hdop }
         epoch.satellitesUsedGGA = f[7].isEmpty ? nil : satellites
         guard let position else { setMode(.noFix); return }
-        epoch.latitude = position.latitude
-        epoch.longitude = position.longitude
-        var mode = FixMode.twoD
-        if let altitude {
-            epoch.altitude = altitude
-            if satellites > 3 { mode = .threeD }
-        }
-        setMode(mode)
+        setMode(applyPosition(position, altitude: altitude, satellites: satellites))
     }
 }
