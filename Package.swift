@@ -138,6 +138,12 @@ let package = Package(
             dependencies: ["BikePathSensors", "BikePathCore", "BikePathStore", "BikePathTestSupport", "BikePathFixtures"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
+        // The bikepathd executable through its command line: chain regression files, exit
+        // codes, JSON shapes, replay, the rider's loop, the CLI docs.
+        .testTarget(
+            name: "BikePathCLITests",
+            dependencies: ["BikePathCore", "BikePathSensors", "BikePathStore", "BikePathFixtures", "BikePathTestSupport"]
+        ),
         // Running the built executables from tests (shared by the test targets below).
         .target(name: "BikePathTestSupport", dependencies: ["BikePathFixtures"], path: "Tests/Support"),
         .testTarget(

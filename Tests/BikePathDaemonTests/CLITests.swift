@@ -23,7 +23,7 @@ func runBikepathd(_ arguments: [String]) throws -> (status: Int32, stdout: Strin
 struct CLITests {
     @Test("config check: every problem on stderr as FILE:LINE: KEY: REASON, exit 78")
     func configCheck() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/bad.toml"
         try Repository.fixture("bad.toml").write(toFile: file, atomically: true, encoding: .utf8)
@@ -40,7 +40,7 @@ struct CLITests {
 
     @Test("config show: flags override the file; bad flags refuse")
     func configShow() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/c.toml"
         try "[gnss]\nhost = \"gps.local\"\nport = 3000\n".write(toFile: file, atomically: true, encoding: .utf8)

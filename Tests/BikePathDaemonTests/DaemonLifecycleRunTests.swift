@@ -42,10 +42,11 @@ struct DaemonLifecycleRunTests {
         // Periodic commits at most once a minute of ride time: up to sixty kept
         // points wait for the shutdown's own commit.
         try run.writeConfig(store: "commit_interval_s = 60")
-        // The real 9-minute ride at 30 × real time: the signal comes mid-ride, with
-        // the pipeline writing.
+        // The real 9-minute ride at 5 × real time (108 s: room for a starved test
+        // process on 2 cores to see it riding): the signal comes mid-ride, with the
+        // pipeline writing.
         let ride = Repository.root.appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
-        let daemon = try run.start(["run", "--config", run.config, "--replay", ride, "--replay-speed", "30", "--summary"])
+        let daemon = try run.start(["run", "--config", run.config, "--replay", ride, "--replay-speed", "5", "--summary"])
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await run.waitForMessage("READY=1\nSTATUS=running"), "\(run.log)")
         #expect(await waitUntil { (try? StatusClient.fetchStatus(path: run.socket))?.trip.state == "riding" })
@@ -70,7 +71,7 @@ final class DaemonRun: @unchecked Sendable {
     private let lock = NSLock()
 
     init() throws {
-        directory = try TempDir(prefix: "bpd-")
+        directory = try TempDir()
         notify = try NotifySocket()
         try writeConfig()
     }

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -152,18 +153,6 @@ struct LifecycleServiceTests {
     static func helper(_ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
         .init(service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)
     }
-}
-
-/// Polls `condition` every 10 ms, up to 1,000 times (so at least 10 s).
-/// Counted in polls, not by the clock: on 2 cores the whole test run shares
-/// two pool threads, and CI saw them held by other suites for 80 s, so a clock
-/// deadline expired before the services under test had run at all.
-func waitUntil(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<1_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
 }
 
 /// A pipeline loop that commits (slowly, 50 ms) when asked to stop, at the end

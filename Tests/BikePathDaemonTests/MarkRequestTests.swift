@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import BikePathCore
 import Foundation
 import Synchronization
@@ -8,7 +9,7 @@ import Testing
 struct MarkRequestTests {
     @Test("the handler gets the kind (pothole by default) and its later answer reaches the client")
     func answeredLater() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let asked = Mutex<[ObstacleKind]>([])
         let server = try StatusServer(path: directory + "/s.sock", status: { sampleStatus }, mark: { kind, reply in
@@ -29,7 +30,7 @@ struct MarkRequestTests {
 
     @Test("an unknown kind, and a server without a handler, get an error reply; nothing reaches the daemon")
     func refused() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let calls = Mutex(0)
         let server = try StatusServer(path: directory + "/s.sock", status: { sampleStatus }, mark: { _, reply in

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathDaemon
@@ -19,7 +20,7 @@ struct StatusSocketLimitTests {
 
     @Test("A regular file at the socket path is refused and kept byte for byte")
     func regularFileIsKept() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/bikepath.sqlite"
         let bytes = Data((0..<4096).map { UInt8($0 % 251) })
@@ -35,7 +36,7 @@ struct StatusSocketLimitTests {
 
     @Test("Connections beyond the cap are closed at once; the ones inside it are served")
     func clientCap() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path, maximumClients: 4) { sampleStatus }
@@ -62,7 +63,7 @@ struct StatusSocketLimitTests {
 
     @Test("A tail client that stops reading is disconnected once its buffer stayed full")
     func stuckReaderIsDropped() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path, slowReaderSeconds: 0.3) { sampleStatus }

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathDaemon
@@ -17,7 +18,7 @@ struct ServerFixture {
     let server: StatusServer
 
     init(status: DaemonStatus = sampleStatus) throws {
-        directory = try makeTemporaryDirectory()
+        directory = try TempDir().path
         path = directory + "/status.sock"
         server = try StatusServer(path: path) { status }
     }
@@ -53,7 +54,7 @@ struct StatusSocketTests {
 
     @Test("A stale socket file is replaced; a live daemon on the path is not")
     func staleAndLive() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         // A crash leaves a bound socket file nobody listens on.
@@ -87,7 +88,7 @@ struct StatusSocketTests {
 
     @Test("A client that never sends a request is disconnected after the timeout")
     func idleClientDropped() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path, requestTimeoutSeconds: 0.2) { sampleStatus }

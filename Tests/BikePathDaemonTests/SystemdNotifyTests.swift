@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathDaemon
@@ -15,7 +16,7 @@ final class NotifySocket {
             directory = nil
             name = "@bikepath-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         } else {
-            directory = try makeTemporaryDirectory()
+            directory = try TempDir().path
             name = directory! + "/notify"
         }
         let made = try #require(UnixAddress.make(name))

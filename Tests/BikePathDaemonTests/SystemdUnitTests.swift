@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct SystemdUnitTests {
 
     @Test("The check fails on a unit with a bad key and on a weak unit", .enabled(if: hasSystemdAnalyze, "needs systemd-analyze"))
     func checkFailsOnBadUnits() throws {
-        let directory = try makeTemporaryDirectory()
+        let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let unit = try Repository.text("systemd/bikepathd.service")
         let typo = directory + "/typo.service"

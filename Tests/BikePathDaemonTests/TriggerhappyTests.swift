@@ -17,7 +17,7 @@ struct TriggerhappyTests {
         let run = try runProcess(Self.thd, ["--triggers", file, "--dump", "/dev/null"])
         #expect(!run.err.contains("Unable to parse") && !run.out.contains("Unable to parse"), "\(run)")
         // The same check sees a bad line (it is not blind).
-        let bad = try makeTemporaryDirectory() + "/bad.conf"
+        let bad = try TempDir().path + "/bad.conf"
         try "BTN_NOSUCH\t1\ttrue\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let refused = try runProcess(Self.thd, ["--triggers", bad, "--dump", "/dev/null"])
         #expect((refused.err + refused.out).contains("Unable to parse"))

@@ -143,7 +143,7 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let log = dir.file("run.log")
         let child = try ChildProcess(try Self.bikepathd(), ["run", "--store", fifo, "--status-socket", dir.file("s.sock"),
-                                                            "--replay", ReplayRunTests.ride], output: URL(fileURLWithPath: log))
+                                                            "--replay", Paths.root + "/Recordings/allthedocks-GX010056.bpr"], output: URL(fileURLWithPath: log))
         let status = child.waitForExit(timeout: 30)
         if status == nil { child.stop(signal: SIGKILL) }
         #expect(status == 1, "run must not hang on a FIFO")

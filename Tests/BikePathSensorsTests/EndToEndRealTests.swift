@@ -26,8 +26,8 @@ struct EndToEndRealTests {
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
         let hubBinary = (bikepathd as NSString).deletingLastPathComponent + "/bikepath-hub"
         try #require(FileManager.default.isExecutableFile(atPath: hubBinary), "bikepath-hub is not built")
-        let dir = try ScratchDirectory("e2e")
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         func path(_ name: String) -> String { dir.url.appendingPathComponent(name).path }
 
         // The ride: the recording's cycling part (28 s to 113 s) as an NMEA log, then standing still.
@@ -179,64 +179,6 @@ struct EndToEndRealTests {
         let still = [NMEAWriter.sentence(body: f.joined(separator: ",")),
                      NMEAWriter.sentence(body: String(lastGGA.dropFirst().prefix { $0 != "*" }))]
         return (ride, still)
-    }
-}
-
-/// The CLI and the databases as a field technician would look at them.
-struct CLI {
-    let binary: String
-    let store: String
-    let socket: String
-
-    struct Status {
-        var trip: String
-        var degraded: [String]
-        var gnssConnected: Bool
-        var fixAge: Double?
-        var syncSucceeded: Bool?
-    }
-
-    func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, out: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? binary)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    func status() -> Status? {
-        guard let r = try? run(["status", "--socket", socket, "--json"]), r.status == 0,
-              let object = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any] else { return nil }
-        let trip = object["trip"] as? [String: Any], gnss = object["gnss"] as? [String: Any], sync = object["sync"] as? [String: Any]
-        return Status(trip: trip?["state"] as? String ?? "?", degraded: object["degraded"] as? [String] ?? [],
-                      gnssConnected: gnss?["connected"] as? Bool ?? false, fixAge: gnss?["last_fix_age_s"] as? Double,
-                      syncSucceeded: sync?["succeeded"] as? Bool)
-    }
-
-    func sql(_ query: String, db: String? = nil) -> String {
-        let sqlite3 = RealDaemons.executable("sqlite3") ?? "/usr/bin/sqlite3"
-        return ((try? run(["-readonly", db ?? store, query], executable: sqlite3))?.out ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    func openTrips() -> [String] {
-        sql("SELECT id FROM trips WHERE state = 'open'").split(separator: "\n").map(String.init)
-    }
-
-    func trackPoints(_ trip: String) -> Int { Int(sql("SELECT COUNT(*) FROM track_points WHERE trip_id = '\(trip)'")) ?? 0 }
-
-    func pendingDraft() -> String? {
-        guard let r = try? run(["drafts", "list", "--db", store]), r.status == 0 else { return nil }
-        return r.out.split(separator: "\n").first { $0.contains("pending") }.flatMap { $0.split(separator: " ").first.map(String.init) }
-    }
-
-    func log(_ dir: ScratchDirectory, _ n: Int) -> String {
-        (try? String(contentsOf: dir.url.appendingPathComponent("daemon\(n).log"), encoding: .utf8)) ?? ""
     }
 }
 

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Testing
 import BikePathCore
 @testable import BikePathSensors
@@ -66,8 +67,8 @@ import BikePathCore
     }
 
     @Test func importedFileReadsBack() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let (rec, _) = try Self.imported()
         let path = dir.file("ride.bpr")
         try rec.write(to: path)
@@ -92,8 +93,8 @@ import BikePathCore
 
     @Test(.enabled(if: Paths.hasSharedDatasets, "needs ../shared/datasets"))
     func bundledRecordingMatchesAFreshImport() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let (rec, _) = try GoProCSVImporter.load(.init(prefix: Paths.datasets + "/allthedocks/GX010056"), writer: "bikepathd 0.1.0")
         let path = dir.file("fresh.bpr")
         try rec.write(to: path)
@@ -107,52 +108,52 @@ import BikePathCore
         _ = try GoProCSVImporter.load(.init(accl: accl, gyro: gyro, gps: gps))
     }
 
-    static func withFile(_ text: String, _ body: (String) throws -> Void) rethrows {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+    static func withFile(_ text: String, _ body: (String) throws -> Void) throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("x.csv")
         writeFile(path, Array(text.utf8))
         try body(path)
     }
 
-    @Test func wrongFileNamesTheMissingColumn() {
+    @Test func wrongFileNamesTheMissingColumn() throws {
         let gps = GoProImportTests.prefix + "-gps.csv"
         #expect(throws: ImportError(path: gps, line: 1, message: "missing column 'AcclX' (found: Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix); is this the right file?")) {
             try Self.load(accl: gps)
         }
     }
 
-    @Test func nonNumericValueNamesLineAndColumn() {
-        Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n0,1,2,3\n5,1,x2,3\n") { path in
+    @Test func nonNumericValueNamesLineAndColumn() throws {
+        try Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n0,1,2,3\n5,1,x2,3\n") { path in
             #expect(throws: ImportError(path: path, line: 3, message: "column AcclY: 'x2' is not a number")) { try Self.load(accl: path) }
         }
     }
 
-    @Test func wrongFieldCount() {
-        Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\r\n0,1,2,3\r\n5,1,2\r\n") { path in
+    @Test func wrongFieldCount() throws {
+        try Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\r\n0,1,2,3\r\n5,1,2\r\n") { path in
             #expect(throws: ImportError(path: path, line: 3, message: "expected 4 fields, found 3")) { try Self.load(accl: path) }
         }
     }
 
-    @Test func emptyAndHeaderOnlyFiles() {
-        Self.withFile("") { path in
+    @Test func emptyAndHeaderOnlyFiles() throws {
+        try Self.withFile("") { path in
             #expect(throws: ImportError(path: path, line: 1, message: "empty file: expected a header line with Milliseconds,AcclX,AcclY,AcclZ")) {
                 try Self.load(accl: path)
             }
         }
-        Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n") { path in
+        try Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n") { path in
             #expect(throws: ImportError(path: path, line: 2, message: "no data rows after the header")) { try Self.load(accl: path) }
         }
     }
 
-    @Test func timeGoingFarBackwardsIsAnError() {
-        Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n0,1,2,3\n500,1,2,3\n100,1,2,3\n") { path in
+    @Test func timeGoingFarBackwardsIsAnError() throws {
+        try Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n0,1,2,3\n500,1,2,3\n100,1,2,3\n") { path in
             #expect(throws: ImportError(path: path, line: 4, message: "Milliseconds goes backwards (500.0 then 100.0)")) { try Self.load(accl: path) }
         }
     }
 
-    @Test func gyroThatDoesNotPairWithAccl() {
-        Self.withFile("Milliseconds,GyroX,GyroY,GyroZ\n0,1,2,3\n") { path in
+    @Test func gyroThatDoesNotPairWithAccl() throws {
+        try Self.withFile("Milliseconds,GyroX,GyroY,GyroZ\n0,1,2,3\n") { path in
             let accl = GoProImportTests.prefix + "-accl.csv"
             #expect(throws: ImportError(path: path, message: "1 rows but GX010056-accl.csv has 2000; accl and gyro rows must pair up")) {
                 try Self.load(accl: accl, gyro: path)
@@ -161,8 +162,8 @@ import BikePathCore
         }
     }
 
-    @Test func positionOutOfRange() {
-        Self.withFile("Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n0,91,0,1,1,1,1688913797599000,100,3\n") { path in
+    @Test func positionOutOfRange() throws {
+        try Self.withFile("Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n0,91,0,1,1,1,1688913797599000,100,3\n") { path in
             #expect(throws: ImportError(path: path, line: 2, message: "position 91.0, 0.0 is out of range")) { try Self.load(gps: path) }
         }
     }

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Testing
 import BikePathCore
 @testable import BikePathSensors

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import BikePathCore
 import Foundation
 import Testing

@@ -20,8 +20,8 @@ struct RecordReplayRealTests {
     func recordThenReplay() async throws {
         guard RealDaemons.check(["gpsd", "iiod", "unshare"], needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
-        let scratch = try ScratchDirectory("record")
-        defer { scratch.remove() }
+        let scratch = try TempDir()
+        defer { scratch.cleanup() }
         let gpsd = GPSDSourceRealTests.Gpsd()
         try gpsd.start()
         defer { gpsd.kill() }

@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import Testing
 import BikePathCore
 @testable import BikePathSensors
@@ -24,8 +25,8 @@ import Glibc
     }
 
     @Test func writeThenReadGivesTheSameRecords() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("ride.bpr")
         let writer = try RecordingWriter(path: path, header: Self.header, imuBlockSize: 64)
         try writer.append(contentsOf: Self.records())
@@ -44,8 +45,8 @@ import Glibc
     }
 
     @Test func refusesToOverwriteUnlessAsked() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("ride.bpr")
         try RecordingWriter(path: path, header: Self.header).close()
         #expect(throws: RecordingFileError.alreadyExists(path: path)) { try RecordingWriter(path: path, header: Self.header) }
@@ -53,8 +54,8 @@ import Glibc
     }
 
     @Test func flushedRecordsAreReadableWhileTheWriterIsOpen() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("live.bpr")
         let writer = try RecordingWriter(path: path, header: Self.header, syncPolicy: .everyFlush)
         let records = Self.records()
@@ -67,8 +68,8 @@ import Glibc
     }
 
     @Test func fileCutInsideTheLastRecordReadsEveryCompleteRecord() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("cut.bpr")
         let records = Self.records()
         let writer = try RecordingWriter(path: path, header: Self.header)
@@ -85,8 +86,8 @@ import Glibc
     }
 
     @Test func corruptByteIsReportedWithItsOffset() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let path = dir.file("bad.bpr")
         let writer = try RecordingWriter(path: path, header: Self.header)
         try writer.append(contentsOf: Self.records())
@@ -106,8 +107,8 @@ import Glibc
     }
 
     @Test func clearErrorsForFilesThatCannotBeRead() throws {
-        let dir = TemporaryDirectory()
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let csv = Paths.fixtures + "/allthedocks/GX010056-gps.csv"
         #expect(!RecordingReader.isRecording(path: csv))
         #expect(RecordingReader.isRecording(path: Paths.root + "/Recordings/allthedocks-GX010056.bpr"))

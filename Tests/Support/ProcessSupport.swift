@@ -34,13 +34,21 @@ public func runProcess(_ path: String, _ arguments: [String]) throws -> (status:
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
 
-/// A fresh directory under the system temp dir, removed by `cleanup()`.
-public struct TempDir {
+/// A fresh directory under /tmp, removed by `cleanup()`: the one temporary
+/// directory of every test target. Its path is short (`/tmp/bp-XXXXXX`, 14
+/// bytes) because Unix socket paths inside it are limited to 107 bytes.
+public struct TempDir: Sendable {
     public let path: String
-    public init(prefix: String = "bikepath-test-") throws {
-        path = NSTemporaryDirectory() + prefix + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+
+    public init() throws {
+        var template = Array("/tmp/bp-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        path = String(cString: made)
     }
+
+    public var url: URL { URL(fileURLWithPath: path, isDirectory: true) }
     public func file(_ name: String) -> String { path + "/" + name }
     public func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -24,3 +24,18 @@ public enum Marker: String, Sendable, Hashable, Codable {
     case tripStart
     case tripStop
 }
+
+extension SensorRecord {
+    /// The same record `ns` nanoseconds later in sample time: a recording played
+    /// again after itself (`run --replay` repeats, the replay kill test's rides).
+    /// The caller keeps the sum inside Int64 (`ReplaySource` refuses repeats that
+    /// would leave it): an overflow traps.
+    public func shifted(by ns: Int64) -> SensorRecord {
+        switch self {
+        case .nmea(let t, let s): .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
+        case .imu(let s): .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
+        case .marker(let t, let m): .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
+        case .label(let t, let k): .label(SampleTime(nanoseconds: t.nanoseconds + ns), k)
+        }
+    }
+}

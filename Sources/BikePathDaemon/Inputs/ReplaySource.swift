@@ -101,7 +101,7 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
                 if out.isEmpty { Thread.sleep(forTimeInterval: min(wait, max(timeoutSeconds, 0.001))) }
                 break
             }
-            out.append(shift == 0 ? record : Self.shifted(record, by: shift))
+            out.append(shift == 0 ? record : record.shifted(by: shift))
         }
         delivered += Int64(out.count)
         progress.update(delivered)
@@ -141,15 +141,6 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
         lock.unlock()
     }
     public var degradedReason: String? { nil }
-
-    public static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {
-        switch record {
-        case .nmea(let t, let s): return .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
-        case .imu(let s): return .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
-        case .marker(let t, let m): return .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
-        case .label(let t, let k): return .label(SampleTime(nanoseconds: t.nanoseconds + ns), k)
-        }
-    }
 }
 
 /// Why a replay ended before the recording's end; what was read is processed.

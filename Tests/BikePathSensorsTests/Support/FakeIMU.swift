@@ -9,14 +9,14 @@ import Glibc
 /// mount namespace (iiod_fake_imu.sh). The script execs iiod, so the pid we started is
 /// iiod's; the feeder writes its own pid file. Both are stopped by pid.
 final class FakeIMU {
-    let run: ScratchDirectory
+    let run: TempDir
     let port = RealDaemons.freePort()
     let variant: String
     let feederOptions: [String]
     private var iiod: ChildProcess?
 
     init(variant: String = "normal", feederOptions: [String] = []) throws {
-        run = try ScratchDirectory("iio")
+        run = try TempDir()
         self.variant = variant
         self.feederOptions = feederOptions
     }
@@ -53,7 +53,7 @@ final class FakeIMU {
 
     deinit {
         stop()
-        run.remove()
+        run.cleanup()
     }
 
     /// The feeder's raw values for sample counter n (see iio_feeder.py).

@@ -46,7 +46,7 @@ struct ChainRegressionTests {
         let fresh = dir.file("fresh.bpr")
         try SimulatedCrashRecording.generate(to: Self.rebuild ? SimulatedCrashRecording.committed : fresh)
         if Self.rebuild { return }
-        let same = readFile(fresh) == readFile(SimulatedCrashRecording.committed)
+        let same = FileManager.default.contents(atPath: fresh) == FileManager.default.contents(atPath: SimulatedCrashRecording.committed)
         #expect(same, "regenerate with BIKEPATH_REBUILD_CHK=1 if the generator changed on purpose")
     }
 

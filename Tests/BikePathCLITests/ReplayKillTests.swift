@@ -20,20 +20,11 @@ import Testing
         for copy in 0..<3 {
             let shift = Int64(copy) * (last - first + 3_600_000_000_000)
             try writer.append(.marker(SampleTime(nanoseconds: first + shift), .tripStart))
-            try writer.append(contentsOf: records.map { ReplayKillTests.shifted($0, by: shift) })
+            try writer.append(contentsOf: records.map { $0.shifted(by: shift) })
             try writer.append(.marker(SampleTime(nanoseconds: last + shift + 1_000_000_000), .tripStop))
         }
         try writer.close()
         return path
-    }
-
-    private static func shifted(_ record: SensorRecord, by ns: Int64) -> SensorRecord {
-        switch record {
-        case .nmea(let t, let s): .nmea(SampleTime(nanoseconds: t.nanoseconds + ns), s)
-        case .imu(let s): .imu(IMUSample(time: SampleTime(nanoseconds: s.time.nanoseconds + ns), accel: s.accel, gyro: s.gyro))
-        case .marker(let t, let m): .marker(SampleTime(nanoseconds: t.nanoseconds + ns), m)
-        case .label(let t, let k): .label(SampleTime(nanoseconds: t.nanoseconds + ns), k)
-        }
     }
 
     private func config(_ dir: TempDir, _ name: String) throws -> (config: String, store: String) {

@@ -1,4 +1,3 @@
-import BikePathTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -8,14 +7,14 @@ import Glibc
 /// Prerequisites for the tests that run the real gpsd / iiod. Locally without root or
 /// without the binaries those tests skip and say why; on CI (CI=true or
 /// BIKEPATH_REQUIRE_REAL=1) they run anyway and a missing prerequisite fails them.
-enum RealDaemons {
-    static var mustRun: Bool {
+public enum RealDaemons {
+    public static var mustRun: Bool {
         let env = ProcessInfo.processInfo.environment
         return env["CI"] == "true" || env["BIKEPATH_REQUIRE_REAL"] == "1"
     }
 
     /// Why the real-daemon tests cannot run here, or nil when they can.
-    static func missing(_ binaries: [String], needsRoot: Bool = false) -> String? {
+    public static func missing(_ binaries: [String], needsRoot: Bool = false) -> String? {
         var reasons: [String] = []
         if needsRoot, getuid() != 0 { reasons.append("not root (mount namespaces need it)") }
         for name in binaries + ["python3"] where executable(name) == nil {
@@ -25,40 +24,32 @@ enum RealDaemons {
     }
 
     /// For `.enabled(if:)`: run when the prerequisites are there, or when CI demands it.
-    static func shouldRun(_ binaries: [String], needsRoot: Bool = false) -> Bool {
+    public static func shouldRun(_ binaries: [String], needsRoot: Bool = false) -> Bool {
         mustRun || missing(binaries, needsRoot: needsRoot) == nil
     }
 
     /// Inside a test: records a failure (CI) when prerequisites are missing; returns false then.
-    static func check(_ binaries: [String], needsRoot: Bool = false) -> Bool {
+    public static func check(_ binaries: [String], needsRoot: Bool = false) -> Bool {
         guard let why = missing(binaries, needsRoot: needsRoot) else { return true }
         Issue.record("real-daemon test cannot run: \(why) (CI requires it)")
         return false
     }
 
-    static func executable(_ name: String) -> String? { executableInPath(name) }
+    public static func executable(_ name: String) -> String? { executableInPath(name) }
 
     /// The built `bikepathd` (`swift build --build-tests` builds it next to the tests).
-    static var bikepathd: String? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bikepathd").path,
-                root.appendingPathComponent(".build/debug/bikepathd").path]
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    public static var bikepathd: String? { builtExecutable("bikepathd") }
 
-    static var harness: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Harness")
-    }
+    /// Tests/Harness: the fake IIO feeder, the gpsd UDP feeder.
+    public static var harness: URL { URL(fileURLWithPath: packageRoot + "/Tests/Harness", isDirectory: true) }
 
-    static var fixtures: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures")
+    /// The sensor tests' fixtures (NMEA logs, GoPro CSVs).
+    public static var fixtures: URL {
+        URL(fileURLWithPath: packageRoot + "/Tests/BikePathSensorsTests/Fixtures", isDirectory: true)
     }
 
     /// A port nobody listens on right now (TCP and UDP), picked by the kernel.
-    static func freePort() -> Int {
+    public static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()
@@ -72,7 +63,7 @@ enum RealDaemons {
     }
 
     /// True once something accepts TCP connections on 127.0.0.1:port.
-    static func waitForListener(port: Int, timeout: Double = 5) -> Bool {
+    public static func waitForListener(port: Int, timeout: Double = 5) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -92,33 +83,20 @@ enum RealDaemons {
         return false
     }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` passes.
-    static func wait(timeout: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(nanoseconds: 20_000_000)
-        }
-        return condition()
+    /// Polls `condition` every 20 ms until it holds, for about `timeout` seconds
+    /// of this test's own running time (`waitUntil`: counted in polls).
+    public static func wait(timeout: Double, _ condition: () -> Bool) async -> Bool {
+        await waitUntil(polls: max(1, Int(timeout / 0.02)), every: .milliseconds(20), condition)
     }
 }
 
 /// Thread-safe list a source's callback appends to.
-final class Collector<T: Sendable>: @unchecked Sendable {
+public final class Collector<T: Sendable>: @unchecked Sendable {
+    public init() {}
     private let lock = NSLock()
     private var items: [T] = []
-    func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
-    func append(contentsOf more: [T]) { lock.lock(); items.append(contentsOf: more); lock.unlock() }
-    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return items.count }
-}
-
-/// A scratch directory removed at the end of the test.
-struct ScratchDirectory {
-    let url: URL
-    init(_ name: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("bikepath-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    public func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
+    public func append(contentsOf more: [T]) { lock.lock(); items.append(contentsOf: more); lock.unlock() }
+    public var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
+    public var count: Int { lock.lock(); defer { lock.unlock() }; return items.count }
 }

@@ -13,8 +13,8 @@ struct DaemonRunTests {
     @Test("bad configuration: refuses to start with FILE:LINE: KEY: REASON, exit 78")
     func refusesBadConfiguration() throws {
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
-        let dir = try ScratchDirectory("run-bad")
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         let file = dir.url.appendingPathComponent("bikepathd.toml").path
         try "[gnss]\nport = 70000\n".write(toFile: file, atomically: true, encoding: .utf8)
         let daemon = try ChildProcess(bikepathd, ["run", "--config", file, "--db", dir.url.appendingPathComponent("s.sqlite").path],
@@ -29,8 +29,8 @@ struct DaemonRunTests {
           .timeLimit(.minutes(1)))
     func degradedReloadStop() async throws {
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
-        let dir = try ScratchDirectory("run")
-        defer { dir.remove() }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
         func path(_ name: String) -> String { dir.url.appendingPathComponent(name).path }
         let config = { (extra: String) in
             """
