@@ -21,11 +21,14 @@ public struct FixJSONWriter {
         fixes.reserveCapacity(4)
     }
 
+    /// Feeds one sentence; the fixes of the epochs it completes are buffered and written once 1
+    /// MiB has gathered.
     public mutating func feed(line: UnsafeRawBufferPointer, receivedAt: SampleTime) {
         decoder.decode(sentence: line, receivedAt: receivedAt, into: &fixes)
         if !fixes.isEmpty { emit() }
     }
 
+    /// Flushes the epoch in progress and writes everything buffered.
     public mutating func finish() {
         fixes.append(contentsOf: decoder.finish())
         emit()
@@ -54,6 +57,7 @@ public struct FixJSONWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Writes the decoder's counts (lines, sentences, fixes, rejects by kind) to stderr.
     public func printSummary() {
         let s = decoder.statistics
         var text = "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"

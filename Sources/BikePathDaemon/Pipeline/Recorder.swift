@@ -28,6 +28,7 @@ public final class Recorder: @unchecked Sendable {
         pipeline = Pipeline(configuration: configuration)
     }
 
+    /// Asks `run` to stop; safe from any thread.
     public func requestStop() { stop.lock(); stopRequested = true; stop.unlock() }
     private var stopping: Bool { stop.lock(); defer { stop.unlock() }; return stopRequested }
 
