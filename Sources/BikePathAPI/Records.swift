@@ -94,7 +94,8 @@ public struct ObstacleUpload: Sendable, Codable, Equatable {
     }
 }
 
-/// A stretch of road with its roughness and status (one of `statuses`); offsets are seconds since the trip's start.
+/// A stretch of road with its roughness and status (one of `statuses`); offsets are seconds
+/// since the trip's start.
 public struct RoadSegmentUpload: Sendable, Codable, Equatable {
     public static let statuses: Set<String> = ["optimal", "medium", "sufficient", "requiresMaintenance"]
     public var startOffsetS: Double

@@ -19,7 +19,8 @@ public struct DraftSummary: Sendable, Equatable, Codable {
 /// What a draft would publish: the trip, its path, the (edited) obstacles and
 /// the road quality. This is also the payload that is confirmed, hashed and sent.
 public struct DraftDocument: Sendable, Equatable, Codable {
-    /// The trip a draft is about: times in ns (sample time and UTC), how it was closed, and its statistics.
+    /// The trip a draft is about: times in ns (sample time and UTC), how it was closed, and its
+    /// statistics.
     public struct Trip: Sendable, Equatable, Codable {
         public var id: String
         public var startTimeNanoseconds: Int64
@@ -29,7 +30,8 @@ public struct DraftDocument: Sendable, Equatable, Codable {
         public var closedBy: String?
         public var statistics: TripStatistics
     }
-    /// One obstacle of a draft, as the rider reviews it: a detected candidate or the rider's own mark.
+    /// One obstacle of a draft, as the rider reviews it: a detected candidate or the rider's
+    /// own mark.
     public struct Obstacle: Sendable, Equatable, Codable {
         public var id: String
         public var eventID: String?
@@ -262,7 +264,8 @@ extension Store {
     }
 
     /// The draft's current document.
-    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip` when its trip is gone.
+    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip`
+    ///   when its trip is gone.
     public func draft(_ id: String) throws -> DraftDocument {
         try queue.read { db in try Drafts.document(db, id) }
     }
@@ -284,7 +287,8 @@ extension Store {
     }
 
     /// The rider rejects the draft: it is kept on the device and never sent.
-    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`; `StoreError.illegalTransition` when it is not pending.
+    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
+    ///   `StoreError.illegalTransition` when it is not pending.
     public func rejectDraft(_ id: String) throws {
         try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
     }

@@ -120,7 +120,8 @@ extension Store {
     }
 }
 
-/// What one send attempt did: sent, failed (retried later, with why), or quarantined (never retried, with why).
+/// What one send attempt did: sent, failed (retried later, with why), or quarantined (never
+/// retried, with why).
 public enum SyncOutcome: Sendable, Equatable {
     case sent
     case failed(String)

@@ -72,7 +72,8 @@ public struct OpenTripInfo: Sendable, Equatable {
 }
 
 extension Store {
-    /// The trip left open by a crash or power loss and the UTC of its last point; nil when none is open.
+    /// The trip left open by a crash or power loss and the UTC of its last point; nil when none
+    /// is open.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func openTripInfo() throws -> OpenTripInfo? {
         try queue.read { db in

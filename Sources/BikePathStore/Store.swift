@@ -15,7 +15,8 @@ public struct StoreConfiguration: Sendable {
     public var trip = PipelineConfiguration()
     /// Detected candidates a draft asks the rider about (`obstacles.review_budget`, ReviewBudget).
     public var reviewBudget = ReviewBudget.defaultBudget
-    /// Creates the defaults above: a 512 MiB budget, a milestone every 100 km, the default chain and review budget.
+    /// Creates the defaults above: a 512 MiB budget, a milestone every 100 km, the default
+    /// chain and review budget.
     public init() {}
 }
 

@@ -105,7 +105,8 @@ public final class StoreWriter {
     /// committed everything.
     public private(set) var uncommitted = UncommittedOutputs()
 
-    /// Creates the writer of `store`, resuming its open trip and committed position; makes the store's device key on first use.
+    /// Creates the writer of `store`, resuming its open trip and committed position; makes the
+    /// store's device key on first use.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read or the key written.
     public init(store: Store, policy: WriterPolicy = WriterPolicy()) throws {
         self.store = store

@@ -16,7 +16,8 @@ public struct SyncCandidate: Sendable, Equatable {
     public var recordID: String
 }
 
-/// What sync holds and did, for `diagnose` and `bikepathd sync status`: counts per kind, quarantined records and the recent log.
+/// What sync holds and did, for `diagnose` and `bikepathd sync status`: counts per kind,
+/// quarantined records and the recent log.
 public struct SyncDiagnosis: Sendable, Equatable, Codable {
     /// A record sync gave up on: its kind, id, why and after how many attempts.
     public struct Quarantined: Sendable, Equatable, Codable {
@@ -126,7 +127,8 @@ extension Store {
     }
 
     /// Stores `value` as JSON under `key` in `meta` (read back with `setting(_:)`).
-    /// - Throws: `EncodingError` when `value` cannot be encoded; a GRDB `DatabaseError` when it cannot be written.
+    /// - Throws: `EncodingError` when `value` cannot be encoded; a GRDB `DatabaseError` when it
+    ///   cannot be written.
     public func setSetting<T: Encodable>(_ key: String, _ value: T) throws {
         try setMetaValue(key, String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
     }

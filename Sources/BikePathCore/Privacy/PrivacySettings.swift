@@ -81,7 +81,8 @@ public struct TripTrim: Sendable, Codable, Equatable {
     }
 }
 
-/// The rider's privacy rules applied before anything leaves the device: zones and the trim of every trip's ends.
+/// The rider's privacy rules applied before anything leaves the device: zones and the trim of
+/// every trip's ends.
 public struct PrivacySettings: Sendable, Codable, Equatable {
     public var zones: [PrivacyZone]
     public var trim: TripTrim

@@ -43,7 +43,8 @@ public struct RecordingDecoder: Sendable {
     /// Creates a decoder waiting for the file's first bytes.
     public init() {}
 
-    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was called.
+    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was
+    /// called.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         guard !isDone, !ended else { return }
         if position > 0, position >= buffer.count / 2 {
@@ -54,7 +55,8 @@ public struct RecordingDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was called.
+    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was
+    /// called.
     public mutating func feed(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { feed($0) }
     }

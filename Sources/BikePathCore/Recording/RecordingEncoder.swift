@@ -127,7 +127,8 @@ public enum RecordingEncoder {
     }
 }
 
-/// Why bytes could not be encoded: a header over `RecordingFormat.maxHeaderLength`, a sentence of a length the format cannot hold, or a line that is not NMEA.
+/// Why bytes could not be encoded: a header over `RecordingFormat.maxHeaderLength`, a sentence
+/// of a length the format cannot hold, or a line that is not NMEA.
 public enum RecordingEncodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case headerTooLong(Int)
     case sentenceLength(Int)

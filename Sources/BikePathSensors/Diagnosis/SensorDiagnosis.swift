@@ -8,7 +8,8 @@ public enum SensorKind: String, Sendable, Codable, CaseIterable {
 
 /// One thing wrong (or worth knowing), and what to try, for a field technician.
 public struct SensorProblem: Sendable, Equatable, Codable {
-    /// How much a problem matters: an `error` keeps the sensor from working, a `warning` limits it, `info` is worth knowing.
+    /// How much a problem matters: an `error` keeps the sensor from working, a `warning` limits
+    /// it, `info` is worth knowing.
     public enum Severity: String, Sendable, Codable { case error, warning, info }
     public var sensor: SensorKind
     public var severity: Severity
@@ -36,7 +37,9 @@ public struct SensorDiagnosis: Sendable, Equatable, Codable {
 
     public var ok: Bool { missingRequired.isEmpty }
 
-    /// Diagnoses the sources' status after `observedSeconds` of running; `required` lists the sensors whose absence makes the diagnosis fail, `now` is the monotonic time the fix age is taken at.
+    /// Diagnoses the sources' status after `observedSeconds` of running; `required` lists the
+    /// sensors whose absence makes the diagnosis fail, `now` is the monotonic time the fix age
+    /// is taken at.
     public init(gnss: GNSSStatus?, imu: IMUStatus?, required: Set<SensorKind>, observedSeconds: Double, now: SampleTime) {
         self.gnss = gnss
         self.imu = imu

@@ -3,7 +3,8 @@ import BikePathCore
 /// The clock a device stamps its samples with (sysfs `current_timestamp_clock`).
 public enum IIOTimestampClock: String, Sendable, Codable {
     case monotonic, realtime, other
-    /// Reads the sysfs value (surrounding whitespace ignored); anything but `monotonic` or `realtime` is `.other`.
+    /// Reads the sysfs value (surrounding whitespace ignored); anything but `monotonic` or
+    /// `realtime` is `.other`.
     public init(sysfs value: String?) {
         switch value?.trimmingCharactersInSet() {
         case "monotonic": self = .monotonic

@@ -41,7 +41,9 @@ public enum GoProCSVImporter {
     }
 
     /// Reads the files into a recording in receive-time order; `writer` goes into the header.
-    /// - Throws: `ImportError` naming the file (and line) when a file cannot be read or a row is not valid, when a gyro comes without its accl, or when there is neither accl nor gps.
+    /// - Throws: `ImportError` naming the file (and line) when a file cannot be read or a row
+    ///   is not valid, when a gyro comes without its accl, or when there is neither accl nor
+    ///   gps.
     public static func load(_ files: Files, writer: String = "bikepathd") throws(ImportError) -> (ImportedRecording, Statistics) {
         if let gyro = files.gyro, files.accl == nil {
             throw ImportError(path: gyro, message: "a gyro CSV needs the matching accl CSV")

@@ -25,7 +25,8 @@ public enum GpsdLogImporter {
         public var junkLines = 0
     }
 
-    /// Reads a gpsd log into a recording of its NMEA sentences, with synthetic receive times; `writer` goes into the header.
+    /// Reads a gpsd log into a recording of its NMEA sentences, with synthetic receive times;
+    /// `writer` goes into the header.
     /// - Throws: `ImportError` when the file cannot be read or holds no NMEA sentence.
     public static func load(path: String, writer: String = "bikepathd") throws(ImportError) -> (ImportedRecording, Statistics) {
         let bytes = try readWholeFile(path)

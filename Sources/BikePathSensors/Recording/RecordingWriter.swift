@@ -59,7 +59,8 @@ public final class RecordingWriter {
     }
 
     /// Appends one record (IMU samples are grouped into blocks); writes the buffer when it is full.
-    /// - Throws: `RecordingFileError.closed` after `close()`, `.encode` for a sentence the format cannot hold (nothing is appended), `.writeFailed` when the write fails.
+    /// - Throws: `RecordingFileError.closed` after `close()`, `.encode` for a sentence the
+    ///   format cannot hold (nothing is appended), `.writeFailed` when the write fails.
     public func append(_ record: SensorRecord) throws(RecordingFileError) {
         guard fd >= 0 else { throw .closed(path: path) }
         recordsAppended += 1
@@ -84,7 +85,8 @@ public final class RecordingWriter {
     }
 
     /// Appends the records in order.
-    /// - Throws: `RecordingFileError`, as `append(_:)`, at the first record that fails; those before it stay appended.
+    /// - Throws: `RecordingFileError`, as `append(_:)`, at the first record that fails; those
+    ///   before it stay appended.
     public func append(contentsOf records: some Sequence<SensorRecord>) throws(RecordingFileError) {
         for r in records { try append(r) }
     }

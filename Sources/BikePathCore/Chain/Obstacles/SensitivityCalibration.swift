@@ -16,7 +16,8 @@ public struct DetectorSensitivity: Sendable, Equatable, Codable {
 
     public static let factory = DetectorSensitivity()
 
-    /// The scale for `kind`: a candidate is reported when its strength is at least this (1 when not listed).
+    /// The scale for `kind`: a candidate is reported when its strength is at least this (1 when
+    /// not listed).
     public func scale(for kind: ObstacleKind) -> Double { scales[kind] ?? 1 }
 
     public var isFactory: Bool { scales.values.allSatisfy { $0 == 1 } }
@@ -59,7 +60,8 @@ public enum SensitivityCalibration {
     /// drop a false candidate in one tap, but cannot review a hole that was never shown.
     public static let missWeight = 2.0
 
-    /// The sensitivity fitted to the last `window` (200) answers by the rule above; `.factory` with fewer than `minimumAnswers` (5).
+    /// The sensitivity fitted to the last `window` (200) answers by the rule above; `.factory`
+    /// with fewer than `minimumAnswers` (5).
     public static func calibrate(_ answers: [CandidateAnswer]) -> DetectorSensitivity {
         let recent = answers.suffix(window)
         guard recent.count >= minimumAnswers else { return .factory }
