@@ -26,6 +26,8 @@ public enum RecordBody: Sendable, Equatable {
         }
     }
 
+    /// Decodes a body sent under `kind` (a `PUT`'s document, or a batch item's `body`).
+    /// - Throws: `DecodingError` when the JSON is not a document of that kind.
     public static func decode(kind: RecordKind, from data: Data) throws -> RecordBody {
         let d = JSONDecoder()
         switch kind {
@@ -48,6 +50,7 @@ public enum RecordBody: Sendable, Equatable {
     }
 }
 
+/// The JSON encoding both sides use on the wire, so equal values give equal bytes.
 public enum WireJSON {
     /// Sorted keys, and `-0.0` written as `0` (equal numbers, equal bytes).
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
@@ -60,10 +63,12 @@ public enum WireJSON {
 /// `POST /v1/batch`: many records in one request. Each `body` is the same JSON
 /// document the single-record `PUT` takes.
 public struct BatchRequest: Sendable, Codable {
+    /// One record of a batch: its kind, its id (the key it is stored under) and its body.
     public struct Item: Sendable, Codable {
         public var kind: RecordKind
         public var id: String
         public var body: RecordBody
+        /// Creates an item; its `kind` is taken from `body`.
         public init(id: String, body: RecordBody) {
             self.kind = body.kind
             self.id = id
@@ -85,6 +90,7 @@ public struct BatchRequest: Sendable, Codable {
             }
         }
 
+        /// Writes `kind`, `id` and the body as the document of that kind.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(kind, forKey: .kind)
@@ -99,11 +105,13 @@ public struct BatchRequest: Sendable, Codable {
     }
     public static let maxItems = 1000
     public var records: [Item]
+    /// Creates a batch of at most `maxItems` (1000) records.
     public init(records: [Item]) { self.records = records }
 }
 
 /// The outcome of one record, in a batch answer or as a single `PUT`'s body.
 public struct RecordResult: Sendable, Codable, Equatable {
+    /// What the hub did with the record.
     public enum Outcome: String, Sendable, Codable {
         /// Stored now (HTTP 201 alone).
         case created
@@ -123,6 +131,7 @@ public struct RecordResult: Sendable, Codable, Equatable {
     /// For `conflict`: SHA-256 (hex) of the body the hub holds and of the one received.
     public var storedSha256: String?
     public var receivedSha256: String?
+    /// Creates a result; `status` is the HTTP status the record alone would have had.
     public init(kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,
                 storedSha256: String? = nil, receivedSha256: String? = nil) {
         self.kind = kind
@@ -135,8 +144,10 @@ public struct RecordResult: Sendable, Codable, Equatable {
     }
 }
 
+/// The answer to `POST /v1/batch`: one result per record.
 public struct BatchResponse: Sendable, Codable {
     public var results: [RecordResult]
+    /// Creates the answer from its results.
     public init(results: [RecordResult]) { self.results = results }
 }
 
@@ -145,6 +156,7 @@ public struct BatchResponse: Sendable, Codable {
 public struct ErrorBody: Sendable, Codable, Equatable {
     public var error: String
     public var message: String
+    /// Creates an error body: a short machine-readable code and a sentence for people.
     public init(error: String, message: String) {
         self.error = error
         self.message = message

@@ -8,6 +8,7 @@ public struct JSONLimits: Sendable, Equatable {
     public var maxValues: Int
     /// Arrays and objects inside one another (at most 64); a batch of confirmations is 7 deep.
     public var maxDepth: Int
+    /// Creates limits; `JSONLimits.upload` is the one the hub applies to uploads.
     public init(maxValues: Int, maxDepth: Int) {
         self.maxValues = maxValues
         self.maxDepth = maxDepth

@@ -5,9 +5,11 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case sos, confirmation, draft, trip
 }
 
+/// A WGS 84 position in degrees, as every upload carries it.
 public struct WirePosition: Sendable, Codable, Equatable {
     public var lat: Double
     public var lon: Double
+    /// Creates a position from latitude and longitude in degrees.
     public init(lat: Double, lon: Double) {
         self.lat = lat
         self.lon = lon
@@ -24,6 +26,7 @@ public struct SOSUpload: Sendable, Codable, Equatable {
     public var utcNs: Int64?
     /// Absent when the device had no fix, or the fix lay in a privacy zone.
     public var position: WirePosition?
+    /// Creates an SOS record from its fields.
     public init(id: String, timeNs: Int64, impactTimeNs: Int64, impactPeak: Double, utcNs: Int64?, position: WirePosition?) {
         self.id = id
         self.timeNs = timeNs
@@ -34,6 +37,7 @@ public struct SOSUpload: Sendable, Codable, Equatable {
     }
 }
 
+/// A trip's statistics on the wire: metres, seconds, m/s and grams of CO₂.
 public struct TripStatisticsUpload: Sendable, Codable, Equatable {
     public var distanceM: Double
     public var elapsedS: Double
@@ -42,6 +46,7 @@ public struct TripStatisticsUpload: Sendable, Codable, Equatable {
     public var maxSpeed: Double
     public var elevationGainM: Double
     public var co2AvoidedG: Double
+    /// Creates trip statistics from their fields.
     public init(distanceM: Double, elapsedS: Double, movingS: Double, avgMovingSpeed: Double, maxSpeed: Double,
                 elevationGainM: Double, co2AvoidedG: Double) {
         self.distanceM = distanceM
@@ -60,6 +65,7 @@ public struct TripUpload: Sendable, Codable, Equatable {
     public var startUtcNs: Int64?
     public var endUtcNs: Int64?
     public var statistics: TripStatisticsUpload
+    /// Creates a trip summary from its fields.
     public init(id: String, startUtcNs: Int64?, endUtcNs: Int64?, statistics: TripStatisticsUpload) {
         self.id = id
         self.startUtcNs = startUtcNs
@@ -68,6 +74,7 @@ public struct TripUpload: Sendable, Codable, Equatable {
     }
 }
 
+/// An obstacle of a draft: its kind (one of `kinds`), where and when, and who found it.
 public struct ObstacleUpload: Sendable, Codable, Equatable {
     public static let kinds: Set<String> = ["pothole", "bump", "irregularity", "debris"]
     public var id: String
@@ -77,6 +84,7 @@ public struct ObstacleUpload: Sendable, Codable, Equatable {
     public var position: WirePosition?
     /// "detected" by the device, or added by the "rider".
     public var origin: String
+    /// Creates an obstacle from its fields.
     public init(id: String, kind: String, offsetS: Double?, position: WirePosition?, origin: String) {
         self.id = id
         self.kind = kind
@@ -86,6 +94,8 @@ public struct ObstacleUpload: Sendable, Codable, Equatable {
     }
 }
 
+/// A stretch of road with its roughness and status (one of `statuses`); offsets are seconds
+/// since the trip's start.
 public struct RoadSegmentUpload: Sendable, Codable, Equatable {
     public static let statuses: Set<String> = ["optimal", "medium", "sufficient", "requiresMaintenance"]
     public var startOffsetS: Double
@@ -95,6 +105,7 @@ public struct RoadSegmentUpload: Sendable, Codable, Equatable {
     public var lengthM: Double
     public var roughness: Double
     public var status: String
+    /// Creates a road-quality stretch from its fields.
     public init(startOffsetS: Double, endOffsetS: Double, start: WirePosition?, end: WirePosition?, lengthM: Double,
                 roughness: Double, status: String) {
         self.startOffsetS = startOffsetS
@@ -117,6 +128,7 @@ public struct DraftUpload: Sendable, Codable, Equatable {
     public var path: [[Double]]
     public var obstacles: [ObstacleUpload]
     public var roadQuality: [RoadSegmentUpload]
+    /// Creates a draft from its fields.
     public init(id: String, trip: TripUpload, pathStatus: String?, path: [[Double]], obstacles: [ObstacleUpload],
                 roadQuality: [RoadSegmentUpload]) {
         self.id = id
@@ -134,6 +146,7 @@ public struct ConfirmationUpload: Sendable, Codable, Equatable {
     public var confirmed: Bool
     public var confirmedSha256: String?
     public var draft: DraftUpload
+    /// Creates a confirmation of `draft`.
     public init(confirmed: Bool, confirmedSha256: String?, draft: DraftUpload) {
         self.confirmed = confirmed
         self.confirmedSha256 = confirmedSha256
@@ -146,6 +159,7 @@ public struct LivePositionUpload: Sendable, Codable, Equatable {
     public var utcNs: Int64?
     public var position: WirePosition
     public var speed: Double?
+    /// Creates a live position; `speed` in m/s, `utcNs` in ns since 1970.
     public init(utcNs: Int64?, position: WirePosition, speed: Double?) {
         self.utcNs = utcNs
         self.position = position

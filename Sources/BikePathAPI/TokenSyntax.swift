@@ -8,6 +8,7 @@ public enum TokenSyntax {
     /// Well under the hub's header limits (8 KiB per field).
     public static let maxLength = 4096
 
+    /// Why a token was refused.
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case tooShort(length: Int)
         case tooLong(length: Int)

@@ -12,6 +12,8 @@ public enum Validation {
     public static let maxObstacles = 10_000
     public static let maxSegments = 50_000
 
+    /// The field problems of a record body, each as "field: why" (at most 20); empty when it is
+    /// valid.
     public static func problems(_ body: RecordBody) -> [String] {
         var p = Problems()
         switch body {
@@ -108,6 +110,8 @@ public enum Validation {
         }
     }
 
+    /// The field problems of a live position, each as "field: why" (at most 20); empty when it
+    /// is valid.
     public static func problems(_ live: LivePositionUpload) -> [String] {
         var p = Problems()
         position(live.position, &p, "position")

@@ -4,6 +4,7 @@ import Foundation
 /// Injects modelled wheel impacts (`WheelImpact`) into a real recording's IMU at known
 /// times, to measure the detector's recall on a real bike's vibration (bench/obstacles.sh).
 public enum ImpactInjection {
+    /// One impact placed into the recording: when, and which.
     public struct Placed: Sendable, Equatable {
         /// Sample time of the front wheel's hit, s.
         public var time: Double

@@ -2,7 +2,9 @@
 /// that randomised tests and generated fixtures reproduce exactly.
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
+    /// Creates a generator; the same `state` gives the same sequence.
     public init(state: UInt64) { self.state = state }
+    /// The next 64 random bits (SplitMix64 step).
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -28,6 +28,7 @@ public struct WheelImpact: Sendable, Equatable {
     /// Ringing amplitude over the hit's peak.
     public var ringRatio: Double
 
+    /// Creates an impact from its fields (units as documented on each).
     public init(kind: ObstacleKind, peak: Double, speed: Double, wheelbase: Double, rearRatio: Double,
                 contactLength: Double, obstacleLength: Double, drop: Double, ringHz: Double, ringDamping: Double,
                 ringRatio: Double) {

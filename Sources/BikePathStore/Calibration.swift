@@ -61,6 +61,9 @@ extension Store {
         try queue.read { db in try Calibration.sensitivity(db) }
     }
 
+    /// The calibration as `calibration show` prints it: the scale per kind and the answers
+    /// behind it.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func calibrationReport() throws -> CalibrationReport {
         try queue.read { db in
             let answers = try Calibration.answers(db)

@@ -7,6 +7,8 @@
 public enum DraftState: String, Sendable, Codable, CaseIterable {
     case pending, confirmed, rejected, queued, synced
 
+    /// True for the transitions a draft may take: pending → confirmed or rejected, confirmed →
+    /// queued, queued → synced.
     public func canBecome(_ next: DraftState) -> Bool {
         switch (self, next) {
         case (.pending, .confirmed), (.pending, .rejected), (.confirmed, .queued), (.queued, .synced): true

@@ -19,6 +19,8 @@ public struct DraftSummary: Sendable, Equatable, Codable {
 /// What a draft would publish: the trip, its path, the (edited) obstacles and
 /// the road quality. This is also the payload that is confirmed, hashed and sent.
 public struct DraftDocument: Sendable, Equatable, Codable {
+    /// The trip a draft is about: times in ns (sample time and UTC), how it was closed, and its
+    /// statistics.
     public struct Trip: Sendable, Equatable, Codable {
         public var id: String
         public var startTimeNanoseconds: Int64
@@ -28,6 +30,8 @@ public struct DraftDocument: Sendable, Equatable, Codable {
         public var closedBy: String?
         public var statistics: TripStatistics
     }
+    /// One obstacle of a draft, as the rider reviews it: a detected candidate or the rider's
+    /// own mark.
     public struct Obstacle: Sendable, Equatable, Codable {
         public var id: String
         public var eventID: String?
@@ -67,6 +71,7 @@ public struct DraftDocument: Sendable, Equatable, Codable {
             strength = try c.decodeIfPresent(Double.self, forKey: .strength) ?? 0
         }
 
+        /// Creates an obstacle from its fields.
         public init(id: String, eventID: String?, kind: ObstacleKind, timeNanoseconds: Int64?, coordinate: Coordinate?,
                     dropped: Bool, origin: String, heldBack: Bool, reviewRank: Int?, severity: Double, confidence: Double,
                     strength: Double) {
@@ -84,6 +89,7 @@ public struct DraftDocument: Sendable, Equatable, Codable {
             self.strength = strength
         }
     }
+    /// One edit the rider made, in words: what (`action`) and to what (`detail`).
     public struct Edit: Sendable, Equatable, Codable {
         public var action: String
         public var detail: String
@@ -239,6 +245,8 @@ enum RoadQuality {
 }
 
 extension Store {
+    /// The drafts, oldest first; only those in `state` when given.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
         try queue.read { db in
             try Row.fetchAll(db, sql: """
@@ -255,6 +263,9 @@ extension Store {
         }
     }
 
+    /// The draft's current document.
+    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip`
+    ///   when its trip is gone.
     public func draft(_ id: String) throws -> DraftDocument {
         try queue.read { db in try Drafts.document(db, id) }
     }
@@ -275,6 +286,9 @@ extension Store {
         }
     }
 
+    /// The rider rejects the draft: it is kept on the device and never sent.
+    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
+    ///   `StoreError.illegalTransition` when it is not pending.
     public func rejectDraft(_ id: String) throws {
         try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
     }

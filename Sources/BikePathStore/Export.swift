@@ -2,6 +2,7 @@ import BikePathCore
 import Foundation
 import GRDB
 
+/// The export formats: GPX 1.1 or GeoJSON.
 public enum ExportFormat: String, Sendable, CaseIterable {
     case gpx, geojson
 }
@@ -17,6 +18,8 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
 }
 
 extension Store {
+    /// Totals over all closed trips, and the milestones reached (`bikepathd stats`).
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func statistics() throws -> StoreStatistics {
         let milestones = try milestones()
         return try queue.read { db in

@@ -197,6 +197,7 @@ public struct VerifyReport: Sendable, Equatable, Codable {
     /// The first broken link, nil when the whole chain holds.
     public var firstBreak: Break?
 
+    /// Where the chain breaks: the link's sequence number, its record, and why.
     public struct Break: Sendable, Equatable, Codable {
         public var seq: Int64
         public var recordKind: String

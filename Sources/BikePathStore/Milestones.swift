@@ -29,6 +29,8 @@ enum Milestones {
 }
 
 extension Store {
+    /// The milestones reached, smallest threshold first.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func milestones() throws -> [Milestone] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM milestones ORDER BY threshold_m").map {

@@ -2,7 +2,7 @@ import BikePathCore
 import Foundation
 import GRDB
 
-/// What the outbox holds, in sending priority (lower raw value first).
+/// What the outbox holds; sent in `priority` order (SOS first).
 public enum OutboxKind: String, Sendable, Codable, CaseIterable {
     case sos, confirmation, draft, trip
     /// The consent switch a record of this kind needs.
@@ -18,6 +18,7 @@ public enum OutboxKind: String, Sendable, Codable, CaseIterable {
     }
 }
 
+/// One queued record: its outbox sequence number, kind, id, JSON payload and send attempts so far.
 public struct OutboxItem: Sendable, Equatable, Codable {
     public var seq: Int64
     public var kind: OutboxKind
@@ -119,6 +120,8 @@ extension Store {
     }
 }
 
+/// What one send attempt did: sent, failed (retried later, with why), or quarantined (never
+/// retried, with why).
 public enum SyncOutcome: Sendable, Equatable {
     case sent
     case failed(String)
@@ -138,6 +141,7 @@ public enum SyncOutcome: Sendable, Equatable {
     }
 }
 
+/// One line of the sync log: when (UTC ns), which record, the outcome and its detail.
 public struct SyncLogEntry: Sendable, Equatable, Codable {
     public var utcNanoseconds: Int64?
     public var recordKind: String?

@@ -72,6 +72,9 @@ public struct OpenTripInfo: Sendable, Equatable {
 }
 
 extension Store {
+    /// The trip left open by a crash or power loss and the UTC of its last point; nil when none
+    /// is open.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func openTripInfo() throws -> OpenTripInfo? {
         try queue.read { db in
             guard let id = try Ingest.loadOpenTrip(db) else { return nil }

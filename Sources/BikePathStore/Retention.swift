@@ -143,6 +143,8 @@ extension Store {
         }
     }
 
+    /// The store-wide figures `bikepathd diagnose` shows.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func diagnostics() throws -> StoreDiagnostics {
         let used = try usedBytes()
         let withheldSOS = try syncDiagnosis(logLines: 0).withheld["sos"] ?? 0

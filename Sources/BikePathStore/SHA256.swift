@@ -5,21 +5,26 @@ import Crypto
 public struct SHA256Hasher {
     private var hasher = Crypto.SHA256()
 
+    /// Creates a hasher with nothing hashed.
     public init() {}
 
+    /// Hashes `bytes` next.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let done: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
         if done == nil { Array(bytes).withUnsafeBytes { update($0) } }
     }
 
+    /// Hashes the bytes of `input` next.
     public mutating func update(_ input: UnsafeRawBufferPointer) {
         hasher.update(bufferPointer: input)
     }
 
+    /// The 32-byte digest of everything hashed.
     public mutating func finalize() -> [UInt8] {
         Array(hasher.finalize())
     }
 
+    /// The 32-byte SHA-256 digest of `bytes`.
     public static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var h = SHA256Hasher()
         h.update(bytes)

@@ -15,6 +15,8 @@ public struct StoreConfiguration: Sendable {
     public var trip = PipelineConfiguration()
     /// Detected candidates a draft asks the rider about (`obstacles.review_budget`, ReviewBudget).
     public var reviewBudget = ReviewBudget.defaultBudget
+    /// Creates the defaults above: a 512 MiB budget, a milestone every 100 km, the default
+    /// chain and review budget.
     public init() {}
 }
 
@@ -211,5 +213,7 @@ public final class Store: Sendable {
         _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
+    /// Closes the database; the store cannot be used after.
+    /// - Throws: a GRDB `DatabaseError` when SQLite cannot close it.
     public func close() throws { try queue.close() }
 }

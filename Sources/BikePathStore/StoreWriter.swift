@@ -25,6 +25,7 @@ public struct WriterPolicy: Sendable {
     /// crash recording: one SOS commit grows the WAL by ~12 KB). 0: no reserve.
     public var reserveBytes: Int = 512 * 1024
     public var reserveStepBytes: Int = 64 * 1024
+    /// Creates the defaults above.
     public init() {}
 }
 
@@ -49,6 +50,7 @@ public struct UncommittedOutputs: Sendable, Equatable, Codable, CustomStringConv
     /// Activity changes, trip starts, road quality.
     public var other = 0
 
+    /// Creates all-zero counts.
     public init() {}
 
     init(_ outputs: some Sequence<ChainOutput>) {
@@ -103,6 +105,9 @@ public final class StoreWriter {
     /// committed everything.
     public private(set) var uncommitted = UncommittedOutputs()
 
+    /// Creates the writer of `store`, resuming its open trip and committed position; makes the
+    /// store's device key on first use.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read or the key written.
     public init(store: Store, policy: WriterPolicy = WriterPolicy()) throws {
         self.store = store
         self.policy = policy

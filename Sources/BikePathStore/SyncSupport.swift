@@ -16,13 +16,17 @@ public struct SyncCandidate: Sendable, Equatable {
     public var recordID: String
 }
 
+/// What sync holds and did, for `diagnose` and `bikepathd sync status`: counts per kind,
+/// quarantined records and the recent log.
 public struct SyncDiagnosis: Sendable, Equatable, Codable {
+    /// A record sync gave up on: its kind, id, why and after how many attempts.
     public struct Quarantined: Sendable, Equatable, Codable {
         public var kind: String
         public var id: String
         public var reason: String
         public var attempts: Int
     }
+    /// One line of the sync log.
     public struct LogLine: Sendable, Equatable, Codable {
         public var utcNanoseconds: Int64?
         public var kind: String?
@@ -122,14 +126,21 @@ extension Store {
         }
     }
 
+    /// Stores `value` as JSON under `key` in `meta` (read back with `setting(_:)`).
+    /// - Throws: `EncodingError` when `value` cannot be encoded; a GRDB `DatabaseError` when it
+    ///   cannot be written.
     public func setSetting<T: Encodable>(_ key: String, _ value: T) throws {
         try setMetaValue(key, String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
     }
 
+    /// The text stored under `key` in `meta`; nil when never set.
+    /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func metaValue(_ key: String) throws -> String? {
         try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }
 
+    /// Stores `value` under `key` in `meta`, replacing what was there.
+    /// - Throws: a GRDB `DatabaseError` when it cannot be written.
     public func setMetaValue(_ key: String, _ value: String) throws {
         try queue.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])

@@ -1,5 +1,6 @@
 import Foundation
 
+/// Reads the hub's `Retry-After` header.
 public enum RetryAfter {
     /// Seconds to wait from a `Retry-After` value (delta-seconds or HTTP-date),
     /// clamped to [0, 3600]; nil when absent or unreadable.

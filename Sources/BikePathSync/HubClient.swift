@@ -16,6 +16,8 @@ public struct HubEndpoint: Sendable {
     public var requestTimeoutSeconds: Double
     public var connectTimeoutSeconds: Double
 
+    /// Creates an endpoint; a trailing `/` of `baseURL` is dropped. Timeouts in seconds: 15 per
+    /// request, 5 to connect.
     public init(baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = 15, connectTimeoutSeconds: Double = 5) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
@@ -24,6 +26,8 @@ public struct HubEndpoint: Sendable {
         self.connectTimeoutSeconds = connectTimeoutSeconds
     }
 
+    /// Why an endpoint is refused before any request: not an http(s) URL with a host, or plain
+    /// http to a host that is not loopback.
     public enum Problem: Error, CustomStringConvertible {
         case badURL(String)
         case plainHTTPNotLoopback(String)
@@ -69,6 +73,9 @@ public final class HubClient: Sendable {
     let http: HTTPClient
     private let counters = LockedCounters()
 
+    /// Creates a client for `endpoint`: full TLS verification (plus `caFile` when given), no
+    /// redirects, no connect retries.
+    /// - Throws: `HubEndpoint.Problem` when the URL is not https (or http to loopback).
     public init(endpoint: HubEndpoint) throws {
         try endpoint.check()
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -86,18 +93,31 @@ public final class HubClient: Sendable {
 
     public var wire: WireCounters { counters.value }
 
+    /// Shuts the HTTP client down; call once, when sync ends. A second call does nothing.
     public func shutdown() async {
         try? await http.shutdown()  // already shut down: nothing left to release
     }
 
+    /// Sends `records` in one gzip'ed `POST /v1/batch`; the answer's status is not checked here.
+    /// - Throws: `EncodingError` when a record cannot be encoded; AsyncHTTPClient's
+    ///   `HTTPClientError` (or a NIO error) when the hub cannot be reached, the deadline passes
+    ///   or the answer exceeds 8 MiB.
     public func postBatch(_ records: [BatchRequest.Item]) async throws -> HubAnswer {
         try await send(method: .POST, path: "/v1/batch", json: try WireJSON.encode(BatchRequest(records: records)))
     }
 
+    /// Sends one record as `PUT /v1/<kind>/<id>`; the answer's status is not checked here.
+    /// - Throws: `EncodingError` when the body cannot be encoded; AsyncHTTPClient's
+    ///   `HTTPClientError` (or a NIO error) when the hub cannot be reached, the deadline passes
+    ///   or the answer exceeds 8 MiB.
     public func put(_ body: RecordBody, id: String) async throws -> HubAnswer {
         try await send(method: .PUT, path: Self.path(kind: body.kind, id: id), json: try body.canonicalJSON())
     }
 
+    /// Sends the live position as `PUT /v1/position`; the answer's status is not checked here.
+    /// - Throws: `EncodingError` when it cannot be encoded; AsyncHTTPClient's `HTTPClientError`
+    ///   (or a NIO error) when the hub cannot be reached, the deadline passes or the answer
+    ///   exceeds 8 MiB.
     public func putLivePosition(_ live: LivePositionUpload) async throws -> HubAnswer {
         try await send(method: .PUT, path: "/v1/position", json: try WireJSON.encode(live))
     }

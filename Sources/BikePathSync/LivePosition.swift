@@ -19,20 +19,24 @@ public actor LivePositionPublisher {
     public private(set) var sentCount = 0
     public private(set) var lastOutcome: String?
 
+    /// Creates a publisher; `intervalSeconds` is the time between the ticks of its loop (10 s).
     public init(client: HubClient, store: Store, intervalSeconds: Double = 10) {
         self.client = client
         self.store = store
         self.intervalSeconds = intervalSeconds
     }
 
+    /// Makes `fix` the current position (fixes without a position are ignored).
     public func update(_ fix: GNSSFix) {
         guard fix.coordinate != nil else { return }
         latest = fix
         latestSent = false
     }
 
+    /// Whether the rider is on a trip now; nothing is sent while not.
     public func setRiding(_ riding: Bool) { self.riding = riding }
 
+    /// What a tick did: sent, or why not.
     public enum TickResult: Sendable, Equatable { case sent, notRiding, notAllowed, nothingNew, insideZone, failed(String) }
 
     /// Sends the current position if there is a new one and it may leave the device.

@@ -7,6 +7,11 @@ import Foundation
 /// private (trimmed, zone-free), when the trips-and-drafts stream is allowed.
 /// SOS events and confirmations are queued by the store itself.
 public enum Queuer {
+    /// Queues every closed trip (and, with `includeDrafts`, every pending draft revision) not
+    /// yet queued, in wire form with `privacy` applied; drops unsent older revisions of a
+    /// draft. Returns how many records were new.
+    /// - Throws: `StoreError` (e.g. `noSuchDraft`) or a GRDB `DatabaseError` from the store;
+    ///   `EncodingError` when a record cannot be encoded.
     @discardableResult
     public static func queueNew(_ store: Store, privacy: PrivacySettings, includeDrafts: Bool = true) throws -> Int {
         let builder = UploadBuilder(privacy: privacy)

@@ -3,6 +3,7 @@ import BikePathCore
 import BikePathStore
 import Foundation
 
+/// How sync sends: batch size and bytes, backoff, and the idle poll.
 public struct SyncOptions: Sendable {
     /// Records per request (the hub takes up to 1000).
     public var batchSize = 200
@@ -11,6 +12,8 @@ public struct SyncOptions: Sendable {
     public var backoff = Backoff()
     /// How often an idle client looks for new work when nobody signals it.
     public var idlePollSeconds = 60.0
+    /// Creates the defaults above: 200 records or about 4 MiB a request, backoff 1 s to 300 s,
+    /// a poll every 60 s.
     public init() {}
 }
 
@@ -55,6 +58,8 @@ public actor SyncEngine {
     private var stopped: PassResult?
     public private(set) var lastError: String?
 
+    /// Creates an engine sending the outbox of `store` through `client`; `jitter` (in [0, 1))
+    /// and `wallClock` (UTC ns) are the caller's so tests are deterministic.
     public init(store: Store, client: HubClient, options: SyncOptions = SyncOptions(),
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1e9) }) {

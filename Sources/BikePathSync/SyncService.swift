@@ -20,6 +20,8 @@ public struct SyncService: Service, CustomStringConvertible {
 
     public var description: String { "sync" }
 
+    /// Runs the sync loop until graceful shutdown or until the hub stops the engine, then shuts
+    /// the HTTP client down.
     public func run() async {
         let (engine, onPass) = (engine, onPass)
         await cancelWhenGracefulShutdown {

@@ -32,6 +32,8 @@ public enum SyncSettings {
         }
     }
 
+    /// Stores the rider's privacy settings (zones, trim); the next queueing and sending use them.
+    /// - Throws: `EncodingError` or a GRDB `DatabaseError` when they cannot be stored.
     public static func setPrivacy(_ store: Store, _ settings: PrivacySettings) throws {
         try store.setSetting(Store.privacyKey, settings)
     }

@@ -10,6 +10,7 @@ public struct DeviceToken: Sendable, CustomStringConvertible, CustomDebugStringC
 
     init(value: String) { self.value = value }
 
+    /// Why the token file cannot be used; the messages never quote the token.
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         case tooOpen(path: String, mode: String)

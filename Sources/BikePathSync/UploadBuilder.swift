@@ -8,8 +8,10 @@ import Foundation
 public struct UploadBuilder: Sendable {
     public let filter: PrivacyFilter
 
+    /// Creates a builder applying `privacy`.
     public init(privacy: PrivacySettings) { filter = PrivacyFilter(privacy) }
 
+    /// A queued payload that cannot be turned into a wire record (it cannot be read).
     public struct Unbuildable: Error, CustomStringConvertible {
         public var description: String
     }
@@ -44,6 +46,7 @@ public struct UploadBuilder: Sendable {
         return SOSUpload(id: s.id, timeNs: s.time_ns, impactTimeNs: s.impact_time_ns, impactPeak: s.impact_peak, utcNs: s.utc_ns, position: position)
     }
 
+    /// The trip summary of a draft: times and statistics, no positions.
     public func trip(_ doc: DraftDocument) -> TripUpload {
         let s = doc.trip.statistics
         return TripUpload(id: doc.trip.id, startUtcNs: doc.trip.startUTCNanoseconds, endUtcNs: doc.trip.endUTCNanoseconds,

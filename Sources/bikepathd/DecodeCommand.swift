@@ -49,6 +49,7 @@ struct DecodeCommand: ParsableCommand {
         }
         writer.finish()
         writer.printSummary()
+        if let code = writer.writeError { throw DecodeError.cannotWrite(String(cString: strerror(code))) }
     }
 
     /// A recording carries the real receive time of every sentence; IMU records are skipped.
@@ -62,6 +63,10 @@ struct DecodeCommand: ParsableCommand {
             }
             writer.finish()
             writer.printSummary()
+            if let code = writer.writeError {
+                ImportCommand.stderrLine("error: \(DecodeError.cannotWrite(String(cString: strerror(code))))")
+                throw ExitCode(1)
+            }
             for problem in reader.report.problems { ImportCommand.stderrLine("warning: \(file): \(problem)") }
         }
     }

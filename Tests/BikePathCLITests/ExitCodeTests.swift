@@ -30,6 +30,14 @@ import Testing
         #expect(try runProcess(try bikepathd(), ["decode", "--json", recording]).out == plain.out, "the old flag still works")
     }
 
+    /// `decode` into a full disk stopped writing and exited 0, its output cut short.
+    @Test(arguments: ["/Recordings/allthedocks-GX010056.bpr", "/Tests/BikePathSensorsTests/Fixtures/bike.nmea"])
+    func decodeIntoAFullDiskFails(_ input: String) throws {
+        let full = try runProcess("/bin/sh", ["-c", "exec \"$0\" decode \"$1\" > /dev/full", try bikepathd(), Paths.root + input])
+        #expect(full.status == 1, "\(full.err)")
+        #expect(full.err.contains("cannot write output: No space left on device"), "\(full.err)")
+    }
+
     /// `record` with no sensor delivering anything wrote an empty recording and exited 0.
     @Test(.timeLimit(.minutes(1))) func recordOfNothingExitsThree() throws {
         let dir = try TempDir()

@@ -48,6 +48,7 @@ public struct Pipeline: Sendable {
     var lastObstacle: ObstacleEvent?
     var fixScratch: [GNSSFix] = []
 
+    /// Creates a chain in its initial state (no trip, no fix).
     public init(configuration: PipelineConfiguration = .init()) {
         self.configuration = configuration
         cleaner = FixCleaner(configuration: configuration)

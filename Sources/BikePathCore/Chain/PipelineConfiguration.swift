@@ -70,5 +70,6 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var crashDetectionEnabled: Bool = false
     public var crash = CrashDetectorConfiguration()
 
+    /// Creates the defaults above (crash detection off).
     public init() {}
 }

@@ -22,6 +22,7 @@ public enum ObstacleSource: String, Sendable, Codable, CaseIterable {
     case detected, rider
 }
 
+/// An obstacle: a candidate from the detector or a mark by the rider, with where and how hard.
 public struct ObstacleEvent: Sendable, Equatable, Codable {
     public var time: SampleTime
     public var utc: UTCTime?
@@ -47,6 +48,7 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     /// the rider's answers (SensitivityCalibration) works on this value. 0 for rider marks.
     public var strength: Double
 
+    /// Creates an event from its fields; the defaults fit a rider mark without a window.
     public init(time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
                 kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0,
                 source: ObstacleSource = .detected, severity: Double = 0, confidence: Double = 0,
@@ -67,6 +69,7 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     }
 }
 
+/// One fixed-length stretch of a trip with its roughness and status.
 public struct RoadQualitySegment: Sendable, Equatable, Codable {
     public var startTime: SampleTime
     public var endTime: SampleTime
@@ -77,6 +80,7 @@ public struct RoadQualitySegment: Sendable, Equatable, Codable {
     public var roughness: Double
     public var status: PathStatus
 
+    /// Creates a stretch from its fields.
     public init(startTime: SampleTime, endTime: SampleTime, start: Coordinate?, end: Coordinate?,
                 lengthMeters: Double, roughness: Double, status: PathStatus) {
         self.startTime = startTime
@@ -89,6 +93,7 @@ public struct RoadQualitySegment: Sendable, Equatable, Codable {
     }
 }
 
+/// A crash alarm: an impact, then the bike tilted and still (see `CrashDetectorConfiguration`).
 public struct SOSEvent: Sendable, Equatable, Codable {
     /// When the alarm was raised (at most 5 s of sample time after the impact).
     public var time: SampleTime
@@ -100,6 +105,7 @@ public struct SOSEvent: Sendable, Equatable, Codable {
     public var window: [Float]
     public var windowRate: Double
 
+    /// Creates an alarm from its fields.
     public init(time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?,
                 window: [Float] = [], windowRate: Double = 0) {
         self.time = time
@@ -111,6 +117,7 @@ public struct SOSEvent: Sendable, Equatable, Codable {
     }
 }
 
+/// A trip's totals: metres, seconds, m/s and grams of CO₂ avoided.
 public struct TripStatistics: Sendable, Equatable, Codable {
     public var distanceMeters: Double = 0
     public var elapsedSeconds: Double = 0
@@ -119,6 +126,7 @@ public struct TripStatistics: Sendable, Equatable, Codable {
     public var maxSpeed: Double = 0
     public var elevationGainMeters: Double = 0
     public var co2AvoidedGrams: Double = 0
+    /// Creates all-zero statistics.
     public init() {}
 }
 
@@ -132,6 +140,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// The chain counted this point as riding (fast enough, not stationary or in a
     /// vehicle): distance and moving time add up only over such points.
     public var moving: Bool
+    /// Creates a point; `speed` in m/s, `altitudeMSL` in metres.
     public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true) {
         self.time = time
         self.utc = utc
@@ -142,6 +151,7 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     }
 }
 
+/// A finished trip: its span in sample time and UTC, its statistics and simplified path.
 public struct TripRecord: Sendable, Equatable, Codable {
     public var startTime: SampleTime
     public var endTime: SampleTime
@@ -151,6 +161,7 @@ public struct TripRecord: Sendable, Equatable, Codable {
     /// The reconstructed path, simplified within the configured tolerance.
     public var path: [Coordinate]
 
+    /// Creates a trip from its fields.
     public init(startTime: SampleTime, endTime: SampleTime, startUTC: UTCTime?, endUTC: UTCTime?,
                 statistics: TripStatistics, path: [Coordinate]) {
         self.startTime = startTime

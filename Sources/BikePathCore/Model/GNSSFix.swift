@@ -1,6 +1,7 @@
 /// gpsd's fix modes (TPV `mode`).
 public enum FixMode: Int, Sendable, Codable, Comparable {
     case unknown = 0, noFix = 1, twoD = 2, threeD = 3
+    /// Orders modes by quality: `threeD` is the best.
     public static func < (a: FixMode, b: FixMode) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -25,6 +26,7 @@ public struct GNSSFix: Sendable, Equatable, Codable {
     public var pdop: Double?
     public var vdop: Double?
 
+    /// Creates a fix; what the receiver did not give stays nil.
     public init(
         receivedAt: SampleTime, time: UTCTime? = nil, mode: FixMode = .unknown,
         latitude: Double? = nil, longitude: Double? = nil, altitudeMSL: Double? = nil,
@@ -53,9 +55,11 @@ public struct GNSSFix: Sendable, Equatable, Codable {
     }
 }
 
+/// A WGS 84 position in degrees.
 public struct Coordinate: Sendable, Hashable, Codable {
     public var latitude: Double
     public var longitude: Double
+    /// Creates a position from latitude and longitude in degrees.
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude

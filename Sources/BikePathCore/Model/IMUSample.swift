@@ -4,6 +4,7 @@ public struct Vector3: Sendable, Hashable, Codable {
     public var x: Float
     public var y: Float
     public var z: Float
+    /// Creates a vector from its components.
     public init(x: Float, y: Float, z: Float) {
         self.x = x
         self.y = y
@@ -20,6 +21,7 @@ public struct IMUSample: Sendable, Hashable, Codable {
     /// nil on a device without a gyro.
     public var gyro: Vector3?
 
+    /// Creates a sample: acceleration in m/s² (gravity included), rotation rate in rad/s.
     public init(time: SampleTime, accel: Vector3, gyro: Vector3? = nil) {
         self.time = time
         self.accel = accel

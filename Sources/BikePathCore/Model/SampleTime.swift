@@ -8,16 +8,21 @@
 public struct SampleTime: Sendable, Hashable, Comparable, Codable {
     public var nanoseconds: Int64
 
+    /// Creates a time from nanoseconds on the monotonic clock.
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+    /// Creates a time from seconds, rounded to the nanosecond and clamped to Int64.
     public init(seconds: Double) { self.nanoseconds = Self.clampedNanoseconds(seconds * 1e9) }
 
     public var seconds: Double { Double(nanoseconds) / 1e9 }
 
+    /// Earlier is smaller.
     public static func < (a: SampleTime, b: SampleTime) -> Bool { a.nanoseconds < b.nanoseconds }
+    /// The difference in seconds (computed in Double when it does not fit in Int64).
     public static func - (a: SampleTime, b: SampleTime) -> Double {
         let (difference, overflow) = a.nanoseconds.subtractingReportingOverflow(b.nanoseconds)
         return overflow ? (Double(a.nanoseconds) - Double(b.nanoseconds)) / 1e9 : Double(difference) / 1e9
     }
+    /// The time `seconds` later (earlier when negative); saturates instead of overflowing.
     public static func + (a: SampleTime, seconds: Double) -> SampleTime {
         let delta = clampedNanoseconds(seconds * 1e9)
         let (sum, overflow) = a.nanoseconds.addingReportingOverflow(delta)
@@ -39,9 +44,11 @@ public struct SampleTime: Sendable, Hashable, Comparable, Codable {
 public struct UTCTime: Sendable, Hashable, Comparable, Codable {
     public var nanosecondsSince1970: Int64
 
+    /// Creates an instant from nanoseconds since 1970-01-01T00:00:00Z.
     public init(nanosecondsSince1970: Int64) { self.nanosecondsSince1970 = nanosecondsSince1970 }
 
     public var secondsSince1970: Double { Double(nanosecondsSince1970) / 1e9 }
 
+    /// Earlier is smaller.
     public static func < (a: UTCTime, b: UTCTime) -> Bool { a.nanosecondsSince1970 < b.nanosecondsSince1970 }
 }

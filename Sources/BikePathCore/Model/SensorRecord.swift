@@ -20,6 +20,7 @@ public enum SensorRecord: Sendable, Hashable {
     }
 }
 
+/// The rider's start and stop of a trip.
 public enum Marker: String, Sendable, Hashable, Codable {
     case tripStart
     case tripStop

@@ -39,6 +39,7 @@ public struct DecodeStatistics: Sendable, Equatable {
     /// Valid NMEA of a type this decoder does not use (TXT, GST, proprietary, …).
     public var ignoredSentences = 0
 
+    /// Creates all-zero counts.
     public init() {}
 
     /// Lines rejected for any reason.

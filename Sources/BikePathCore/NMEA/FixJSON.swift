@@ -4,6 +4,8 @@
 /// (lat/lon 9 decimals, alt 4, speed 3, track 4), formatted with integer arithmetic
 /// straight into a byte buffer: this runs once per fix on the decode hot path.
 public enum FixJSON {
+    /// Appends `fix` as one JSON object (gpsd TPV field names) to `out`; absent values are left
+    /// out.
     public static func append(_ fix: GNSSFix, to out: inout [UInt8]) {
         append("{", to: &out)
         var first = true

@@ -8,6 +8,7 @@ public struct NMEADecoder: Sendable {
     public private(set) var statistics = DecodeStatistics()
     var assembler = EpochAssembler()
 
+    /// Creates a decoder with no epoch in progress.
     public init() {}
 
     /// Feeds one line (one sentence, with or without its line ending); appends the
@@ -53,6 +54,7 @@ public struct NMEADecoder: Sendable {
         }
     }
 
+    /// Decodes one line given as a string; returns the fixes of the epochs it completes.
     public mutating func decode(sentence: String, receivedAt: SampleTime) -> [GNSSFix] {
         var out: [GNSSFix] = []
         var s = sentence

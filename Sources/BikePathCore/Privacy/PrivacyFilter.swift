@@ -10,6 +10,7 @@ import Darwin
 public struct PrivacyFilter: Sendable {
     public let settings: PrivacySettings
 
+    /// Creates a filter applying `settings`.
     public init(_ settings: PrivacySettings) { self.settings = settings }
 
     /// True when `c` lies inside (or on the edge of) any zone.

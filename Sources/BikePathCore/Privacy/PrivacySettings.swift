@@ -7,17 +7,20 @@ public enum SyncStream: String, Sendable, Codable, CaseIterable {
     case livePosition
 }
 
+/// Which streams the rider allows to leave the device; all off by default.
 public struct Consent: Sendable, Codable, Equatable {
     public var tripsAndDrafts: Bool
     public var sos: Bool
     public var livePosition: Bool
 
+    /// Creates a consent; every stream is off unless given.
     public init(tripsAndDrafts: Bool = false, sos: Bool = false, livePosition: Bool = false) {
         self.tripsAndDrafts = tripsAndDrafts
         self.sos = sos
         self.livePosition = livePosition
     }
 
+    /// True when the rider allows `stream`.
     public func allows(_ stream: SyncStream) -> Bool {
         switch stream {
         case .tripsAndDrafts: tripsAndDrafts
@@ -26,6 +29,7 @@ public struct Consent: Sendable, Codable, Equatable {
         }
     }
 
+    /// Allows (`true`) or forbids `stream`.
     public mutating func set(_ stream: SyncStream, _ on: Bool) {
         switch stream {
         case .tripsAndDrafts: tripsAndDrafts = on
@@ -56,6 +60,7 @@ public struct PrivacyZone: Sendable, Codable, Equatable {
         self.init(name: f[0], center: Coordinate(latitude: lat, longitude: lon), radiusMeters: radius)
     }
 
+    /// Creates a zone; `radiusMeters` is not checked against `radiusRange` here.
     public init(name: String, center: Coordinate, radiusMeters: Double) {
         self.name = name
         self.center = center
@@ -69,15 +74,19 @@ public struct PrivacyZone: Sendable, Codable, Equatable {
 public struct TripTrim: Sendable, Codable, Equatable {
     public var seconds: Double
     public var meters: Double
+    /// Creates a trim; 30 s and 30 m by default.
     public init(seconds: Double = 30, meters: Double = 30) {
         self.seconds = seconds
         self.meters = meters
     }
 }
 
+/// The rider's privacy rules applied before anything leaves the device: zones and the trim of
+/// every trip's ends.
 public struct PrivacySettings: Sendable, Codable, Equatable {
     public var zones: [PrivacyZone]
     public var trim: TripTrim
+    /// Creates settings; no zones and the default trim unless given.
     public init(zones: [PrivacyZone] = [], trim: TripTrim = TripTrim()) {
         self.zones = zones
         self.trim = trim

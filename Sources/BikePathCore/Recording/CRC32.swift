@@ -41,6 +41,7 @@ public enum CRC32 {
         return ~c
     }
 
+    /// The CRC-32 of `bytes`.
     public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }

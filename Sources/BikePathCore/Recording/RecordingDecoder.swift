@@ -40,8 +40,11 @@ public struct RecordingDecoder: Sendable {
     static let resyncCRCBytesPerByte = 16
     static let resyncCRCStartBudget = 2 * (RecordingFormat.maxPayloadLength + 9)
 
+    /// Creates a decoder waiting for the file's first bytes.
     public init() {}
 
+    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was
+    /// called.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         guard !isDone, !ended else { return }
         if position > 0, position >= buffer.count / 2 {
@@ -52,6 +55,8 @@ public struct RecordingDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Appends the next chunk of the file; ignored once the decoder is done or `finish()` was
+    /// called.
     public mutating func feed(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { feed($0) }
     }
@@ -302,12 +307,14 @@ public struct RecordingDecoder: Sendable {
     }
 }
 
+/// What the decoder yields: the header first, then records and the problems met on the way.
 public enum RecordingEvent: Sendable, Equatable {
     case header(RecordingHeader)
     case record(SensorRecord)
     case problem(RecordingProblem)
 }
 
+/// Something wrong with a recording; `isFatal` ones end decoding.
 public enum RecordingProblem: Sendable, Equatable, CustomStringConvertible {
     /// The bytes do not start with the recording magic (or the input is empty).
     case notARecording
@@ -344,6 +351,7 @@ public enum RecordingProblem: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Counts of what a decoder read and skipped, by kind.
 public struct RecordingDecodeStatistics: Sendable, Equatable {
     public var nmeaSentences = 0
     public var imuBlocks = 0
@@ -357,5 +365,6 @@ public struct RecordingDecodeStatistics: Sendable, Equatable {
     public var corruptRegions = 0
     public var corruptBytes = 0
     public var truncatedBytes = 0
+    /// Creates all-zero counts.
     public init() {}
 }

@@ -25,6 +25,7 @@ public enum RecordingEncoder {
         endRecord(from: start, in: &out)
     }
 
+    /// Appends a start/stop marker record at `time`.
     public static func appendMarker(_ marker: Marker, at time: SampleTime, to out: inout [UInt8]) {
         let start = beginRecord(.marker, payloadLength: 9, in: &out)
         out.appendLE(UInt64(bitPattern: time.nanoseconds))
@@ -126,6 +127,8 @@ public enum RecordingEncoder {
     }
 }
 
+/// Why bytes could not be encoded: a header over `RecordingFormat.maxHeaderLength`, a sentence
+/// of a length the format cannot hold, or a line that is not NMEA.
 public enum RecordingEncodeError: Error, Sendable, Equatable, CustomStringConvertible {
     case headerTooLong(Int)
     case sentenceLength(Int)

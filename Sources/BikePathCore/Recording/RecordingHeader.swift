@@ -22,6 +22,7 @@ public struct RecordingHeader: Sendable, Equatable {
         public var sensorToBike: [Double]?
         public var note: String?
 
+        /// Creates a sensor description from its fields.
         public init(id: String, kind: String, name: String, rateHz: Double? = nil, unit: String,
                     scale: Double? = nil, sensorToBike: [Double]? = nil, note: String? = nil) {
             self.id = id
@@ -51,6 +52,7 @@ public struct RecordingHeader: Sendable, Equatable {
     /// Keys this version does not know, kept in file order.
     public var extra: [(key: String, value: String)]
 
+    /// Creates a header; `source` is `live` or `import`.
     public init(clock: String = "monotonic-ns", createdUTC: UTCTime? = nil, createdAtMonotonic: SampleTime? = nil,
                 source: String, sourceDetail: String? = nil, writer: String? = nil, sensors: [Sensor] = [],
                 extra: [(key: String, value: String)] = []) {
@@ -64,6 +66,7 @@ public struct RecordingHeader: Sendable, Equatable {
         self.extra = extra
     }
 
+    /// Equal when every field and every extra key and value, in order, are equal.
     public static func == (a: RecordingHeader, b: RecordingHeader) -> Bool {
         a.clock == b.clock && a.createdUTC == b.createdUTC && a.createdAtMonotonic == b.createdAtMonotonic
             && a.source == b.source && a.sourceDetail == b.sourceDetail && a.writer == b.writer
@@ -71,6 +74,7 @@ public struct RecordingHeader: Sendable, Equatable {
             && a.extra.map(\.value) == b.extra.map(\.value)
     }
 
+    /// The sensor with this id, if the header lists one.
     public func sensor(id: String) -> Sensor? { sensors.first { $0.id == id } }
 }
 
@@ -172,6 +176,7 @@ extension RecordingHeader {
     }
 }
 
+/// A header that cannot be read: the 1-based line and why.
 public struct RecordingHeaderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var message: String

@@ -5,6 +5,7 @@ public struct UTCCivilTime: Sendable, Equatable {
     public var hour: Int, minute: Int, second: Int
     public var nanosecond: Int
 
+    /// Creates a civil time from its fields (UTC, month and day 1-based).
     public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanosecond: Int = 0) {
         self.year = year
         self.month = month
@@ -15,6 +16,7 @@ public struct UTCCivilTime: Sendable, Equatable {
         self.nanosecond = nanosecond
     }
 
+    /// The calendar date and time of `time`, in UTC.
     public init(_ time: UTCTime) {
         let ns = time.nanosecondsSince1970
         let perDay: Int64 = 86_400_000_000_000

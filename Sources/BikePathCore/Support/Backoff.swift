@@ -14,6 +14,7 @@ public struct Backoff: Sendable, Equatable {
     /// Failures in a row that `next` counted since the last `reset`.
     public private(set) var failures = 0
 
+    /// Creates a backoff; `baseSeconds` is at least 1 ms and `capSeconds` at least `baseSeconds`.
     public init(baseSeconds: Double = 1, capSeconds: Double = 300) {
         self.baseSeconds = max(0.001, baseSeconds)
         self.capSeconds = max(self.baseSeconds, capSeconds)

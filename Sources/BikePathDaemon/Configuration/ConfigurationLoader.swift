@@ -174,10 +174,13 @@ public enum ConfigurationLoader {
 /// Value checks shared by the file and the command-line overrides; each
 /// returns the reason a value is bad, or nil.
 public enum Checks {
+    /// "must not be empty" for an empty string.
     public static func nonEmpty(_ s: String) -> String? {
         s.isEmpty ? "must not be empty" : nil
     }
 
+    /// Why `s` is not a usable absolute path (empty, relative, or holding a NUL byte); nil when
+    /// it is.
     public static func absolutePath(_ s: String) -> String? {
         if s.isEmpty { return "must not be empty" }
         if !s.hasPrefix("/") { return "\"\(s)\" is not an absolute path" }
@@ -185,6 +188,7 @@ public enum Checks {
         return nil
     }
 
+    /// As `absolutePath`, but empty is allowed (the setting is off).
     public static func optionalAbsolutePath(_ s: String) -> String? {
         s.isEmpty ? nil : absolutePath(s)
     }
@@ -195,6 +199,7 @@ public enum Checks {
         return s.utf8.count > 107 ? "longer than a Unix socket path may be (107 bytes)" : nil
     }
 
+    /// Why `s` is not an http(s) URL with a host; nil when it is, or when empty (no sync).
     public static func hubURL(_ s: String) -> String? {
         if s.isEmpty { return nil }
         guard let url = URL(string: s), let scheme = url.scheme?.lowercased() else {
@@ -205,6 +210,8 @@ public enum Checks {
         return nil
     }
 
+    /// Why `s` is not a libiio context URI (`local:`, `ip:`, `usb:`, `serial:`, `xml:`); nil
+    /// when it is.
     public static func iioURI(_ s: String) -> String? {
         let known = ["local:", "ip:", "usb:", "serial:", "xml:"]
         return known.contains { s.hasPrefix($0) } ? nil : "\"\(s)\" is not a libiio URI (local:, ip:HOST[:PORT], usb:, serial:, xml:)"

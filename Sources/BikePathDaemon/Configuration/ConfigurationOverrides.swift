@@ -11,6 +11,7 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var logLevel: LogLevelName?
     public var statusSocket: String?
 
+    /// Creates overrides; a nil field leaves the file's value.
     public init(gnssHost: String? = nil, gnssPort: Int? = nil, imuURI: String? = nil, imuDevice: String? = nil,
                 imuRateHz: Double? = nil, storePath: String? = nil, hubURL: String? = nil,
                 logLevel: LogLevelName? = nil, statusSocket: String? = nil) {

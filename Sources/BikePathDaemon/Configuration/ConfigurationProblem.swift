@@ -7,6 +7,7 @@ public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible
     public var key: String
     public var reason: String
 
+    /// Creates a problem: the file, the 1-based line (nil when unknown), the dotted key and why.
     public init(file: String, line: Int?, key: String, reason: String) {
         self.file = file
         self.line = line
@@ -24,6 +25,7 @@ public struct ConfigurationProblem: Sendable, Equatable, CustomStringConvertible
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     public var problems: [ConfigurationProblem]
 
+    /// Creates the error from the problems found, in file order.
     public init(problems: [ConfigurationProblem]) { self.problems = problems }
 
     public var description: String {

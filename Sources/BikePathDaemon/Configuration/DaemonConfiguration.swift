@@ -19,14 +19,17 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     public var log = Log()
     public var status = Status()
 
+    /// Creates the documented defaults (docs/configuration.md).
     public init() {}
 
+    /// `[gnss]`: where gpsd listens.
     public struct GNSS: Sendable, Equatable, Codable {
         /// gpsd's host and port.
         public var host = "localhost"
         public var port = 2947
     }
 
+    /// `[imu]`: which IIO context and device to read, and at what rate (Hz).
     public struct IMU: Sendable, Equatable, Codable {
         /// libiio context URI: `local:` on the device, `ip:HOST[:PORT]` for iiod.
         public var uri = "local:"
@@ -36,6 +39,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey { case uri, device, rateHz = "rate_hz" }
     }
 
+    /// `[store]`: the database file, its disk budget (MB) and how often samples are committed (s).
     public struct Store: Sendable, Equatable, Codable {
         /// Under systemd's StateDirectory=bikepath.
         public var path = "/var/lib/bikepath/bikepath.sqlite"
@@ -47,6 +51,8 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         }
     }
 
+    /// `[trip]`: when a trip starts (cycling seconds and metres) and ends (seconds without
+    /// cycling).
     public struct Trip: Sendable, Equatable, Codable {
         /// A trip starts after this much cycling time and distance (the chain's defaults).
         public var startAfterS = chainDefaults.tripStartCyclingSeconds
@@ -80,16 +86,19 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         }
     }
 
+    /// `[crash]`: crash detection and SOS, off unless enabled.
     public struct Crash: Sendable, Equatable, Codable {
         /// Opt-in: no SOS is ever raised unless this is true.
         public var enabled = false
     }
 
+    /// One privacy zone (`[[privacy.zones]]`): a circle in degrees and metres.
     public struct Zone: Sendable, Equatable, Codable {
         public var name: String
         public var lat: Double
         public var lon: Double
         public var radiusM: Double
+        /// Creates a zone from its fields.
         public init(name: String, lat: Double, lon: Double, radiusM: Double) {
             self.name = name
             self.lat = lat
@@ -99,6 +108,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         enum CodingKeys: String, CodingKey { case name, lat, lon, radiusM = "radius_m" }
     }
 
+    /// `[privacy]`: zones, the trim of every uploaded trip, and the operator's ceilings on consent.
     public struct Privacy: Sendable, Equatable, Codable {
         /// Circles inside which no position leaves the device.
         public var zones: [Zone] = []
@@ -137,6 +147,8 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         }
     }
 
+    /// `[sync]`: the hub, the token file, an extra CA and the sync interval (s); no hub URL, no
+    /// sync.
     public struct Sync: Sendable, Equatable, Codable {
         /// Empty: no sync at all.
         public var hubURL = ""
@@ -149,15 +161,18 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         }
     }
 
+    /// `[milestones]`: a milestone every this many kilometres of lifetime distance.
     public struct Milestones: Sendable, Equatable, Codable {
         public var everyKm = 100.0
         enum CodingKeys: String, CodingKey { case everyKm = "every_km" }
     }
 
+    /// `[log]`: the least severe level written.
     public struct Log: Sendable, Equatable, Codable {
         public var level = LogLevelName.info
     }
 
+    /// `[status]`: the status socket's path.
     public struct Status: Sendable, Equatable, Codable {
         /// Under systemd's RuntimeDirectory=bikepath; mode 0660.
         public var socket = "/run/bikepath/status.sock"

@@ -13,6 +13,8 @@ public final class LiveSources: SensorSource {
     private let logger: Logger
     private let startedAt = EdgeClock.monotonic()
 
+    /// Creates the sources; nothing is read until `start()`. Records are held for one IMU
+    /// buffer period plus 0.3 s to merge them in order.
     public init(gnss: GPSDConfiguration, imu: IIOConfiguration, logger: Logger) {
         self.logger = logger
         let bufferPeriod = Double(imu.bufferSamples(rate: imu.samplingFrequency)) / max(imu.samplingFrequency, 1)
@@ -23,6 +25,8 @@ public final class LiveSources: SensorSource {
     public var gnss: GPSDSource { parts.withLock { $0.gnss } }
     public var imu: IIOSource { parts.withLock { $0.imu } }
 
+    /// Starts both reader threads; a missing sensor is retried in the background, so this never
+    /// throws.
     public func start() throws {
         let (gnss, imu) = parts.withLock { ($0.gnss, $0.imu) }
         start(gnss: gnss)
@@ -45,6 +49,7 @@ public final class LiveSources: SensorSource {
         }
     }
 
+    /// Records due by now in receive-time order; waits up to `timeoutSeconds` for some.
     public func next(timeoutSeconds: Double) -> [SensorRecord] { queue.next(timeoutSeconds: timeoutSeconds) }
 
     /// Stops both readers (each waits for its thread) and releases what is held.

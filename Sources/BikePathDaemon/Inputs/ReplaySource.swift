@@ -63,8 +63,14 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
         progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
     }
 
+    /// Opens the recording for playing.
+    /// - Throws: `RecordingFileError` when the file cannot be opened or is not a readable
+    ///   recording.
     public func start() throws { reader = try RecordingReader(path: path) }
 
+    /// The next records (at most 2048), shifted for the current pass; under `speed`, only those
+    /// already due. Empty once the replay is finished or stopped; a read error ends it and is
+    /// kept in `failure`.
     public func next(timeoutSeconds: Double) -> [SensorRecord] {
         lock.lock()
         defer { lock.unlock() }

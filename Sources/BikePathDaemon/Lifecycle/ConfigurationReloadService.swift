@@ -16,6 +16,7 @@ public struct ConfigurationReloadService: Service, CustomStringConvertible {
 
     public var description: String { "configuration reload (SIGHUP)" }
 
+    /// Reloads on every SIGHUP until graceful shutdown.
     public func run() async {
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         await cancelWhenGracefulShutdown {

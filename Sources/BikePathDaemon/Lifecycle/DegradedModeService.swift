@@ -11,6 +11,7 @@ public struct DegradedModeService: Service, CustomStringConvertible {
     let publish: @Sendable (DaemonEvent) -> Void
     let interval: Duration
 
+    /// Creates the watcher: `reasons` is polled every `interval` (1 s), `publish` hears the events.
     public init(reasons: @escaping @Sendable () -> [String], notifier: SystemdNotifier, logger: Logger,
                 interval: Duration = .seconds(1), publish: @escaping @Sendable (DaemonEvent) -> Void) {
         self.reasons = reasons
@@ -22,6 +23,7 @@ public struct DegradedModeService: Service, CustomStringConvertible {
 
     public var description: String { "degraded-mode watcher" }
 
+    /// Watches until graceful shutdown.
     public func run() async {
         await cancelWhenGracefulShutdown { await self.watch() }
     }

@@ -17,10 +17,14 @@ public protocol PipelineLoop: AnyObject, Sendable {
 public struct PipelineService: Service, CustomStringConvertible {
     let loop: any PipelineLoop
 
+    /// Creates the service running `loop` on its own thread.
     public init(loop: any PipelineLoop) { self.loop = loop }
 
     public var description: String { "pipeline" }
 
+    /// Runs the loop on its own thread until it ends; asks it to stop on graceful shutdown or
+    /// cancellation.
+    /// - Throws: `PipelineFailure` wrapping the loop's error when the loop fails.
     public func run() async throws {
         let loop = loop
         try await withTaskCancellationOrGracefulShutdownHandler {

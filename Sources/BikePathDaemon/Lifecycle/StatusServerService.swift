@@ -7,10 +7,12 @@ import ServiceLifecycle
 public struct StatusServerService: Service, CustomStringConvertible {
     let server: StatusServer
 
+    /// Creates the service owning an already bound `server`.
     public init(server: StatusServer) { self.server = server }
 
     public var description: String { "status socket" }
 
+    /// Waits for graceful shutdown (or cancellation), then closes the socket.
     public func run() async {
         try? await gracefulShutdown()  // throws only when cancelled: the socket closes either way
         server.stop()

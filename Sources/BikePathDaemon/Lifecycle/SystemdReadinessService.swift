@@ -21,6 +21,7 @@ public struct SystemdReadinessService: Service, CustomStringConvertible {
 
     public var description: String { "systemd readiness" }
 
+    /// Sends READY=1 after the first heartbeat, then STOPPING=1 when the shutdown begins.
     public func run() async {
         while heartbeat.count == 0, !Task.isShuttingDownGracefully, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(10))  // cancelled: the loop condition ends it

@@ -5,10 +5,12 @@ import ServiceLifecycle
 public struct WatchdogService: Service, CustomStringConvertible {
     let watchdog: Watchdog
 
+    /// Creates the service running `watchdog`.
     public init(watchdog: Watchdog) { self.watchdog = watchdog }
 
     public var description: String { "watchdog" }
 
+    /// Starts the watchdog's thread and stops it at graceful shutdown (or cancellation).
     public func run() async {
         watchdog.start()
         // Throws only when cancelled: the pings stop either way.

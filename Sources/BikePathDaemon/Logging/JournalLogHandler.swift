@@ -21,6 +21,7 @@ public enum LogLineFormat: Sendable, Equatable {
         return identity.device == dev && identity.inode == ino ? .journal : .timestamped
     }
 
+    /// The device and inode of stderr, to compare with JOURNAL_STREAM; nil when fstat fails.
     public static func stderrIdentity() -> (device: UInt64, inode: UInt64)? {
         var st = stat()
         guard fstat(STDERR_FILENO, &st) == 0 else { return nil }
@@ -38,6 +39,7 @@ public struct JournalLogHandler: LogHandler {
     private let format: LogLineFormat
     private let sink: LogSink
 
+    /// Creates a handler for the logger `label`, writing messages at `level` or above in `format`.
     public init(label: String, level: Logger.Level = .info, format: LogLineFormat, sink: LogSink = .standardError) {
         self.label = label
         self.logLevel = level
@@ -45,11 +47,14 @@ public struct JournalLogHandler: LogHandler {
         self.sink = sink
     }
 
+    /// The logger's own metadata value for `key`.
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
+    /// Writes one message as one line, with the logger's, the provider's and the message's
+    /// metadata (later ones win).
     public func log(event: LogEvent) {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
@@ -104,6 +109,7 @@ public struct JournalLogHandler: LogHandler {
 public struct LogSink: Sendable {
     public let fd: Int32
     public static let standardError = LogSink(fd: STDERR_FILENO)
+    /// Creates a sink writing to `fd` (not closed by the sink).
     public init(fd: Int32) { self.fd = fd }
 
     func write(_ text: String) {
@@ -124,6 +130,8 @@ public struct LogSink: Sendable {
 
 /// Sets swift-log up once per process: `bikepathd` calls this before anything logs.
 public enum DaemonLogging {
+    /// Makes every logger write through `JournalLogHandler` at `level`; swift-log allows this
+    /// once per process.
     public static func bootstrap(level: LogLevelName, format: LogLineFormat = .detect()) {
         let swiftLevel = Logger.Level(rawValue: level.rawValue) ?? .info
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: swiftLevel, format: format) }

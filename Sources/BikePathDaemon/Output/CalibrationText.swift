@@ -4,6 +4,7 @@ import Foundation
 
 /// The calibration as `calibration show` and `diagnose` print it.
 public enum CalibrationText {
+    /// The calibration in two lines of text.
     public static func render(_ r: CalibrationReport) -> String {
         let scales = ObstacleKind.allCases.map { k in
             String(format: "%@ %.2f", k.rawValue, r.scales[k.rawValue] ?? 1)

@@ -7,6 +7,7 @@ import Foundation
 /// seconds as numbers (`*_s`), UTC is ISO 8601, units are in the key names, and
 /// the record's type is always `type`.
 public enum ChainOutputJSON {
+    /// One chain output as one JSON line (no trailing newline).
     public static func line(_ output: ChainOutput) -> String {
         switch output {
         case .activity(let t, let state):
@@ -79,6 +80,7 @@ public enum ChainOutputJSON {
         return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
     }
 
+    /// `utc` as ISO 8601 UTC (e.g. `2014-12-31T03:07:19.000Z`).
     public static func iso8601(_ utc: UTCTime) -> String {
         var bytes: [UInt8] = []
         FixJSON.appendISO8601(utc, to: &bytes)

@@ -21,11 +21,14 @@ public struct FixJSONWriter {
         fixes.reserveCapacity(4)
     }
 
+    /// Feeds one sentence; the fixes of the epochs it completes are buffered and written once 1
+    /// MiB has gathered.
     public mutating func feed(line: UnsafeRawBufferPointer, receivedAt: SampleTime) {
         decoder.decode(sentence: line, receivedAt: receivedAt, into: &fixes)
         if !fixes.isEmpty { emit() }
     }
 
+    /// Flushes the epoch in progress and writes everything buffered.
     public mutating func finish() {
         fixes.append(contentsOf: decoder.finish())
         emit()
@@ -38,22 +41,31 @@ public struct FixJSONWriter {
         if buffer.count >= flushThreshold { flush() }
     }
 
+    /// The errno of a failed write (a full disk: ENOSPC), after which nothing
+    /// more is written; nil while every write succeeded or the reader went away
+    /// (EPIPE: piped into `head`, which is not a failure).
+    public private(set) var writeError: Int32?
+    private var readerGone = false
+
     private mutating func flush() {
-        buffer.withUnsafeBytes { bytes in
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard writeError == nil, !readerGone else { return }
+        let failure: Int32? = buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    // stdout closed (e.g. piped into `head`): nothing more to do.
-                    return
+                    return errno
                 }
                 offset += n
             }
+            return nil
         }
-        buffer.removeAll(keepingCapacity: true)
+        if failure == EPIPE { readerGone = true } else { writeError = failure }
     }
 
+    /// Writes the decoder's counts (lines, sentences, fixes, rejects by kind) to stderr.
     public func printSummary() {
         let s = decoder.statistics
         var text = "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"

@@ -4,6 +4,7 @@ import Foundation
 /// `message`, and the event's fields with numbers and booleans as JSON numbers and
 /// booleans (the socket carries them as text).
 public enum TailJSON {
+    /// One event as one JSON line for `tail --json`.
     public static func line(_ event: DaemonEvent) -> String {
         var object: [String: Value] = ["schema": .number(Double(JSONSchema.version)), "type": .text(event.kind),
                                        "utc": .text(event.time), "message": .text(event.message)]

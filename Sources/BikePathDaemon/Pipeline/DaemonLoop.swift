@@ -80,6 +80,7 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
                                 window: configuration.trip.startAfterS + configuration.trip.endAfterS)
     }
 
+    /// Asks `run` to stop; safe from any thread (`run` then commits what it holds and returns).
     public func requestStop() { stopFlag.store(true, ordering: .releasing) }
 
     /// SIGHUP: the chain's settings change when no trip is under way (a new

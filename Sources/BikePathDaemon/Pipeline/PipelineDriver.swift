@@ -12,6 +12,7 @@ public struct PipelineDriver {
     /// wakes 4 times a second.
     public var batchTimeout = 0.25
 
+    /// Creates a driver reading `source`.
     public init(source: any SensorSource) { self.source = source }
 
     /// - Parameters:

@@ -28,12 +28,13 @@ public final class Recorder: @unchecked Sendable {
         pipeline = Pipeline(configuration: configuration)
     }
 
+    /// Asks `run` to stop; safe from any thread.
     public func requestStop() { stop.lock(); stopRequested = true; stop.unlock() }
     private var stopping: Bool { stop.lock(); defer { stop.unlock() }; return stopRequested }
 
     /// Records until `requestStop`, then writes what the sources still held and
     /// closes the file (and the outputs file). Runs on its own thread: it blocks on the sources.
-    /// - Throws: `RecordingWriteError` or a file error; what was written before stays.
+    /// - Throws: `RecordingFileError` or a file error; what was written before stays.
     public func run(_ sources: LiveSources) throws {
         var lastFlush = EdgeClock.monotonic()
         try PipelineDriver(source: sources).drive(shouldStop: { stopping }) { records in

@@ -8,6 +8,7 @@ public struct RecordingChain {
     public var pipeline: Pipeline
     public let batch: Int
 
+    /// Creates a chain fed `batch` records at a time (4096).
     public init(configuration: PipelineConfiguration, batch: Int = 4096) {
         pipeline = Pipeline(configuration: configuration)
         self.batch = batch

@@ -23,6 +23,7 @@ public final class RiderMarks: Sendable {
 
     private let requests = Mutex<[Request]>([])
 
+    /// Creates an empty queue of marks.
     public init() {}
 
     /// The status socket's side.

@@ -4,6 +4,7 @@ import Foundation
 /// redrawn in place on a terminal, plain lines otherwise (journal, CI logs,
 /// pipes), so no log ever fills with carriage returns.
 public final class ProgressReporter: @unchecked Sendable {
+    /// `bar`: redrawn in place on a terminal; `lines`: plain lines for logs and pipes.
     public enum Style: Sendable, Equatable { case bar, lines }
 
     public let label: String

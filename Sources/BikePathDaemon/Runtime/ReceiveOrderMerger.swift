@@ -11,12 +11,14 @@ public struct ReceiveOrderMerger: Sendable {
     private var held: [(time: Int64, sequence: UInt64, record: SensorRecord)] = []
     private var sequence: UInt64 = 0
 
+    /// Creates a merger holding each record `holdbackSeconds` before release.
     public init(holdbackSeconds: Double) {
         self.holdbackSeconds = holdbackSeconds
     }
 
     public var heldCount: Int { held.count }
 
+    /// Holds `records` until they are due.
     public mutating func add(_ records: some Sequence<SensorRecord>) {
         for record in records {
             held.append((record.time.nanoseconds, sequence, record))

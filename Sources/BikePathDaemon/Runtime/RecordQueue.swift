@@ -11,11 +11,13 @@ public final class RecordQueue: @unchecked Sendable {
     private var closed = false
     private let clock: @Sendable () -> SampleTime
 
+    /// Creates a queue; `clock` gives the monotonic time that decides when held records are due.
     public init(holdbackSeconds: Double, clock: @escaping @Sendable () -> SampleTime) {
         merger = ReceiveOrderMerger(holdbackSeconds: holdbackSeconds)
         self.clock = clock
     }
 
+    /// Hands records from a source thread to the queue and wakes the reader.
     public func push(_ records: [SensorRecord]) {
         guard !records.isEmpty else { return }
         condition.lock()

@@ -7,6 +7,8 @@ import Glibc
 /// SIGHUP reloads the configuration. The default actions are turned off first,
 /// so a signal is never lost between start and the first `for await`.
 public enum SignalEvents {
+    /// A stream of the signal numbers received; their default actions are ignored from this
+    /// call on. Ending the stream cancels the handlers.
     public static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []

@@ -15,12 +15,14 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     public var store: Store
     public var sync: Sync
 
+    /// The trip under way, if any: its state, id, distance (m) and duration (s).
     public struct Trip: Sendable, Equatable, Codable {
         /// "idle", "starting", "riding", "paused", …: the chain's own names.
         public var state: String
         public var id: String?
         public var distanceM: Double?
         public var durationS: Double?
+        /// Creates the trip part from its fields.
         public init(state: String, id: String? = nil, distanceM: Double? = nil, durationS: Double? = nil) {
             self.state = state
             self.id = id
@@ -29,6 +31,7 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         }
     }
 
+    /// gpsd: connected or not, the last fix (degrees) and its age (s), and the fix mode.
     public struct GNSS: Sendable, Equatable, Codable {
         public var connected: Bool
         public var lastFixLat: Double?
@@ -36,6 +39,7 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         /// Seconds since the last fix was received.
         public var lastFixAgeS: Double?
         public var mode: String?
+        /// Creates the GNSS part from its fields.
         public init(connected: Bool, lastFixLat: Double? = nil, lastFixLon: Double? = nil, lastFixAgeS: Double? = nil, mode: String? = nil) {
             self.connected = connected
             self.lastFixLat = lastFixLat
@@ -45,21 +49,25 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         }
     }
 
+    /// The IMU: connected or not, and its measured rate.
     public struct IMU: Sendable, Equatable, Codable {
         public var connected: Bool
         /// Measured over the last seconds, not the configured rate.
         public var rateHz: Double?
+        /// Creates the IMU part from its fields.
         public init(connected: Bool, rateHz: Double? = nil) {
             self.connected = connected
             self.rateHz = rateHz
         }
     }
 
+    /// The store: its path, the outbox length and the free disk space (bytes).
     public struct Store: Sendable, Equatable, Codable {
         public var path: String
         /// Outbox entries waiting to be synced.
         public var queueLength: Int
         public var freeBytes: Int64?
+        /// Creates the store part from its fields.
         public init(path: String, queueLength: Int, freeBytes: Int64? = nil) {
             self.path = path
             self.queueLength = queueLength
@@ -67,12 +75,14 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         }
     }
 
+    /// Sync: on or off, and the last attempt (when, what, whether it succeeded).
     public struct Sync: Sendable, Equatable, Codable {
         public var enabled: Bool
         /// UTC, ISO 8601.
         public var lastAttemptAt: String?
         public var lastResult: String?
         public var succeeded: Bool?
+        /// Creates the sync part from its fields.
         public init(enabled: Bool, lastAttemptAt: String? = nil, lastResult: String? = nil, succeeded: Bool? = nil) {
             self.enabled = enabled
             self.lastAttemptAt = lastAttemptAt
@@ -81,6 +91,7 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         }
     }
 
+    /// Creates a status from its parts.
     public init(version: String, pid: Int32, uptimeS: Double, degraded: [String] = [], trip: Trip, gnss: GNSS,
                 imu: IMU, store: Store, sync: Sync) {
         self.version = version
@@ -109,6 +120,7 @@ public struct DaemonEvent: Sendable, Equatable, Codable {
         self.init(time: isoNow(), kind: kind, message: message, fields: fields)
     }
 
+    /// Creates an event at `time` (UTC, ISO 8601).
     public init(time: String, kind: String, message: String, fields: [String: String] = [:]) {
         self.time = time
         self.kind = kind

@@ -15,6 +15,7 @@ public struct MarkReply: Sendable, Equatable, Codable {
     public var lon: Double?
     public var speedMps: Double?
 
+    /// Creates a reply; a stored mark has no `error`.
     public init(error: String? = nil, kind: String? = nil, trip: String? = nil, timeS: Double? = nil,
                 lat: Double? = nil, lon: Double? = nil, speedMps: Double? = nil) {
         self.error = error
@@ -26,6 +27,7 @@ public struct MarkReply: Sendable, Equatable, Codable {
         self.speedMps = speedMps
     }
 
+    /// A reply saying nothing was stored, and why.
     public static func failure(_ message: String) -> MarkReply { MarkReply(error: message) }
 
     /// What a bare `mark` means: a pothole, the obstacle a rider most wants on the map
@@ -46,6 +48,7 @@ public struct MarkReply: Sendable, Equatable, Codable {
         return text
     }
 
+    /// The reply as one JSON line (`mark --json`, the socket's answer).
     public func jsonLine() -> String { StatusJSON.encode(self) }
 }
 
@@ -78,6 +81,7 @@ public typealias MarkHandler = @Sendable (ObstacleKind, _ reply: @escaping @Send
 public struct LabelClock: Sendable {
     private var last: SampleTime?
 
+    /// Creates a clock that has given no time yet.
     public init() {}
 
     /// The time for a label put into the input at sample time `now`.

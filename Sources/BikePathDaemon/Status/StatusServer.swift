@@ -356,6 +356,9 @@ public final class StatusServer: @unchecked Sendable {
     }
 }
 
+/// Why the status socket cannot be served or asked: a bad path, another daemon on it, a
+/// non-socket in the way, no daemon answering, a reply that cannot be read, or a failed system
+/// call (with errno).
 public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case badPath(String)
     case alreadyRunning(String)

@@ -62,9 +62,11 @@ extension DaemonEvent {
         return line
     }
 
+    /// The event as one JSON line.
     public func jsonLine() -> String { StatusJSON.encode(self) }
 }
 
 extension DaemonStatus {
+    /// The status as one JSON line.
     public func jsonLine() -> String { StatusJSON.encode(self) }
 }

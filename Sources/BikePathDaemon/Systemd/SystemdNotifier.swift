@@ -8,6 +8,8 @@ public final class SystemdNotifier: Sendable {
     /// Half of WATCHDOG_USEC, when systemd asked for pings and they are for this process.
     public let watchdogInterval: Duration?
 
+    /// Reads NOTIFY_SOCKET and WATCHDOG_USEC/WATCHDOG_PID from `environment`; the watchdog
+    /// applies only when WATCHDOG_PID is `pid` (or absent).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, pid: Int32 = getpid()) {
         let name = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         socketName = name
@@ -24,9 +26,17 @@ public final class SystemdNotifier: Sendable {
         return .microseconds(Int64(min(usec, UInt64(Int64.max))) / 2)
     }
 
+    /// READY=1 (with STATUS= when given): start-up is done.
+    /// - Throws: `NotifyError` when the datagram cannot be sent.
     public func ready(status: String? = nil) throws { try send(["READY=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
+    /// STATUS=: a line `systemctl status` shows.
+    /// - Throws: `NotifyError` when the datagram cannot be sent.
     public func status(_ text: String) throws { try send(["STATUS=\(text)"]) }
+    /// WATCHDOG=1: the service is alive.
+    /// - Throws: `NotifyError` when the datagram cannot be sent.
     public func watchdogPing() throws { try send(["WATCHDOG=1"]) }
+    /// STOPPING=1: the shutdown began.
+    /// - Throws: `NotifyError` when the datagram cannot be sent.
     public func stopping() throws { try send(["STOPPING=1"]) }
     /// For SIGHUP: RELOADING=1 first, READY=1 when the new configuration is in force.
     public func reloading() throws { try send(["RELOADING=1"]) }
@@ -54,6 +64,8 @@ public final class SystemdNotifier: Sendable {
     }
 }
 
+/// Why a notification could not be sent: an unusable NOTIFY_SOCKET, or a failed system call
+/// (with errno).
 public enum NotifyError: Error, Equatable, CustomStringConvertible {
     case badSocketName(String)
     case system(String, Int32)

@@ -7,8 +7,10 @@ public final class Heartbeat: @unchecked Sendable {
     private let lock = NSLock()
     private var value: UInt64 = 0
 
+    /// Creates a heartbeat at 0.
     public init() {}
 
+    /// Advances the count by one; safe from any thread.
     public func beat() {
         lock.lock()
         value &+= 1
@@ -68,6 +70,7 @@ public final class Watchdog: @unchecked Sendable {
         return progressed
     }
 
+    /// Starts the pinging thread (a second call does nothing).
     public func start() {
         condition.lock()
         defer { condition.unlock() }

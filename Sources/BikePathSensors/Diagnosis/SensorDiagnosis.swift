@@ -8,12 +8,15 @@ public enum SensorKind: String, Sendable, Codable, CaseIterable {
 
 /// One thing wrong (or worth knowing), and what to try, for a field technician.
 public struct SensorProblem: Sendable, Equatable, Codable {
+    /// How much a problem matters: an `error` keeps the sensor from working, a `warning` limits
+    /// it, `info` is worth knowing.
     public enum Severity: String, Sendable, Codable { case error, warning, info }
     public var sensor: SensorKind
     public var severity: Severity
     public var problem: String
     public var tryThis: String
 
+    /// Creates a problem: which sensor, how bad, what is wrong and what to try.
     public init(_ sensor: SensorKind, _ severity: Severity, _ problem: String, try tryThis: String) {
         self.sensor = sensor
         self.severity = severity
@@ -34,6 +37,9 @@ public struct SensorDiagnosis: Sendable, Equatable, Codable {
 
     public var ok: Bool { missingRequired.isEmpty }
 
+    /// Diagnoses the sources' status after `observedSeconds` of running; `required` lists the
+    /// sensors whose absence makes the diagnosis fail, `now` is the monotonic time the fix age
+    /// is taken at.
     public init(gnss: GNSSStatus?, imu: IMUStatus?, required: Set<SensorKind>, observedSeconds: Double, now: SampleTime) {
         self.gnss = gnss
         self.imu = imu

@@ -40,6 +40,7 @@ public struct GNSSStatus: Sendable, Equatable, Codable {
     public var deliveryDrops = 0
     public var lastError: String?
 
+    /// Creates the status of a gpsd connection not yet made.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
@@ -60,8 +61,10 @@ public struct GNSSTimePlausibility: Sendable, Equatable {
     public static let defaultEarliest = UTCTime(nanosecondsSince1970: 1_704_067_200 * 1_000_000_000)
 
     public var earliest: UTCTime
+    /// Creates the rule; `earliest` defaults to 2024-01-01.
     public init(earliest: UTCTime = GNSSTimePlausibility.defaultEarliest) { self.earliest = earliest }
 
+    /// True for a 3D fix with a UTC time no earlier than `earliest`.
     public func isPlausible(mode: FixMode, time: UTCTime?) -> Bool {
         guard mode == .threeD, let time else { return false }
         return time >= earliest

@@ -16,6 +16,7 @@ public final class GPSDSource: Sendable {
     private let reader = ReaderThread(name: "gpsd-reader")
     private var flag: StopFlag { reader.flag }
 
+    /// Creates a source; nothing is connected until it is started.
     public init(configuration: GPSDConfiguration = GPSDConfiguration(),
                 logger: Logger = Logger(label: "bikepath.gnss")) {
         self.configuration = configuration

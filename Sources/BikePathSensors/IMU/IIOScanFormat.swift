@@ -11,6 +11,7 @@ public struct IIOScanFormat: Sendable, Equatable {
     public var isBigEndian: Bool
     public var repeatCount: Int
 
+    /// Creates a format from the fields of a sysfs `*_type` value.
     public init(storageBits: Int, bits: Int, shift: Int, isSigned: Bool, isBigEndian: Bool, repeatCount: Int = 1) {
         self.storageBits = storageBits
         self.bits = bits
@@ -67,11 +68,13 @@ public struct IIOScanFormat: Sendable, Equatable {
 public struct IIOScaling: Sendable, Equatable {
     public var scale: Double
     public var offset: Double
+    /// Creates a conversion; the identity by default.
     public init(scale: Double = 1, offset: Double = 0) {
         self.scale = scale
         self.offset = offset
     }
 
+    /// The SI value of a raw sample: (raw + offset) × scale.
     @inline(__always)
     public func apply(_ raw: Int64) -> Float { Float((Double(raw) + offset) * scale) }
 }

@@ -17,6 +17,7 @@ public final class IIOSource: Sendable {
     private let reader = ReaderThread(name: "iio-reader")
     private var flag: StopFlag { reader.flag }
 
+    /// Creates a source; no device is opened until it is started.
     public init(configuration: IIOConfiguration = IIOConfiguration(), logger: Logger = Logger(label: "bikepath.imu")) {
         self.configuration = configuration
         self.logger = logger

@@ -3,6 +3,8 @@ import BikePathCore
 /// The clock a device stamps its samples with (sysfs `current_timestamp_clock`).
 public enum IIOTimestampClock: String, Sendable, Codable {
     case monotonic, realtime, other
+    /// Reads the sysfs value (surrounding whitespace ignored); anything but `monotonic` or
+    /// `realtime` is `.other`.
     public init(sysfs value: String?) {
         switch value?.trimmingCharactersInSet() {
         case "monotonic": self = .monotonic
@@ -26,6 +28,7 @@ public struct IIOTimestampMapper: Sendable {
     public private(set) var anchorOffset: Int64?
     public private(set) var reanchors = 0
 
+    /// Creates a mapper for stamps on `clock`, with no anchor yet.
     public init(clock: IIOTimestampClock) { self.clock = clock }
 
     /// Prepares the mapping for one buffer: `newest` is the buffer's last stamp, `edge` the

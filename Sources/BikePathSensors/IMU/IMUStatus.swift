@@ -8,6 +8,7 @@ public struct IMUDeviceInfo: Sendable, Equatable, Codable {
     public var ignoredChannels: [String]
     public var timestampClock: String?
 
+    /// Creates a device description from its fields.
     public init(id: String, name: String, channels: [String], ignoredChannels: [String] = [], timestampClock: String? = nil) {
         self.id = id
         self.name = name
@@ -53,6 +54,7 @@ public struct IMUStatus: Sendable, Equatable, Codable {
     public var timestampReanchors = 0
     public var lastError: String?
 
+    /// Creates the status of an IIO source not yet started; `requestedRate` in Hz.
     public init(uri: String, requestedRate: Double) {
         self.uri = uri
         self.requestedRate = requestedRate

@@ -13,8 +13,11 @@ public struct SampleRateMeter: Sendable {
     private var windowCount = 0
     private var last: Int64?
 
+    /// Creates a meter for a sensor running at `nominalRate` Hz (0: gaps are not counted).
     public init(nominalRate: Double) { self.nominalRate = nominalRate }
 
+    /// Counts the sample stamped `time` (ns): a gap when it comes over 1.5 periods after the
+    /// last one.
     public mutating func add(_ time: Int64) {
         if let last, nominalRate > 0 {
             let period = 1e9 / nominalRate

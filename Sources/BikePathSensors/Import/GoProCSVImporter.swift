@@ -10,10 +10,12 @@ import BikePathCore
 /// them (RMC + GGA, see NMEAWriter), received at the row's Milliseconds; UTC comes from TS.
 /// GoPro gives no course over ground, so the track field stays empty.
 public enum GoProCSVImporter {
+    /// The CSV files of one GoPro export (paths); any may be missing, but a gyro needs its accl.
     public struct Files: Sendable, Equatable {
         public var accl: String?
         public var gyro: String?
         public var gps: String?
+        /// Creates the set from explicit paths.
         public init(accl: String? = nil, gyro: String? = nil, gps: String? = nil) {
             self.accl = accl
             self.gyro = gyro
@@ -29,6 +31,7 @@ public enum GoProCSVImporter {
         var all: [String] { [accl, gyro, gps].compactMap { $0 } }
     }
 
+    /// What an import read.
     public struct Statistics: Sendable, Equatable {
         public var imuSamples = 0
         /// Packet starts where the export's times went backwards and were re-spaced.
@@ -37,6 +40,10 @@ public enum GoProCSVImporter {
         public var nmeaSentences = 0
     }
 
+    /// Reads the files into a recording in receive-time order; `writer` goes into the header.
+    /// - Throws: `ImportError` naming the file (and line) when a file cannot be read or a row
+    ///   is not valid, when a gyro comes without its accl, or when there is neither accl nor
+    ///   gps.
     public static func load(_ files: Files, writer: String = "bikepathd") throws(ImportError) -> (ImportedRecording, Statistics) {
         if let gyro = files.gyro, files.accl == nil {
             throw ImportError(path: gyro, message: "a gyro CSV needs the matching accl CSV")

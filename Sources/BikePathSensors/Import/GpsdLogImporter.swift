@@ -16,6 +16,7 @@ import BikePathCore
 /// no time, a time that went backwards) advances it by 1 ms, so it is strictly monotonic.
 /// A jump of more than an hour re-anchors the clock instead of leaping with it.
 public enum GpsdLogImporter {
+    /// What an import read.
     public struct Statistics: Sendable, Equatable {
         public var lines = 0
         public var commentLines = 0
@@ -24,6 +25,9 @@ public enum GpsdLogImporter {
         public var junkLines = 0
     }
 
+    /// Reads a gpsd log into a recording of its NMEA sentences, with synthetic receive times;
+    /// `writer` goes into the header.
+    /// - Throws: `ImportError` when the file cannot be read or holds no NMEA sentence.
     public static func load(path: String, writer: String = "bikepathd") throws(ImportError) -> (ImportedRecording, Statistics) {
         let bytes = try readWholeFile(path)
         let (sentences, stats) = extractSentences(bytes)

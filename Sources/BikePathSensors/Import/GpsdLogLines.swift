@@ -12,6 +12,7 @@ import Darwin
 public struct GpsdLogLines: Sendable {
     public private(set) var delayCookie: UInt8?
 
+    /// Creates a reader with no Delay-Cookie seen.
     public init() {}
 
     /// Whether `line` is a comment; a Delay-Cookie it declares applies from here on.

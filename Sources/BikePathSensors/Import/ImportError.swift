@@ -12,6 +12,7 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int?
     public var message: String
 
+    /// Creates an error about `path` (and its 1-based `line`, when there is one).
     public init(path: String, line: Int? = nil, message: String) {
         self.path = path
         self.line = line

@@ -116,6 +116,7 @@ public struct RecordingReadReport: Sendable, Equatable {
     public var problems: [RecordingProblem] = []
     /// Final counts (complete once the reader reached the end).
     public var statistics = RecordingDecodeStatistics()
+    /// Creates an empty report.
     public init() {}
 
     public var isTruncated: Bool {

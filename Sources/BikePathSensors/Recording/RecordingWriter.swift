@@ -15,6 +15,7 @@ import BikePathCore
 /// `.everyFlush` (live: the daemon calls `flush()` about once a second, so a power loss
 /// costs at most about a second; the reader recovers every complete record before it).
 public final class RecordingWriter {
+    /// When the writer fsyncs: only at `close()`, or at every `flush()` as well.
     public enum SyncPolicy: Sendable { case onClose, everyFlush }
 
     public let path: String
@@ -57,6 +58,9 @@ public final class RecordingWriter {
         if fd >= 0 { try? close() }
     }
 
+    /// Appends one record (IMU samples are grouped into blocks); writes the buffer when it is full.
+    /// - Throws: `RecordingFileError.closed` after `close()`, `.encode` for a sentence the
+    ///   format cannot hold (nothing is appended), `.writeFailed` when the write fails.
     public func append(_ record: SensorRecord) throws(RecordingFileError) {
         guard fd >= 0 else { throw .closed(path: path) }
         recordsAppended += 1
@@ -80,6 +84,9 @@ public final class RecordingWriter {
         if buffer.count >= bufferSize { try writeBuffer() }
     }
 
+    /// Appends the records in order.
+    /// - Throws: `RecordingFileError`, as `append(_:)`, at the first record that fails; those
+    ///   before it stay appended.
     public func append(contentsOf records: some Sequence<SensorRecord>) throws(RecordingFileError) {
         for r in records { try append(r) }
     }

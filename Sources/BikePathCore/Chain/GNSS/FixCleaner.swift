@@ -14,6 +14,7 @@ public struct FixRejections: Sendable, Equatable {
     public var badDOP = 0
     public var stale = 0
     public var jump = 0
+    /// Creates all-zero counts.
     public init() {}
 }
 

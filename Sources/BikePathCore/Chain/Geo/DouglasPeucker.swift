@@ -2,6 +2,8 @@
 /// further than `tolerance` metres from the kept polyline. Iterative (explicit stack) so a
 /// long trip cannot overflow the call stack.
 public enum DouglasPeucker {
+    /// The points kept, in order: always the first and last, then every point further than
+    /// `tolerance` metres from the kept line. Fewer than 3 points come back unchanged.
     public static func simplify(_ points: [Coordinate], tolerance: Double) -> [Coordinate] {
         guard points.count > 2 else { return points }
         let plane = LocalPlane(origin: points[0])

@@ -2,12 +2,15 @@
 /// then one vertical acceleration in m/s² per line. Blank lines are skipped; CR/LF and
 /// surrounding spaces are tolerated; anything else is an error naming the line.
 public enum AccelZSeries {
+    /// A line that is not a finite number: its 1-based number and its text.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public var line: Int
         public var text: String
         public var description: String { "line \(line): not a finite number: \"\(text)\"" }
     }
 
+    /// The values of a series, in order (an optional first line `acc_z` is skipped).
+    /// - Throws: `ParseError` for the first line that is not a finite number.
     public static func parse(_ text: String) throws(ParseError) -> [Float] {
         var values: [Float] = []
         var lineNumber = 0

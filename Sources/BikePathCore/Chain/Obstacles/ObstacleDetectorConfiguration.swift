@@ -52,6 +52,7 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     /// that much later than the hit (the obstacle is reported a fix or two later).
     public var contextSeconds: Double = 2
 
+    /// Creates the defaults above; the chain uses `bicycle`.
     public init() {}
 
     /// The chain's default on a bicycle. A bike's continuous vibration is far rougher than

@@ -9,12 +9,15 @@ public struct DetectorSensitivity: Sendable, Equatable, Codable {
     /// Kinds not listed use 1.
     public var scales: [ObstacleKind: Double]
 
+    /// Creates a sensitivity; each scale is clamped into `bounds` (0.8…2).
     public init(scales: [ObstacleKind: Double] = [:]) {
         self.scales = scales.mapValues { min(max($0, Self.bounds.lowerBound), Self.bounds.upperBound) }
     }
 
     public static let factory = DetectorSensitivity()
 
+    /// The scale for `kind`: a candidate is reported when its strength is at least this (1 when
+    /// not listed).
     public func scale(for kind: ObstacleKind) -> Double { scales[kind] ?? 1 }
 
     public var isFactory: Bool { scales.values.allSatisfy { $0 == 1 } }
@@ -28,6 +31,7 @@ public struct CandidateAnswer: Sendable, Equatable {
     /// true: the rider kept it; false: the rider dropped it.
     public var confirmed: Bool
 
+    /// Creates an answer from its fields.
     public init(kind: ObstacleKind, strength: Double, confirmed: Bool) {
         self.kind = kind
         self.strength = strength
@@ -56,6 +60,8 @@ public enum SensitivityCalibration {
     /// drop a false candidate in one tap, but cannot review a hole that was never shown.
     public static let missWeight = 2.0
 
+    /// The sensitivity fitted to the last `window` (200) answers by the rule above; `.factory`
+    /// with fewer than `minimumAnswers` (5).
     public static func calibrate(_ answers: [CandidateAnswer]) -> DetectorSensitivity {
         let recent = answers.suffix(window)
         guard recent.count >= minimumAnswers else { return .factory }

@@ -15,6 +15,7 @@ public enum DetectorEvaluation {
     /// plus the distance of a slow reaction (2 s at 10 km/h: 6 m), doubled.
     public static let metres = 25.0
 
+    /// How a recording's detections compare with the rider's marks.
     public struct Score: Sendable, Equatable, Codable {
         /// The rider's marks.
         public var labels = 0
@@ -26,6 +27,7 @@ public enum DetectorEvaluation {
         /// Length of the recording's track (its trips), metres.
         public var distanceMeters = 0.0
 
+        /// Creates an all-zero score.
         public init() {}
 
         /// Matched marks over marks; nil without marks.

@@ -7,6 +7,7 @@ public struct ReviewCandidate: Sendable, Equatable {
     public var strength: Double
     public var time: SampleTime
 
+    /// Creates a candidate from its fields.
     public init(source: ObstacleSource, severity: Double, confidence: Double, strength: Double, time: SampleTime) {
         self.source = source
         self.severity = severity
@@ -15,6 +16,7 @@ public struct ReviewCandidate: Sendable, Equatable {
         self.time = time
     }
 
+    /// The candidate for an obstacle the chain reported (detected or a rider mark).
     public init(_ event: ObstacleEvent) {
         self.init(source: event.source, severity: event.severity, confidence: event.confidence,
                   strength: event.strength, time: event.time)
@@ -33,6 +35,7 @@ public enum ReviewBudget {
     /// The default of `obstacles.review_budget` (justified in docs/configuration.md).
     public static let defaultBudget = 10
 
+    /// The split of a ride's candidates: asked, held back, and the rider's marks.
     public struct Selection: Sendable, Equatable {
         /// Indices into the input of the detected candidates to ask about, best first.
         public var asked: [Int]
@@ -42,6 +45,7 @@ public enum ReviewBudget {
         public var riderMarks: [Int]
     }
 
+    /// Splits `candidates` by the rule above: at most `budget` detected ones are asked about.
     public static func select(_ candidates: [ReviewCandidate], budget: Int) -> Selection {
         let detected = candidates.indices.filter { candidates[$0].source == .detected }
         let ranked = detected.sorted { a, b in

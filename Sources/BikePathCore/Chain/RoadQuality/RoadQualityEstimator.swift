@@ -12,8 +12,10 @@ public struct RoadQualityThresholds: Sendable, Equatable {
     /// (road profile PSD ∝ n⁻² gives acceleration RMS ∝ v^1.5; a tyre's filtering lowers
     /// it; 1.0 is the usual compromise).
     public var speedExponent: Double = 1.0
+    /// Creates the ISO 2631-1 thresholds above (0.8, 1.6, 2.5 m/s²).
     public init() {}
 
+    /// The status of a stretch with this roughness (m/s², speed-normalised).
     public func status(for roughness: Double) -> PathStatus {
         if roughness < optimalBelow { return .optimal }
         if roughness < mediumBelow { return .medium }

@@ -16,6 +16,8 @@ public struct TripTotals: Sendable {
     /// smaller than the band never adds up to climbing.
     private var elevationReference: Double?
 
+    /// Creates empty totals; the configuration gives the elevation band, path tolerance and CO₂
+    /// factor.
     public init(configuration: PipelineConfiguration) { self.configuration = configuration }
 
     /// Adds the next point; distance, moving time and top speed count only when
