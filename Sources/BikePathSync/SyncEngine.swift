@@ -22,12 +22,37 @@ public enum PassResult: Sendable, Equatable {
     /// Nothing left to send (what could be sent was sent or quarantined).
     case drained(sent: Int, quarantined: Int)
     /// The hub could not be reached or asked us to wait; try again later.
-    case failed(reason: String, retryAfterSeconds: Double?)
+    case failed(SyncFailure, retryAfterSeconds: Double?)
     /// 401: syncing stopped until the token is fixed and the client restarted.
     case unauthorized(String)
     /// 404/405 for an endpoint: the hub URL is wrong (not a verdict on a record);
     /// syncing stopped until the configuration is fixed and the client restarted.
     case misconfigured(String)
+}
+
+/// Why a pass failed (it is retried with backoff); `description` is the text
+/// `sync status`, the log and `bikepathd tail` show.
+public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store could not be read or written (its error's text).
+    case store(String)
+    /// No answer from the hub: refused, DNS, TLS, timeout (the transport's words).
+    case unreachable(String)
+    /// A 200 whose body is not a batch answer.
+    case unreadableAnswer
+    /// Some records of the batch got a retryable answer (408, 429, 5xx).
+    case recordsToRetry
+    /// The hub answered with a retryable error status (408, 429, 5xx).
+    case hubAnswered(status: Int, detail: String)
+
+    public var description: String {
+        switch self {
+        case .store(let error): "store error: \(error)"
+        case .unreachable(let why): "hub unreachable: \(why)"
+        case .unreadableAnswer: "the hub's batch answer could not be read"
+        case .recordsToRetry: "some records must be retried"
+        case .hubAnswered(let status, let detail): "hub answered \(status): \(detail)"
+        }
+    }
 }
 
 /// Works the store's outbox against the hub (docs/sync.md):
@@ -157,7 +182,7 @@ public actor SyncEngine {
                 if let stop = outcome.stop { return stop }
             }
         } catch {
-            return fail("store error: \(error)", retryAfter: nil)
+            return fail(.store("\(error)"), retryAfter: nil)
         }
     }
 
@@ -172,13 +197,13 @@ public actor SyncEngine {
         do {
             answer = try await client.postBatch(batch.map(\.1))
         } catch {
-            return BatchOutcome(stop: fail("hub unreachable: \(Self.describe(error))", retryAfter: nil))
+            return BatchOutcome(stop: fail(.unreachable(Self.describe(error)), retryAfter: nil))
         }
         switch answer.status {
         case 200:
             // The decoder's detail is of no use to the rider; the pass fails and is retried.
             guard let response = try? JSONDecoder().decode(BatchResponse.self, from: answer.body) else {
-                return BatchOutcome(stop: fail("the hub's batch answer could not be read", retryAfter: nil))
+                return BatchOutcome(stop: fail(.unreadableAnswer, retryAfter: nil))
             }
             online = true
             var outcome = BatchOutcome()
@@ -195,14 +220,14 @@ public actor SyncEngine {
                 case .misconfigured: return BatchOutcome(stop: misconfigured(r.status, "on a record: \(r.detailText)"))
                 }
             }
-            if retry { outcome.stop = fail("some records must be retried", retryAfter: nil) }
+            if retry { outcome.stop = fail(.recordsToRetry, retryAfter: nil) }
             return outcome
         case 401:
             return BatchOutcome(stop: unauthorized(Self.errorText(answer)))
         case 404, 405:
             return BatchOutcome(stop: misconfigured(answer.status, "for the batch endpoint: \(Self.errorText(answer))"))
         case 408, 429, 500...599:
-            return BatchOutcome(stop: fail("hub answered \(answer.status): \(Self.errorText(answer))",
+            return BatchOutcome(stop: fail(.hubAnswered(status: answer.status, detail: Self.errorText(answer)),
                                            retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
         default:
             // The batch as a whole was refused (malformed, too large): send the
@@ -214,7 +239,7 @@ public actor SyncEngine {
                 do {
                     single = try await client.put(wire.body, id: wire.id)
                 } catch {
-                    outcome.stop = fail("hub unreachable: \(Self.describe(error))", retryAfter: nil)
+                    outcome.stop = fail(.unreachable(Self.describe(error)), retryAfter: nil)
                     return outcome
                 }
                 // A body that is not a RecordResult: the status and raw error text instead.
@@ -229,7 +254,7 @@ public actor SyncEngine {
                     outcome.stop = misconfigured(single.status, "for \(wire.kind.rawValue) \(wire.id): \(detail)")
                     return outcome
                 case .retry:
-                    outcome.stop = fail("hub answered \(single.status): \(detail)",
+                    outcome.stop = fail(.hubAnswered(status: single.status, detail: detail),
                                         retryAfter: [429, 503].contains(single.status) ? RetryAfter.seconds(single.retryAfter) : nil)
                     return outcome
                 }
@@ -267,12 +292,12 @@ public actor SyncEngine {
         try store.recordSyncAttempt(seq: item.seq, outcome: .quarantined(reason), utcNanoseconds: wallClock())
     }
 
-    private func fail(_ reason: String, retryAfter: Double?) -> PassResult {
+    private func fail(_ failure: SyncFailure, retryAfter: Double?) -> PassResult {
         online = false
-        lastError = reason
+        lastError = failure.description
         // The log is diagnostic: failing to write it must not change the pass's result.
-        try? store.appendSyncLog(outcome: "failed", detail: reason, utcNanoseconds: wallClock())
-        return .failed(reason: reason, retryAfterSeconds: retryAfter)
+        try? store.appendSyncLog(outcome: "failed", detail: failure.description, utcNanoseconds: wallClock())
+        return .failed(failure, retryAfterSeconds: retryAfter)
     }
 
     private func unauthorized(_ detail: String) -> PassResult {

@@ -18,7 +18,7 @@ import Testing
         try await withClient(device, url: "http://127.0.0.1:\(port)") { client in
             let engine = device.engine(client)
             guard case .failed(let reason, _) = await engine.syncOnce() else { throw TestFailure(description: "sync succeeded with the hub down") }
-            #expect(reason.contains("unreachable"))
+            #expect(reason.description.contains("unreachable"))
             #expect(await engine.online == false)
             #expect(try device.store.syncDiagnosis().recentLog.first?.outcome == "failed")
             let hub = try device.hub(port: port)
