@@ -1,3 +1,4 @@
+import BikePathSensors
 import Foundation
 import Logging
 
@@ -113,18 +114,8 @@ public struct LogSink: Sendable {
     public init(fd: Int32) { self.fd = fd }
 
     func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return  // nowhere left to report a failing stderr
-                }
-                offset += n
-            }
-        }
+        // A failing stderr has nowhere left to be reported: its errno is dropped.
+        _ = Array(text.utf8).withUnsafeBytes { writeAll(fd, $0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathSensors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -50,18 +51,7 @@ public struct FixJSONWriter {
     private mutating func flush() {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard writeError == nil, !readerGone else { return }
-        let failure: Int32? = buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = write(output, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
-        }
+        let failure = buffer.withUnsafeBytes { writeAll(output, $0).errno }
         if failure == EPIPE { readerGone = true } else { writeError = failure }
     }
 

@@ -122,20 +122,9 @@ public final class RecordingWriter {
     }
 
     private func writeBuffer() throws(RecordingFileError) {
-        var done = 0
-        let err: Int32 = buffer.withUnsafeBytes { raw in
-            while done < raw.count {
-                let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                done += n
-            }
-            return 0
-        }
+        let (done, err) = buffer.withUnsafeBytes { writeAll(fd, $0) }
         bytesWritten += done
         buffer.removeFirst(done)
-        if err != 0 { throw .writeFailed(path: path, errno: err) }
+        if let err { throw .writeFailed(path: path, errno: err) }
     }
 }
