@@ -45,11 +45,6 @@ func configurationFile(_ flag: String?) -> DaemonConfiguration {
 
 /// Prints configuration problems to stderr, one per line, and fails the command.
 func failWithConfigurationProblems(_ error: ConfigurationError) -> ExitCode {
-    writeStandardError(error.description + "\n")
+    standardError(error.description + "\n")
     return ExitCode(78)  // EX_CONFIG: systemd shows "status=78/CONFIG"
-}
-
-func writeStandardError(_ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress!, $0.count) }
 }

@@ -64,10 +64,10 @@ struct DecodeCommand: ParsableCommand {
             writer.finish()
             writer.printSummary()
             if let code = writer.writeError {
-                ImportCommand.stderrLine("error: \(DecodeError.cannotWrite(String(cString: strerror(code))))")
+                standardErrorLine("error: \(DecodeError.cannotWrite(String(cString: strerror(code))))")
                 throw ExitCode(1)
             }
-            for problem in reader.report.problems { ImportCommand.stderrLine("warning: \(file): \(problem)") }
+            for problem in reader.report.problems { standardErrorLine("warning: \(file): \(problem)") }
         }
     }
 }

@@ -63,7 +63,7 @@ struct EvaluateCommand: ParsableCommand {
                                 recordings: results, total: total)
             print(json ? jsonText(report) : Self.text(report))
             if total.score.labels == 0 {
-                ImportCommand.stderrLine("warning: no rider labels in these recordings: recall is undefined")
+                standardErrorLine("warning: no rider labels in these recordings: recall is undefined")
             }
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathDaemon
 import BikePathCore
 import BikePathSensors
 
@@ -40,7 +41,7 @@ struct ImportCommand: ParsableCommand {
             try ImportCommand.reportingErrors {
                 let (recording, stats) = try GpsdLogImporter.load(path: input, writer: ImportCommand.writerName)
                 try recording.write(to: out.output, overwrite: out.force)
-                ImportCommand.stderrLine("\(out.output): \(stats.sentences) sentences from \(stats.lines) lines (\(stats.commentLines) comments, \(stats.junkLines) lines with non-NMEA bytes)")
+                standardErrorLine("\(out.output): \(stats.sentences) sentences from \(stats.lines) lines (\(stats.commentLines) comments, \(stats.junkLines) lines with non-NMEA bytes)")
             }
         }
     }
@@ -89,7 +90,7 @@ struct ImportCommand: ParsableCommand {
                 }
                 let (recording, stats) = try GoProCSVImporter.load(files, writer: ImportCommand.writerName)
                 try recording.write(to: out.output, overwrite: out.force)
-                ImportCommand.stderrLine("\(out.output): \(stats.imuSamples) IMU samples, \(stats.gpsRows) GPS rows as \(stats.nmeaSentences) NMEA sentences, \(stats.imuTimeRepairs) overlapping IMU packets re-spaced")
+                standardErrorLine("\(out.output): \(stats.imuSamples) IMU samples, \(stats.gpsRows) GPS rows as \(stats.nmeaSentences) NMEA sentences, \(stats.imuTimeRepairs) overlapping IMU packets re-spaced")
             }
         }
     }
@@ -103,16 +104,11 @@ extension ImportCommand {
         do {
             try body()
         } catch let e as ImportError {
-            stderrLine("error: \(e)")
+            standardErrorLine("error: \(e)")
             throw ExitCode(1)
         } catch let e as RecordingFileError {
-            stderrLine("error: \(e)")
+            standardErrorLine("error: \(e)")
             throw ExitCode(1)
         }
-    }
-
-    static func stderrLine(_ line: String) {
-        var s = line + "\n"
-        s.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -22,7 +22,7 @@ struct MarkCommand: ParsableCommand {
         do {
             reply = try StatusClient.mark(path: try socket.socketPath(), kind: kind.rawValue)
         } catch {
-            writeStandardError("bikepathd mark: \(error)\n")
+            standardError("bikepathd mark: \(error)\n")
             throw ExitCode(1)
         }
         print(json ? reply.jsonLine() : reply.humanReadable())

@@ -83,7 +83,7 @@ struct RecordCommand: AsyncParsableCommand {
         }
         thread.name = "record"
         thread.start()
-        ImportCommand.stderrLine("recording to \(output); SIGINT or SIGTERM stops")
+        standardErrorLine("recording to \(output); SIGINT or SIGTERM stops")
         let stopper = Task {
             if let seconds {
                 // Cancelled only when recording failed first: the stop request is then moot.
@@ -98,17 +98,17 @@ struct RecordCommand: AsyncParsableCommand {
         let failure = await iterator.next() ?? nil
         stopper.cancel()
         if let failure {
-            ImportCommand.stderrLine("error: \(failure)")
+            standardErrorLine("error: \(failure)")
             throw ExitCode(1)
         }
         let g = sources.gnss.status, i = sources.imu.status
-        ImportCommand.stderrLine("""
+        standardErrorLine("""
             recorded \(recorder.records) records (\(recorder.nmea) NMEA sentences, \(recorder.imu) IMU samples), \
             \(writer.bytesWritten) bytes; chain outputs \(recorder.outputCount); \
             gpsd drops \(g.deliveryDrops), IMU overruns \(i.overruns)
             """)
         if recorder.records == 0 {
-            ImportCommand.stderrLine("error: nothing was recorded: neither gpsd (\(gpsd.host):\(gpsd.port)) nor the IMU (\(iio.uri)) delivered data — `bikepathd diagnose` says why")
+            standardErrorLine("error: nothing was recorded: neither gpsd (\(gpsd.host):\(gpsd.port)) nor the IMU (\(iio.uri)) delivered data — `bikepathd diagnose` says why")
             throw ExitCode(3)
         }
     }

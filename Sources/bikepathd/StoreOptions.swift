@@ -68,7 +68,7 @@ func jsonText<T: Encodable>(_ value: T) -> String {
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
         // A non-finite number (never expected in a report): say so rather than print `{}`.
-        writeStandardError("error: the JSON output cannot be written: \(error)\n")
+        standardError("error: the JSON output cannot be written: \(error)\n")
         Foundation.exit(1)
     }
 }

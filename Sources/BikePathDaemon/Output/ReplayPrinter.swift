@@ -1,20 +1,22 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathSensors
 import Foundation
 
 /// Formats chain outputs for a person (events as they happen, then a trip summary) or
 /// as JSON lines for scripts. Times are seconds from the first record of the recording.
-struct ReplayPrinter {
-    let json: Bool
-    var origin: SampleTime?
+public struct ReplayPrinter {
+    public let json: Bool
+    /// The first record's time: offsets are counted from it.
+    public var origin: SampleTime?
     private var trips = 0, obstacles = 0, stretches = 0, sos = 0
     private var statusCounts: [PathStatus: Int] = [:]
-    let reviewBudget: Int
+    public let reviewBudget: Int
     /// The obstacles of the trip under way, for its review ranking.
     private var tripObstacles: [ObstacleEvent] = []
 
-    init(json: Bool, reviewBudget: Int = ReviewBudget.defaultBudget) {
+    /// `json`: one `ChainOutputJSON` line per output instead of text; `reviewBudget`:
+    /// how many candidates a trip's review asks about (obstacles.review_budget).
+    public init(json: Bool, reviewBudget: Int = ReviewBudget.defaultBudget) {
         self.json = json
         self.reviewBudget = reviewBudget
     }
@@ -23,7 +25,8 @@ struct ReplayPrinter {
         String(format: "%7.1f s", t - (origin ?? t))
     }
 
-    mutating func print(_ outputs: [ChainOutput]) {
+    /// Prints outputs as they come (stdout).
+    public mutating func print(_ outputs: [ChainOutput]) {
         for output in outputs {
             count(output)
             if json { emitJSON(output) } else if let line = humanLine(output) { Swift.print(line) }
@@ -91,10 +94,11 @@ struct ReplayPrinter {
         Swift.print(ChainOutputJSON.line(output))
     }
 
-    func finish(recording: String, records: Int, report: RecordingReadReport, status: PipelineStatus) {
+    /// The summary at the end: counts to stdout (text) or stderr (JSON), and the file's problems to stderr.
+    public func finish(recording: String, records: Int, report: RecordingReadReport, status: PipelineStatus) {
         let problems = report.problems.map { "\($0)" }
         if json {
-            ImportCommand.stderrLine("replayed \(records) records; \(trips) trips, \(obstacles) obstacles, \(sos) SOS")
+            standardErrorLine("replayed \(records) records; \(trips) trips, \(obstacles) obstacles, \(sos) SOS")
         } else {
             let quality = PathStatus.allCases.compactMap { s in statusCounts[s].map { "\(s.rawValue) \($0)" } }
             Swift.print("""
@@ -105,7 +109,7 @@ struct ReplayPrinter {
                   rejected fixes \(rejected(status.rejectedFixes)), rejected IMU samples \(status.rejectedIMUSamples)
                 """)
         }
-        for p in problems { ImportCommand.stderrLine("warning: \(recording): \(p)") }
+        for p in problems { standardErrorLine("warning: \(recording): \(p)") }
     }
 }
 
