@@ -1,6 +1,7 @@
 import ArgumentParser
 import BikePathCore
 import BikePathDaemon
+import BikePathReview
 import BikePathSensors
 import BikePathStore
 import BikePathSync
@@ -118,6 +119,7 @@ struct RunCommand: AsyncParsableCommand {
                 logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
             },
             sync: runner,
+            review: ReviewAddress(configuration.review.listen).map { ReviewService(store: store, address: $0, logger: logger) },
             loop: loop,
             degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,
                                               publish: publish),

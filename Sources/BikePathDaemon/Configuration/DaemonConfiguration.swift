@@ -18,6 +18,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     public var milestones = Milestones()
     public var log = Log()
     public var status = Status()
+    public var review = Review()
 
     public init() {}
 
@@ -156,6 +157,12 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
 
     public struct Log: Sendable, Equatable, Codable {
         public var level = LogLevelName.info
+    }
+
+    public struct Review: Sendable, Equatable, Codable {
+        /// `HOST:PORT` the rider's review page listens on (docs/review.md); empty: no page.
+        /// Anything but loopback lets the Wi-Fi reach it (pairing still guards every change).
+        public var listen = ""
     }
 
     public struct Status: Sendable, Equatable, Codable {
