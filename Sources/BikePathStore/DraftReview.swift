@@ -73,7 +73,7 @@ extension Store {
     /// The draft a rider means: its full id, a unique prefix of it, or its number
     /// in `drafts list` (1 = oldest; a plain number of at most 4 digits).
     public func resolveDraftID(_ reference: String) throws -> String {
-        let ref = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        let ref = reference.trimmingCharacters(in: .whitespaces)
         let ids = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq") }
         if ref.count <= 4, let index = Int(ref) {
             guard ids.indices.contains(index - 1) else { throw StoreError.noSuchDraftNumber(index, count: ids.count) }
@@ -84,7 +84,7 @@ extension Store {
 
     /// An obstacle of a draft: its full id, a unique prefix, or its number in `drafts show` (`#3`).
     public func resolveObstacleID(_ reference: String, inDraft draftID: String) throws -> String {
-        let ref = reference.trimmingCharacters(in: .whitespaces).lowercased()
+        let ref = reference.trimmingCharacters(in: .whitespaces)
         let obstacles = try draft(draftID).obstacles
         if ref.hasPrefix("#"), let rank = Int(ref.dropFirst()) {
             guard let o = obstacles.first(where: { $0.reviewRank == rank }) else { throw StoreError.noSuchObstacle(reference) }
@@ -93,9 +93,11 @@ extension Store {
         return try Self.unique(ref, among: obstacles.map(\.id), original: reference) { StoreError.noSuchObstacle($0) }
     }
 
-    private static func unique(_ ref: String, among ids: [String], original: String, missing: (String) -> StoreError) throws -> String {
-        if ids.contains(ref) { return ref }
-        let matches = ids.filter { $0.hasPrefix(ref) }
+    static func unique(_ ref: String, among ids: [String], original: String, missing: (String) -> StoreError) throws -> String {
+        // Ids are upper-case UUIDs; a rider may type them in either case.
+        let wanted = ref.uppercased()
+        if let exact = ids.first(where: { $0.uppercased() == wanted }) { return exact }
+        let matches = ids.filter { $0.uppercased().hasPrefix(wanted) }
         guard !ref.isEmpty, let first = matches.first else { throw missing(original) }
         guard matches.count == 1 else { throw StoreError.ambiguousReference(original, matches: matches.count) }
         return first

@@ -33,7 +33,9 @@ extension Store {
     /// Spends the code: it pairs exactly one phone. A wrong code counts against
     /// `pairingAttempts`; the last wrong one voids the code.
     public func redeemPairingCode(_ attempt: String, now: Date = Date()) throws {
-        try queue.write { db in
+        // The refusal is returned, not thrown, inside the transaction: a throw would
+        // roll back the counted failure and the voided code with it.
+        let refusal: String? = try queue.write { db in
             func meta(_ key: String) throws -> String? {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
             }
@@ -41,24 +43,28 @@ extension Store {
                 try db.execute(sql: "DELETE FROM meta WHERE key IN ('review_pairing_code', 'review_pairing_expires_ns', 'review_pairing_failures')")
             }
             guard let code = try meta("review_pairing_code"), let expires = Int64(try meta("review_pairing_expires_ns") ?? "") else {
-                throw StoreError.pairingRefused("no pairing code is waiting; run `bikepathd review pair`")
+                return "no pairing code is waiting; run `bikepathd review pair`"
             }
             guard Int64(now.timeIntervalSince1970 * 1e9) < expires else {
                 try void()
-                throw StoreError.pairingRefused("the code expired; run `bikepathd review pair` for a new one")
+                return "the code expired; run `bikepathd review pair` for a new one"
             }
             // Compared in full whatever the input, so the time taken says nothing about the digits.
             let given = Array(attempt.trimmingCharacters(in: .whitespaces).utf8), wanted = Array(code.utf8)
             var difference = given.count == wanted.count ? 0 : 1
             for (i, byte) in wanted.enumerated() { difference |= Int(byte ^ (i < given.count ? given[i] : 0)) }
-            guard difference != 0 else { return try void() }
+            guard difference != 0 else {
+                try void()
+                return nil
+            }
             let failures = (Int(try meta("review_pairing_failures") ?? "") ?? 0) + 1
             if failures >= Self.pairingAttempts {
                 try void()
-                throw StoreError.pairingRefused("wrong code \(failures) times; the code is void — run `bikepathd review pair` again")
+                return "wrong code \(failures) times; the code is void — run `bikepathd review pair` again"
             }
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_failures', ?)", arguments: [String(failures)])
-            throw StoreError.pairingRefused("wrong code (\(Self.pairingAttempts - failures) tries left)")
+            return "wrong code (\(Self.pairingAttempts - failures) tries left)"
         }
+        if let refusal { throw StoreError.pairingRefused(refusal) }
     }
 }

@@ -51,7 +51,10 @@ import Testing
         let store = try storeWithRides(dir, trips: 1)
         let code = try store.issuePairingCode()
         let wrong = code.code == "999999" ? "999998" : "999999"
-        for _ in 1...Store.pairingAttempts { #expect(throws: StoreError.self) { try store.redeemPairingCode(wrong) } }
+        for left in (0..<Store.pairingAttempts).reversed() {
+            #expect(throws: StoreError.pairingRefused(left == 0 ? "wrong code 5 times; the code is void — run `bikepathd review pair` again"
+                                                                : "wrong code (\(left) tries left)")) { try store.redeemPairingCode(wrong) }
+        }
         #expect(throws: StoreError.pairingRefused("no pairing code is waiting; run `bikepathd review pair`")) {
             try store.redeemPairingCode(code.code)
         }
@@ -128,7 +131,7 @@ import Testing
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             func post(_ uri: String, _ form: String) async throws -> (HTTPResponse.Status, String) {
-                try await client.execute(uri: uri, method: .post, headers: p.headers, body: ByteBuffer(string: "csrf=\(p.csrf)&" + form)) {
+                try await client.execute(uri: uri, method: .post, headers: p.headers, body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))) {
                     ($0.status, String(buffer: $0.body))
                 }
             }
@@ -201,7 +204,7 @@ import Testing
             for (headers, body) in attempts {
                 for path in ["confirm", "reject", "undo", "obstacles/\(obstacle)/drop", "path-status"] {
                     try await client.execute(uri: "/drafts/\(id)/\(path)", method: .post, headers: headers,
-                                             body: ByteBuffer(string: body + "&status=optimal&kind=bump")) { response in
+                                             body: ByteBuffer(string: ([body, "status=optimal", "kind=bump"].filter { !$0.isEmpty }).joined(separator: "&"))) { response in
                         #expect(response.status == .forbidden, "\(path) \(body)")
                         #expect(String(buffer: response.body).contains("nothing was changed"))
                     }

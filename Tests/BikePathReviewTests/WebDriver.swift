@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BikePathTestSupport
 import Foundation
 import NIOCore
+import NIOHTTP1
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -95,7 +96,7 @@ final class WebDriver: @unchecked Sendable {
         if let body { request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let data = try await response.body.collect(upTo: 32 << 20)
-        let json = try JSONSerialization.jsonObject(with: Data(buffer: data), options: [.fragmentsAllowed]) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(data.readableBytesView), options: [.fragmentsAllowed]) as? [String: Any]
         guard response.status == .ok else { throw Failure(description: "\(method) \(path): \(response.status) \(json?["value"] ?? "")") }
         return json?["value"] ?? NSNull()
     }

@@ -140,3 +140,82 @@ import Testing
         #expect(try store.editDraft(id, .addObstacle(.bump, time: nil, coordinate: onPath)) != nil)
     }
 }
+
+/// The store is the rider's (issue 12): made under the unit's UMask=0077, the
+/// database and its -wal/-shm are still group read-write, so a member of group
+/// bikepath runs `drafts` and the review page without sudo. Others get nothing.
+@Suite struct StoreGroupAccessTests {
+    @Test func storeFilesAreGroupReadWriteUnderUmask077() throws {
+        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("s.db")
+        let made = try runProcess("/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", binary, db])
+        #expect(made.status == 0, "\(made.err)")
+        for file in [db, db + "-wal", db + "-shm"] {
+            var info = stat()
+            #expect(stat(file, &info) == 0, "\(file) missing")
+            #expect(info.st_mode & 0o777 == 0o660, "\(file): \(String(info.st_mode & 0o777, radix: 8))")
+        }
+    }
+}
+
+/// Undo and rider-friendly references (issue 12).
+@Suite struct DraftReferenceTests {
+    @Test func undoTakesBackEachKindOfEditExactly() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 1, seconds: 300)
+        let id = try #require(try store.listDrafts().first?.id)
+        let original = try store.draft(id)
+        let o = original.obstacles[0]
+        try store.editDraft(id, .setObstacleKind(obstacleID: o.id, o.kind == .debris ? .bump : .debris))
+        try store.editDraft(id, .dropObstacle(obstacleID: original.obstacles[1].id))
+        try store.editDraft(id, .addObstacle(.pothole, time: nil, coordinate: original.path[3]))
+        try store.editDraft(id, .setPathStatus(.optimal))
+        try store.editDraft(id, .setPathStatus(.medium))
+        #expect(try store.undoLastEdit(id).action == "set-path-status")
+        #expect(try store.draft(id).pathStatus == .optimal)
+        for _ in 0..<4 { try store.undoLastEdit(id) }
+        #expect(try store.draft(id) == original)
+        #expect(throws: StoreError.invalidEdit("draft \(id) has no edit to undo")) { try store.undoLastEdit(id) }
+        try store.confirmDraft(id)
+        #expect(throws: StoreError.draftNotEditable(id, state: .queued)) { try store.undoLastEdit(id) }
+    }
+
+    @Test func draftsAreNamedByIdPrefixOrNumber() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 2, seconds: 300)
+        let ids = try store.listDrafts().map(\.id)
+        #expect(try store.resolveDraftID(ids[1]) == ids[1])
+        #expect(try store.resolveDraftID(String(ids[1].prefix(6)).lowercased()) == ids[1])
+        #expect(try store.resolveDraftID("1") == ids[0] && store.resolveDraftID("2") == ids[1])
+        #expect(throws: StoreError.noSuchDraftNumber(3, count: 2)) { try store.resolveDraftID("3") }
+        #expect(throws: StoreError.noSuchDraft("zz")) { try store.resolveDraftID("zz") }
+        #expect(throws: StoreError.noSuchDraft("")) { try store.resolveDraftID("") }
+        let d = try store.draft(ids[0])
+        let asked = try #require(d.obstacles.first { $0.reviewRank == 1 })
+        #expect(try store.resolveObstacleID("#1", inDraft: ids[0]) == asked.id)
+        #expect(try store.resolveObstacleID(String(asked.id.prefix(8)), inDraft: ids[0]) == asked.id)
+        #expect(throws: StoreError.noSuchObstacle("#99")) { try store.resolveObstacleID("#99", inDraft: ids[0]) }
+        #expect(throws: StoreError.ambiguousReference("ab", matches: 2)) {
+            try Store.unique("ab", among: ["ABC1", "ABD2", "B"], original: "ab") { StoreError.noSuchDraft($0) }
+        }
+    }
+
+    @Test func aCandidateLiesAlongThePathAndAtAClockTime() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 1, seconds: 300)
+        let d = try store.draft(try #require(try store.listDrafts().first?.id))
+        #expect(d.distanceAlongPath(to: d.path[0]) == 0)
+        let last = try #require(d.distanceAlongPath(to: d.path[d.path.count - 1]))
+        #expect(abs(last - Geodesic.distance(d.path[0], d.path[d.path.count - 1])) < 1)  // a straight ride east
+        let start = try #require(d.trip.startUTCNanoseconds)
+        #expect(d.utcNanoseconds(atSampleTime: d.trip.startTimeNanoseconds + 5_000_000_000) == start + 5_000_000_000)
+    }
+}
