@@ -54,4 +54,40 @@ import Glibc
         kill(server.pid, SIGTERM)
         #expect(server.waitForExit(timeout: 20) == 0)
     }
+
+    /// `bikepathd run` serves the page when `review.listen` is set: the daemon
+    /// replays the bundled ride slowly while a phone's request is answered.
+    @Test func runServesThePageWhenReviewListenIsSet() async throws {
+        let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let port = try WebDriver.freePort()
+        let config = dir.file("bikepathd.toml")
+        try """
+            [store]
+            path = "\(dir.file("store.sqlite"))"
+            [status]
+            socket = "\(dir.file("status.sock"))"
+            [review]
+            listen = "127.0.0.1:\(port)"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let ride = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
+        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "10"],
+                                      output: URL(fileURLWithPath: dir.file("run.log")))
+        defer { daemon.stop(signal: SIGKILL) }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+        defer { _ = client.shutdown() }
+        let deadline = Date().addingTimeInterval(45)
+        var answered = false
+        while !answered, Date() < deadline {
+            answered = (try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: .seconds(5)))
+                .map { $0.status == .seeOther && $0.headers["Location"] == ["/pair"] } ?? false
+            if !answered { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        let log = { (try? String(contentsOfFile: dir.file("run.log"), encoding: .utf8)) ?? "" }
+        #expect(answered, "the daemon's review page did not answer: \(log())")
+        #expect(log().contains("review page on http://127.0.0.1:\(port)"))
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.waitForExit(timeout: 30) == 0, "\(log())")
+    }
 }
