@@ -232,7 +232,9 @@ struct CLI {
 
     func pendingDraft() -> String? {
         guard let r = try? run(["drafts", "list", "--db", store]), r.status == 0 else { return nil }
-        return r.out.split(separator: "\n").first { $0.contains("pending") }.flatMap { $0.split(separator: " ").first.map(String.init) }
+        // A line is "  N  ID  DATE TIME  STATE …": the id is the 36-character word.
+        return r.out.split(separator: "\n").first { $0.contains("pending") }
+            .flatMap { $0.split(separator: " ").first { $0.count == 36 }.map(String.init) }
     }
 
     func log(_ dir: ScratchDirectory, _ n: Int) -> String {
