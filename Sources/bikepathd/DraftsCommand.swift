@@ -97,10 +97,10 @@ struct DraftsCommand: ParsableCommand {
                 Edits are applied in this order: --set-kind, --drop, --add, --path-status.
                   --set-kind OBSTACLE=KIND     change a candidate's type
                   --drop OBSTACLE              drop a candidate
-                OBSTACLE is the id shown by `drafts show`, a unique prefix of it, or its number there (#1).
                   --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
                   --add KIND@LAT,LON           add a missed obstacle at a position
                   --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
+                OBSTACLE is the id shown by `drafts show`, a unique prefix of it, or its number there (#1).
                 Obstacle kinds: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).
                 """)
         @OptionGroup var options: StoreOptions
