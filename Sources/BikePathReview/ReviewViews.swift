@@ -70,6 +70,17 @@ public enum ReviewFormat {
         return String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
     }
 
+    /// The UTC time of a clock time (`14:31` or `14:31:05`, the device's time zone)
+    /// on the day of `reference`; nil when it is not a clock time.
+    public static func utcNanoseconds(clock text: String, onDayOf reference: Int64) -> Int64? {
+        let parts = text.split(separator: ":").map { Int($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }), let h = parts[0], let m = parts[1],
+              (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(parts.count == 3 ? parts[2]! : 0) else { return nil }
+        let day = Calendar.current.startOfDay(for: Date(timeIntervalSince1970: Double(reference) / 1e9))
+        let seconds = Double(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0))
+        return Int64(((day.timeIntervalSince1970 + seconds) * 1e9).rounded())
+    }
+
     static func distance(_ metres: Double) -> String {
         metres >= 1000 ? String(format: "%.2f km", metres / 1000) : String(format: "%.0f m", metres)
     }

@@ -123,4 +123,10 @@ extension DraftDocument {
     public func utcNanoseconds(atSampleTime nanoseconds: Int64) -> Int64? {
         trip.startUTCNanoseconds.map { $0 + (nanoseconds - trip.startTimeNanoseconds) }
     }
+
+    /// The sample time of a clock time (UTC, ns since 1970) during this trip: the
+    /// inverse of `utcNanoseconds(atSampleTime:)`; nil without a GNSS time.
+    public func sampleNanoseconds(atUTC utcNanoseconds: Int64) -> Int64? {
+        trip.startUTCNanoseconds.map { trip.startTimeNanoseconds + (utcNanoseconds - $0) }
+    }
 }

@@ -98,6 +98,7 @@ struct DraftsCommand: ParsableCommand {
                   --set-kind OBSTACLE=KIND     change a candidate's type
                   --drop OBSTACLE              drop a candidate
                   --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
+                  --add KIND@HH:MM[:SS]        add a missed obstacle at that clock time, as `drafts show` prints it
                   --add KIND@LAT,LON           add a missed obstacle at a position
                   --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
                 OBSTACLE is the id shown by `drafts show`, a unique prefix of it, or its number there (#1).
@@ -107,7 +108,7 @@ struct DraftsCommand: ParsableCommand {
         @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
         @Option(name: .customLong("set-kind"), help: "OBSTACLE=KIND") var setKind: [String] = []
         @Option(help: "OBSTACLE") var drop: [String] = []
-        @Option(help: "KIND@SECONDS or KIND@LAT,LON") var add: [String] = []
+        @Option(help: "KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON") var add: [String] = []
         @Option(name: .customLong("path-status"), help: "Path status.") var pathStatus: PathStatus?
 
         func validate() throws {
@@ -119,17 +120,16 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let id = try options.run { try store.resolveDraftID(reference) }
-            let start = try options.run { try store.draft(id) }.trip.startTimeNanoseconds
-            let edits = try options.run {
-                try parseEdits(tripStart: SampleTime(nanoseconds: start)) { try store.resolveObstacleID($0, inDraft: id) }
-            }
+            let draft = try options.run { try store.draft(id) }
+            let edits = try options.run { try parseEdits(draft) { try store.resolveObstacleID($0, inDraft: id) } }
             for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
             options.emit(DraftJSON.draft(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
         }
 
         /// `obstacle` turns what the rider typed (id, prefix or `#N`) into the obstacle's id.
-        private func parseEdits(tripStart: SampleTime, obstacle: (String) throws -> String) throws -> [DraftEdit] {
+        private func parseEdits(_ draft: DraftDocument, obstacle: (String) throws -> String) throws -> [DraftEdit] {
+            let tripStart = SampleTime(nanoseconds: draft.trip.startTimeNanoseconds)
             var edits: [DraftEdit] = []
             for item in setKind {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -149,8 +149,13 @@ struct DraftsCommand: ParsableCommand {
                     edits.append(.addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon)))
                 } else if where_.count == 1, let seconds = where_[0], seconds.isFinite {
                     edits.append(.addObstacle(kind, time: tripStart + seconds, coordinate: nil))
+                } else if let start = draft.trip.startUTCNanoseconds,
+                          let utc = ReviewFormat.utcNanoseconds(clock: parts[1], onDayOf: start),
+                          let time = draft.sampleNanoseconds(atUTC: utc) {
+                    // A clock time, as `drafts show` prints it: what the rider read off a watch.
+                    edits.append(.addObstacle(kind, time: SampleTime(nanoseconds: time), coordinate: nil))
                 } else {
-                    throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON (degrees); got '\(item)'")
+                    throw ValidationError("--add wants KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON (degrees); got '\(item)'")
                 }
             }
             if let pathStatus { edits.append(.setPathStatus(pathStatus)) }

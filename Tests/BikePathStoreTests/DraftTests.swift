@@ -272,6 +272,14 @@ import Testing
         #expect(edit.status == 0, "\(edit.err)")
         let ranked = try #require(try store.draft(ids[0]).obstacles.first { $0.reviewRank == 1 })
         #expect(ranked.dropped)
+        // A clock time as `show` prints it: the first ride starts at 14:30:00, so 14:31:40 is 100 s in.
+        let clock = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@14:31:40"])
+        #expect(clock.status == 0, "\(clock.err)")
+        let added = try #require(try store.draft(ids[0]).obstacles.first { $0.origin == "rider" })
+        let start = try store.draft(ids[0]).trip.startTimeNanoseconds
+        #expect(added.timeNanoseconds == start + 100_000_000_000)
+        let late = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@18:00"])
+        #expect(late.status == 1 && late.err.contains("lies outside the trip"), "\(late.err)")
         let missing = try runProcess(bin, ["drafts", "confirm", "7", "--db", db])
         #expect(missing.status == 1 && missing.err.contains("no draft number 7: `bikepathd drafts list` shows 2"))
         let confirm = try runProcess(bin, ["drafts", "confirm", "1", "--db", db])
