@@ -63,6 +63,10 @@ public struct ReviewService: Service {
     }
 
     public func run() async throws {
+        if !address.isLoopback {
+            // Configured on purpose (review.listen / --listen); said once so the log shows it (docs/review.md, threat model).
+            logger.warning("review page open to the network on \(address): plain HTTP, every change needs a paired phone")
+        }
         let code = try store.issuePairingCode()
         let logger = self.logger, address = self.address
         let app = try buildReviewApplication(store: store, address: address, logger: logger) { port in

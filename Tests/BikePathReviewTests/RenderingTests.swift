@@ -49,3 +49,12 @@ import Testing
         #expect(WindowPlot(samples: [0.1, 0.2], rate: 100).peak == 1)  // a quiet window stays low
     }
 }
+
+@Suite struct ReviewAddressTests {
+    @Test func addressesParseAndKnowLoopback() {
+        #expect(ReviewAddress("127.0.0.1:8080") == ReviewAddress(host: "127.0.0.1", port: 8080))
+        #expect(ReviewAddress("[::1]:80")?.isLoopback == true)
+        #expect(ReviewAddress("0.0.0.0:8080")?.isLoopback == false)
+        for bad in ["8080", ":8080", "host:", "host:70000"] { #expect(ReviewAddress(bad) == nil, "\(bad)") }
+    }
+}
