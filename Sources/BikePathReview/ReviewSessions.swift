@@ -1,3 +1,4 @@
+import BikePathStore
 import Crypto
 import Foundation
 
@@ -27,23 +28,16 @@ public actor ReviewSessions {
     /// The session a cookie names, if any.
     public func session(token: String?) -> ReviewSession? {
         guard let token, !token.isEmpty else { return nil }
-        return sessions.first { Self.equal($0.token, token) }
+        return sessions.first { ConstantTime.equal(token, $0.token) }
     }
 
     static func randomToken() -> String {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Equality that takes as long for a near miss as for a far one.
-    static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
-
     /// Whether a form's token is this session's.
     public nonisolated static func csrfMatches(_ session: ReviewSession, _ token: String?) -> Bool {
         guard let token else { return false }
-        return equal(session.csrf, token)
+        return ConstantTime.equal(token, session.csrf)
     }
 }

@@ -1,6 +1,17 @@
 import Foundation
 import GRDB
 
+/// Secrets compared so that the time taken says nothing about how much matched.
+public enum ConstantTime {
+    /// Whether `given` equals `secret`, looking at every byte of `secret` whatever `given` is.
+    public static func equal(_ given: String, _ secret: String) -> Bool {
+        let a = Array(given.utf8), b = Array(secret.utf8)
+        var difference = a.count == b.count ? 0 : 1
+        for (i, byte) in b.enumerated() { difference |= Int(byte ^ (i < a.count ? a[i] : 0)) }
+        return difference == 0
+    }
+}
+
 /// The one-time code that pairs a phone with the review page (docs/review.md).
 /// It lives in the store so that `bikepathd review pair` can issue it while the
 /// daemon serves the page from another process.
@@ -49,11 +60,7 @@ extension Store {
                 try void()
                 return "the code expired; run `bikepathd review pair` for a new one"
             }
-            // Compared in full whatever the input, so the time taken says nothing about the digits.
-            let given = Array(attempt.trimmingCharacters(in: .whitespaces).utf8), wanted = Array(code.utf8)
-            var difference = given.count == wanted.count ? 0 : 1
-            for (i, byte) in wanted.enumerated() { difference |= Int(byte ^ (i < given.count ? given[i] : 0)) }
-            guard difference != 0 else {
+            guard !ConstantTime.equal(attempt.trimmingCharacters(in: .whitespaces), code) else {
                 try void()
                 return nil
             }
