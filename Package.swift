@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         // `bikepathd run`: its parts as services in one ServiceGroup (docs/daemon.md).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // The rider's review page (issue 12): server-rendered HTML templates.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -58,7 +60,7 @@ let package = Package(
         .target(
             name: "BikePathDaemon",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -68,8 +70,20 @@ let package = Package(
         .executableTarget(
             name: "bikepathd",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathSync",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathSync", "BikePathReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The rider's review page (docs/review.md): routes, templates, SVG, pairing.
+        .target(
+            name: "BikePathReview",
+            dependencies: [
+                "BikePathCore", "BikePathStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -130,6 +144,19 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "BikePathReviewTests",
+            dependencies: [
+                "BikePathReview", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport", "BikePathFixtures"], resources: [.copy("Fixtures")]),

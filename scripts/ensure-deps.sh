@@ -4,7 +4,8 @@
 # but a Swift toolchain). Needs root or sudo when it has to install.
 set -euo pipefail
 packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
-          python3 libxml2-utils util-linux procps)
+          python3 libxml2-utils util-linux procps
+          chromium chromium-driver fonts-dejavu-core)  # chromium: the review page's browser test (Tests/BikePathReviewTests)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

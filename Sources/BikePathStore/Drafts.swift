@@ -9,6 +9,8 @@ public struct DraftSummary: Sendable, Equatable, Codable {
     public var state: DraftState
     public var startUTCNanoseconds: Int64?
     public var distanceMeters: Double
+    /// The trip's duration, start to end.
+    public var elapsedSeconds: Double
     /// Obstacles the draft shows (asked candidates and the rider's own, not dropped).
     public var obstacles: Int
     /// Detected candidates held back by the review budget.
@@ -250,14 +252,14 @@ extension Store {
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
         try queue.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m,
+                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
                        (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
                        (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
                 FROM drafts d JOIN trips t ON t.id = d.trip_id
                 WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
                 """, arguments: [state?.rawValue]).map { r in
                 DraftSummary(id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
-                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], obstacles: r["obstacles"], heldBack: r["held_back"],
+                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0, obstacles: r["obstacles"], heldBack: r["held_back"],
                              pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
             }
         }
@@ -320,8 +322,10 @@ extension Store {
                 if current.obstacles.first(where: { $0.id == obstacleID })?.kind == kind {
                     throw StoreError.invalidEdit("obstacle \(obstacleID) is already \(kind.rawValue); nothing to change")
                 }
+                let previous = current.obstacles.first(where: { $0.id == obstacleID })?.kind ?? .irregularity
                 try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])
-                (action, detail, touched) = ("set-kind", ["obstacle": obstacleID, "kind": kind.rawValue], obstacleID)
+                // `from` lets `undoLastEdit` put it back.
+                (action, detail, touched) = ("set-kind", ["obstacle": obstacleID, "kind": kind.rawValue, "from": previous.rawValue], obstacleID)
             case .dropObstacle(let obstacleID):
                 try requireObstacle(obstacleID)
                 if current.obstacles.first(where: { $0.id == obstacleID })?.dropped == true {
@@ -351,7 +355,7 @@ extension Store {
                     throw StoreError.invalidEdit("the path is already rated \(status.rawValue); nothing to change")
                 }
                 try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [status.rawValue, id])
-                (action, detail, touched) = ("set-path-status", ["status": status.rawValue], nil)
+                (action, detail, touched) = ("set-path-status", ["status": status.rawValue, "from": current.pathStatus?.rawValue ?? ""], nil)
             }
             try db.execute(sql: "INSERT INTO draft_edits (draft_id, action, detail) VALUES (?, ?, ?)",
                            arguments: [id, action, try JSONText.encode(detail)])

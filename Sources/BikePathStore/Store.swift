@@ -91,10 +91,25 @@ public final class Store: Sendable {
                                arguments: [aside, failure.reason])
             }
         }
+        shareWithGroup(path: path)
         report.openTripID = try queue.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
         }
         return Store(path: path, configuration: configuration, openReport: report, queue: queue)
+    }
+
+    /// The store is the rider's: a member of the daemon's group (`bikepath`) runs
+    /// `drafts`, `stats`, `export` and the review page without sudo. The unit's
+    /// UMask=0077 makes new files 0600, so the owner adds group read-write to the
+    /// database and its -wal and -shm (SQLite gives those the database file's mode
+    /// when it makes them again). Others get nothing.
+    private static func shareWithGroup(path: String) {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_uid == geteuid() else { continue }
+            let mode = info.st_mode & 0o7777
+            if mode & 0o060 != 0o060 { chmod(file, (mode | 0o060) & ~0o007) }
+        }
     }
 
     private static func requireHealthy(path: String) throws {

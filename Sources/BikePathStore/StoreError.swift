@@ -14,6 +14,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case noSuchTrip(String)
     case noSuchDraft(String)
     case noSuchObstacle(String)
+    /// A draft number past the end of `drafts list`.
+    case noSuchDraftNumber(Int, count: Int)
+    /// A prefix that matches more than one id.
+    case ambiguousReference(String, matches: Int)
+    /// A review page pairing code that is wrong, spent or expired.
+    case pairingRefused(String)
     case illegalTransition(draft: String, from: DraftState, to: DraftState)
     case draftNotEditable(String, state: DraftState)
     case invalidEdit(String)
@@ -39,6 +45,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
+        case .noSuchDraftNumber(let n, let count): "no draft number \(n): `bikepathd drafts list` shows \(count)"
+        case .ambiguousReference(let ref, let matches): "'\(ref)' matches \(matches) ids; type more of it"
+        case .pairingRefused(let reason): "pairing refused: \(reason)"
         case .illegalTransition(let id, let from, let to):
             "draft \(id) is \(from.rawValue); it cannot become \(to.rawValue)"
         case .draftNotEditable(let id, let state):

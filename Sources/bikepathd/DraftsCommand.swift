@@ -1,6 +1,7 @@
 import ArgumentParser
 import BikePathCore
 import BikePathDaemon
+import BikePathReview
 import BikePathStore
 import Foundation
 
@@ -26,9 +27,13 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.openForReading()
             let drafts = try options.run { try store.listDrafts(state: state) }
+            let all = state == nil ? drafts : try options.run { try store.listDrafts() }
+            let numbers = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0 + 1) })
             options.emit(DraftJSON.list(drafts)) {
                 drafts.isEmpty ? "no drafts" : drafts.map { d in
-                    "\(d.id)  \(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+                    // The number is what `show`, `confirm`, `edit` … accept instead of the id (with --state, the unfiltered list's).
+                    String(format: "%3d  ", numbers[d.id] ?? 0) + "\(d.id)  \(ReviewFormat.dateAndTime(d.startUTCNanoseconds))  "
+                        + "\(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                         + String(format: "%7.2f km", d.distanceMeters / 1000)
                         + "  \(d.obstacles) obstacle(s), \(d.heldBack) held back  path: \(d.pathStatus?.rawValue ?? "-")"
                 }.joined(separator: "\n")
@@ -39,11 +44,11 @@ struct DraftsCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one draft: trip, obstacles, road quality, edits.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Draft id.") var id: String
+        @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
         func run() throws {
             let store = try options.openForReading()
-            let d = try options.run { try store.draft(id) }
+            let d = try options.run { try store.draft(try store.resolveDraftID(reference)) }
             options.emit(DraftJSON.draft(d)) { DraftText.render(d) }
         }
     }
@@ -52,11 +57,11 @@ struct DraftsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Confirm a pending draft: it is frozen and hash-chained, and published when trip sharing is on and a hub is set.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Draft id.") var id: String
+        @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
         func run() throws {
             let store = try options.open()
-            let d = try options.run { try store.confirmDraft(id) }
+            let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
             let held = try options.run { try Self.heldBack(store: store, configuration: options.fileConfiguration) }
             options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: held ?? "queued")) {
                 held.map { "draft \(d.id) confirmed; it stays on this device: \($0)" } ?? "draft \(d.id) confirmed and queued for sync"
@@ -75,10 +80,11 @@ struct DraftsCommand: ParsableCommand {
     struct Reject: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Reject a pending draft: it will never be sent.")
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Draft id.") var id: String
+        @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
         func run() throws {
             let store = try options.open()
+            let id = try options.run { try store.resolveDraftID(reference) }
             try options.run { try store.rejectDraft(id) }
             options.emit(DraftJSON.Transition(id: id, state: DraftState.rejected.rawValue)) { "draft \(id) rejected" }
         }
@@ -92,15 +98,17 @@ struct DraftsCommand: ParsableCommand {
                   --set-kind OBSTACLE=KIND     change a candidate's type
                   --drop OBSTACLE              drop a candidate
                   --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
+                  --add KIND@HH:MM[:SS]        add a missed obstacle at that clock time, as `drafts show` prints it
                   --add KIND@LAT,LON           add a missed obstacle at a position
                   --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
+                OBSTACLE is the id shown by `drafts show`, a unique prefix of it, or its number there (#1).
                 Obstacle kinds: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).
                 """)
         @OptionGroup var options: StoreOptions
-        @Argument(help: "Draft id.") var id: String
+        @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
         @Option(name: .customLong("set-kind"), help: "OBSTACLE=KIND") var setKind: [String] = []
         @Option(help: "OBSTACLE") var drop: [String] = []
-        @Option(help: "KIND@SECONDS or KIND@LAT,LON") var add: [String] = []
+        @Option(help: "KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON") var add: [String] = []
         @Option(name: .customLong("path-status"), help: "Path status.") var pathStatus: PathStatus?
 
         func validate() throws {
@@ -111,23 +119,26 @@ struct DraftsCommand: ParsableCommand {
 
         func run() throws {
             let store = try options.open()
-            let start = try options.run { try store.draft(id) }.trip.startTimeNanoseconds
-            let edits = try parseEdits(tripStart: SampleTime(nanoseconds: start))
+            let id = try options.run { try store.resolveDraftID(reference) }
+            let draft = try options.run { try store.draft(id) }
+            let edits = try options.run { try parseEdits(draft) { try store.resolveObstacleID($0, inDraft: id) } }
             for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
             options.emit(DraftJSON.draft(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
         }
 
-        private func parseEdits(tripStart: SampleTime) throws -> [DraftEdit] {
+        /// `obstacle` turns what the rider typed (id, prefix or `#N`) into the obstacle's id.
+        private func parseEdits(_ draft: DraftDocument, obstacle: (String) throws -> String) throws -> [DraftEdit] {
+            let tripStart = SampleTime(nanoseconds: draft.trip.startTimeNanoseconds)
             var edits: [DraftEdit] = []
             for item in setKind {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[1]) else {
                     throw ValidationError("--set-kind wants OBSTACLE=KIND with KIND one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'")
                 }
-                edits.append(.setObstacleKind(obstacleID: parts[0], kind))
+                edits.append(.setObstacleKind(obstacleID: try obstacle(parts[0]), kind))
             }
-            edits += drop.map { .dropObstacle(obstacleID: $0) }
+            edits += try drop.map { .dropObstacle(obstacleID: try obstacle($0)) }
             for item in add {
                 let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[0]) else {
@@ -138,8 +149,13 @@ struct DraftsCommand: ParsableCommand {
                     edits.append(.addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon)))
                 } else if where_.count == 1, let seconds = where_[0], seconds.isFinite {
                     edits.append(.addObstacle(kind, time: tripStart + seconds, coordinate: nil))
+                } else if let start = draft.trip.startUTCNanoseconds,
+                          let utc = ReviewFormat.utcNanoseconds(clock: parts[1], onDayOf: start),
+                          let time = draft.sampleNanoseconds(atUTC: utc) {
+                    // A clock time, as `drafts show` prints it: what the rider read off a watch.
+                    edits.append(.addObstacle(kind, time: SampleTime(nanoseconds: time), coordinate: nil))
                 } else {
-                    throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON (degrees); got '\(item)'")
+                    throw ValidationError("--add wants KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON (degrees); got '\(item)'")
                 }
             }
             if let pathStatus { edits.append(.setPathStatus(pathStatus)) }
@@ -182,7 +198,11 @@ enum DraftText {
     /// `#1 pothole …  detected  severity 0.62 × confidence 0.80`, or `rider` for the rider's own.
     private static func obstacleLine(_ o: DraftDocument.Obstacle, _ d: DraftDocument) -> String {
         let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
-        let t = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
+        let offset = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
+        // Clock time and distance along the path: what the rider remembers of the spot.
+        let clockTime = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map { " at " + ReviewFormat.clock($0) } ?? ""
+        let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map { String(format: ", %.2f km along the path", $0 / 1000) } ?? ""
+        let t = offset + clockTime + along
         let rank = o.reviewRank.map { "#\($0) " } ?? ""
         let figures = o.origin == "detected"
             ? String(format: "  severity %.2f × confidence %.2f, strength %.2f", o.severity, o.confidence, o.strength)

@@ -4,11 +4,22 @@ import Testing
 
 @Suite("Configuration file")
 struct ConfigurationTests {
-    @Test("The example file parses and holds exactly the documented defaults")
+    @Test("The example file parses and holds exactly the documented defaults, but for a loopback review page")
     func exampleIsDefaults() throws {
         let text = try Repository.text("systemd/bikepathd.toml")
         let parsed = try ConfigurationLoader.parse(text, file: "bikepathd.toml")
-        #expect(parsed == DaemonConfiguration())
+        // Off by default; the installed example serves it on loopback only (docs/review.md).
+        var expected = DaemonConfiguration()
+        expected.review.listen = "127.0.0.1:8080"
+        #expect(parsed == expected)
+    }
+
+    @Test("review.listen takes HOST:PORT or nothing")
+    func reviewListen() throws {
+        #expect(try ConfigurationLoader.parse("[review]\nlisten = \"0.0.0.0:8080\"", file: "x").review.listen == "0.0.0.0:8080")
+        for bad in ["8080", "host:", ":8080", "host:99999"] {
+            #expect(throws: ConfigurationError.self) { try ConfigurationLoader.parse("[review]\nlisten = \"\(bad)\"", file: "x") }
+        }
     }
 
     @Test("An empty file gives the defaults")
@@ -127,7 +138,7 @@ struct ConfigurationTests {
             else if let eq = line.firstIndex(of: "=") { keys.append(section + "." + line[..<eq].trimmingCharacters(in: .whitespaces)) }
         }
         // The three privacy.share_* keys are absent by default (absent: the rider decides), so not rendered.
-        #expect(keys.count == 29)
+        #expect(keys.count == 30)
         keys += ["privacy.share_trips", "privacy.share_sos", "privacy.share_live_position"]
         for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
     }

@@ -48,3 +48,17 @@ struct SystemdUnitTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
+
+/// The store is the rider's (issue 12): group bikepath may enter and write the state directory.
+@Suite("systemd unit: the rider's group")
+struct SystemdGroupAccessTests {
+    @Test("StateDirectoryMode gives group bikepath rwx, others nothing")
+    func stateDirectoryIsTheGroups() throws {
+        let unit = try Repository.text("systemd/bikepathd.service")
+        let line = unit.split(separator: "\n").first { $0.hasPrefix("StateDirectoryMode=") }
+        let mode = try #require(line.flatMap { Int($0.dropFirst("StateDirectoryMode=".count), radix: 8) })
+        #expect(mode & 0o070 == 0o070, "group needs rwx to open the store and make its -wal/-shm")
+        #expect(mode & 0o007 == 0)
+        #expect(unit.contains("Group=bikepath"))
+    }
+}

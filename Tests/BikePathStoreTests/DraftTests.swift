@@ -140,3 +140,150 @@ import Testing
         #expect(try store.editDraft(id, .addObstacle(.bump, time: nil, coordinate: onPath)) != nil)
     }
 }
+
+/// The store is the rider's (issue 12): made under the unit's UMask=0077, the
+/// database and its -wal/-shm are still group read-write, so a member of group
+/// bikepath runs `drafts` and the review page without sudo. Others get nothing.
+@Suite struct StoreGroupAccessTests {
+    @Test func storeFilesAreGroupReadWriteUnderUmask077() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("s.db")
+        let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
+        let made = try runProcess("/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
+        #expect(made.status == 0, "\(made.err)")
+        for file in [db, db + "-wal", db + "-shm"] {
+            var info = stat()
+            #expect(stat(file, &info) == 0, "\(file) missing")
+            #expect(info.st_mode & 0o777 == 0o660, "\(file): \(String(info.st_mode & 0o777, radix: 8))")
+        }
+    }
+
+    /// As on a Pi: the state directory 0770 (the unit's StateDirectoryMode) of the
+    /// daemon's group; a user in that group lists and confirms without sudo, a user
+    /// outside it reads nothing. Needs root to switch users (setpriv, util-linux).
+    @Test func aGroupMemberReviewsWithoutSudoAndOthersCannot() throws {
+        guard isRoot else {
+            if isCI { Issue.record("needs root to run commands as another user, and CI=true") }
+            print("skipped: not root, cannot switch users")
+            return
+        }
+        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let state = dir.file("state")
+        let db = state + "/s.db"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
+        let made = try runProcess("/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
+        #expect(made.status == 0, "\(made.err)")
+        let group = "54321"  // the daemon's group (bikepath on a Pi); the files keep root as owner, like the daemon's user
+        #expect(try runProcess("/bin/chgrp", ["-R", group, state]).status == 0)
+        #expect(chmod(state, 0o770) == 0 && chmod(dir.path, 0o755) == 0)
+        func asUser(groups: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--groups=\(groups)", binary] + arguments)
+        }
+        let listed = try asUser(groups: group, ["drafts", "list", "--db", db])
+        #expect(listed.status == 0 && listed.out.contains("pending"), "\(listed.err)")
+        let confirmed = try asUser(groups: group, ["drafts", "confirm", "1", "--db", db])
+        #expect(confirmed.status == 0, "\(confirmed.err)")
+        let outsider = try asUser(groups: "65534", ["drafts", "list", "--db", db])
+        #expect(outsider.status != 0)
+        #expect(try Store.open(path: db, mode: .readOnly).listDrafts().map(\.state) == [.queued])
+    }
+}
+
+/// Undo and rider-friendly references (issue 12).
+@Suite struct DraftReferenceTests {
+    @Test func undoTakesBackEachKindOfEditExactly() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 1, seconds: 300)
+        let id = try #require(try store.listDrafts().first?.id)
+        let original = try store.draft(id)
+        let o = original.obstacles[0]
+        try store.editDraft(id, .setObstacleKind(obstacleID: o.id, o.kind == .debris ? .bump : .debris))
+        try store.editDraft(id, .dropObstacle(obstacleID: original.obstacles[1].id))
+        try store.editDraft(id, .addObstacle(.pothole, time: nil, coordinate: original.path[3]))
+        try store.editDraft(id, .setPathStatus(.optimal))
+        try store.editDraft(id, .setPathStatus(.medium))
+        #expect(try store.undoLastEdit(id).action == "set-path-status")
+        #expect(try store.draft(id).pathStatus == .optimal)
+        for _ in 0..<4 { try store.undoLastEdit(id) }
+        #expect(try store.draft(id) == original)
+        #expect(throws: StoreError.invalidEdit("draft \(id) has no edit to undo")) { try store.undoLastEdit(id) }
+        try store.confirmDraft(id)
+        #expect(throws: StoreError.draftNotEditable(id, state: .queued)) { try store.undoLastEdit(id) }
+    }
+
+    @Test func draftsAreNamedByIdPrefixOrNumber() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 2, seconds: 300)
+        let ids = try store.listDrafts().map(\.id)
+        #expect(try store.resolveDraftID(ids[1]) == ids[1])
+        #expect(try store.resolveDraftID(String(ids[1].prefix(6)).lowercased()) == ids[1])
+        #expect(try store.resolveDraftID("1") == ids[0] && store.resolveDraftID("2") == ids[1])
+        #expect(throws: StoreError.noSuchDraftNumber(3, count: 2)) { try store.resolveDraftID("3") }
+        #expect(throws: StoreError.noSuchDraft("zz")) { try store.resolveDraftID("zz") }
+        #expect(throws: StoreError.noSuchDraft("")) { try store.resolveDraftID("") }
+        let d = try store.draft(ids[0])
+        let asked = try #require(d.obstacles.first { $0.reviewRank == 1 })
+        #expect(try store.resolveObstacleID("#1", inDraft: ids[0]) == asked.id)
+        #expect(try store.resolveObstacleID(String(asked.id.prefix(8)), inDraft: ids[0]) == asked.id)
+        #expect(throws: StoreError.noSuchObstacle("#99")) { try store.resolveObstacleID("#99", inDraft: ids[0]) }
+        #expect(throws: StoreError.ambiguousReference("ab", matches: 2)) {
+            try Store.unique("ab", among: ["ABC1", "ABD2", "B"], original: "ab") { StoreError.noSuchDraft($0) }
+        }
+    }
+
+    @Test func aCandidateLiesAlongThePathAndAtAClockTime() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: dir.file("s.db"))
+        _ = try replay(store, trips: 1, seconds: 300)
+        let d = try store.draft(try #require(try store.listDrafts().first?.id))
+        #expect(d.distanceAlongPath(to: d.path[0]) == 0)
+        let last = try #require(d.distanceAlongPath(to: d.path[d.path.count - 1]))
+        #expect(abs(last - Geodesic.distance(d.path[0], d.path[d.path.count - 1])) < 1)  // a straight ride east
+        let start = try #require(d.trip.startUTCNanoseconds)
+        #expect(d.utcNanoseconds(atSampleTime: d.trip.startTimeNanoseconds + 5_000_000_000) == start + 5_000_000_000)
+    }
+}
+
+/// `bikepathd drafts` takes what a rider can type (issue 12): the list number, a
+/// short prefix in either case, `#N` for an obstacle; `list` shows the number and
+/// the date, `show` each obstacle's clock time and distance along the path.
+@Suite struct DraftsCLIReferenceTests {
+    @Test func numbersAndPrefixesWorkInTheCLI() throws {
+        let (bin, dir, db) = try storeWithTwoRides()
+        defer { dir.cleanup() }
+        let store = try Store.open(path: db, mode: .readOnly)
+        let ids = try store.listDrafts().map(\.id)
+        let list = try runProcess(bin, ["drafts", "list", "--db", db])
+        let lines = list.out.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("  1  \(ids[0])  2026-09-21 14:30:00") && lines[1].hasPrefix("  2  \(ids[1])"),
+                "\(list.out)")
+        let show = try runProcess(bin, ["drafts", "show", "2", "--db", db])
+        #expect(show.status == 0 && show.out.hasPrefix("draft \(ids[1])"), "\(show.err)")
+        #expect(show.out.contains("+30.0s at 14:37:30, 0.") && show.out.contains("km along the path"), "\(show.out)")  // the 2nd ride starts at 14:37:00
+        let edit = try runProcess(bin, ["drafts", "edit", String(ids[0].prefix(5)).lowercased(), "--db", db, "--drop", "#1"])
+        #expect(edit.status == 0, "\(edit.err)")
+        let ranked = try #require(try store.draft(ids[0]).obstacles.first { $0.reviewRank == 1 })
+        #expect(ranked.dropped)
+        // A clock time as `show` prints it: the first ride starts at 14:30:00, so 14:31:40 is 100 s in.
+        let clock = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@14:31:40"])
+        #expect(clock.status == 0, "\(clock.err)")
+        let added = try #require(try store.draft(ids[0]).obstacles.first { $0.origin == "rider" })
+        let start = try store.draft(ids[0]).trip.startTimeNanoseconds
+        #expect(added.timeNanoseconds == start + 100_000_000_000)
+        let late = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@18:00"])
+        #expect(late.status == 1 && late.err.contains("lies outside the trip"), "\(late.err)")
+        let missing = try runProcess(bin, ["drafts", "confirm", "7", "--db", db])
+        #expect(missing.status == 1 && missing.err.contains("no draft number 7: `bikepathd drafts list` shows 2"))
+        let confirm = try runProcess(bin, ["drafts", "confirm", "1", "--db", db])
+        #expect(confirm.status == 0 && confirm.out.contains(ids[0]), "\(confirm.err)")
+    }
+}

@@ -56,7 +56,9 @@ public struct CLI {
 
     public func pendingDraft() -> String? {
         guard let r = try? run(["drafts", "list", "--db", store]), r.status == 0 else { return nil }
-        return r.out.split(separator: "\n").first { $0.contains("pending") }.flatMap { $0.split(separator: " ").first.map(String.init) }
+        // A line is "  N  ID  DATE TIME  STATE …": the id is the 36-character word.
+        return r.out.split(separator: "\n").first { $0.contains("pending") }
+            .flatMap { $0.split(separator: " ").first { $0.count == 36 }.map(String.init) }
     }
 
     public func log(_ dir: TempDir, _ n: Int) -> String {

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathReview
 import BikePathSensors
 import BikePathStore
 import BikePathSync
@@ -85,6 +86,7 @@ public final class Daemon: Sendable {
                 logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
             },
             sync: sync,
+            review: ReviewAddress(configuration.review.listen).map { ReviewService(store: store, address: $0, logger: logger) },
             loop: loop,
             degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,
                                               publish: publish),

@@ -1,3 +1,4 @@
+import BikePathReview
 import BikePathSync
 import Logging
 import ServiceLifecycle
@@ -13,6 +14,8 @@ struct DaemonServices {
     var statusServer: StatusServer?
     var watchdog: Watchdog?
     var sync: SyncService?
+    /// The rider's review page, when `review.listen` is set.
+    var review: ReviewService?
     let loop: DaemonLoop
     let degradedMode: DegradedModeService
     let reload: ConfigurationReloadService
@@ -29,6 +32,7 @@ struct DaemonServices {
         if let statusServer { services.append(helper(StatusServerService(server: statusServer))) }
         if let watchdog { services.append(helper(WatchdogService(watchdog: watchdog))) }
         if let sync { services.append(helper(sync)) }
+        if let review { services.append(helper(review)) }
         // The pipeline ending (stopped, or the recording used up) or failing ends
         // the daemon, gracefully either way: the rest still shuts down in order;
         // a failure is rethrown by the group once that is done (exit 1).

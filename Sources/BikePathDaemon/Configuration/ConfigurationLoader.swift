@@ -168,6 +168,9 @@ public enum ConfigurationLoader {
         root.table("status") { t in
             t.string("socket", &c.status.socket, check: Checks.socketPath)
         }
+        root.table("review") { t in
+            t.string("listen", &c.review.listen, check: Checks.listenAddress)
+        }
     }
 }
 
@@ -194,6 +197,14 @@ public enum Checks {
     }
 
     /// sun_path holds 108 bytes including the terminating NUL.
+    /// Empty (off) or `HOST:PORT` with a port in 1…65535.
+    public static func listenAddress(_ s: String) -> String? {
+        guard !s.isEmpty else { return nil }
+        guard let colon = s.lastIndex(of: ":"), colon != s.startIndex, let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port)
+        else { return "must be HOST:PORT (for example 127.0.0.1:8080), or empty for no review page" }
+        return nil
+    }
+
     public static func socketPath(_ s: String) -> String? {
         if let reason = absolutePath(s) { return reason }
         return s.utf8.count > 107 ? "longer than a Unix socket path may be (107 bytes)" : nil

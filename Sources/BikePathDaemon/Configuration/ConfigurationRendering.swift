@@ -36,6 +36,7 @@ extension DaemonConfiguration {
         section("milestones", [("every_km", n(milestones.everyKm))])
         section("log", [("level", q(log.level.rawValue))])
         section("status", [("socket", q(status.socket))])
+        section("review", [("listen", q(review.listen))])
         out.removeLast()
         return out
     }

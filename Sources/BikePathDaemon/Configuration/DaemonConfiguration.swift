@@ -18,6 +18,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     public var milestones = Milestones()
     public var log = Log()
     public var status = Status()
+    public var review = Review()
 
     /// Creates the documented defaults (docs/configuration.md).
     public init() {}
@@ -170,6 +171,13 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     /// `[log]`: the least severe level written.
     public struct Log: Sendable, Equatable, Codable {
         public var level = LogLevelName.info
+    }
+
+    /// `[review]`: the rider's review page.
+    public struct Review: Sendable, Equatable, Codable {
+        /// `HOST:PORT` the rider's review page listens on (docs/review.md); empty: no page.
+        /// Anything but loopback lets the Wi-Fi reach it (pairing still guards every change).
+        public var listen = ""
     }
 
     /// `[status]`: the status socket's path.

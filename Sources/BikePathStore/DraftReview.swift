@@ -1,0 +1,132 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// What the review page shows of a detected candidate beyond the draft document:
+/// the speed it was met at and its stored IMU window.
+public struct CandidateEvidence: Sendable, Equatable {
+    /// m/s, when the fix had a speed.
+    public var speed: Double?
+    /// Acceleration magnitude samples (m/s²), oldest first; empty when retention dropped the window.
+    public var samples: [Float]
+    /// Samples per second.
+    public var rate: Double
+}
+
+extension Store {
+    /// The speed and stored window of an event, or nil when there is no such event.
+    public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
+        try queue.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT e.speed, e.window_rate, w.samples FROM events e LEFT JOIN event_windows w ON w.event_id = e.id WHERE e.id = ?
+                """, arguments: [eventID]) else { return nil }
+            let blob: Data = row["samples"] ?? Data()
+            let samples = stride(from: 0, to: blob.count - 3, by: 4).map { i in
+                Float(bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
+                    | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
+            }
+            return CandidateEvidence(speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0)
+        }
+    }
+
+    /// Takes back the last edit of a pending draft (the rider's undo). Every edit
+    /// keeps what it replaced (`from`), so undoing restores exactly the state before it.
+    /// Returns the edit that was undone.
+    @discardableResult
+    public func undoLastEdit(_ id: String) throws -> DraftDocument.Edit {
+        try queue.write { db in
+            let state = try Drafts.state(db, id)
+            guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
+            guard let last = try Row.fetchOne(db, sql: "SELECT seq, action, detail FROM draft_edits WHERE draft_id = ? ORDER BY seq DESC LIMIT 1",
+                                              arguments: [id]) else {
+                throw StoreError.invalidEdit("draft \(id) has no edit to undo")
+            }
+            let action: String = last["action"]
+            let detailText: String = last["detail"]
+            let detail = (try? JSONDecoder().decode([String: String].self, from: Data(detailText.utf8))) ?? [:]
+            func need(_ key: String) throws -> String {
+                guard let value = detail[key] else {
+                    throw StoreError.invalidEdit("the last edit (\(action)) was made before undo existed and cannot be taken back")
+                }
+                return value
+            }
+            switch action {
+            case "set-kind":
+                try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ? AND draft_id = ?",
+                               arguments: [try need("from"), try need("obstacle"), id])
+            case "drop":
+                try db.execute(sql: "UPDATE draft_obstacles SET dropped = 0 WHERE id = ? AND draft_id = ?", arguments: [try need("obstacle"), id])
+            case "add":
+                try db.execute(sql: "DELETE FROM draft_obstacles WHERE id = ? AND draft_id = ? AND origin = 'rider'",
+                               arguments: [try need("obstacle"), id])
+            case "set-path-status":
+                let from = try need("from")
+                try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [from.isEmpty ? nil : from, id])
+            default:
+                throw StoreError.invalidEdit("the last edit (\(action)) cannot be taken back")
+            }
+            try db.execute(sql: "DELETE FROM draft_edits WHERE seq = ?", arguments: [last["seq"] as Int64])
+            return DraftDocument.Edit(action: action, detail: detailText)
+        }
+    }
+
+    /// The draft a rider means: its full id, a unique prefix of it, or its number
+    /// in `drafts list` (1 = oldest; a plain number of at most 4 digits).
+    public func resolveDraftID(_ reference: String) throws -> String {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        let ids = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq") }
+        if ref.count <= 4, let index = Int(ref) {
+            guard ids.indices.contains(index - 1) else { throw StoreError.noSuchDraftNumber(index, count: ids.count) }
+            return ids[index - 1]
+        }
+        return try Self.unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
+    }
+
+    /// An obstacle of a draft: its full id, a unique prefix, or its number in `drafts show` (`#3`).
+    public func resolveObstacleID(_ reference: String, inDraft draftID: String) throws -> String {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        let obstacles = try draft(draftID).obstacles
+        if ref.hasPrefix("#"), let rank = Int(ref.dropFirst()) {
+            guard let o = obstacles.first(where: { $0.reviewRank == rank }) else { throw StoreError.noSuchObstacle(reference) }
+            return o.id
+        }
+        return try Self.unique(ref, among: obstacles.map(\.id), original: reference) { StoreError.noSuchObstacle($0) }
+    }
+
+    static func unique(_ ref: String, among ids: [String], original: String, missing: (String) -> StoreError) throws -> String {
+        // Ids are upper-case UUIDs; a rider may type them in either case.
+        let wanted = ref.uppercased()
+        if let exact = ids.first(where: { $0.uppercased() == wanted }) { return exact }
+        let matches = ids.filter { $0.uppercased().hasPrefix(wanted) }
+        guard !ref.isEmpty, let first = matches.first else { throw missing(original) }
+        guard matches.count == 1 else { throw StoreError.ambiguousReference(original, matches: matches.count) }
+        return first
+    }
+}
+
+extension DraftDocument {
+    /// Metres along the trip's path to its vertex nearest `position`: where on the
+    /// ride a candidate lies, as the rider remembers it ("2.4 km in").
+    public func distanceAlongPath(to position: Coordinate) -> Double? {
+        guard !path.isEmpty else { return nil }
+        var travelled = 0.0, best = (distance: Double.infinity, along: 0.0)
+        for (i, point) in path.enumerated() {
+            if i > 0 { travelled += Geodesic.distance(path[i - 1], point) }
+            let d = Geodesic.distance(point, position)
+            if d < best.distance { best = (d, travelled) }
+        }
+        return best.along
+    }
+
+    /// The clock time (UTC, ns since 1970) of a sample time of this trip, or nil
+    /// when the trip never had a GNSS time.
+    public func utcNanoseconds(atSampleTime nanoseconds: Int64) -> Int64? {
+        trip.startUTCNanoseconds.map { $0 + (nanoseconds - trip.startTimeNanoseconds) }
+    }
+
+    /// The sample time of a clock time (UTC, ns since 1970) during this trip: the
+    /// inverse of `utcNanoseconds(atSampleTime:)`; nil without a GNSS time.
+    public func sampleNanoseconds(atUTC utcNanoseconds: Int64) -> Int64? {
+        trip.startUTCNanoseconds.map { trip.startTimeNanoseconds + (utcNanoseconds - $0) }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import BikePathDaemon
+import BikePathReview
+import BikePathStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `bikepathd review`: the rider's review page for a store with no daemon
+/// running (`run` serves the same page when `review.listen` is set), and
+/// `review pair` for the code a phone pairs with (docs/review.md).
+struct ReviewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "review",
+        abstract: "Serve the review page (phone or laptop on the same network), or issue its pairing code.",
+        subcommands: [Serve.self, Pair.self],
+        defaultSubcommand: Serve.self)
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the review page until SIGTERM/SIGINT; prints a pairing code at start.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: ArgumentHelp("HOST:PORT to listen on (default: review.listen of the configuration file, else 127.0.0.1:8080).",
+                                   valueName: "addr"))
+        var listen: String?
+
+        func run() async throws {
+            let configured = options.fileConfiguration.review.listen
+            let text = listen ?? (configured.isEmpty ? "127.0.0.1:8080" : configured)
+            guard let address = ReviewAddress(text) else { throw ValidationError("--listen wants HOST:PORT; got '\(text)'") }
+            DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
+            let store = try options.open()
+            let logger = Logger(label: "bikepathd-review")
+            try await ServiceGroup(services: [ReviewService(store: store, address: address, logger: logger)],
+                                   gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+        }
+    }
+
+    struct Pair: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Issue a new pairing code for the review page (one phone, 10 minutes, 5 tries).")
+        @OptionGroup var options: StoreOptions
+
+        func run() throws {
+            let store = try options.open()
+            let code = try options.run { try store.issuePairingCode() }
+            options.emit(["code": code.code, "expires_utc_ns": "\(code.expiresUTCNanoseconds)"]) {
+                "pairing code \(code.code): type it on the review page within \(Int(Store.pairingLifetimeSeconds / 60)) minutes"
+            }
+        }
+    }
+}

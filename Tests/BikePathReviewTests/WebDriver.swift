@@ -1,0 +1,118 @@
+import AsyncHTTPClient
+import BikePathTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The W3C WebDriver protocol spoken to Debian's chromedriver, which drives a
+/// real headless chromium: plain JSON over HTTP, no Selenium.
+final class WebDriver: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let driver: ChildProcess
+    let base: String
+    private(set) var session = ""
+
+    /// Starts chromedriver on a free port (the caller stops it by pid through `quit`).
+    init(log: URL) throws {
+        let port = try Self.freePort()
+        driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], output: log)
+        base = "http://127.0.0.1:\(port)"
+    }
+
+    /// A new browser: phone-sized, headless, no sandbox (the tests run as root).
+    func start() async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while true {  // chromedriver takes a moment to listen
+            if (try? await call(.GET, "/status")) != nil { break }
+            guard Date() < deadline else { throw Failure(description: "chromedriver did not answer on \(base) within 20 s") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": "/usr/bin/chromium",
+                                   "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                            "--window-size=420,1000", "--lang=en"]],
+        ]]]
+        let value = try await call(.POST, "/session", capabilities)
+        guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(value)") }
+        session = id
+    }
+
+    func open(_ url: String) async throws { _ = try await call(.POST, "/session/\(session)/url", ["url": url]) }
+
+    func element(_ css: String) async throws -> String {
+        let value = try await call(.POST, "/session/\(session)/element", ["using": "css selector", "value": css])
+        guard let id = (value as? [String: Any])?.values.first as? String else { throw Failure(description: "no element \(css)") }
+        return id
+    }
+
+    func click(_ css: String) async throws {
+        _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/click", [String: Any]())
+    }
+
+    func type(_ css: String, _ text: String) async throws {
+        _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/value", ["text": text])
+    }
+
+    func text(_ css: String) async throws -> String {
+        try await call(.GET, "/session/\(session)/element/\(try await element(css))/text") as? String ?? ""
+    }
+
+    func currentURL() async throws -> String { try await call(.GET, "/session/\(session)/url") as? String ?? "" }
+
+    /// A new tab; returns its handle.
+    func newTab() async throws -> String {
+        let value = try await call(.POST, "/session/\(session)/window/new", ["type": "tab"])
+        return (value as? [String: Any])?["handle"] as? String ?? ""
+    }
+
+    func windowHandle() async throws -> String { try await call(.GET, "/session/\(session)/window") as? String ?? "" }
+
+    func switchTo(_ handle: String) async throws { _ = try await call(.POST, "/session/\(session)/window", ["handle": handle]) }
+
+    func screenshot(to path: String) async throws {
+        guard let base64 = try await call(.GET, "/session/\(session)/screenshot") as? String, let png = Data(base64Encoded: base64) else {
+            throw Failure(description: "no screenshot")
+        }
+        try png.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Closes the browser, then stops chromedriver by its pid.
+    func quit() async {
+        if !session.isEmpty { _ = try? await call(.DELETE, "/session/\(session)") }
+        driver.stop(signal: SIGTERM)
+    }
+
+    private func call(_ method: HTTPMethod, _ path: String, _ body: [String: Any]? = nil) async throws -> Any {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let body { request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body))) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 32 << 20)
+        let json = try JSONSerialization.jsonObject(with: Data(data.readableBytesView), options: [.fragmentsAllowed]) as? [String: Any]
+        guard response.status == .ok else { throw Failure(description: "\(method) \(path): \(response.status) \(json?["value"] ?? "")") }
+        return json?["value"] ?? NSNull()
+    }
+
+    /// A port nobody listens on now: bound to 0, read back, closed.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
