@@ -42,6 +42,10 @@ final class WebDriver: @unchecked Sendable {
         let value = try await call(.POST, "/session", capabilities)
         guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(value)") }
         session = id
+        // An element looked up right after a click may belong to the page that is
+        // still loading (a form post and its redirect, on a loaded 2-core machine):
+        // lookups wait up to 15 s for it, as a person would.
+        _ = try await call(.POST, "/session/\(id)/timeouts", ["implicit": 15_000])
     }
 
     func open(_ url: String) async throws { _ = try await call(.POST, "/session/\(session)/url", ["url": url]) }

@@ -14,23 +14,21 @@ public struct RecordingChain {
         self.batch = batch
     }
 
-    /// Feeds every record; `first` sees the first record's time before any output,
-    /// `emit` each batch's outputs, then the chain's last ones. Returns the record count.
+    /// Feeds every record through the `PipelineDriver`; `first` sees the first
+    /// record's time before any output, `emit` each batch's outputs, then the
+    /// chain's last ones. Returns the record count.
+    /// - Throws: the `RecordingFileError` that ended the reading early (what was
+    ///   read before it has been emitted).
     public mutating func run(_ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
-                      emit: ([ChainOutput]) -> Void) throws -> Int {
-        var pending: [SensorRecord] = []
-        pending.reserveCapacity(batch)
+                             emit: ([ChainOutput]) -> Void) throws -> Int {
+        let source = RecordingReaderSource(reader: reader, batch: batch)
         var records = 0
-        while let record = try reader.next() {
-            if records == 0 { first(record.time) }
-            pending.append(record)
-            records += 1
-            if pending.count == batch {
-                emit(pipeline.process(pending))
-                pending.removeAll(keepingCapacity: true)
-            }
+        try PipelineDriver(source: source).drive(shouldStop: { false }, inputFinished: { source.finished }) { batch in
+            if records == 0, let head = batch.first { first(head.time) }
+            records += batch.count
+            if !batch.isEmpty { emit(pipeline.process(batch)) }
         }
-        emit(pipeline.process(pending))
+        if let failure = source.failure { throw failure }
         emit(pipeline.finish())
         return records
     }
