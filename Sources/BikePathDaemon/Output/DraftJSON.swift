@@ -1,105 +1,110 @@
 import BikePathCore
-import BikePathDaemon
 import BikePathStore
 import Foundation
 
 /// `drafts … --json` in the schema of docs/json.md. The store's own `DraftDocument`
 /// stays as it is (it is also the confirmed payload that is hashed and sent);
 /// this is the designed view of it for scripts.
-enum DraftJSON {
-    struct List: Encodable {
-        var schema = JSONSchema.version
-        var drafts: [Summary]
+public enum DraftJSON {
+    public struct List: Encodable {
+        public var schema = JSONSchema.version
+        public var drafts: [Summary]
     }
 
-    struct Summary: Encodable {
-        var id: String
-        var trip_id: String
-        var state: String
-        var start_utc: String?
-        var distance_m: Double
-        var obstacles: Int
+    public struct Summary: Encodable {
+        public var id: String
+        public var trip_id: String
+        public var state: String
+        public var start_utc: String?
+        public var distance_m: Double
+        public var obstacles: Int
         /// Detected candidates the review budget held back (stored, not asked).
-        var held_back: Int
-        var path_status: String?
+        public var held_back: Int
+        public var path_status: String?
     }
 
-    struct Draft: Encodable {
-        var schema = JSONSchema.version
-        var id: String
-        var state: String
-        var path_status: String?
-        var trip: Trip
-        var path: [[Double]]
-        var obstacles: [Obstacle]
-        var held_back: Int
-        var road_quality: [Road]
-        var edits: [Edit]
+    public struct Draft: Encodable {
+        public var schema = JSONSchema.version
+        public var id: String
+        public var state: String
+        public var path_status: String?
+        public var trip: Trip
+        public var path: [[Double]]
+        public var obstacles: [Obstacle]
+        public var held_back: Int
+        public var road_quality: [Road]
+        public var edits: [Edit]
     }
 
-    struct Trip: Encodable {
-        var id: String
-        var start_time_s: Double
-        var end_time_s: Double?
-        var start_utc: String?
-        var end_utc: String?
-        var closed_by: String?
-        var distance_m: Double
-        var elapsed_s: Double
-        var moving_s: Double
-        var avg_moving_speed_mps: Double
-        var max_speed_mps: Double
-        var elevation_gain_m: Double
-        var co2_avoided_g: Double
+    public struct Trip: Encodable {
+        public var id: String
+        public var start_time_s: Double
+        public var end_time_s: Double?
+        public var start_utc: String?
+        public var end_utc: String?
+        public var closed_by: String?
+        public var distance_m: Double
+        public var elapsed_s: Double
+        public var moving_s: Double
+        public var avg_moving_speed_mps: Double
+        public var max_speed_mps: Double
+        public var elevation_gain_m: Double
+        public var co2_avoided_g: Double
     }
 
-    struct Obstacle: Encodable {
-        var id: String
-        var event_id: String?
-        var kind: String
-        var time_s: Double?
+    public struct Obstacle: Encodable {
+        public var id: String
+        public var event_id: String?
+        public var kind: String
+        public var time_s: Double?
         /// Seconds after the trip's start: what `drafts edit --add KIND@SECONDS` takes.
-        var offset_s: Double?
-        var lat: Double?
-        var lon: Double?
-        var dropped: Bool
-        var origin: String
+        public var offset_s: Double?
+        public var lat: Double?
+        public var lon: Double?
+        public var dropped: Bool
+        public var origin: String
         /// Not asked: over the draft's review budget (docs/configuration.md, "Review budget").
-        var held_back: Bool
+        public var held_back: Bool
         /// 1 = asked first (severity × confidence, highest first); nil for the rider's own.
-        var review_rank: Int?
-        var severity: Double
-        var confidence: Double
-        var strength: Double
+        public var review_rank: Int?
+        public var severity: Double
+        public var confidence: Double
+        public var strength: Double
     }
 
-    struct Road: Encodable {
-        var start_time_s: Double
-        var end_time_s: Double
-        var start_lat: Double?
-        var start_lon: Double?
-        var end_lat: Double?
-        var end_lon: Double?
-        var length_m: Double
-        var roughness: Double
-        var status: String
+    public struct Road: Encodable {
+        public var start_time_s: Double
+        public var end_time_s: Double
+        public var start_lat: Double?
+        public var start_lon: Double?
+        public var end_lat: Double?
+        public var end_lon: Double?
+        public var length_m: Double
+        public var roughness: Double
+        public var status: String
     }
 
-    struct Edit: Encodable {
-        var action: String
-        var detail: String
+    public struct Edit: Encodable {
+        public var action: String
+        public var detail: String
     }
 
     /// The result of `confirm` and `reject`.
-    struct Transition: Encodable {
-        var schema = JSONSchema.version
-        var id: String
-        var state: String
+    public struct Transition: Encodable {
+        public var schema = JSONSchema.version
+        public var id: String
+        public var state: String
         /// `queued`, or why the draft stays on the device.
-        var sync: String?
+        public var sync: String?
+
+        public init(id: String, state: String, sync: String? = nil) {
+            self.id = id
+            self.state = state
+            self.sync = sync
+        }
     }
 
-    static func list(_ drafts: [DraftSummary]) -> List {
+    public static func list(_ drafts: [DraftSummary]) -> List {
         List(drafts: drafts.map {
             Summary(id: $0.id, trip_id: $0.tripID, state: $0.state.rawValue, start_utc: $0.startUTCNanoseconds.map(utc),
                     distance_m: $0.distanceMeters, obstacles: $0.obstacles, held_back: $0.heldBack,
@@ -107,7 +112,7 @@ enum DraftJSON {
         })
     }
 
-    static func draft(_ d: DraftDocument) -> Draft {
+    public static func draft(_ d: DraftDocument) -> Draft {
         let t = d.trip, s = t.statistics
         func seconds(_ ns: Int64) -> Double { Double(ns) / 1e9 }
         return Draft(
