@@ -112,12 +112,8 @@ struct SyncCommand: AsyncParsableCommand {
                 let streams = ["trips": SyncStream.tripsAndDrafts, "sos": .sos, "live": .livePosition]
                 guard let s = streams[stream] else { throw ValidationError("stream must be trips, sos or live") }
                 guard let value, value == "on" || value == "off" else { throw ValidationError("say on or off") }
-                let file = options.fileConfiguration
-                if value == "on", file.privacy.ceiling(s) == false {
-                    options.fail("\(DaemonConfiguration.Privacy.key(s)) is false in the configuration file: \(stream) stays off — change it there first")
-                }
-                if value == "off", s == .sos, file.crash.enabled {
-                    options.fail("crash detection is on (crash.enabled in the configuration file): an SOS must be able to leave the device — disable crash detection first")
+                do { try ConsentPolicy.check(s, on: value == "on", file: options.fileConfiguration) } catch {
+                    options.fail("\(error)")
                 }
                 try options.run { try SyncSettings.setConsent(store, s, value == "on") }
             }

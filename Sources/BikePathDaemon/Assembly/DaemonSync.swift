@@ -70,14 +70,11 @@ enum DaemonSync {
     /// `share_sos = false`). Privacy zones from the file are added to the
     /// store's, and the stricter trim wins.
     static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
-        let consent = try SyncSettings.consent(store)
-        for stream in SyncStream.allCases where consent.allows(stream) && configuration.privacy.ceiling(stream) == false {
-            try SyncSettings.setConsent(store, stream, false)
-            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
-        }
-        if configuration.crash.enabled && !consent.sos {
-            try SyncSettings.setConsent(store, .sos, true)
-            logger.notice("sync: crash detection is on, so SOS sharing was turned on: an SOS that cannot leave the device is worse than none")
+        for (stream, on) in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
+            try SyncSettings.setConsent(store, stream, on)
+            logger.notice(on
+                ? "sync: crash detection is on, so SOS sharing was turned on: an SOS that cannot leave the device is worse than none"
+                : "sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
         }
         var privacy = try SyncSettings.privacy(store)
         for zone in configuration.privacy.zones {
