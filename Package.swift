@@ -7,6 +7,8 @@ import PackageDescription
 //   BikePathStore   SQLite (GRDB) buffer: trips, events, drafts, outbox
 //   BikePathDaemon  daemon plumbing: configuration, logging, sd_notify, status socket, progress
 //   bikepathd       the executable: daemon and CLI subcommands
+//   BikePathHub     the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map
+//   bikepath-hub    the hub's executable: argument parsing and printing only
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
@@ -14,6 +16,7 @@ let package = Package(
         .executable(name: "bikepathd", targets: ["bikepathd"]),
         .executable(name: "bikepath-hub", targets: ["bikepath-hub"]),
         .library(name: "BikePathCore", targets: ["BikePathCore"]),
+        .library(name: "BikePathHub", targets: ["BikePathHub"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -32,6 +35,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         // `bikepathd run`: its parts as services in one ServiceGroup (docs/daemon.md).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // The hub on PostgreSQL (issue 15) and its /metrics.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -74,7 +81,13 @@ let package = Package(
             ]
         ),
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
-        .executableTarget(name: "BikePathBench", dependencies: ["BikePathCore", "BikePathFixtures"]),
+        .executableTarget(
+            name: "BikePathBench",
+            dependencies: [
+                "BikePathCore", "BikePathFixtures", "BikePathHub", "BikePathAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.
         .target(name: "BikePathFixtures", dependencies: ["BikePathCore"]),
         // The wire format shared by the sync client and the hub (docs/api.yaml).
@@ -90,10 +103,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(
-            name: "bikepath-hub",
+        .target(
+            name: "BikePathHub",
             dependencies: [
-                "BikePathAPI",
+                "BikePathAPI", "BikePathCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -106,7 +119,33 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "bikepath-hub",
+            dependencies: [
+                "BikePathHub", "BikePathAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Test-only: the hub with its fault hook driven by `--test-*` switches (never shipped).
+        .executableTarget(
+            name: "bikepath-hub-faults",
+            dependencies: ["BikePathHub", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/HubFaults"
+        ),
+        .testTarget(
+            name: "BikePathHubTests",
+            dependencies: [
+                "BikePathHub", "BikePathAPI", "BikePathTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
