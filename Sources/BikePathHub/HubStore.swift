@@ -22,6 +22,11 @@ public enum TokenManager: String, Sendable { case file, command }
 public struct ConfirmedRecord: Sendable {
     public var device: String
     public var body: Data
+
+    public init(device: String, body: Data) {
+        self.device = device
+        self.body = body
+    }
 }
 
 /// The hub's storage. Every implementation keeps the same guarantees, enforced by the

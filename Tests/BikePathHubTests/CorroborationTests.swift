@@ -59,7 +59,10 @@ struct CorroborationTests {
     }
 
     @Test func theOrderOfInputDoesNotChangeTheMap() {
-        let reports = (0..<30).map { report("d\($0 % 7)", "t\($0)", $0 % 3 == 0 ? "bump" : "pothole", east: Double($0 * 13 % 300), north: Double($0 % 5)) }
+        let reports: [ObstacleReport] = (0..<30).map { (i: Int) -> ObstacleReport in
+            let kind = i % 3 == 0 ? "bump" : "pothole"
+            return report("d\(i % 7)", "t\(i)", kind, east: Double(i * 13 % 300), north: Double(i % 5))
+        }
         #expect(rule.corroborate(reports: reports, passes: []) == rule.corroborate(reports: reports.reversed(), passes: []))
     }
 }

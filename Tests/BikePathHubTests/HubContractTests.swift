@@ -118,8 +118,8 @@ import Testing
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip, device: "bike-2").status == .created)
 
             let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
-            #expect(metrics.contains(#"bikepath_hub_requests_total{route="/v1/trips/:id",method="PUT",status="201"} 2"#))
-            #expect(metrics.contains(#"bikepath_hub_requests_total{route="/v1/trips/:id",method="PUT",status="429"} 1"#))
+            #expect(metrics.contains(#"bikepath_hub_requests_total{route="/v1/trips/{id}",method="PUT",status="201"} 2"#))
+            #expect(metrics.contains(#"bikepath_hub_requests_total{route="/v1/trips/{id}",method="PUT",status="429"} 1"#))
             #expect(metrics.contains(#"bikepath_hub_records_total{kind="trip",outcome="created"} 2"#))
             #expect(metrics.contains(#"bikepath_hub_records_total{kind="trip",outcome="duplicate"} 1"#))
             #expect(metrics.contains(#"bikepath_hub_rejections_total{reason="rate-limited"} 1"#))

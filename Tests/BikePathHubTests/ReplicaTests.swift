@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 
 /// A `bikepath-hub` process, stopped by its pid.
-final class HubChild {
+final class HubChild: Sendable {
     let process: ChildProcess
     let port: Int
     var url: String { "http://127.0.0.1:\(port)" }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import BikePathStore
 import BikePathTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 /// The whole path on real parts: three devices' confirmed drafts go up with the real
@@ -37,10 +38,16 @@ import Testing
         #expect(try cluster.psql("SELECT count(DISTINCT device_id), count(*) FROM records WHERE kind = 'confirmation'", database: db) == "3|6\n")
 
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        defer { try? http.syncShutdown() }
-        let response = try await http.execute(HTTPClientRequest(url: hub.url + "/v1/map/obstacles?bbox=13.39,52.50,13.60,52.54"), timeout: .seconds(30))
-        #expect(response.status == .ok)
-        let body = try await response.body.collect(upTo: 1 << 22)
+        let body: ByteBuffer
+        do {
+            let response = try await http.execute(HTTPClientRequest(url: hub.url + "/v1/map/obstacles?bbox=13.39,52.50,13.60,52.54"), timeout: .seconds(30))
+            #expect(response.status == .ok)
+            body = try await response.body.collect(upTo: 1 << 22)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
         #expect(json["type"] as? String == "FeatureCollection")
         let features = try #require(json["features"] as? [[String: Any]])

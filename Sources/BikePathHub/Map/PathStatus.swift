@@ -1,14 +1,6 @@
 import BikePathCore
 import Foundation
 
-/// The vocabulary of Best Bike Paths, best first.
-public enum PathStatus: String, Sendable, CaseIterable, Comparable, Codable {
-    case optimal, medium, sufficient, requiresMaintenance
-
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
-    public static func < (a: PathStatus, b: PathStatus) -> Bool { a.rank < b.rank }
-}
-
 /// One road-quality stretch of one rider's confirmed trip.
 public struct StretchReport: Sendable, Equatable {
     public var device: String
@@ -28,7 +20,8 @@ public struct CellStatus: Sendable, Equatable {
     public var riders: Int
 }
 
-/// The path-status rule (docs/hub.md, "Path status"). Pure.
+/// The path-status rule (docs/hub.md, "Path status"), in the vocabulary of Best Bike
+/// Paths (`PathStatus` of BikePathCore, best first). Pure.
 ///
 /// - A stretch belongs to the cell of its midpoint (`grid`, 100 m cells).
 /// - Each rider's stretches in a cell are weighed by length; the cell's status is the
