@@ -146,6 +146,7 @@ let package = Package(
                 "BikePathHub", "BikePathAPI", "BikePathTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

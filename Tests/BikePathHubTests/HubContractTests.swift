@@ -1,6 +1,7 @@
 import BikePathAPI
 import BikePathHub
 import BikePathTestSupport
+import CompressNIO
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -33,6 +34,19 @@ import Testing
         try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(tokens[device]!)", .contentType: "application/json"],
                                  body: ByteBuffer(bytes: try WireJSON.encode(value)))
     }
+
+    /// A raw body with the device's token, gzipped unless `encoding` says otherwise.
+    static func raw(_ client: any TestClientProtocol, _ uri: String, _ body: Data, method: HTTPRequest.Method = .put,
+                    encoding: String? = "gzip", gzip: Bool = true) async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: "Bearer \(tokens["bike-1"]!)"]
+        if let encoding { headers[.contentEncoding] = encoding }
+        var buffer = ByteBuffer(bytes: body)
+        if gzip { buffer = try buffer.compress(with: .gzip) }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
+    }
+
+    static func error(_ r: TestResponse) -> String? { try? JSONDecoder().decode(ErrorBody.self, from: Data(r.body.readableBytesView)).error }
+    static func result(_ r: TestResponse) -> RecordResult? { try? JSONDecoder().decode(RecordResult.self, from: Data(r.body.readableBytesView)) }
 
     static func json(_ r: TestResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(r.body.readableBytesView)) as? [String: Any])
@@ -124,6 +138,56 @@ import Testing
             #expect(metrics.contains(#"bikepath_hub_records_total{kind="trip",outcome="duplicate"} 1"#))
             #expect(metrics.contains(#"bikepath_hub_rejections_total{reason="rate-limited"} 1"#))
             #expect(metrics.contains("bikepath_hub_request_duration_seconds_bucket"))
+        }
+    }
+
+    /// Moved from BikePathSyncTests (it spawned the hub): bodies judged field by field.
+    @Test func badBodiesAreRefusedWithTheReason() async throws {
+        try await Self.withHub(.sqlite) { client, store in
+            let trip = Fixtures.trip("TRIP-1")
+            let body = try WireJSON.encode(trip)
+            // Plain (not gzip) and reformatted: still the identical record.
+            #expect(try await Self.raw(client, "/v1/trips/TRIP-1", body).status == .created)
+            let pretty = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: body), options: [.prettyPrinted])
+            let again = try await Self.raw(client, "/v1/trips/TRIP-1", pretty, encoding: nil, gzip: false)
+            #expect(again.status == .ok && Self.result(again)?.outcome == .duplicate)
+            var changed = trip
+            changed.statistics.distanceM += 1
+            let conflict = try #require(Self.result(try await Self.raw(client, "/v1/trips/TRIP-1", try WireJSON.encode(changed))))
+            #expect(conflict.outcome == .conflict && conflict.storedSha256?.count == 64 && conflict.storedSha256 != conflict.receivedSha256)
+
+            let otherKey = try await Self.raw(client, "/v1/trips/TRIP-2", body)
+            #expect(otherKey.status == .badRequest && Self.result(otherKey)?.error?.contains("differs from the key") == true)
+            let missing = try await Self.raw(client, "/v1/trips/TRIP-3", Data(#"{"id":"TRIP-3"}"#.utf8))
+            #expect(missing.status == .badRequest && Self.result(missing)?.error?.contains("missing field statistics") == true)
+            let corrupt = try await Self.raw(client, "/v1/trips/TRIP-1", Data("not gzip at all".utf8), gzip: false)
+            #expect(corrupt.status == .badRequest && Self.error(corrupt) == "bad-gzip")
+            let brotli = try await Self.raw(client, "/v1/trips/TRIP-1", body, encoding: "br", gzip: false)
+            #expect(brotli.status == .unsupportedMediaType && Self.error(brotli) == "unsupported-encoding")
+
+            // A draft is published only through a confirmation that says so.
+            let draft = Fixtures.confirmation(id: "D-1").draft
+            let unconfirmed = try await Self.raw(client, "/v1/drafts/D-1/confirmation",
+                                                 try WireJSON.encode(ConfirmationUpload(confirmed: false, confirmedSha256: nil, draft: draft)))
+            #expect(unconfirmed.status == .badRequest && Self.result(unconfirmed)?.error?.contains("confirmed: must be true") == true)
+            #expect(try await Self.raw(client, "/v1/drafts/D-1", try WireJSON.encode(draft)).status == .created)
+            #expect(try await store.confirmations().isEmpty, "a private draft is not published")
+
+            // A batch: each item judged on its own, one answer per item.
+            var bad = trip
+            bad.id = "TRIP-4"
+            bad.statistics.maxSpeed = -3
+            let batch = BatchRequest(records: [
+                .init(id: "TRIP-1", body: .trip(trip)), .init(id: "TRIP-4", body: .trip(bad)),
+                .init(id: "D-1", body: .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))),
+            ])
+            let answer = try await Self.raw(client, "/v1/batch", try WireJSON.encode(batch), method: .post)
+            let results = try JSONDecoder().decode(BatchResponse.self, from: Data(answer.body.readableBytesView)).results
+            #expect(answer.status == .ok && results.map(\.status) == [200, 400, 201])
+            #expect(results[1].error?.contains("statistics.maxSpeed") == true)
+            let malformed = try await Self.raw(client, "/v1/batch", Data(#"{"records":[{"kind":"nope"}]}"#.utf8), method: .post)
+            #expect(malformed.status == .badRequest && Self.error(malformed) == "invalid-batch")
+            #expect(try await client.execute(uri: "/v1/health", method: .get).status == .ok)
         }
     }
 }

@@ -12,7 +12,7 @@ public final class PostgresCluster: @unchecked Sendable {
 
     public let directory: String
     public let port: Int
-    private let server = Process()
+    private var server: ChildProcess?
     private let bin: String
 
     /// The cluster's programs, or nil when PostgreSQL is not installed.
@@ -48,31 +48,25 @@ public final class PostgresCluster: @unchecked Sendable {
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["postgres:postgres", directory]) }
         try Self.run(bin + "/initdb", ["-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
-        port = try Self.freePort()
+        port = freeLoopbackPort()
         let settings = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(directory)", "-c", "max_connections=200",
                         "-c", "fsync=\(durable ? "on" : "off")", "-c", "synchronous_commit=\(durable ? "on" : "off")",
                         "-c", "full_page_writes=\(durable ? "on" : "off")"]
         let arguments = ["-D", directory + "/data", "-p", "\(port)"] + settings
-        if asRoot {
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            server.arguments = ["--reuid=postgres", "--regid=postgres", "--init-groups", bin + "/postgres"] + arguments
-        } else {
-            server.executableURL = URL(fileURLWithPath: bin + "/postgres")
-            server.arguments = arguments
-        }
-        server.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: directory + "/server.log", contents: nil)
-        server.standardError = FileHandle(forWritingAtPath: directory + "/server.log")
-        try server.run()
+        let log = URL(fileURLWithPath: directory + "/server.log")
+        let server = asRoot
+            ? try ChildProcess("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", bin + "/postgres"] + arguments, output: log)
+            : try ChildProcess(bin + "/postgres", arguments, output: log)
+        self.server = server
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if (try? Self.run(bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres"])) != nil { return }
-            guard server.isRunning else { break }
+            guard server.waitForExit(timeout: 0) == nil else { break }
             usleep(100_000)
         }
-        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
-        throw Unavailable(description: "postgres did not start on port \(port): \(log.suffix(2000))")
+        throw Unavailable(description: "postgres did not start on port \(port): \(text.suffix(2000))")
     }
 
     /// A new empty database and its URL for `bikepath-hub --database`.
@@ -91,12 +85,9 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// Fast shutdown (SIGINT) by pid, SIGKILL after 10 s; then the directory goes.
     public func stop() {
-        if server.isRunning {
-            kill(server.processIdentifier, SIGINT)
-            let deadline = Date().addingTimeInterval(10)
-            while server.isRunning && Date() < deadline { usleep(20_000) }
-            if server.isRunning { kill(server.processIdentifier, SIGKILL) }
-            server.waitUntilExit()
+        if let server, server.waitForExit(timeout: 0) == nil {
+            kill(server.pid, SIGINT)
+            if server.waitForExit(timeout: 10) == nil { server.stop(signal: SIGKILL) }
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -109,20 +100,5 @@ public final class PostgresCluster: @unchecked Sendable {
         let r = try runProcess(exe, args)
         guard r.status == 0 else { throw Unavailable(description: "\(path) \(arguments.joined(separator: " ")): exit \(r.status): \(r.err)") }
         return r.out
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard bound else { throw Unavailable(description: "no free port") }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }
