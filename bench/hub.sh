@@ -33,6 +33,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # PostgreSQL: initdb + postgres in $WORK/pg.
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 as_pg() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups "$@"; else "$@"; fi; }
+chmod 711 "$WORK"  # the postgres user must reach $WORK/pg
 mkdir -p "$WORK/pg"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$WORK/pg"
 as_pg "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
 PGPORT=$(free_port)

@@ -37,7 +37,7 @@ case "hub-load":
     }
     let urls = a[0].split(separator: ",").map(String.init)
     let done = DispatchSemaphore(value: 0)
-    Task {
+    Task.detached {  // not on the main actor, whose thread waits below
         do { try await HubLoadBenchmark.run(urls: urls, devices: devices, seconds: seconds, batch: batch) } catch {
             FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
             exit(1)
