@@ -1,6 +1,7 @@
 import BikePathAPI
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 
 /// The hub on PostgreSQL (`--database postgres://…`): for a city, and for several
@@ -79,25 +80,36 @@ public final class PostgresHubStore: HubStore {
         try await strings("SELECT version FROM hub_migrations ORDER BY version")
     }
 
+    /// Two statements per batch whatever its size: one multi-row insert that skips held
+    /// keys and names the rows it added, then the hashes of the held ones.
     public func put(device: String, records: [StorableRecord]) async throws -> [RecordResult] {
-        try await client.withTransaction(logger: logger) { conn in
-            var results: [RecordResult] = []
-            for (kind, id, body) in records {
-                let sha = HubHash.sha256Hex(body)
-                let inserted = try await conn.query("""
-                    INSERT INTO records (device_id, kind, id, sha256, body) VALUES (\(device), \(kind.rawValue), \(id), \(sha), \(body))
-                    ON CONFLICT (device_id, kind, id) DO NOTHING RETURNING 1
-                    """, logger: logger).collect()
-                var stored: String?
-                if inserted.isEmpty {
-                    // Held already (perhaps committed by another replica a moment ago): answer from that row.
-                    for try await s in try await conn.query(
-                        "SELECT sha256 FROM records WHERE device_id = \(device) AND kind = \(kind.rawValue) AND id = \(id)",
-                        logger: logger).decode(String.self) { stored = s }
-                }
-                results.append(PutOutcome.result(kind: kind, id: id, stored: stored, received: sha))
+        guard !records.isEmpty else { return [] }
+        let kinds = records.map(\.kind.rawValue), ids = records.map(\.id)
+        let hashes = records.map { HubHash.sha256Hex($0.canonical) }
+        let bodies = records.map { ByteBuffer(bytes: $0.canonical) }
+        return try await client.withTransaction(logger: logger) { conn in
+            var created = Set<String>()
+            for try await (kind, id) in try await conn.query("""
+                INSERT INTO records (device_id, kind, id, sha256, body)
+                SELECT \(device), k, i, h, b FROM unnest(\(kinds)::text[], \(ids)::text[], \(hashes)::text[], \(bodies)::bytea[]) AS u(k, i, h, b)
+                ON CONFLICT (device_id, kind, id) DO NOTHING RETURNING kind, id
+                """, logger: logger).decode((String, String).self) {
+                created.insert(kind + "/" + id)
             }
-            return results
+            var held: [String: String] = [:]
+            if created.count < records.count {
+                // Held already (perhaps committed by another replica a moment ago): answer from those rows.
+                for try await (kind, id, sha) in try await conn.query("""
+                    SELECT r.kind, r.id, r.sha256 FROM records r JOIN unnest(\(kinds)::text[], \(ids)::text[]) AS u(k, i)
+                    ON r.kind = u.k AND r.id = u.i WHERE r.device_id = \(device)
+                    """, logger: logger).decode((String, String, String).self) where !created.contains(kind + "/" + id) {
+                    held[kind + "/" + id] = sha
+                }
+            }
+            return zip(records, hashes).map { record, sha in
+                let key = record.kind.rawValue + "/" + record.id
+                return PutOutcome.result(kind: record.kind, id: record.id, stored: created.contains(key) ? nil : held[key], received: sha)
+            }
         }
     }
 
