@@ -24,7 +24,11 @@ WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hub-bench.XXXXXX")
 PIDS=(); PG_PID=
 cleanup() {
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  [ -n "$PG_PID" ] && { kill -INT "$PG_PID" 2>/dev/null || true; wait "$PG_PID" 2>/dev/null || true; }
+  if [ -n "$PG_PID" ]; then  # fast shutdown by pid, SIGKILL after 10 s
+    kill -INT "$PG_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$PG_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$PG_PID" 2>/dev/null || true
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -37,7 +41,9 @@ chmod 711 "$WORK"  # the postgres user must reach $WORK/pg
 mkdir -p "$WORK/pg"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$WORK/pg"
 as_pg "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
 PGPORT=$(free_port)
-as_pg "$PGBIN/postgres" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories="$WORK/pg" \
+# Started directly (not through a function, which would fork a subshell): $! is the server's pid (setpriv execs).
+if [ "$(id -u)" -eq 0 ]; then PGCMD=(setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/postgres"); else PGCMD=("$PGBIN/postgres"); fi
+"${PGCMD[@]}" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories="$WORK/pg" \
   -c max_connections=200 >"$WORK/pg.log" 2>&1 &
 PG_PID=$!
 for _ in $(seq 100); do "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" && break; sleep 0.1; done
