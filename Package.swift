@@ -8,6 +8,8 @@ import PackageDescription
 //   BikePathDaemon  the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
 //                   inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
 //   bikepathd       the executable: argument parsing and printing over BikePathDaemon
+//   BikePathHub     the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map
+//   bikepath-hub    the hub's executable: argument parsing and printing only
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
@@ -15,6 +17,7 @@ let package = Package(
         .executable(name: "bikepathd", targets: ["bikepathd"]),
         .executable(name: "bikepath-hub", targets: ["bikepath-hub"]),
         .library(name: "BikePathCore", targets: ["BikePathCore"]),
+        .library(name: "BikePathHub", targets: ["BikePathHub"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -35,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // The rider's review page (issue 12): server-rendered HTML templates.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
+        // The hub on PostgreSQL (issue 15) and its /metrics.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
@@ -93,9 +100,10 @@ let package = Package(
         .executableTarget(
             name: "BikePathBench",
             dependencies: [
-                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon",
+                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathHub", "BikePathAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.
@@ -115,10 +123,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .executableTarget(
-            name: "bikepath-hub",
+        .target(
+            name: "BikePathHub",
             dependencies: [
-                "BikePathAPI",
+                "BikePathAPI", "BikePathCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -131,7 +139,34 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "bikepath-hub",
+            dependencies: [
+                "BikePathHub", "BikePathAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Test-only: the hub with its fault hook driven by `--test-*` switches (never shipped).
+        .executableTarget(
+            name: "bikepath-hub-faults",
+            dependencies: ["BikePathHub", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/HubFaults"
+        ),
+        .testTarget(
+            name: "BikePathHubTests",
+            dependencies: [
+                "BikePathHub", "BikePathAPI", "BikePathTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

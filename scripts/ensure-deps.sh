@@ -4,7 +4,7 @@
 # but a Swift toolchain). Needs root or sudo when it has to install.
 set -euo pipefail
 packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
-          python3 libxml2-utils util-linux procps
+          python3 libxml2-utils util-linux procps postgresql
           chromium chromium-driver fonts-dejavu-core)  # chromium: the review page's browser test (Tests/BikePathReviewTests)
 missing=()
 for p in "${packages[@]}"; do
@@ -19,4 +19,6 @@ $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 # gpsd's package enables a system service; the tests start their own gpsd on other ports.
 if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
   $sudo systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
+  # Likewise PostgreSQL's: the hub's tests start a throwaway cluster of their own (Tests/Support/PostgresCluster.swift).
+  $sudo systemctl disable --now postgresql.service >/dev/null 2>&1 || true
 fi

@@ -41,11 +41,28 @@ case "store-replay", "store-bench", "live-drain", "soak":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "hub-load":
+    // hub-load URL[,URL…] DEVICES SECONDS BATCH (bench/hub.sh)
+    let a = Array(arguments.dropFirst())
+    guard a.count == 4, let devices = Int(a[1]), let seconds = Double(a[2]), let batch = Int(a[3]) else {
+        FileHandle.standardError.write("usage: BikePathBench hub-load URL[,URL…] DEVICES SECONDS BATCH\n".data(using: .utf8)!)
+        exit(2)
+    }
+    let urls = a[0].split(separator: ",").map(String.init)
+    do { try await HubLoadBenchmark.run(urls: urls, devices: devices, seconds: seconds, batch: batch) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+case "city":
+    // city [RIDERS RIDES SEED] (bench/hub.sh)
+    let a = Array(arguments.dropFirst()).compactMap { Int($0) }
+    CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1))
 default:
     FileHandle.standardError.write("""
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
+                             | hub-load URLS DEVICES SECONDS BATCH | city [RIDERS RIDES SEED]
 
         """.data(using: .utf8)!)
     exit(2)

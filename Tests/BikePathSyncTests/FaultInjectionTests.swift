@@ -130,7 +130,7 @@ import Testing
             try await drain(engine)
             try device.verifyHub(hub, consent: Consent(tripsAndDrafts: true, sos: false))
 
-            let revoked = try runProcess(hubExe, ["tokens", "--db", device.hubDB, "--device", "bike-1", "--revoke"])
+            let revoked = try runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"])
             #expect(revoked.status == 0, "\(revoked.err)")
             // New work after the revocation: the rider allows SOS and releases the withheld one.
             try SyncSettings.setConsent(device.store, .sos, true)
@@ -147,7 +147,7 @@ import Testing
         // The fault stops: the operator issues a new token, the device restarts sync with it.
         let newToken = device.dir.file("token2")
         _ = FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
-        #expect(try runProcess(hubExe, ["tokens", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
+        #expect(try runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
         let result = await device.engine(client).syncOnce()
         await client.shutdown()

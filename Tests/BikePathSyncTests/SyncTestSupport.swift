@@ -16,12 +16,17 @@ final class HubProcess {
     private(set) var port: Int = 0
     var url: String { "http://127.0.0.1:\(port)" }
 
-    /// Starts the hub and waits (at most 30 s) for its "listening" line. `stderr` is a
+    /// Starts the hub (the test-only `bikepath-hub-faults` when `extra` has `--test-*` switches) and waits (at most 30 s) for its "listening" line. `stderr` is a
     /// file for its log; `fileLimit` starts it under `ulimit -n`.
-    init(db: String, tokens: String, port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws {
-        guard let hub = builtExecutable("bikepath-hub") else { throw TestFailure(description: "bikepath-hub is not built") }
+    /// `database` (a PostgreSQL URL) replaces the SQLite file `db`.
+    init(db: String, tokens: String, database: String? = nil, port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws {
+        // The fault switches live in the test-only hub, never in the shipped one.
+        let faulty = extra.contains { $0.hasPrefix("--test-") }
+        let name = faulty ? "bikepath-hub-faults" : "bikepath-hub"
+        guard let hub = builtExecutable(name) else { throw TestFailure(description: "\(name) is not built") }
         dbPath = db
-        let arguments = ["serve", "--port", "\(port)", "--db", db, "--tokens", tokens] + extra
+        let storage = database.map { ["--database", $0] } ?? ["--db", db]
+        let arguments = (faulty ? [] : ["serve"]) + ["--port", "\(port)"] + storage + ["--tokens", tokens] + extra
         if let fileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", hub] + arguments

@@ -56,3 +56,17 @@ public struct TempDir: Sendable {
 /// `BikePathBench`, which also writes the synthetic stores the store tests
 /// and the kill test start from (`store-replay`): generators stay out of bikepathd.
 public func benchExecutablePath() -> String? { builtExecutable("BikePathBench") }
+
+/// A loopback TCP port nobody listens on right now, picked by the kernel.
+public func freeLoopbackPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}

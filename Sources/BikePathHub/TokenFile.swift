@@ -3,22 +3,23 @@ import Foundation
 
 /// One line of the tokens file: `DEVICE-ID TOKEN [revoked]`. Only the token's
 /// SHA-256 is kept, so nothing read here can be printed by mistake.
-struct TokenFileEntry: Sendable, Equatable {
-    let device: String
-    let tokenSHA256: String
-    let revoked: Bool
+public struct TokenFileEntry: Sendable, Equatable {
+    public let device: String
+    public let tokenSHA256: String
+    public let revoked: Bool
 }
 
 /// The hub's tokens file (`serve --tokens FILE`), read at start and applied by
-/// `HubDatabase.apply(tokenFile:)` under the rules of docs/sync.md ("Device tokens").
-enum TokenFile {
-    enum Problem: Error, Equatable, CustomStringConvertible {
+/// `HubStore.apply(tokenFile:)` under the rules of docs/sync.md ("Device tokens").
+public enum TokenFile {
+    /// Why a tokens file or token file was refused.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         /// Others may read or write it: anyone on the machine could take a device's place.
         case tooOpen(path: String, mode: String)
         case badLine(path: String, line: Int, why: String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .unreadable(let p, let r): "cannot read the tokens file \(p): \(r)"
             case .tooOpen(let p, let m):
@@ -28,7 +29,8 @@ enum TokenFile {
         }
     }
 
-    static func read(path: String) throws(Problem) -> [TokenFileEntry] {
+    /// The entries of the tokens file at `path`; refused whole at its first bad line.
+    public static func read(path: String) throws(Problem) -> [TokenFileEntry] {
         let text = try readSecret(path: path)
         var entries: [TokenFileEntry] = []
         var lineOfDevice: [String: Int] = [:], lineOfToken: [String: Int] = [:]
@@ -43,7 +45,7 @@ enum TokenFile {
                 throw .badLine(path: path, line: n, why: "a device id is 1-64 characters of A-Z a-z 0-9 - _")
             }
             if let problem = TokenSyntax.problem(words[1]) { throw .badLine(path: path, line: n, why: "\(problem)") }
-            let hash = HubDatabase.hash(words[1])
+            let hash = HubHash.token(words[1])
             if let first = lineOfDevice.updateValue(n, forKey: words[0]) {
                 throw .badLine(path: path, line: n, why: "device \(words[0]) is already on line \(first)")
             }
@@ -56,7 +58,7 @@ enum TokenFile {
     }
 
     /// The text of a file holding secrets, refused when others may read or write it.
-    static func readSecret(path: String) throws(Problem) -> String {
+    public static func readSecret(path: String) throws(Problem) -> String {
         var st = stat()
         guard stat(path, &st) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         if st.st_mode & 0o007 != 0 { throw .tooOpen(path: path, mode: String(st.st_mode & 0o777, radix: 8)) }

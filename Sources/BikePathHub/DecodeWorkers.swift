@@ -1,12 +1,13 @@
 import Foundation
 import NIOPosix
+import ServiceLifecycle
 import Synchronization
 
 /// Threads of their own for the CPU-bound part of a request (inflate, shape check,
 /// JSON decoding, validation, canonical encoding), so that a costly body never
 /// holds up the request handlers on Swift's shared cooperative pool:
 /// `GET /v1/health` answers while the workers are busy.
-final class DecodeWorkers: Sendable {
+final class DecodeWorkers: Service {
     private let pool: NIOThreadPool
     private let inFlight = Atomic<Int>(0)
     private let maxInFlight: Int
@@ -37,7 +38,9 @@ final class DecodeWorkers: Sendable {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
     }
 
-    func shutdown() async {
-        try? await pool.shutdownGracefully()
+    /// Runs with the application: the threads stop once the server has shut down.
+    func run() async throws {
+        try? await gracefulShutdown()  // throws only on cancellation, which also means "stop"
+        try await pool.shutdownGracefully()
     }
 }

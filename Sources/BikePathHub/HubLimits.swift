@@ -3,7 +3,7 @@ import NIOCore
 
 /// Every bound the hub puts on a client, in one place (docs/api.yaml and
 /// docs/sync.md state them). The connection figures come from `serve`'s options.
-struct HubLimits: Sendable {
+public struct HubLimits: Sendable {
     /// Bytes on the wire, and bytes after gzip inflation: a sync batch of 200 records is ~1 MB of JSON.
     static let maxBody = 32 * 1024 * 1024
     static let maxInflated = 32 * 1024 * 1024
@@ -20,11 +20,24 @@ struct HubLimits: Sendable {
     static let maxHeaderCount = 100
 
     /// Connections held at once; more wait in the listen backlog (not accepted, no descriptor used).
-    var maxConnections = 512
+    public var maxConnections = 512
     /// A connection with no request part for this long is closed (also bounds a request head trickled in).
-    var idleTimeout: TimeAmount = .seconds(30)
+    public var idleTimeout: TimeAmount = .seconds(30)
     /// A new connection must have sent its first complete request head by then.
-    var headerTimeout: TimeAmount = .seconds(10)
+    public var headerTimeout: TimeAmount = .seconds(10)
+
+    /// Record requests per second each device may send on average (0: no limit), and at once.
+    public var deviceRequestsPerSecond = 10.0
+    public var deviceBurst = 100.0
+
+    public init(maxConnections: Int = 512, idleTimeout: TimeAmount = .seconds(30), headerTimeout: TimeAmount = .seconds(10),
+                deviceRequestsPerSecond: Double = 10, deviceBurst: Double = 100) {
+        self.maxConnections = maxConnections
+        self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
+        self.deviceRequestsPerSecond = deviceRequestsPerSecond
+        self.deviceBurst = deviceBurst
+    }
 
     /// Descriptors kept for SQLite (~3 per connection, 6 connections), the event loops and stdio.
     static let reservedDescriptors = 64

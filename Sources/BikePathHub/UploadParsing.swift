@@ -7,14 +7,18 @@ import Hummingbird
 struct Refusal: Error, Sendable {
     let status: HTTPResponse.Status
     let json: Data
+    /// The error code (or the record's outcome), for the rejections metric.
+    let code: String
 
     init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
         self.status = status
+        self.code = code
         json = (try? WireJSON.encode(ErrorBody(error: code, message: message))) ?? Data("{}".utf8)
     }
 
     init(_ result: RecordResult) {
         status = HTTPResponse.Status(code: result.status)
+        code = result.outcome.rawValue
         json = (try? WireJSON.encode(result)) ?? Data("{}".utf8)
     }
 
@@ -23,9 +27,6 @@ struct Refusal: Error, Sendable {
         self.init(a.status, a.code, a.message)
     }
 }
-
-/// A record ready for `HubDatabase.put`: its canonical body.
-typealias StorableRecord = (kind: RecordKind, id: String, canonical: Data)
 
 /// A batch after decoding: the items already judged (invalid) and the ones to store.
 struct ParsedBatch: Sendable {

@@ -26,14 +26,23 @@ struct ConnectionDropped: Error {}
 /// body read within `HubLimits.maxBody`, then inflated, shape-checked, decoded and
 /// validated on `DecodeWorkers`, then stored (one transaction).
 struct HubServer {
-    let database: HubDatabase
+    let store: any HubStore
     let dice: FaultDice
     let workers: DecodeWorkers
+    let map: SharedMapCache
+    let metrics: HubMetrics
+    let rateLimiter: DeviceRateLimiter
     let logger: Logger
 
     func router() -> Router<HubContext> {
         let router = Router(context: HubContext.self)
-        router.get("v1/health") { _, _ in json(.ok, ["status": "ok"]) }
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+        }
+        router.get("v1/health") { _, _ in Self.json(.ok, ["status": "ok"]) }
+        MapRoutes(map: map, store: store).add(to: router) { request in try await authenticate(request) }
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
             router.put(RouterPath(path)) { request, context in
@@ -41,8 +50,9 @@ struct HubServer {
                 return try await guarded(request, context) { json throws(Refusal) in
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, record in
-                    let stored = try await database.put(device: device, records: [record])
-                    return json(HTTPResponse.Status(code: stored[0].status), stored[0])
+                    let stored = try await store.put(device: device, records: [record])
+                    metrics.stored(stored)
+                    return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
             }
         }
@@ -51,16 +61,17 @@ struct HubServer {
                 try UploadParsing.batch(json: json)
             } store: { device, batch in
                 var results = batch.results
-                let stored = try await database.put(device: device, records: batch.toStore.map(\.record))
+                let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
+                metrics.stored(results.compactMap { $0 } + stored)
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
-                return json(.ok, BatchResponse(results: results.compactMap { $0 }))
+                return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
             }
         }
         router.put("v1/position") { request, context in
             try await guarded(request, context) { json throws(Refusal) in
                 try UploadParsing.livePosition(json: json)
             } store: { device, canonical in
-                try await database.putLivePosition(device: device, body: canonical)
+                try await store.putLivePosition(device: device, body: canonical)
                 return Response(status: .noContent)
             }
         }
@@ -82,19 +93,27 @@ struct HubServer {
         case .success(let d): device = d
         case .failure(let response): return response
         }
+        guard rateLimiter.allow(device) else {
+            metrics.rejected("rate-limited")
+            var r = error(.tooManyRequests, "rate-limited", "more than \(Int(rateLimiter.perSecond)) requests a second from this device; slow down")
+            r.headers[.retryAfter] = "1"
+            return r
+        }
         let encoding: BodyEncoding
-        do { encoding = try BodyEncoding(header: request.headers[.contentEncoding]) } catch { return answer(Refusal(error)) }
+        do { encoding = try BodyEncoding(header: request.headers[.contentEncoding]) } catch { return rejected(Refusal(error)) }
         let raw: ByteBuffer
         do {
             raw = try await request.collectBody(upTo: HubLimits.maxBody)
         } catch {
-            return answer(Refusal(.tooLarge))
+            return rejected(Refusal(.tooLarge))
         }
         let decoded: Result<Parsed, Refusal>? = try await workers.run { Self.decode(raw, encoding, parse) }
         let response: Response
         switch decoded {
-        case nil: return busy("\(HubLimits.maxDecoding) request bodies are being decoded; try again shortly")
-        case .failure(let refusal)?: return answer(refusal)
+        case nil:
+            metrics.rejected("busy")
+            return busy("\(HubLimits.maxDecoding) request bodies are being decoded; try again shortly")
+        case .failure(let refusal)?: return rejected(refusal)
         case .success(let parsed)?: response = try await store(device, parsed)
         }
         if response.status.code < 300, request.method != .get, dice.roll(f.dropAfterCommitRatio) {
@@ -121,20 +140,26 @@ struct HubServer {
         }
     }
 
-    private enum AuthResult { case success(String), failure(Response) }
+    enum AuthResult { case success(String), failure(Response) }
 
-    private func authenticate(_ request: Request) async throws -> AuthResult {
+    func authenticate(_ request: Request) async throws -> AuthResult {
         guard let token = BearerToken.parse(request.headers[.authorization]) else {
             return .failure(unauthorized("missing-token", "send Authorization: Bearer <device token>"))
         }
-        switch try await database.authenticate(token: token) {
+        switch try await store.authenticate(token: token) {
         case .device(let d): return .success(d)
         case .unknown: return .failure(unauthorized("bad-token", "the token is not known to this hub"))
         case .revoked: return .failure(unauthorized("token-revoked", "this device's token was revoked"))
         }
     }
 
+    private func rejected(_ refusal: Refusal) -> Response {
+        metrics.rejected(refusal.code)
+        return Self.answer(refusal)
+    }
+
     private func unauthorized(_ code: String, _ message: String) -> Response {
+        metrics.rejected(code)
         var r = error(.unauthorized, code, message)
         r.headers[.wwwAuthenticate] = "Bearer realm=\"bikepath-hub\""
         return r
@@ -147,10 +172,10 @@ struct HubServer {
     }
 
     private func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
-        answer(Refusal(status, code, message))
+        Self.answer(Refusal(status, code, message))
     }
 
-    private func answer(_ refusal: Refusal) -> Response {
+    static func answer(_ refusal: Refusal) -> Response {
         Response(status: refusal.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: refusal.json)))
     }
 }
@@ -167,7 +192,9 @@ enum BearerToken {
     }
 }
 
-private func json<T: Encodable>(_ status: HTTPResponse.Status, _ value: T) -> Response {
-    let data = (try? WireJSON.encode(value)) ?? Data("{}".utf8)
-    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+extension HubServer {
+    static func json<T: Encodable>(_ status: HTTPResponse.Status, _ value: T) -> Response {
+        let data = (try? WireJSON.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
 }

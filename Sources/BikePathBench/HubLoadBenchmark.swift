@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import BikePathAPI
+import Foundation
+import NIOCore
+
+/// `BikePathBench hub-load URLS DEVICES SECONDS BATCH`: simulated devices upload a day of
+/// confirmed rides (a trip summary and a confirmation with a 120-point path per ride) in
+/// batches to one or more hubs (round robin), for SECONDS, each retrying a failed batch
+/// on the next hub until it is acknowledged. Prints accepted records/s, latency
+/// percentiles and how many records were acknowledged (bench/hub.sh compares that with
+/// the rows in the database).
+enum HubLoadBenchmark {
+    static func token(_ device: Int) -> String { "bench-token-\(device)-0123456789abcdef" }
+
+    static func ride(device: Int, n: Int) -> [BatchRequest.Item] {
+        let id = "D\(device)-R\(n)"
+        let start: Int64 = 1_793_520_000_000_000_000 + Int64(n) * 1_800_000_000_000
+        let stats = TripStatisticsUpload(distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
+        let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 900_000_000_000, statistics: stats)
+        let lat = 52.50 + Double(device % 50) * 0.002, lon = 13.30 + Double(n % 50) * 0.002
+        let path = (0..<120).map { [lat + Double($0) * 0.0002, lon] }
+        let obstacles = (0..<3).map { ObstacleUpload(id: "O\($0)", kind: "pothole", offsetS: Double(60 + $0 * 100), position: WirePosition(lat: lat + Double($0) * 0.005, lon: lon), origin: "detected") }
+        let draft = DraftUpload(id: id, trip: trip, pathStatus: "medium", path: path, obstacles: obstacles, roadQuality: [])
+        return [.init(id: trip.id, body: .trip(trip)), .init(id: id, body: .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft)))]
+    }
+
+    static func run(urls: [String], devices: Int, seconds: Double, batch: Int) async throws {
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let begin = ContinuousClock.now
+        let stopSending = begin + .seconds(seconds)
+        let results = try await withThrowingTaskGroup(of: (acked: Int, latencies: [Double], retries: Int).self) { group in
+            for d in 0..<devices {
+                group.addTask {
+                    var acked = 0, retries = 0, n = 0, target = d
+                    var latencies: [Double] = []
+                    while ContinuousClock.now < stopSending {
+                        var items: [BatchRequest.Item] = []
+                        while items.count < batch { items += ride(device: d, n: n); n += 1 }
+                        let body = try WireJSON.encode(BatchRequest(records: items))
+                        // Retry until acknowledged: a hub killed mid-load is answered by the next one (or by itself once restarted).
+                        while true {
+                            let url = urls[target % urls.count]
+                            target += 1
+                            var request = HTTPClientRequest(url: url + "/v1/batch")
+                            request.method = .POST
+                            request.headers.add(name: "Authorization", value: "Bearer \(token(d))")
+                            request.body = .bytes(ByteBuffer(bytes: body))
+                            let sent = ContinuousClock.now
+                            if let response = try? await http.execute(request, timeout: .seconds(10)), response.status == .ok,
+                               let answer = try? await response.body.collect(upTo: 1 << 22),
+                               let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView)),
+                               decoded.results.allSatisfy({ $0.status < 300 }) {
+                                let elapsed = ContinuousClock.now - sent
+                                latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                                acked += items.count
+                                break
+                            }
+                            retries += 1
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                    }
+                    return (acked, latencies, retries)
+                }
+            }
+            var all: [(Int, [Double], Int)] = []
+            for try await r in group { all.append(r) }
+            return all
+        }
+        try await http.shutdown()
+        let wall = ContinuousClock.now - begin
+        let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        let acked = results.map(\.0).reduce(0, +)
+        let latencies = results.flatMap(\.1).sorted()
+        func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        print(String(format: "records acknowledged: %d in %.2f s = %.0f records/s; %d requests of %d records, p50 %.1f ms, p99 %.1f ms; %d retried",
+                     acked, wallSeconds, Double(acked) / wallSeconds, latencies.count, batch, percentile(0.5), percentile(0.99), results.map(\.2).reduce(0, +)))
+        print("acknowledged=\(acked)")
+    }
+}

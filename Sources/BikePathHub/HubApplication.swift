@@ -1,0 +1,88 @@
+import BikePathAPI
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// What `bikepath-hub serve` was asked for, minus the storage (see `HubStorage`).
+public struct HubConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (`onListening` gets the one bound).
+    public var port = 8080
+    public var limits = HubLimits()
+    /// PEM certificate chain and private key: serve HTTPS.
+    public var tls: (certificate: String, key: String)?
+    /// How stale the shared map may be: each replica rebuilds it from the database at most this often.
+    public var mapMaxAge: Duration = .seconds(5)
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.tls = tls
+    }
+}
+
+/// The hub as a library, in Hummingbird's manner: `buildApplication` wires routes,
+/// storage and limits into an application the caller runs (`runService()`), in the
+/// `bikepath-hub` executable or in a test process.
+public enum Hub {
+    /// The hub's application on `store` (already migrated). `faults` is the test-only
+    /// fault hook; `onListening` gets the bound port.
+    public static func buildApplication(configuration: HubConfiguration, store: any HubStore, logger: Logger,
+                                        faults: HubFaults = HubFaults(),
+                                        onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+        if faults.isActive { logger.warning("TEST-ONLY fault injection is on: \(faults)") }
+        let workers = DecodeWorkers()
+        let map = SharedMapCache(store: store, maxAge: configuration.mapMaxAge)
+        let server = HubServer(store: store, dice: FaultDice(faults), workers: workers, map: map, metrics: HubMetrics(),
+                               rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRequestsPerSecond,
+                                                              burst: configuration.limits.deviceBurst),
+                               logger: logger)
+        let limits = configuration.limits
+        let cap = limits.connectionCap(descriptorLimit: DescriptorLimit.raise())
+        if cap < limits.maxConnections {
+            logger.notice("at most \(cap) connections at once: the descriptor limit leaves no room for \(limits.maxConnections)")
+        }
+        return Application(
+            router: server.router(),
+            server: try httpServer(limits, tls: configuration.tls),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bikepath-hub",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(cap, logger: logger)),
+            services: [workers],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? -1) },
+            logger: logger)
+    }
+
+    /// Applies the tokens file at `path` to `store` and logs what changed (device ids only).
+    public static func applyTokensFile(path: String, to store: any HubStore, logger: Logger) async throws {
+        let report = try await store.apply(tokenFile: try TokenFile.read(path: path))
+        func note(_ devices: [String], _ what: String) {
+            if !devices.isEmpty { logger.notice("\(path): \(what): \(devices.joined(separator: ", "))") }
+        }
+        note(report.added, "added")
+        note(report.replaced, "token replaced")
+        note(report.revoked, "revoked")
+        note(report.revokedAbsent, "revoked, no longer in the file")
+        note(report.keptRevoked, "still revoked (the file cannot restore a device; issue a new token with `bikepath-hub token add`)")
+        note(report.ignoredCommandManaged, "line ignored: the token is managed with `bikepath-hub token`")
+        note(report.commandManaged, "not in the file, still allowed: tokens issued with `bikepath-hub token add` (revoke with `token revoke`)")
+    }
+
+    static func httpServer(_ limits: HubLimits, tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [RequestHeadGuard(headerTimeout: limits.headerTimeout)],
+            idleTimeout: limits.idleTimeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: HubLimits.maxHeaderFieldSize, maxHeaderListSize: HubLimits.maxHeaderListSize,
+                                            maxHeaderFieldCount: HubLimits.maxHeaderCount)))
+        guard let tls else { return http1 }
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.key, format: .pem)))
+        return try .tls(http1, tlsConfiguration: configuration)
+    }
+}

@@ -1,0 +1,79 @@
+import BikePathAPI
+import Crypto
+import Foundation
+
+/// A record ready for `HubStore.put`: its canonical body.
+public typealias StorableRecord = (kind: RecordKind, id: String, canonical: Data)
+
+/// What a bearer token stands for.
+public enum DeviceAuth: Equatable, Sendable { case device(String), unknown, revoked }
+
+/// One device as `bikepath-hub token list` shows it (never its token).
+public struct DeviceTokenStatus: Equatable, Sendable {
+    public var device: String
+    public var revoked: Bool
+    public var managedBy: TokenManager
+}
+
+/// Who manages a device's token: the tokens file (`serve --tokens`) or `bikepath-hub token`.
+public enum TokenManager: String, Sendable { case file, command }
+
+/// A confirmed draft as the shared map reads it: whose it is and its canonical body.
+public struct ConfirmedRecord: Sendable {
+    public var device: String
+    public var body: Data
+
+    public init(device: String, body: Data) {
+        self.device = device
+        self.body = body
+    }
+}
+
+/// The hub's storage. Every implementation keeps the same guarantees, enforced by the
+/// database and not by process memory, so that several hub processes on one database
+/// behave as one (docs/hub.md, "Storage"):
+/// - records are keyed by (device, kind, id): the first body stored wins; the same body
+///   again is a `duplicate`, a different one a `conflict`, and neither changes anything;
+/// - a batch is stored whole or not at all (one transaction);
+/// - tokens are kept only as SHA-256 hashes.
+public protocol HubStore: Sendable {
+    /// Brings the schema to the newest version; safe to run from several processes at once.
+    func migrate() async throws
+    /// Schema versions applied, oldest first.
+    func appliedMigrations() async throws -> [String]
+    /// Stores each record unless held; one result per record, in order, one transaction.
+    func put(device: String, records: [StorableRecord]) async throws -> [RecordResult]
+    /// Replaces the device's latest live position.
+    func putLivePosition(device: String, body: Data) async throws
+    func authenticate(token: String) async throws -> DeviceAuth
+    /// A new token for the device, which lifts a revocation; it is then managed by the command.
+    func issueToken(device: String, token: String) async throws
+    /// True when the device exists (and is now revoked).
+    func revoke(device: String) async throws -> Bool
+    func devices() async throws -> [DeviceTokenStatus]
+    /// Applies the tokens file in one transaction under the rules of `TokenFilePlan`.
+    func apply(tokenFile: [TokenFileEntry]) async throws -> TokenFileReport
+    /// Every confirmation record of every device, for the shared map.
+    func confirmations() async throws -> [ConfirmedRecord]
+    /// The canonical bodies of the device's trip records, for its own totals.
+    func trips(device: String) async throws -> [Data]
+}
+
+enum HubHash {
+    static func sha256Hex(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+    static func token(_ token: String) -> String { sha256Hex(Data(token.utf8)) }
+}
+
+/// The outcome of putting one record whose key may be held already.
+enum PutOutcome {
+    static func result(kind: RecordKind, id: String, stored: String?, received: String) -> RecordResult {
+        guard let stored else { return RecordResult(kind: kind, id: id, status: 201, outcome: .created) }
+        if stored == received { return RecordResult(kind: kind, id: id, status: 200, outcome: .duplicate) }
+        return RecordResult(kind: kind, id: id, status: 409, outcome: .conflict,
+                            error: "a different \(kind.rawValue) with this id is already stored; nothing was changed",
+                            storedSha256: stored, receivedSha256: received)
+    }
+}

@@ -1,0 +1,89 @@
+import BikePathCore
+import Foundation
+
+/// The map's segments: square cells of `cellMeters` on a side, rows of equal latitude
+/// height and, per row, columns of equal width in metres at the row's middle latitude.
+/// A stretch of road is the part of it inside one cell (docs/hub.md, "Path status").
+public struct MapGrid: Sendable, Equatable {
+    public var cellMeters: Double
+
+    public init(cellMeters: Double) { self.cellMeters = cellMeters }
+
+    /// A cell: its row (south to north) and column (west to east).
+    public struct Cell: Hashable, Sendable, Comparable {
+        public var row: Int
+        public var column: Int
+        public static func < (a: Cell, b: Cell) -> Bool { (a.row, a.column) < (b.row, b.column) }
+    }
+
+    /// Metres per degree of latitude (mean; the grid is a partition, not a survey).
+    static let metresPerDegree = 111_320.0
+
+    var latitudeStep: Double { cellMeters / Self.metresPerDegree }
+
+    func longitudeStep(row: Int) -> Double {
+        let middle = (Double(row) + 0.5) * latitudeStep
+        return cellMeters / (Self.metresPerDegree * max(cos(middle * .pi / 180), 0.01))
+    }
+
+    public func cell(of c: Coordinate) -> Cell {
+        let row = Int((c.latitude / latitudeStep).rounded(.down))
+        return Cell(row: row, column: Int((c.longitude / longitudeStep(row: row)).rounded(.down)))
+    }
+
+    /// South-west and north-east corners.
+    public func bounds(of cell: Cell) -> (south: Double, west: Double, north: Double, east: Double) {
+        let dLon = longitudeStep(row: cell.row)
+        return (Double(cell.row) * latitudeStep, Double(cell.column) * dLon, Double(cell.row + 1) * latitudeStep, Double(cell.column + 1) * dLon)
+    }
+
+    /// The cell and its eight neighbours: every cell holding a point within `cellMeters` of `c`.
+    func neighbourhood(of c: Coordinate) -> [Cell] {
+        let centre = cell(of: c)
+        var cells: [Cell] = []
+        for dr in -1...1 {
+            let row = centre.row + dr
+            let column = Int((c.longitude / longitudeStep(row: row)).rounded(.down))
+            for dc in -1...1 { cells.append(Cell(row: row, column: column + dc)) }
+        }
+        return cells
+    }
+}
+
+/// A bounding box in degrees, as GeoJSON and the read API write it: west, south, east, north.
+public struct BoundingBox: Sendable, Equatable {
+    public var west, south, east, north: Double
+
+    public init(west: Double, south: Double, east: Double, north: Double) {
+        (self.west, self.south, self.east, self.north) = (west, south, east, north)
+    }
+
+    /// Why a `bbox` query parameter was refused.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case malformed(String)
+        case tooLarge(squareKm: Double, limit: Double)
+        public var description: String {
+            switch self {
+            case .malformed(let s): "bbox must be WEST,SOUTH,EAST,NORTH in degrees with WEST < EAST and SOUTH < NORTH, got \(s)"
+            case .tooLarge(let a, let l): "bbox covers \(Int(a)) km², more than the \(Int(l)) km² one request may ask for"
+            }
+        }
+    }
+
+    /// `WEST,SOUTH,EAST,NORTH`, within `maxSquareKm` (a city is ~900 km²; the limit bounds one answer).
+    public static func parse(_ text: String, maxSquareKm: Double = 10_000) throws(Problem) -> BoundingBox {
+        let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, parts.allSatisfy(\.isFinite) else { throw .malformed(text) }
+        let box = BoundingBox(west: parts[0], south: parts[1], east: parts[2], north: parts[3])
+        guard box.west < box.east, box.south < box.north, box.south >= -90, box.north <= 90, box.west >= -180, box.east <= 180 else {
+            throw .malformed(text)
+        }
+        let km = (box.north - box.south) * 111.32 * (box.east - box.west) * 111.32 * cos((box.south + box.north) / 2 * .pi / 180)
+        guard km <= maxSquareKm else { throw .tooLarge(squareKm: km, limit: maxSquareKm) }
+        return box
+    }
+
+    public func contains(_ c: Coordinate) -> Bool {
+        c.latitude >= south && c.latitude <= north && c.longitude >= west && c.longitude <= east
+    }
+}

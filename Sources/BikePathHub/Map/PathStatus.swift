@@ -1,0 +1,54 @@
+import BikePathCore
+import Foundation
+
+/// One road-quality stretch of one rider's confirmed trip.
+public struct StretchReport: Sendable, Equatable {
+    public var device: String
+    public var midpoint: Coordinate
+    public var lengthMeters: Double
+    public var status: PathStatus
+
+    public init(device: String, midpoint: Coordinate, lengthMeters: Double, status: PathStatus) {
+        (self.device, self.midpoint, self.lengthMeters, self.status) = (device, midpoint, lengthMeters, status)
+    }
+}
+
+/// The status of one map cell and how many riders it rests on.
+public struct CellStatus: Sendable, Equatable {
+    public var cell: MapGrid.Cell
+    public var status: PathStatus
+    public var riders: Int
+}
+
+/// The path-status rule (docs/hub.md, "Path status"), in the vocabulary of Best Bike
+/// Paths (`PathStatus` of BikePathCore, best first). Pure.
+///
+/// - A stretch belongs to the cell of its midpoint (`grid`, 100 m cells).
+/// - Each rider's stretches in a cell are weighed by length; the cell's status is the
+///   length-weighted median status over all riders, so one rough pass among many smooth
+///   ones does not condemn a street.
+/// - A corroborated obstacle in the cell makes it `requiresMaintenance`.
+/// - `riders` counts the distinct devices behind the value.
+public struct PathStatusRule: Sendable, Equatable {
+    public var grid = MapGrid(cellMeters: 100)
+
+    public init() {}
+
+    public func statuses(stretches: [StretchReport], obstacles: [ReportedObstacle]) -> [CellStatus] {
+        var byCell: [MapGrid.Cell: [StretchReport]] = [:]
+        for s in stretches where s.lengthMeters > 0 { byCell[grid.cell(of: s.midpoint), default: []].append(s) }
+        let blocked = Set(obstacles.filter(\.corroborated).map { grid.cell(of: $0.position) })
+        return byCell.keys.sorted().map { cell in
+            let reports = byCell[cell]!
+            let total = reports.map(\.lengthMeters).reduce(0, +)
+            var weight = 0.0
+            var median = PathStatus.requiresMaintenance
+            for status in PathStatus.allCases {
+                weight += reports.filter { $0.status == status }.map(\.lengthMeters).reduce(0, +)
+                if weight >= total / 2 { median = status; break }
+            }
+            return CellStatus(cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median,
+                              riders: Set(reports.map(\.device)).count)
+        }
+    }
+}

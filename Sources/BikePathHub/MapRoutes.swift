@@ -1,0 +1,50 @@
+import BikePathAPI
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The public read API (docs/api.yaml, "Shared map"): GeoJSON of corroborated obstacles,
+/// path status and a heatmap of reports in a bounding box, and a device's own totals.
+/// No answer holds a device id, a track, or a time finer than a day.
+struct MapRoutes {
+    let map: SharedMapCache
+    let store: any HubStore
+
+    /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
+    static let heatCellMeters = (default: 250.0, range: 50.0...5_000.0)
+
+    func add(to router: Router<HubContext>, authenticate: @escaping @Sendable (Request) async throws -> HubServer.AuthResult) {
+        router.get("v1/map/obstacles") { request, _ in
+            try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
+        }
+        router.get("v1/map/status") { request, _ in
+            try await geoJSON(request) { map, box in try WireJSON.encode(map.statusGeoJSON(in: box)) }
+        }
+        router.get("v1/map/heatmap") { request, _ in
+            let cell = request.uri.queryParameters.get("cell").flatMap(Double.init) ?? Self.heatCellMeters.default
+            guard Self.heatCellMeters.range.contains(cell) else {
+                return HubServer.answer(Refusal(.badRequest, "bad-cell", "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
+            }
+            return try await geoJSON(request) { map, box in try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell))) }
+        }
+        router.get("v1/me/totals") { request, _ in
+            switch try await authenticate(request) {
+            case .failure(let response): return response
+            case .success(let device):
+                let trips = try await store.trips(device: device).compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                return HubServer.json(.ok, DeviceTotals(trips: trips))
+            }
+        }
+    }
+
+    private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
+        let box: BoundingBox
+        do {
+            box = try BoundingBox.parse(request.uri.queryParameters.get("bbox") ?? "")
+        } catch {
+            return HubServer.answer(Refusal(.badRequest, "bad-bbox", error.description))
+        }
+        let body = try encode(try await map.current(), box)
+        return Response(status: .ok, headers: [.contentType: "application/geo+json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,202 @@
+import BikePathAPI
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The hub on PostgreSQL (`--database postgres://…`): for a city, and for several
+/// stateless hub processes on one database. Idempotence is the database's: a record
+/// goes in with `INSERT … ON CONFLICT DO NOTHING` on the key (device, kind, id), so
+/// two replicas storing the same record at once leave one row and both answer from it.
+///
+/// The client's connection pool must run while the store is used: `HubStorage.withStore`
+/// runs it for the duration of its body.
+public final class PostgresHubStore: HubStore {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Applied in order, each once, in one transaction with its bookkeeping row. A new
+    /// schema change is a new entry at the end; an applied entry is never edited.
+    static let migrations: [(version: String, sql: [PostgresQuery])] = [
+        ("v1", [
+            """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY,
+                token_sha256 TEXT NOT NULL UNIQUE,
+                revoked BOOLEAN NOT NULL DEFAULT false,
+                managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))
+            )
+            """,
+            """
+            CREATE TABLE records (
+                device_id TEXT NOT NULL REFERENCES devices(device_id),
+                kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                id TEXT NOT NULL,
+                sha256 TEXT NOT NULL,
+                body BYTEA NOT NULL,
+                received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                PRIMARY KEY (device_id, kind, id)
+            )
+            """,
+            "CREATE INDEX records_by_kind ON records (kind)",
+            """
+            CREATE TABLE live_positions (
+                device_id TEXT PRIMARY KEY,
+                body BYTEA NOT NULL,
+                updates BIGINT NOT NULL DEFAULT 1,
+                received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+        ]),
+    ]
+
+    /// Any fixed number: replicas starting together take turns migrating.
+    static let migrationLock: Int64 = 0x6269_6b65_7061_7468
+
+    public func migrate() async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            try await conn.query("""
+                CREATE TABLE IF NOT EXISTS hub_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied = Set<String>()
+            for try await version in try await conn.query("SELECT version FROM hub_migrations", logger: logger).decode(String.self) {
+                applied.insert(version)
+            }
+            for m in Self.migrations where !applied.contains(m.version) {
+                for statement in m.sql { try await conn.query(statement, logger: logger) }
+                try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(m.version))", logger: logger)
+                logger.notice("database migrated to \(m.version)")
+            }
+        }
+    }
+
+    public func appliedMigrations() async throws -> [String] {
+        try await strings("SELECT version FROM hub_migrations ORDER BY version")
+    }
+
+    /// Two statements per batch whatever its size: one multi-row insert that skips held
+    /// keys and names the rows it added, then the hashes of the held ones.
+    public func put(device: String, records: [StorableRecord]) async throws -> [RecordResult] {
+        guard !records.isEmpty else { return [] }
+        let kinds = records.map(\.kind.rawValue), ids = records.map(\.id)
+        let hashes = records.map { HubHash.sha256Hex($0.canonical) }
+        let bodies = records.map { ByteBuffer(bytes: $0.canonical) }
+        return try await client.withTransaction(logger: logger) { conn in
+            var created = Set<String>()
+            for try await (kind, id) in try await conn.query("""
+                INSERT INTO records (device_id, kind, id, sha256, body)
+                SELECT \(device), k, i, h, b FROM unnest(\(kinds)::text[], \(ids)::text[], \(hashes)::text[], \(bodies)::bytea[]) AS u(k, i, h, b)
+                ON CONFLICT (device_id, kind, id) DO NOTHING RETURNING kind, id
+                """, logger: logger).decode((String, String).self) {
+                created.insert(kind + "/" + id)
+            }
+            var held: [String: String] = [:]
+            if created.count < records.count {
+                // Held already (perhaps committed by another replica a moment ago): answer from those rows.
+                for try await (kind, id, sha) in try await conn.query("""
+                    SELECT r.kind, r.id, r.sha256 FROM records r JOIN unnest(\(kinds)::text[], \(ids)::text[]) AS u(k, i)
+                    ON r.kind = u.k AND r.id = u.i WHERE r.device_id = \(device)
+                    """, logger: logger).decode((String, String, String).self) where !created.contains(kind + "/" + id) {
+                    held[kind + "/" + id] = sha
+                }
+            }
+            return zip(records, hashes).map { record, sha in
+                let key = record.kind.rawValue + "/" + record.id
+                return PutOutcome.result(kind: record.kind, id: record.id, stored: created.contains(key) ? nil : held[key], received: sha)
+            }
+        }
+    }
+
+    public func putLivePosition(device: String, body: Data) async throws {
+        try await client.query("""
+            INSERT INTO live_positions (device_id, body) VALUES (\(device), \(body))
+            ON CONFLICT (device_id) DO UPDATE SET body = excluded.body, updates = live_positions.updates + 1, received_at = now()
+            """, logger: logger)
+    }
+
+    public func authenticate(token: String) async throws -> DeviceAuth {
+        let h = HubHash.token(token)
+        for try await (device, revoked) in try await client.query(
+            "SELECT device_id, revoked FROM devices WHERE token_sha256 = \(h)", logger: logger).decode((String, Bool).self) {
+            return revoked ? .revoked : .device(device)
+        }
+        return .unknown
+    }
+
+    public func issueToken(device: String, token: String) async throws {
+        try await client.query("""
+            INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(HubHash.token(token)), false, 'command')
+            ON CONFLICT (device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = false, managed_by = 'command'
+            """, logger: logger)
+    }
+
+    public func revoke(device: String) async throws -> Bool {
+        !(try await client.query("UPDATE devices SET revoked = true WHERE device_id = \(device) RETURNING 1", logger: logger).collect()).isEmpty
+    }
+
+    public func devices() async throws -> [DeviceTokenStatus] {
+        try await client.withConnection { conn in
+            try await Self.deviceRows(conn, logger: logger).map { DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy) }
+        }
+    }
+
+    public func apply(tokenFile entries: [TokenFileEntry]) async throws -> TokenFileReport {
+        try await client.withTransaction(logger: logger) { conn in
+            // One replica at a time: the plan is made from the rows it read.
+            try await conn.query("LOCK TABLE devices IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+            let plan = TokenFilePlan(entries: entries, existing: try await Self.deviceRows(conn, logger: logger))
+            for change in plan.changes {
+                switch change {
+                case .insert(let device, let sha, let revoked):
+                    try await conn.query("INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(sha), \(revoked), 'file')",
+                                         logger: logger)
+                case .revoke(let device):
+                    try await conn.query("UPDATE devices SET revoked = true WHERE device_id = \(device)", logger: logger)
+                case .setToken(let device, let sha):
+                    try await conn.query("UPDATE devices SET token_sha256 = \(sha) WHERE device_id = \(device)", logger: logger)
+                }
+            }
+            return plan.report
+        }
+    }
+
+    public func confirmations() async throws -> [ConfirmedRecord] {
+        var out: [ConfirmedRecord] = []
+        for try await (device, body) in try await client.query(
+            "SELECT device_id, body FROM records WHERE kind = 'confirmation' ORDER BY device_id, id", logger: logger).decode((String, Data).self) {
+            out.append(ConfirmedRecord(device: device, body: body))
+        }
+        return out
+    }
+
+    public func trips(device: String) async throws -> [Data] {
+        var out: [Data] = []
+        for try await body in try await client.query(
+            "SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id", logger: logger).decode(Data.self) {
+            out.append(body)
+        }
+        return out
+    }
+
+    private func strings(_ query: PostgresQuery) async throws -> [String] {
+        var out: [String] = []
+        for try await s in try await client.query(query, logger: logger).decode(String.self) { out.append(s) }
+        return out
+    }
+
+    private static func deviceRows(_ conn: PostgresConnection, logger: Logger) async throws -> [DeviceRow] {
+        var rows: [DeviceRow] = []
+        for try await (device, sha, revoked, manager) in try await conn.query(
+            "SELECT device_id, token_sha256, revoked, managed_by FROM devices ORDER BY device_id", logger: logger)
+            .decode((String, String, Bool, String).self) {
+            rows.append(DeviceRow(device: device, tokenSHA256: sha, revoked: revoked, managedBy: TokenManager(rawValue: manager) ?? .file))
+        }
+        return rows
+    }
+}

@@ -1,0 +1,156 @@
+import BikePathAPI
+import Foundation
+import GRDB
+
+/// The hub on one SQLite file (`--db FILE`): the embedded default for a rider who hosts
+/// their own hub. One writer at a time (WAL), so a record's check-then-insert in one
+/// transaction is already atomic.
+public final class SQLiteHubStore: HubStore {
+    let pool: DatabasePool
+
+    /// Opens (or creates, mode 0600: it holds every device's records) the hub's database.
+    /// Does not migrate: call `migrate()`.
+    public init(path: String) throws {
+        try PrivateFile.create(path: path)
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: config)
+    }
+
+    /// The versions, in order; names are GRDB migration identifiers kept in `grdb_migrations`.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    token_sha256 TEXT NOT NULL UNIQUE,
+                    revoked INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE records (
+                    device_id TEXT NOT NULL REFERENCES devices(device_id),
+                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                    id TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,       -- of the canonical body; equality means "identical"
+                    body BLOB NOT NULL,         -- canonical JSON
+                    received_utc TEXT NOT NULL,
+                    PRIMARY KEY (device_id, kind, id)
+                ) WITHOUT ROWID;
+                -- A draft is published only through its confirmation record.
+                CREATE VIEW published AS SELECT device_id, id AS draft_id, received_utc FROM records WHERE kind = 'confirmation';
+                CREATE TABLE live_positions (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    body BLOB NOT NULL,
+                    updates INTEGER NOT NULL DEFAULT 1,
+                    received_utc TEXT NOT NULL
+                );
+                """)
+        }
+        // Who manages a device's token: the tokens file ('file') or `bikepath-hub token`
+        // ('command'); docs/sync.md, "Device tokens". Devices from before are taken as 'file'.
+        migrator.registerMigration("v2-token-manager") { db in
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
+        }
+        return migrator
+    }
+
+    public func migrate() async throws { try Self.migrator.migrate(pool) }
+
+    public func appliedMigrations() async throws -> [String] {
+        try await pool.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+    }
+
+    public func put(device: String, records: [StorableRecord]) async throws -> [RecordResult] {
+        let now = ISO8601DateFormatter().string(from: Date())
+        return try await pool.write { db in
+            try records.map { kind, id, body in
+                let sha = HubHash.sha256Hex(body)
+                let stored = try String.fetchOne(db, sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?",
+                                                 arguments: [device, kind.rawValue, id])
+                if stored == nil {
+                    try db.execute(sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)",
+                                   arguments: [device, kind.rawValue, id, sha, body, now])
+                }
+                return PutOutcome.result(kind: kind, id: id, stored: stored, received: sha)
+            }
+        }
+    }
+
+    public func putLivePosition(device: String, body: Data) async throws {
+        let now = ISO8601DateFormatter().string(from: Date())
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO live_positions (device_id, body, received_utc) VALUES (?, ?, ?)
+                ON CONFLICT(device_id) DO UPDATE SET body = excluded.body, updates = updates + 1, received_utc = excluded.received_utc
+                """, arguments: [device, body, now])
+        }
+    }
+
+    public func authenticate(token: String) async throws -> DeviceAuth {
+        let h = HubHash.token(token)
+        return try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?", arguments: [h]) else {
+                return .unknown
+            }
+            return (row["revoked"] as Int) != 0 ? .revoked : .device(row["device_id"])
+        }
+    }
+
+    public func issueToken(device: String, token: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, 0, 'command')
+                ON CONFLICT(device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = 0, managed_by = 'command'
+                """, arguments: [device, HubHash.token(token)])
+        }
+    }
+
+    public func revoke(device: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE devices SET revoked = 1 WHERE device_id = ?", arguments: [device])
+            return db.changesCount > 0
+        }
+    }
+
+    public func devices() async throws -> [DeviceTokenStatus] {
+        try await pool.read { db in try Self.deviceRows(db).map { DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy) } }
+    }
+
+    public func apply(tokenFile entries: [TokenFileEntry]) async throws -> TokenFileReport {
+        try await pool.write { db in
+            let plan = TokenFilePlan(entries: entries, existing: try Self.deviceRows(db))
+            for change in plan.changes {
+                switch change {
+                case .insert(let device, let sha, let revoked):
+                    try db.execute(sql: "INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, ?, 'file')",
+                                   arguments: [device, sha, revoked ? 1 : 0])
+                case .revoke(let device):
+                    try db.execute(sql: "UPDATE devices SET revoked = 1 WHERE device_id = ?", arguments: [device])
+                case .setToken(let device, let sha):
+                    try db.execute(sql: "UPDATE devices SET token_sha256 = ? WHERE device_id = ?", arguments: [sha, device])
+                }
+            }
+            return plan.report
+        }
+    }
+
+    public func confirmations() async throws -> [ConfirmedRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT device_id, body FROM records WHERE kind = 'confirmation' ORDER BY device_id, id")
+                .map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }
+        }
+    }
+
+    public func trips(device: String) async throws -> [Data] {
+        try await pool.read { db in
+            try Data.fetchAll(db, sql: "SELECT body FROM records WHERE device_id = ? AND kind = 'trip' ORDER BY id", arguments: [device])
+        }
+    }
+
+    private static func deviceRows(_ db: Database) throws -> [DeviceRow] {
+        try Row.fetchAll(db, sql: "SELECT device_id, token_sha256, revoked, managed_by FROM devices ORDER BY device_id").map {
+            DeviceRow(device: $0["device_id"], tokenSHA256: $0["token_sha256"], revoked: ($0["revoked"] as Int) != 0,
+                      managedBy: TokenManager(rawValue: $0["managed_by"]) ?? .file)
+        }
+    }
+}

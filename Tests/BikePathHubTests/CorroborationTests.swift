@@ -1,0 +1,98 @@
+import BikePathCore
+import BikePathHub
+import Testing
+
+/// The corroboration rule of docs/hub.md, on hand-made reports and passes.
+struct CorroborationTests {
+    let rule = CorroborationRule()
+
+    func report(_ device: String, _ trip: String, _ kind: String = "pothole", east: Double, north: Double = 0, day: Int? = 20_000) -> ObstacleReport {
+        ObstacleReport(device: device, trip: trip, kind: kind, position: Fixtures.at(east: east, north: north), day: day)
+    }
+
+    func pass(_ device: String, _ trip: String) -> TripPass {
+        TripPass(device: device, trip: trip, path: stride(from: 0.0, through: 400, by: 25).map { Fixtures.at(east: $0) })
+    }
+
+    @Test func twoRidersWithinTheRadiusMakeOneCorroboratedSpot() {
+        let spots = rule.corroborate(reports: [report("a", "a1", east: 100), report("b", "b1", east: 110, north: 4, day: 20_003)],
+                                     passes: [pass("a", "a1"), pass("b", "b1")])
+        #expect(spots.count == 1)
+        let s = spots[0]
+        #expect(s.riders == 2 && s.passesWithoutReport == 0 && s.corroborated)
+        #expect(s.confidence == 0.75)  // (2 + 1) / (2 + 0 + 1 + 1)
+        #expect(s.firstDay == 20_000 && s.lastDay == 20_003)
+        #expect(abs(Geodesic.distance(s.position, Fixtures.at(east: 105, north: 2))) < 0.5, "the spot is the reports' mean")
+    }
+
+    @Test func oneDeviceAloneNeverCorroborates() {
+        let reports = (1...6).map { report("a", "a\($0)", east: 100 + Double($0)) }
+        let spots = rule.corroborate(reports: reports, passes: (1...6).map { pass("a", "a\($0)") })
+        #expect(spots.count == 1 && spots[0].riders == 1 && !spots[0].corroborated)
+    }
+
+    @Test func ridersPassingWithoutReportingLowerTheConfidence() {
+        let reports = [report("a", "a1", east: 200), report("b", "b1", east: 205)]
+        let silent = (1...6).map { pass("c\($0)", "c\($0)t") }
+        let fresh = rule.corroborate(reports: reports, passes: [pass("a", "a1"), pass("b", "b1")])[0]
+        let decayed = rule.corroborate(reports: reports, passes: [pass("a", "a1"), pass("b", "b1")] + silent)[0]
+        #expect(decayed.passesWithoutReport == 6)
+        #expect(decayed.confidence == 0.3)  // (2 + 1) / (2 + 6 + 2)
+        #expect(fresh.corroborated && !decayed.corroborated)
+        // A trip that stays 60 m away is no observation.
+        let far = TripPass(device: "d", trip: "d1", path: [Fixtures.at(east: 0, north: 60), Fixtures.at(east: 400, north: 60)])
+        #expect(rule.corroborate(reports: reports, passes: [far])[0].passesWithoutReport == 0)
+    }
+
+    @Test func moreRidersRaiseTheConfidence() {
+        let c = (1...5).map { rule.confidence(riders: $0, misses: 2) }
+        #expect(zip(c, c.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test func distantOrIncompatibleReportsStayApart() {
+        let spots = rule.corroborate(reports: [report("a", "a1", east: 100), report("b", "b1", east: 140),
+                                               report("c", "c1", "bump", east: 102), report("d", "d1", "irregularity", east: 101)], passes: [])
+        #expect(spots.count == 3)
+        // The catch-all kind joins the first compatible spot; the specific kind names it.
+        #expect(spots.contains { $0.kind == "pothole" && $0.riders == 2 })
+        #expect(spots.contains { $0.kind == "bump" && $0.riders == 1 })
+    }
+
+    @Test func theOrderOfInputDoesNotChangeTheMap() {
+        let reports: [ObstacleReport] = (0..<30).map { (i: Int) -> ObstacleReport in
+            let kind = i % 3 == 0 ? "bump" : "pothole"
+            return report("d\(i % 7)", "t\(i)", kind, east: Double(i * 13 % 300), north: Double(i % 5))
+        }
+        #expect(rule.corroborate(reports: reports, passes: []) == rule.corroborate(reports: reports.reversed(), passes: []))
+    }
+}
+
+struct PathStatusTests {
+    let rule = PathStatusRule()
+
+    func stretch(_ device: String, east: Double, _ status: PathStatus, length: Double = 100) -> StretchReport {
+        StretchReport(device: device, midpoint: Fixtures.at(east: east), lengthMeters: length, status: status)
+    }
+
+    @Test func theLengthWeightedMedianOfAllRidersWins() {
+        let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .optimal, length: 80),
+                                              stretch("c", east: 50, .requiresMaintenance, length: 200)], obstacles: [])
+        #expect(cells.count == 1)
+        // 200 of 380 m are rough: more than half the length, though two of three riders found it smooth.
+        #expect(cells[0].status == .requiresMaintenance && cells[0].riders == 3)
+    }
+
+    @Test func oneRoughPassAmongSmoothOnesDoesNotCondemnAStreet() {
+        let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .medium),
+                                              stretch("c", east: 50, .requiresMaintenance)], obstacles: [])
+        #expect(cells.map(\.status) == [.medium])
+    }
+
+    @Test func aCorroboratedObstacleMarksItsCell() {
+        let spot = CorroborationRule().corroborate(
+            reports: [ObstacleReport(device: "a", trip: "1", kind: "pothole", position: Fixtures.at(east: 50), day: nil),
+                      ObstacleReport(device: "b", trip: "2", kind: "pothole", position: Fixtures.at(east: 52), day: nil)], passes: [])
+        let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .optimal)], obstacles: spot)
+        #expect(cells.map(\.status) == [.requiresMaintenance])
+    }
+}

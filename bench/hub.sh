@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Hub figures (issue 15), on loopback, bounded in count and time:
+#   1. load: DEVICES simulated devices upload confirmed rides (a trip and a confirmation
+#      with a 120-point path each) in batches of BATCH records for SECONDS, against the hub
+#      on SQLite and on PostgreSQL, one and two replicas: accepted records/s, p50/p99;
+#   2. kill -9 of a replica mid-load (restarted on its port; the devices retry): the
+#      database must hold every acknowledged record exactly once;
+#   3. the shared map on a simulated city: precision and recall of the corroborated
+#      obstacles against the seeded truth, and the city-wide bounding-box query time.
+#
+#   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES)
+#
+# PostgreSQL (Debian's postgresql) runs in a throwaway cluster (durable: fsync on), as the
+# postgres user when run as root, stopped by its pid.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONFIG=${CONFIG:-release}
+SCRATCH=.build; [ "$CONFIG" = release ] && SCRATCH=.build-release
+DEVICES=${DEVICES:-8}; SECONDS_=${SECONDS_:-5}; BATCH=${BATCH:-50}; RIDERS=${RIDERS:-200}; RIDES=${RIDES:-20}
+nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
+nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
+BIN=$SCRATCH/$CONFIG
+WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hub-bench.XXXXXX")
+PIDS=(); PG_PID=
+cleanup() {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  if [ -n "$PG_PID" ]; then  # fast shutdown by pid, SIGKILL after 10 s
+    kill -INT "$PG_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$PG_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$PG_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# PostgreSQL: initdb + postgres in $WORK/pg.
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+as_pg() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups "$@"; else "$@"; fi; }
+chmod 711 "$WORK"  # the postgres user must reach $WORK/pg
+mkdir -p "$WORK/pg"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$WORK/pg"
+as_pg "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
+PGPORT=$(free_port)
+# Started directly (not through a function, which would fork a subshell): $! is the server's pid (setpriv execs).
+if [ "$(id -u)" -eq 0 ]; then PGCMD=(setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/postgres"); else PGCMD=("$PGBIN/postgres"); fi
+"${PGCMD[@]}" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories="$WORK/pg" \
+  -c max_connections=200 >"$WORK/pg.log" 2>&1 &
+PG_PID=$!
+for _ in $(seq 100); do "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" && break; sleep 0.1; done
+psql_() { "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -At -v ON_ERROR_STOP=1 "$@"; }
+
+umask 077
+for d in $(seq 0 $((DEVICES - 1))); do echo "bench-$d bench-token-$d-0123456789abcdef"; done > "$WORK/tokens"
+
+start_hub() { # name port storage-args…
+  local name=$1 port=$2; shift 2
+  # Simulated devices send far faster than riders: the per-device rate limit is off here.
+  "$BIN/bikepath-hub" serve --port "$port" --device-rate 0 "$@" --tokens "$WORK/tokens" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PIDS+=($!); SC_PIDS+=($!); eval "PID_$name=$!"
+  for _ in $(seq 300); do grep -q listening "$WORK/$name.out" 2>/dev/null && return; sleep 0.1; done
+  echo "hub $name did not start: $(cat "$WORK/$name.err")" >&2; exit 1
+}
+
+n=0
+scenario() { # label backend replicas kill
+  local label=$1 backend=$2 replicas=$3 kill=$4 storage urls="" count
+  n=$((n + 1))
+  if [ "$backend" = postgres ]; then psql_ -c "CREATE DATABASE bench_$n" >/dev/null
+    storage=(--database "postgres://postgres@127.0.0.1:$PGPORT/bench_$n?sslmode=disable")
+  else storage=(--db "$WORK/bench_$n.sqlite"); fi
+  local ports=(); SC_PIDS=()
+  for r in $(seq 1 "$replicas"); do ports+=("$(free_port)"); start_hub "h${n}_$r" "${ports[-1]}" "${storage[@]}"; urls+="${urls:+,}http://127.0.0.1:${ports[-1]}"; done
+  "$BIN/BikePathBench" hub-load "$urls" "$DEVICES" "$SECONDS_" "$BATCH" >"$WORK/load_$n.out" &
+  local load=$!
+  if [ "$kill" = kill ]; then
+    sleep "$(python3 -c "print($SECONDS_ / 2)")"
+    eval "kill -9 \$PID_h${n}_1"; sleep 0.5
+    start_hub "h${n}_1b" "${ports[0]}" "${storage[@]}"
+  fi
+  wait "$load"
+  local acked; acked=$(sed -n 's/^acknowledged=//p' "$WORK/load_$n.out")
+  if [ "$backend" = postgres ]; then count=$(psql_ -d "bench_$n" -c "SELECT count(*) || ' ' || count(DISTINCT (device_id, kind, id)) FROM records")
+  else count=$(sqlite3 "$WORK/bench_$n.sqlite" "SELECT count(*) || ' ' || count(DISTINCT device_id || kind || id) FROM records"); fi
+  local verdict="exactly once"; [ "$count" = "$acked $acked" ] || verdict="MISMATCH"
+  echo "$label: $(head -1 "$WORK/load_$n.out"); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
+  for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  [ "$verdict" = "exactly once" ] || FAILED=1
+}
+FAILED=0
+
+echo "load: $DEVICES devices, $SECONDS_ s, batches of $BATCH records ($CONFIG build)"
+scenario "SQLite, 1 hub           " sqlite 1 no
+scenario "PostgreSQL, 1 hub       " postgres 1 no
+scenario "PostgreSQL, 2 replicas  " postgres 2 no
+scenario "SQLite, kill -9 mid-load" sqlite 1 kill
+scenario "PostgreSQL, 2 replicas, kill -9 one mid-load" postgres 2 kill
+echo
+"$BIN/BikePathBench" city "$RIDERS" "$RIDES" 1
+exit "$FAILED"
