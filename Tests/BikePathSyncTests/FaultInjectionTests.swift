@@ -69,9 +69,12 @@ import Testing
 
     @Test(.timeLimit(.minutes(3))) func clientKilledMidUpload() async throws {
         guard let bikepathd = builtExecutable("bikepathd") else { throw TestFailure(description: "bikepathd is not built") }
-        let device = try Device(trips: 8, seconds: 300, confirm: 4)
+        // 8 trips, 8 drafts confirmed: about 24 records at 300 ms each (7 s) against
+        // 3 s of rounds, so the client is always killed mid-work (with 150 ms and 4
+        // confirmed it sometimes finished on an idle machine).
+        let device = try Device(trips: 8, seconds: 300, confirm: 8)
         defer { device.dir.cleanup() }
-        let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "150"])
+        let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "300"])
         defer { hub.stop() }
         let arguments = ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--batch-size", "1"]
         for round in 0..<4 {
