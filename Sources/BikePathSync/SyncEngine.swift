@@ -30,6 +30,18 @@ public enum PassResult: Sendable, Equatable {
     case misconfigured(String)
 }
 
+extension PassResult: CustomStringConvertible {
+    /// `drained; sent 3, quarantined 0`, `failed: …` or `stopped: …`: the words of
+    /// `sync run`, the daemon's log, its status and `tail`.
+    public var description: String {
+        switch self {
+        case .drained(let sent, let quarantined): "drained; sent \(sent), quarantined \(quarantined)"
+        case .failed(let reason, _): "failed: \(reason)"
+        case .unauthorized(let reason), .misconfigured(let reason): "stopped: \(reason)"
+        }
+    }
+}
+
 /// Why a pass failed (it is retried with backoff); `description` is the text
 /// `sync status`, the log and `bikepathd tail` show.
 public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {

@@ -28,26 +28,11 @@ struct DiagnoseCommand: AsyncParsableCommand {
         let diagnosis = try await SensorDiagnosis.watch(gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
                                                         required: Set(require.kinds), logLevel: verbose ? .info : .critical)
         let storePath = databasePath ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
-        let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath)
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(Report(sensors: diagnosis, store: store)), as: UTF8.self))
-        } else {
-            print(diagnosis.text)
-            if let store { print(store.text) }
-        }
-        let required = Set(require.kinds)
-        let sensorError = diagnosis.problems.contains { $0.severity == .error && required.contains($0.sensor) }
-        if !diagnosis.ok || sensorError { throw ExitCode(2) }
-        if let store, !store.problems.isEmpty { throw ExitCode(3) }
+        let report = DiagnosisReport(sensors: diagnosis, store: noStore ? nil : StoreDiagnosisReport.read(path: storePath),
+                                     required: Set(require.kinds))
+        print(json ? jsonText(report) : report.text)
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
-}
-
-/// `diagnose --json`: the sensors, then the store and its sync outbox.
-private struct Report: Encodable {
-    var sensors: SensorDiagnosis
-    var store: StoreDiagnosisReport?
 }
 
 /// `--require gnss,imu`.
@@ -55,14 +40,6 @@ struct SensorKindList: Sendable {
     var kinds: [SensorKind]
 
     static func parse(_ text: String) throws -> SensorKindList {
-        if text.trimmingCharacters(in: .whitespaces) == "none" { return SensorKindList(kinds: []) }
-        let kinds = try text.split(separator: ",").map { name -> SensorKind in
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard let kind = SensorKind(rawValue: trimmed) else {
-                throw ValidationError("unknown sensor '\(trimmed)' in --require (known: gnss, imu, or none)")
-            }
-            return kind
-        }
-        return SensorKindList(kinds: kinds)
+        do { return SensorKindList(kinds: try DiagnosisReport.requiredSensors(text)) } catch { throw ValidationError(error.description) }
     }
 }

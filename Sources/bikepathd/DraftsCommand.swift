@@ -30,13 +30,7 @@ struct DraftsCommand: ParsableCommand {
             let all = state == nil ? drafts : try options.run { try store.listDrafts() }
             let numbers = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0 + 1) })
             options.emit(DraftJSON.list(drafts)) {
-                drafts.isEmpty ? "no drafts" : drafts.map { d in
-                    // The number is what `show`, `confirm`, `edit` … accept instead of the id (with --state, the unfiltered list's).
-                    String(format: "%3d  ", numbers[d.id] ?? 0) + "\(d.id)  \(ReviewFormat.dateAndTime(d.startUTCNanoseconds))  "
-                        + "\(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
-                        + String(format: "%7.2f km", d.distanceMeters / 1000)
-                        + "  \(d.obstacles) obstacle(s), \(d.heldBack) held back  path: \(d.pathStatus?.rawValue ?? "-")"
-                }.joined(separator: "\n")
+                drafts.isEmpty ? "no drafts" : drafts.map { DraftText.listRow($0, number: numbers[$0.id] ?? 0) }.joined(separator: "\n")
             }
         }
     }
@@ -62,18 +56,10 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
-            let held = try options.run { try Self.heldBack(store: store, configuration: options.fileConfiguration) }
+            let held = try options.run { try ConsentPolicy.confirmedDraftHeldBack(store: store, file: options.fileConfiguration) }
             options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: held ?? "queued")) {
                 held.map { "draft \(d.id) confirmed; it stays on this device: \($0)" } ?? "draft \(d.id) confirmed and queued for sync"
             }
-        }
-
-        /// Why a confirmed draft will not leave the device yet, or nil when sync will send it.
-        static func heldBack(store: Store, configuration: DaemonConfiguration) throws -> String? {
-            if configuration.sync.hubURL.isEmpty { return "no hub is configured (sync.hub_url)" }
-            if configuration.privacy.shareTrips == false { return "privacy.share_trips is false in the configuration file" }
-            if try !store.consent().tripsAndDrafts { return "trip sharing is off — `bikepathd sync consent trips on` sends it" }
-            return nil
         }
     }
 
@@ -112,101 +98,22 @@ struct DraftsCommand: ParsableCommand {
         @Option(name: .customLong("path-status"), help: "Path status.") var pathStatus: PathStatus?
 
         func validate() throws {
-            if setKind.isEmpty && drop.isEmpty && add.isEmpty && pathStatus == nil {
-                throw ValidationError("nothing to edit: give --set-kind, --drop, --add or --path-status")
-            }
+            if arguments.isEmpty { throw ValidationError("nothing to edit: give --set-kind, --drop, --add or --path-status") }
         }
+
+        var arguments: DraftEditArguments { DraftEditArguments(setKind: setKind, drop: drop, add: add, pathStatus: pathStatus) }
 
         func run() throws {
             let store = try options.open()
             let id = try options.run { try store.resolveDraftID(reference) }
             let draft = try options.run { try store.draft(id) }
-            let edits = try options.run { try parseEdits(draft) { try store.resolveObstacleID($0, inDraft: id) } }
+            let edits = try options.run { try arguments.edits(for: draft) { try store.resolveObstacleID($0, inDraft: id) } }
             for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
             let d = try options.run { try store.draft(id) }
             options.emit(DraftJSON.draft(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
-        }
-
-        /// `obstacle` turns what the rider typed (id, prefix or `#N`) into the obstacle's id.
-        private func parseEdits(_ draft: DraftDocument, obstacle: (String) throws -> String) throws -> [DraftEdit] {
-            let tripStart = SampleTime(nanoseconds: draft.trip.startTimeNanoseconds)
-            var edits: [DraftEdit] = []
-            for item in setKind {
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[1]) else {
-                    throw ValidationError("--set-kind wants OBSTACLE=KIND with KIND one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'")
-                }
-                edits.append(.setObstacleKind(obstacleID: try obstacle(parts[0]), kind))
-            }
-            edits += try drop.map { .dropObstacle(obstacleID: try obstacle($0)) }
-            for item in add {
-                let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
-                guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[0]) else {
-                    throw ValidationError("--add wants KIND@SECONDS or KIND@LAT,LON; got '\(item)'")
-                }
-                let where_ = parts[1].split(separator: ",").map { Double($0) }
-                if where_.count == 2, let lat = where_[0], let lon = where_[1], abs(lat) <= 90, abs(lon) <= 180 {
-                    edits.append(.addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon)))
-                } else if where_.count == 1, let seconds = where_[0], seconds.isFinite {
-                    edits.append(.addObstacle(kind, time: tripStart + seconds, coordinate: nil))
-                } else if let start = draft.trip.startUTCNanoseconds,
-                          let utc = ReviewFormat.utcNanoseconds(clock: parts[1], onDayOf: start),
-                          let time = draft.sampleNanoseconds(atUTC: utc) {
-                    // A clock time, as `drafts show` prints it: what the rider read off a watch.
-                    edits.append(.addObstacle(kind, time: SampleTime(nanoseconds: time), coordinate: nil))
-                } else {
-                    throw ValidationError("--add wants KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON (degrees); got '\(item)'")
-                }
-            }
-            if let pathStatus { edits.append(.setPathStatus(pathStatus)) }
-            return edits
         }
     }
 }
 
 extension DraftState: ExpressibleByArgument {}
 extension PathStatus: ExpressibleByArgument {}
-
-enum DraftText {
-    static func render(_ d: DraftDocument) -> String {
-        let s = d.trip.statistics
-        var lines = [
-            "draft \(d.id)  state: \(d.state.rawValue)  path status: \(d.pathStatus?.rawValue ?? "not rated")",
-            "trip \(d.trip.id)" + (d.trip.closedBy == "recovery" ? "  (closed after a restart)" : ""),
-            String(format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, CO2 avoided %.0f g, %d path points",
-                   s.distanceMeters / 1000, s.movingSeconds, s.elapsedSeconds, s.maxSpeed * 3.6, s.co2AvoidedGrams, d.path.count),
-            "obstacles:",
-        ]
-        let asked = d.obstacles.filter { !$0.heldBack }
-        if asked.isEmpty { lines.append("  none") }
-        for o in asked { lines.append(obstacleLine(o, d)) }
-        let held = d.obstacles.filter(\.heldBack)
-        if !held.isEmpty {
-            lines.append("held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)")
-        }
-        lines.append("road quality: \(d.roadQuality.count) stretch(es)")
-        for r in d.roadQuality {
-            lines.append(String(format: "  %.0f m  roughness %.2f  %@", r.lengthMeters, r.roughness, r.status.rawValue))
-        }
-        if !d.edits.isEmpty {
-            lines.append("edits:")
-            lines += d.edits.map { "  \($0.action) \($0.detail)" }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// `#1 pothole …  detected  severity 0.62 × confidence 0.80`, or `rider` for the rider's own.
-    private static func obstacleLine(_ o: DraftDocument.Obstacle, _ d: DraftDocument) -> String {
-        let at = o.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no position"
-        let offset = o.timeNanoseconds.map { String(format: "+%.1fs", Double($0 - d.trip.startTimeNanoseconds) / 1e9) } ?? ""
-        // Clock time and distance along the path: what the rider remembers of the spot.
-        let clockTime = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map { " at " + ReviewFormat.clock($0) } ?? ""
-        let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map { String(format: ", %.2f km along the path", $0 / 1000) } ?? ""
-        let t = offset + clockTime + along
-        let rank = o.reviewRank.map { "#\($0) " } ?? ""
-        let figures = o.origin == "detected"
-            ? String(format: "  severity %.2f × confidence %.2f, strength %.2f", o.severity, o.confidence, o.strength)
-            : "  (the rider's own)"
-        return "  \(rank)\(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(figures)\(o.dropped ? "  DROPPED" : "")"
-    }
-}

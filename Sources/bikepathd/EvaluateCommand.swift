@@ -1,8 +1,6 @@
 import ArgumentParser
-import BikePathDaemon
 import BikePathCore
-import BikePathSensors
-import Foundation
+import BikePathDaemon
 
 /// `bikepathd evaluate RECORDING…`: the detector against the rider's marks of labelled
 /// recordings (DetectorEvaluation; tolerances in docs/evaluation.md).
@@ -23,63 +21,13 @@ struct EvaluateCommand: ParsableCommand {
     var databasePath: String?
     @Flag(help: "One JSON object instead of text.") var json = false
 
-    struct Result: Encodable {
-        var recording: String
-        var score: DetectorEvaluation.Score
-        var recall: Double?
-        var precision: Double?
-        var candidatesPerKm: Double?
-
-        init(_ recording: String, _ score: DetectorEvaluation.Score) {
-            self.recording = recording
-            self.score = score
-            recall = score.recall
-            precision = score.precision
-            candidatesPerKm = score.candidatesPerKm
-        }
-    }
-
-    struct Report: Encodable {
-        var tolerance: [String: Double]
-        var recordings: [Result]
-        var total: Result
-    }
-
     func run() throws {
         try ImportCommand.reportingErrors {
-            var configuration = PipelineConfiguration()
-            configuration.sensitivity = try RecordingChain.sensitivity(fromStore: databasePath)
-            var results: [Result] = []
-            for path in recordings {
-                var chain = RecordingChain(configuration: configuration)
-                var outputs: [ChainOutput] = []
-                _ = try chain.run(try RecordingReader(path: path)) { outputs += $0 }
-                results.append(Result(path, DetectorEvaluation.score(outputs)))
-            }
-            let total = Result("total", results.map(\.score).reduce(DetectorEvaluation.Score(), +))
-            let report = Report(tolerance: ["seconds_before": DetectorEvaluation.secondsBefore,
-                                            "seconds_after": DetectorEvaluation.secondsAfter,
-                                            "metres": DetectorEvaluation.metres],
-                                recordings: results, total: total)
-            print(json ? jsonText(report) : Self.text(report))
-            if total.score.labels == 0 {
+            let report = try EvaluationReport(recordings: recordings, sensitivity: try RecordingChain.sensitivity(fromStore: databasePath))
+            print(json ? jsonText(report) : report.text)
+            if report.total.score.labels == 0 {
                 standardErrorLine("warning: no rider labels in these recordings: recall is undefined")
             }
         }
-    }
-
-    static func text(_ report: Report) -> String {
-        func pct(_ x: Double?) -> String { x.map { String(format: "%5.1f %%", $0 * 100) } ?? "    -  " }
-        func line(_ r: Result) -> String {
-            let s = r.score
-            return "\(r.recording)\n  marks \(s.labels), candidates \(s.detections), matched \(s.matchedLabels) (kind agreed \(s.kindAgreed)), "
-                + String(format: "%.2f km", s.distanceMeters / 1000)
-                + "\n  recall \(pct(r.recall))   precision \(pct(r.precision))   candidates per km "
-                + (r.candidatesPerKm.map { String(format: "%.1f", $0) } ?? "-")
-        }
-        let t = report.tolerance
-        return (report.recordings.map(line) + [line(report.total),
-            String(format: "tolerance: %.0f s before to %.0f s after a mark, or %.0f m along the track",
-                   t["seconds_before"] ?? 0, t["seconds_after"] ?? 0, t["metres"] ?? 0)]).joined(separator: "\n")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathDaemon
 import BikePathStore
 
 /// `bikepathd export --format gpx|geojson TRIP`.
@@ -28,15 +29,6 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let store = try options.openForReading()
         let s = try options.run { try store.statistics() }
-        options.emit(s) {
-            var lines = [
-                "trips: \(s.trips)",
-                "distance: \((s.distanceMeters / 10).rounded() / 100) km",
-                "time: \(Int(s.elapsedSeconds) / 3600) h \(Int(s.elapsedSeconds) % 3600 / 60) min (moving \(Int(s.movingSeconds) / 3600) h \(Int(s.movingSeconds) % 3600 / 60) min)",
-                "CO2 avoided: \((s.co2AvoidedGrams / 10).rounded() / 100) kg",
-            ]
-            lines += s.milestones.map { "milestone: \($0.thresholdMeters / 1000) km reached on trip \($0.tripID)" }
-            return lines.joined(separator: "\n")
-        }
+        options.emit(s) { StatsText.render(s) }
     }
 }

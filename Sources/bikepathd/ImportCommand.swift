@@ -18,11 +18,8 @@ struct ImportCommand: ParsableCommand {
     )
 
     struct Output: ParsableArguments {
-        @Option(name: .shortAndLong, help: "The recording to write (conventionally *.bpr).")
-        var output: String
-
-        @Flag(help: "Replace the output file if it exists.")
-        var force = false
+        @Option(name: .shortAndLong, help: "The recording to write (conventionally *.bpr).") var output: String
+        @Flag(help: "Replace the output file if it exists.") var force = false
     }
 
     struct GpsdLog: ParsableCommand {
@@ -32,16 +29,14 @@ struct ImportCommand: ParsableCommand {
             discussion: "Receive times are synthesized from the sentences' UTC time of day (the log has none)."
         )
 
-        @Argument(help: "The gpsd log (*.log).")
-        var input: String
-
+        @Argument(help: "The gpsd log (*.log).") var input: String
         @OptionGroup var out: Output
 
         func run() throws {
             try ImportCommand.reportingErrors {
                 let (recording, stats) = try GpsdLogImporter.load(path: input, writer: ImportCommand.writerName)
                 try recording.write(to: out.output, overwrite: out.force)
-                standardErrorLine("\(out.output): \(stats.sentences) sentences from \(stats.lines) lines (\(stats.commentLines) comments, \(stats.junkLines) lines with non-NMEA bytes)")
+                standardErrorLine(ImportText.gpsdLog(out.output, stats))
             }
         }
     }
@@ -56,18 +51,10 @@ struct ImportCommand: ParsableCommand {
                 """
         )
 
-        @Argument(help: "Common prefix of the CSV files.")
-        var prefix: String?
-
-        @Option(help: "Accelerometer CSV (Milliseconds,AcclX,AcclY,AcclZ).")
-        var accl: String?
-
-        @Option(help: "Gyroscope CSV (Milliseconds,GyroX,GyroY,GyroZ).")
-        var gyro: String?
-
-        @Option(help: "GPS CSV (Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix).")
-        var gps: String?
-
+        @Argument(help: "Common prefix of the CSV files.") var prefix: String?
+        @Option(help: "Accelerometer CSV (Milliseconds,AcclX,AcclY,AcclZ).") var accl: String?
+        @Option(help: "Gyroscope CSV (Milliseconds,GyroX,GyroY,GyroZ).") var gyro: String?
+        @Option(help: "GPS CSV (Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix).") var gps: String?
         @OptionGroup var out: Output
 
         func validate() throws {
@@ -81,16 +68,10 @@ struct ImportCommand: ParsableCommand {
 
         func run() throws {
             try ImportCommand.reportingErrors {
-                var files = GoProCSVImporter.Files(accl: accl, gyro: gyro, gps: gps)
-                if let prefix {
-                    files = GoProCSVImporter.Files(prefix: prefix)
-                    if files.accl == nil && files.gps == nil {
-                        throw ImportError(path: prefix, message: "no \(prefix)-accl.csv or \(prefix)-gps.csv found")
-                    }
-                }
+                let files = try prefix.map(ImportText.goproFiles) ?? GoProCSVImporter.Files(accl: accl, gyro: gyro, gps: gps)
                 let (recording, stats) = try GoProCSVImporter.load(files, writer: ImportCommand.writerName)
                 try recording.write(to: out.output, overwrite: out.force)
-                standardErrorLine("\(out.output): \(stats.imuSamples) IMU samples, \(stats.gpsRows) GPS rows as \(stats.nmeaSentences) NMEA sentences, \(stats.imuTimeRepairs) overlapping IMU packets re-spaced")
+                standardErrorLine(ImportText.gopro(out.output, stats))
             }
         }
     }

@@ -1,9 +1,5 @@
 import ArgumentParser
-import BikePathCore
 import BikePathDaemon
-import BikePathSensors
-import Foundation
-import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,81 +30,30 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         let signals = SignalEvents.stream([SIGTERM, SIGINT])
-        var logger = Logger(label: "bikepath.record")
-        logger.logLevel = .warning
-        let gpsd = sensors.gpsd, iio = sensors.iio
-        let header = RecordingHeader(
-            createdUTC: UTCTime(nanosecondsSince1970: EdgeClock.realtimeNanoseconds()),
-            createdAtMonotonic: EdgeClock.monotonic(), source: "live",
-            sourceDetail: "gpsd \(gpsd.host):\(gpsd.port), iio \(iio.uri)",
-            writer: "bikepathd record \(BikePathCommand.configuration.version)",
-            sensors: [.init(id: "gnss", kind: "gnss", name: "gpsd", unit: "nmea0183"),
-                      .init(id: "imu", kind: "imu", name: iio.deviceName ?? "iio", rateHz: iio.samplingFrequency, unit: "si")])
-        let writer: RecordingWriter
-        do {
-            writer = try RecordingWriter(path: output, header: header, overwrite: force || overwriteAlias, syncPolicy: .everyFlush)
-        } catch {
-            throw ValidationError("\(error)")
-        }
-        var outputsFile: FileHandle?
-        if let outputs {
-            guard FileManager.default.createFile(atPath: outputs, contents: nil), let h = FileHandle(forWritingAtPath: outputs) else {
-                throw ValidationError("cannot create \(outputs)")
+        var recording = LiveRecording(output: output, gnss: sensors.gpsd, imu: sensors.iio, version: BikePathCommand.configuration.version)
+        recording.outputsPath = outputs
+        recording.overwrite = force || overwriteAlias
+        recording.crashDetection = crashDetection
+        recording.markSocket = markSocket
+        do throws(LiveRecordingError) {
+            let summary = try await recording.run(started: { standardErrorLine("recording to \(output); SIGINT or SIGTERM stops") }) {
+                [seconds] in
+                if let seconds {
+                    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))  // cancelled: recording failed first
+                } else {
+                    var iterator = signals.makeAsyncIterator()
+                    _ = await iterator.next()
+                }
             }
-            outputsFile = h
-        }
-        let sources = LiveSources(gnss: gpsd, imu: iio, logger: logger)
-        let recorder = Recorder(writer: writer, outputs: outputsFile, crashDetection: crashDetection,
-                                version: BikePathCommand.configuration.version)
-        var markServer: StatusServer?
-        if let markSocket {
-            do {
-                markServer = try StatusServer(path: markSocket, status: { recorder.status }, mark: { [marks = recorder.marks] kind, reply in
-                    marks.submit(kind, reply: reply)
-                })
-            } catch {
-                throw ValidationError("--mark-socket \(markSocket): \(error)")
-            }
-        }
-        defer { markServer?.stop() }
-        try sources.start()
-        let (done, continuation) = AsyncStream.makeStream(of: String?.self)
-        let thread = Thread {
-            do {
-                try recorder.run(sources)
-                continuation.yield(nil)
-            } catch {
-                continuation.yield("\(error)")
-            }
-        }
-        thread.name = "record"
-        thread.start()
-        standardErrorLine("recording to \(output); SIGINT or SIGTERM stops")
-        let stopper = Task {
-            if let seconds {
-                // Cancelled only when recording failed first: the stop request is then moot.
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-            } else {
-                var iterator = signals.makeAsyncIterator()
-                _ = await iterator.next()
-            }
-            recorder.requestStop()
-        }
-        var iterator = done.makeAsyncIterator()
-        let failure = await iterator.next() ?? nil
-        stopper.cancel()
-        if let failure {
-            standardErrorLine("error: \(failure)")
+            standardErrorLine(summary.text)
+        } catch .cannotStart(let why) {
+            throw ValidationError(why)
+        } catch .failed(let why) {
+            standardErrorLine("error: \(why)")
             throw ExitCode(1)
-        }
-        let g = sources.gnss.status, i = sources.imu.status
-        standardErrorLine("""
-            recorded \(recorder.records) records (\(recorder.nmea) NMEA sentences, \(recorder.imu) IMU samples), \
-            \(writer.bytesWritten) bytes; chain outputs \(recorder.outputCount); \
-            gpsd drops \(g.deliveryDrops), IMU overruns \(i.overruns)
-            """)
-        if recorder.records == 0 {
-            standardErrorLine("error: nothing was recorded: neither gpsd (\(gpsd.host):\(gpsd.port)) nor the IMU (\(iio.uri)) delivered data — `bikepathd diagnose` says why")
+        } catch .nothingRecorded(let summary, let gnss, let imu) {
+            standardErrorLine(summary.text)
+            standardErrorLine("error: \(LiveRecordingError.nothingRecorded(summary, gnss: gnss, imu: imu))")
             throw ExitCode(3)
         }
     }

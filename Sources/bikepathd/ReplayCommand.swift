@@ -14,17 +14,10 @@ struct ReplayCommand: ParsableCommand {
         discussion: "Progress goes to stderr; events and summaries to stdout."
     )
 
-    @Argument(help: "A recording (.bpr), e.g. Recordings/allthedocks-GX010056.bpr.")
-    var recording: String
-
-    @Flag(help: "One JSON object per output line on stdout instead of the human summary.")
-    var json = false
-
-    @Flag(help: "Enable crash (SOS) detection, which is opt-in.")
-    var crashDetection = false
-
-    @Option(help: "Records handed to the chain per batch (outputs do not depend on it).")
-    var batch = 4096
+    @Argument(help: "A recording (.bpr), e.g. Recordings/allthedocks-GX010056.bpr.") var recording: String
+    @Flag(help: "One JSON object per output line on stdout instead of the human summary.") var json = false
+    @Flag(help: "Enable crash (SOS) detection, which is opt-in.") var crashDetection = false
+    @Option(help: "Records handed to the chain per batch (outputs do not depend on it).") var batch = 4096
 
     @Option(name: .customLong("db"), help: ArgumentHelp(
         "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))

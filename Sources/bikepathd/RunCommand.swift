@@ -63,23 +63,13 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("stopped on an error: \(error)")
             throw ExitCode(1)
         }
-        if let failure = report.inputFailure {
-            logger.critical("the recording could not be read to its end; what was read is committed: \(failure)")
-            throw ExitCode(1)
+        if summary, report.inputFailure == nil { print(jsonText(report.summary)) }
+        guard report.exitStatus == 0 else {
+            logger.critical("\(report.closingLine)")
+            throw ExitCode(report.exitStatus)
         }
-        if summary { print(jsonText(report.summary)) }
-        guard report.everythingCommitted else {
-            logger.critical("""
-                stopped; NOT everything committed: the disk was full; lost: \(report.uncommitted), and \(report.summary.droppedTrackPoints) track \
-                points dropped while it was full — free space on the store's disk (`bikepathd diagnose` keeps the counts)
-                """)
-            throw ExitCode(Self.exitLostData)
-        }
-        logger.notice("stopped; everything committed")
+        logger.notice("\(report.closingLine)")
         // Reader threads may sit in a blocking call (libiio, libgps): the work is done, do not wait for them.
         Glibc.exit(0)
     }
-
-    /// Exit status when outputs could not be committed (EX_IOERR).
-    static let exitLostData: Int32 = 74
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
 import BikePathDaemon
 import BikePathSensors
+import Foundation
 
-/// Where the sensors are: shared by `diagnose`, `record` and the benchmark drain.
-/// Each flag defaults to the configuration file's key (`--config`, else the default file).
+/// Where the sensors are: shared by `diagnose` and `record`. Each flag overrides
+/// the configuration file's key (`--config`, else the default file) by the same
+/// rule as `run`'s flags (`ConfigurationOverrides`); a bad value exits 78.
 struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
@@ -16,14 +18,12 @@ struct SensorOptions: ParsableArguments {
 
     var fileConfiguration: DaemonConfiguration { configurationFile(config) }
 
-    var gpsd: GPSDConfiguration {
-        let file = fileConfiguration.gnss
-        return GPSDConfiguration(host: gpsdHost ?? file.host, port: gpsdPort ?? file.port)
+    /// The file with these flags on top.
+    var effective: DaemonConfiguration {
+        let flags = ConfigurationOverrides(gnssHost: gpsdHost, gnssPort: gpsdPort, imuURI: iioURI, imuDevice: iioDevice, imuRateHz: imuRate)
+        do { return try fileConfiguration.merging(flags) } catch { Foundation.exit(failWithConfigurationProblems(error).rawValue) }
     }
 
-    var iio: IIOConfiguration {
-        let file = fileConfiguration.imu
-        return IIOConfiguration(uri: iioURI ?? file.uri, deviceName: iioDevice ?? (file.device.isEmpty ? nil : file.device),
-                                samplingFrequency: imuRate ?? file.rateHz)
-    }
+    var gpsd: GPSDConfiguration { effective.gpsdConfiguration }
+    var iio: IIOConfiguration { effective.iioConfiguration }
 }

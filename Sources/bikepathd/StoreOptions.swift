@@ -44,6 +44,8 @@ struct StoreOptions: ParsableArguments {
             fail(error.description)
         } catch let error as ValidationError {
             throw error
+        } catch let error as any CommandArgumentError {
+            throw ValidationError(error.description)
         } catch {
             fail("\(error)")
         }
@@ -64,9 +66,7 @@ struct StoreOptions: ParsableArguments {
 }
 
 func jsonText<T: Encodable>(_ value: T) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
+    do { return try JSONText.document(value) } catch {
         // A non-finite number (never expected in a report): say so rather than print `{}`.
         standardError("error: the JSON output cannot be written: \(error)\n")
         Foundation.exit(1)

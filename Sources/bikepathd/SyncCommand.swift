@@ -5,7 +5,6 @@ import BikePathStore
 import BikePathSync
 import Foundation
 import Logging
-import ServiceLifecycle
 
 /// `bikepathd sync`: send the outbox upstream (docs/sync.md), and the switches
 /// that decide what may leave the device.
@@ -33,59 +32,25 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try options.open()
-            let token: DeviceToken
-            do { token = try DeviceToken.read(path: tokenFile) } catch { options.fail("\(error)") }
-            let client: HubClient
+            let sync: StandaloneSync
             do {
-                client = try HubClient(endpoint: HubEndpoint(baseURL: hub, token: token, caFile: caFile, requestTimeoutSeconds: timeout))
+                let token = try DeviceToken.read(path: tokenFile)
+                sync = try StandaloneSync(store: store, endpoint: HubEndpoint(baseURL: hub, token: token, caFile: caFile,
+                                                                               requestTimeoutSeconds: timeout), batchSize: batchSize)
             } catch { options.fail("\(error)") }
-            var syncOptions = SyncOptions()
-            syncOptions.batchSize = batchSize
-            let engine = SyncEngine(store: store, client: client, options: syncOptions)
             if once {
-                let started = DispatchTime.now().uptimeNanoseconds
-                let result = await engine.syncOnce()
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-                await client.shutdown()
-                Run.report(result)
-                let w = client.wire
-                FileHandle.standardError.write(Data(("sync: wire: requests \(w.requests), request bodies \(w.requestBodyBytes) B gzip "
-                    + "(\(w.uncompressedBodyBytes) B JSON), request headers \(w.requestHeaderBytes) B, response bodies \(w.responseBodyBytes) B, response headers \(w.responseHeaderBytes) B, "
-                    + String(format: "%.3f s", seconds) + "\n").utf8))
-                switch result {
-                case .drained: return
-                case .failed: throw ExitCode(3)
-                case .unauthorized: throw ExitCode(4)
-                case .misconfigured: throw ExitCode(5)
-                }
+                let (result, wire) = await sync.once()
+                standardErrorLine(SyncText.pass(result))
+                standardErrorLine(wire)
+                if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
+                return
             }
-            // The same loop as in `run` (SyncService): SIGUSR1 from a network dispatcher
-            // script retries at once; SIGTERM/SIGINT stop it between requests.
-            signal(SIGUSR1, SIG_IGN)
-            let service = SyncService(engine: engine) { result, wait in
+            let stopped = try await sync.untilStopped(logger: Logger(label: "bikepath.sync")) { result, wait in
                 // Quiet when there was nothing to do; every send, failure and stop is reported.
                 if case .drained(0, 0) = result { return }
-                Run.report(result, next: wait)
+                standardErrorLine(SyncText.pass(result, next: wait))
             }
-            let logger = Logger(label: "bikepath.sync")
-            try await ServiceGroup(configuration: ServiceGroupConfiguration(
-                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
-            let stopped = await engine.stoppedResult
-            await client.shutdown()
-            // Already reported by the pass that stopped.
-            if case .unauthorized = stopped { throw ExitCode(4) }
-            if case .misconfigured = stopped { throw ExitCode(5) }
-        }
-
-        static func report(_ result: PassResult, next: Double? = nil) {
-            var text: String
-            switch result {
-            case .drained(let sent, let quarantined): text = "sync: drained; sent \(sent), quarantined \(quarantined)"
-            case .failed(let reason, let retry): text = "sync: failed: \(reason)" + (retry.map { "; hub asks to retry in \($0) s" } ?? "")
-            case .unauthorized(let reason), .misconfigured(let reason): text = "sync: stopped: \(reason)"
-            }
-            if let next, next > 0 { text += String(format: "; next try in %.1f s", next) }
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            if let stopped, stopped.exitStatus != 0 { throw ExitCode(stopped.exitStatus) }
         }
     }
 
@@ -118,7 +83,7 @@ struct SyncCommand: AsyncParsableCommand {
                 try options.run { try SyncSettings.setConsent(store, s, value == "on") }
             }
             let c = try options.run { try SyncSettings.consent(store) }
-            options.emit(c) { ConsentText.render(c) }
+            options.emit(c) { SyncText.consent(c) }
         }
     }
 
@@ -133,32 +98,11 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters: Double?
 
         func run() throws {
-            let changes = !addZone.isEmpty || !removeZone.isEmpty || trimSeconds != nil || trimMeters != nil
-            let store = try changes ? options.open() : options.openForReading()
-            var p = try options.run { try SyncSettings.privacy(store) }
-            for z in addZone {
-                guard let zone = PrivacyZone(commaSeparated: z) else {
-                    throw ValidationError("a zone is NAME,LAT,LON,RADIUS_M with a radius of \(Int(PrivacyZone.radiusRange.lowerBound))–\(Int(PrivacyZone.radiusRange.upperBound)) m: \(z)")
-                }
-                p.zones.removeAll { $0.name == zone.name }
-                p.zones.append(zone)
-            }
-            p.zones.removeAll { removeZone.contains($0.name) }
-            if let trimSeconds {
-                guard trimSeconds >= 0, trimSeconds.isFinite else { throw ValidationError("--trim-seconds must be >= 0") }
-                p.trim.seconds = trimSeconds
-            }
-            if let trimMeters {
-                guard trimMeters >= 0, trimMeters.isFinite else { throw ValidationError("--trim-meters must be >= 0") }
-                p.trim.meters = trimMeters
-            }
-            let settings = p
-            if changes { try options.run { try SyncSettings.setPrivacy(store, settings) } }
-            options.emit(settings) {
-                (["trim: \(settings.trim.seconds) s and \(settings.trim.meters) m at each end"]
-                    + settings.zones.map { "zone \($0.name): \($0.center.latitude), \($0.center.longitude), \($0.radiusMeters) m" })
-                    .joined(separator: "\n")
-            }
+            let edit = PrivacyEdit(addZones: addZone, removeZones: removeZone, trimSeconds: trimSeconds, trimMeters: trimMeters)
+            let store = try edit.isEmpty ? options.openForReading() : options.open()
+            let settings = try options.run { try edit.applied(to: try SyncSettings.privacy(store)) }
+            if !edit.isEmpty { try options.run { try SyncSettings.setPrivacy(store, settings) } }
+            options.emit(settings) { SyncText.privacy(settings) }
         }
     }
 
@@ -190,29 +134,8 @@ struct SyncCommand: AsyncParsableCommand {
         func run() throws {
             let store = try options.openForReading()
             let d = try options.run { try store.syncDiagnosis(logLines: lines) }
-            let consent = try options.run { try SyncSettings.consent(store) }
-            options.emit(SyncStatusReport(consent: consent, sync: d)) {
-                func counts(_ m: [String: Int]) -> String { m.isEmpty ? "none" : m.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
-                var out = ["consent (`bikepathd sync consent`): " + ConsentText.render(consent).replacingOccurrences(of: "\n", with: ", "),
-                           "pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
-                           "quarantined: \(d.quarantined.count)"]
-                out += d.quarantined.map { "  \($0.kind) \($0.id): \($0.reason)" }
-                out.append("sync log (newest first):")
-                out += d.recentLog.map { "  \($0.outcome) \($0.kind ?? "-") \($0.id ?? "-") \($0.detail ?? "")" }
-                return out.joined(separator: "\n")
-            }
+            let report = SyncStatusReport(consent: try options.run { try SyncSettings.consent(store) }, sync: d)
+            options.emit(report) { SyncText.status(report) }
         }
-    }
-}
-
-/// `sync status --json`: the rider's consent beside the outbox.
-struct SyncStatusReport: Encodable {
-    var consent: Consent
-    var sync: SyncDiagnosis
-}
-
-enum ConsentText {
-    static func render(_ c: Consent) -> String {
-        "trips and drafts: \(c.tripsAndDrafts ? "on" : "off")\nsos: \(c.sos ? "on" : "off")\nlive position: \(c.livePosition ? "on" : "off")"
     }
 }

@@ -37,19 +37,15 @@ enum DaemonSync {
     /// One pass's result to the log, the status board and `tail`.
     static func report(_ result: PassResult, wait: Double, board: StatusBoard, logger: Logger,
                        publish: @Sendable (DaemonEvent) -> Void) {
-        let text: String
+        let text = result.description
         switch result {
         case .drained(let sent, let quarantined):
-            text = "drained; sent \(sent), quarantined \(quarantined)"
             if sent > 0 || quarantined > 0 { logger.info("sync: \(text)") }
-        case .failed(let reason, _):
-            text = "failed: \(reason)"
+        case .failed:
             logger.warning("sync: \(text); next try in \(Int(wait.rounded())) s")
-        case .unauthorized(let reason):
-            text = "stopped: \(reason)"
+        case .unauthorized:
             logger.error("sync: \(text); the hub refused the token, sync stays off until restart")
-        case .misconfigured(let reason):
-            text = "stopped: \(reason)"
+        case .misconfigured:
             logger.error("sync: \(text); sync stays off until the hub URL is fixed and the daemon restarted")
         }
         let succeeded: Bool = if case .drained = result { true } else { false }

@@ -43,11 +43,8 @@ extension DaemonConfiguration {
 
     /// The effective configuration as JSON, with the file's key names.
     public func jsonText() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Encoding plain structs of strings and numbers cannot fail.
-        let data = (try? encoder.encode(self)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        (try? JSONText.document(self)) ?? "{}"
     }
 }
 

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathStore
 
 /// What the configuration file allows of the rider's consent (docs/sync.md),
 /// written once for `bikepathd sync consent` (which refuses a change against it)
@@ -33,5 +34,14 @@ public enum ConsentPolicy {
         var out = SyncStream.allCases.filter { consent.allows($0) && file.privacy.ceiling($0) == false }.map { ($0, false) }
         if file.crash.enabled, !consent.sos { out.append((.sos, true)) }
         return out
+    }
+
+    /// Why a confirmed draft will not leave the device yet, or nil when sync will send it.
+    /// - Throws: the store's error when its consent cannot be read.
+    public static func confirmedDraftHeldBack(store: Store, file: DaemonConfiguration) throws -> String? {
+        if file.sync.hubURL.isEmpty { return "no hub is configured (sync.hub_url)" }
+        if file.privacy.shareTrips == false { return "privacy.share_trips is false in the configuration file" }
+        if try !store.consent().tripsAndDrafts { return "trip sharing is off — `bikepathd sync consent trips on` sends it" }
+        return nil
     }
 }

@@ -72,13 +72,9 @@ public enum ChainOutputJSON {
         var window_rate_hz: Double; var window_mps2: [Float]
     }
 
-    private static func encoded<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Chain outputs carry finite numbers only (the chain rejects non-finite
-        // samples and fixes, and the fuzzers check it): encoding cannot fail.
-        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "{}"
-    }
+    /// Chain outputs carry finite numbers only (the chain rejects non-finite
+    /// samples and fixes, and the fuzzers check it): encoding cannot fail.
+    private static func encoded<T: Encodable>(_ value: T) -> String { JSONText.line(value) }
 
     /// `utc` as ISO 8601 UTC (e.g. `2014-12-31T03:07:19.000Z`).
     public static func iso8601(_ utc: UTCTime) -> String {

@@ -18,10 +18,8 @@ public enum TailJSON {
                 object[key] = .text(text)
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings, finite numbers and booleans only: encoding cannot fail.
-        return (try? String(decoding: encoder.encode(object), as: UTF8.self)) ?? "{}"
+        return JSONText.line(object)
     }
 
     static func isNumeric(_ key: String) -> Bool {

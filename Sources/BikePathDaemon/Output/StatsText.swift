@@ -1,0 +1,16 @@
+import BikePathStore
+
+/// `bikepathd stats`' text: totals over all trips and the milestones reached.
+public enum StatsText {
+    public static func render(_ s: StoreStatistics) -> String {
+        func hoursAndMinutes(_ seconds: Double) -> String { "\(Int(seconds) / 3600) h \(Int(seconds) % 3600 / 60) min" }
+        var lines = [
+            "trips: \(s.trips)",
+            "distance: \((s.distanceMeters / 10).rounded() / 100) km",
+            "time: \(hoursAndMinutes(s.elapsedSeconds)) (moving \(hoursAndMinutes(s.movingSeconds)))",
+            "CO2 avoided: \((s.co2AvoidedGrams / 10).rounded() / 100) kg",
+        ]
+        lines += s.milestones.map { "milestone: \($0.thresholdMeters / 1000) km reached on trip \($0.tripID)" }
+        return lines.joined(separator: "\n")
+    }
+}
