@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "BikePathDaemonTests",
             dependencies: [
-                "BikePathDaemon", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore",
+                "BikePathDaemon", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathFixtures",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -40,7 +40,7 @@ public struct DiagnosisReport: Encodable, Sendable {
 }
 
 /// A sensor name in `--require` that is not one.
-public struct SensorListError: CommandArgumentError {
+public struct SensorListError: CommandArgumentError, Equatable {
     public var name: String
     public var description: String { "unknown sensor '\(name)' in --require (known: gnss, imu, or none)" }
 }

@@ -1,0 +1,97 @@
+import BikePathCore
+import BikePathFixtures
+import BikePathStore
+import BikePathSync
+import BikePathTestSupport
+import Foundation
+import Testing
+@testable import BikePathDaemon
+
+/// What `bikepathd`'s subcommands hand to the runtime library, in process: the
+/// rider's typed edits, privacy changes, `--require`, sync's words and exit
+/// statuses, and why a confirmed draft stays on the device.
+@Suite struct CommandLibraryTests {
+    /// A store holding one pending draft of a synthetic 300 s ride.
+    static func storeWithDraft(_ dir: TempDir) throws -> (Store, DraftDocument) {
+        let store = try Store.open(path: dir.file("s.db"))
+        let writer = try StoreWriter(store: store)
+        for (i, item) in SyntheticRides.stream(trips: 1, secondsPerTrip: 300).enumerated() {
+            try writer.append(item.output, at: item.now, position: Int64(i))
+        }
+        try writer.flush()
+        let id = try #require(try store.listDrafts().first?.id)
+        return (store, try store.draft(id))
+    }
+
+    @Test("edits come out in the documented order; ids pass through the resolver; text that is no edit is a typed error")
+    func draftEditArguments() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, draft) = try Self.storeWithDraft(dir)
+        let first = try #require(draft.obstacles.first?.id)
+        let arguments = DraftEditArguments(setKind: ["#1=bump"], drop: ["#1"], add: ["debris@12.5", "pothole@45.1,9.2"],
+                                           pathStatus: .medium)
+        let edits = try arguments.edits(for: draft) { typed in
+            #expect(typed == "#1")
+            return first
+        }
+        let start = SampleTime(nanoseconds: draft.trip.startTimeNanoseconds)
+        #expect(edits == [.setObstacleKind(obstacleID: first, .bump), .dropObstacle(obstacleID: first),
+                          .addObstacle(.debris, time: start + 12.5, coordinate: nil),
+                          .addObstacle(.pothole, time: nil, coordinate: Coordinate(latitude: 45.1, longitude: 9.2)),
+                          .setPathStatus(.medium)])
+        #expect(throws: DraftEditArgumentError.setKind("#1=crater")) {
+            try DraftEditArguments(setKind: ["#1=crater"]).edits(for: draft) { $0 }
+        }
+        for bad in ["pothole", "crater@12", "pothole@95,9", "pothole@nan", "pothole@25:99"] {
+            #expect(throws: DraftEditArgumentError.add(bad)) { try DraftEditArguments(add: [bad]).edits(for: draft) { $0 } }
+        }
+        #expect(DraftEditArguments().isEmpty && !DraftEditArguments(pathStatus: .optimal).isEmpty)
+    }
+
+    @Test("privacy edits: a zone of the same name is replaced, removals and trims apply; a bad part applies nothing")
+    func privacyEdit() throws {
+        let before = PrivacySettings(zones: [PrivacyZone(commaSeparated: "home,45,9,200")!])
+        let after = try PrivacyEdit(addZones: ["home,45,9,300", "work,46,9,150"], removeZones: ["work"], trimSeconds: 60)
+            .applied(to: before)
+        #expect(after.zones.map(\.name) == ["home"] && after.zones[0].radiusMeters == 300)
+        #expect(after.trim == TripTrim(seconds: 60, meters: 30))
+        #expect(throws: PrivacyEditError.zone("home,45,9,0")) { try PrivacyEdit(addZones: ["home,45,9,0"]).applied(to: before) }
+        #expect(throws: PrivacyEditError.trim("--trim-meters")) { try PrivacyEdit(trimMeters: -1).applied(to: before) }
+        #expect(throws: PrivacyEditError.trim("--trim-seconds")) { try PrivacyEdit(trimSeconds: .infinity).applied(to: before) }
+        #expect(PrivacyEdit().isEmpty)
+    }
+
+    @Test("--require: names, spaces, none; an unknown sensor is named")
+    func requiredSensors() throws {
+        #expect(try DiagnosisReport.requiredSensors("gnss, imu") == [.gnss, .imu])
+        #expect(try DiagnosisReport.requiredSensors(" none ") == [])
+        #expect(throws: SensorListError(name: "gps")) { try DiagnosisReport.requiredSensors("imu,gps") }
+    }
+
+    @Test("a sync pass in words (one rule for sync run and the daemon) and its exit status")
+    func passResult() {
+        #expect(SyncText.pass(.drained(sent: 3, quarantined: 1)) == "sync: drained; sent 3, quarantined 1")
+        #expect(SyncText.pass(.failed(.unreachable("refused"), retryAfterSeconds: 30), next: 2)
+            == "sync: failed: hub unreachable: refused; hub asks to retry in 30.0 s; next try in 2.0 s")
+        #expect(PassResult.unauthorized("401").description == "stopped: 401")
+        let statuses = [PassResult.drained(sent: 0, quarantined: 0), .failed(.recordsToRetry, retryAfterSeconds: nil),
+                        .unauthorized("x"), .misconfigured("y")].map(\.exitStatus)
+        #expect(statuses == [0, 3, 4, 5])
+    }
+
+    @Test("a confirmed draft stays on the device without a hub, with share_trips = false, or with trip sharing off")
+    func confirmedDraftHeldBack() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (store, _) = try Self.storeWithDraft(dir)
+        var file = DaemonConfiguration()
+        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("no hub") == true)
+        file.sync.hubURL = "https://hub.example.org"
+        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("trip sharing is off") == true)
+        try SyncSettings.setConsent(store, .tripsAndDrafts, true)
+        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file) == nil)
+        file.privacy.shareTrips = false
+        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("share_trips") == true)
+    }
+}
