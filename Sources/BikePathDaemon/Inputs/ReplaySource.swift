@@ -15,7 +15,10 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     let path: String
     let repeats: Int
     let total: Int64
-    private var reader: RecordingReader?
+    /// The current pass over the file (nil before `start`, after the end, a failure or `stop`).
+    private var passSource: RecordingReaderSource?
+    /// Records read from the current pass and not yet delivered.
+    private var pending: ArraySlice<SensorRecord> = []
     private var pass = 0
     private var shift: Int64 = 0
     private var span: Int64 = 0
@@ -32,8 +35,6 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     let speed: Double?
     /// The first record's sample time and the wall time it was delivered at (paced replay).
     private var paceOrigin: (sample: SampleTime, wall: Double)?
-    /// A record read but not yet due (paced replay).
-    private var held: SensorRecord?
 
     /// - Throws: `RecordingFileError` (unreadable file), `ReplaySourceError` (cannot repeat).
     public init(path: String, repeats: Int, speed: Double? = nil) throws {
@@ -66,7 +67,14 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     /// Opens the recording for playing.
     /// - Throws: `RecordingFileError` when the file cannot be opened or is not a readable
     ///   recording.
-    public func start() throws { reader = try RecordingReader(path: path) }
+    public func start() throws { passSource = try Self.open(path) }
+
+    private static func open(_ path: String) throws(RecordingFileError) -> RecordingReaderSource {
+        RecordingReaderSource(reader: try RecordingReader(path: path), batch: batch)
+    }
+
+    /// Records per `next`, and per read of the file.
+    private static let batch = 2048
 
     /// The next records (at most 2048), shifted for the current pass; under `speed`, only those
     /// already due. Empty once the replay is finished or stopped; a read error ends it and is
@@ -75,44 +83,52 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var out: [SensorRecord] = []
-        out.reserveCapacity(2048)
-        while out.count < 2048, let reader {
-            let record: SensorRecord?
-            do throws(RecordingFileError) {
-                if let held { record = held } else { record = try reader.next() }
-            } catch {
-                failure = .readFailed(path: path, afterRecords: delivered + Int64(out.count), error)
-                self.reader = nil
-                finished = true
-                break
-            }
-            guard let record else {
-                pass += 1
-                if pass >= repeats {
-                    self.reader = nil
-                    finished = true
-                    break
-                }
-                shift = Int64(pass) * span
-                do { self.reader = try RecordingReader(path: path) } catch {
-                    failure = .cannotReopen(path: path, pass: pass + 1, error)
-                    self.reader = nil
-                    finished = true
-                }
-                continue
-            }
-            held = nil
+        out.reserveCapacity(Self.batch)
+        while out.count < Self.batch, refill(delivering: out.count), let record = pending.first {
             if let wait = paceWait(record) {
-                held = record
                 if out.isEmpty { Thread.sleep(forTimeInterval: min(wait, max(timeoutSeconds, 0.001))) }
                 break
             }
+            pending.removeFirst()
             out.append(shift == 0 ? record : record.shifted(by: shift))
         }
         delivered += Int64(out.count)
         progress.update(delivered)
         if finished, out.isEmpty { progress.finish(delivered, summary: summary) }
         return out
+    }
+
+    /// Makes `pending` non-empty from the current pass, or starts the next pass at its end;
+    /// false when nothing is left (finished, failed or stopped). `delivering`: records already
+    /// taken in this call, for the count a failure reports.
+    private func refill(delivering: Int) -> Bool {
+        while pending.isEmpty {
+            guard let source = passSource else {
+                if failure != nil { finished = true }  // what was read before the failure is delivered
+                return false
+            }
+            pending = source.next(timeoutSeconds: 0)[...]
+            if let error = source.failure {
+                failure = .readFailed(path: path, afterRecords: delivered + Int64(delivering + pending.count), error)
+                passSource = nil
+                continue
+            }
+            guard pending.isEmpty, source.finished else { continue }
+            pass += 1
+            guard pass < repeats else {
+                passSource = nil
+                finished = true
+                return false
+            }
+            shift = Int64(pass) * span
+            do { passSource = try Self.open(path) } catch {
+                failure = .cannotReopen(path: path, pass: pass + 1, error)
+                passSource = nil
+                finished = true
+                return false
+            }
+        }
+        return true
     }
 
     /// Seconds until `record` is due in a paced replay; nil when due (or not paced).
@@ -143,7 +159,8 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     /// that would be lost); the recording is not `finished`, so a trip stays open.
     public func stop() {
         lock.lock()
-        reader = nil
+        passSource = nil
+        pending = []
         lock.unlock()
     }
     public var degradedReason: String? { nil }
