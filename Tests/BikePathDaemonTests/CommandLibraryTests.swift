@@ -94,4 +94,21 @@ import Testing
         file.privacy.shareTrips = false
         #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("share_trips") == true)
     }
+
+    @Test("drafts show --json's trip and replay's trip_ended line carry the same totals, in one object each")
+    func tripTotalsInBothShapes() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (_, draft) = try Self.storeWithDraft(dir)
+        let shown = try JSONSerialization.jsonObject(with: Data(try JSONText.document(DraftJSON.draft(draft)).utf8)) as? [String: Any]
+        let trip = try #require(shown?["trip"] as? [String: Any])
+        let totals = ["distance_m", "elapsed_s", "moving_s", "avg_moving_speed_mps", "max_speed_mps", "elevation_gain_m", "co2_avoided_g"]
+        #expect(Set(trip.keys) == Set(["id", "start_time_s", "end_time_s", "start_utc", "end_utc", "closed_by"] + totals)
+            .subtracting(trip["closed_by"] == nil ? ["closed_by"] : []).subtracting(trip["start_utc"] == nil ? ["start_utc", "end_utc"] : []))
+        #expect(trip["distance_m"] as? Double == draft.trip.statistics.distanceMeters)
+        let summary = TripRecord(startTime: SampleTime(nanoseconds: 0), endTime: SampleTime(nanoseconds: 60_000_000_000), startUTC: nil, endUTC: nil,
+                                  statistics: draft.trip.statistics, path: [])
+        let line = try JSONSerialization.jsonObject(with: Data(ChainOutputJSON.line(.tripEnded(summary)).utf8)) as? [String: Any]
+        for key in totals { #expect(line?[key] as? Double == trip[key] as? Double, "\(key)") }
+    }
 }

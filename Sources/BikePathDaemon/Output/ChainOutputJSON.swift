@@ -28,13 +28,11 @@ public enum ChainOutputJSON {
                                 start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
                                 end_lon: s.end?.longitude, length_m: s.lengthMeters, roughness: s.roughness, status: s.status.rawValue))
         case .tripEnded(let trip):
-            let s = trip.statistics
-            return encoded(TripEnded(type: "trip_ended", start_time_s: trip.startTime.seconds, end_time_s: trip.endTime.seconds,
-                                     start_utc: trip.startUTC.map(iso8601), end_utc: trip.endUTC.map(iso8601),
-                                     distance_m: s.distanceMeters, elapsed_s: s.elapsedSeconds, moving_s: s.movingSeconds,
-                                     avg_moving_speed_mps: s.averageMovingSpeed, max_speed_mps: s.maxSpeed,
-                                     elevation_gain_m: s.elevationGainMeters, co2_avoided_g: s.co2AvoidedGrams,
-                                     path: trip.path.map { [$0.latitude, $0.longitude] }))
+            return encoded(JSONMerged(
+                head: TripEnded(type: "trip_ended", start_time_s: trip.startTime.seconds, end_time_s: trip.endTime.seconds,
+                                start_utc: trip.startUTC.map(iso8601), end_utc: trip.endUTC.map(iso8601),
+                                path: trip.path.map { [$0.latitude, $0.longitude] }),
+                tail: TripTotalsJSON(trip.statistics)))
         case .sos(let e):
             return encoded(SOS(type: "sos", time_s: e.time.seconds, impact_time_s: e.impactTime.seconds, impact_peak_mps2: e.impactPeak,
                                utc: e.lastFix?.time.map(iso8601), lat: e.lastFix?.latitude, lon: e.lastFix?.longitude,
@@ -62,9 +60,7 @@ public enum ChainOutputJSON {
     }
     private struct TripEnded: Encodable {
         var schema = JSONSchema.version; var type: String; var start_time_s: Double; var end_time_s: Double
-        var start_utc: String?; var end_utc: String?; var distance_m: Double; var elapsed_s: Double; var moving_s: Double
-        var avg_moving_speed_mps: Double; var max_speed_mps: Double; var elevation_gain_m: Double; var co2_avoided_g: Double
-        var path: [[Double]]
+        var start_utc: String?; var end_utc: String?; var path: [[Double]]
     }
     private struct SOS: Encodable {
         var schema = JSONSchema.version; var type: String; var time_s: Double; var impact_time_s: Double; var impact_peak_mps2: Double

@@ -28,7 +28,7 @@ public enum DraftJSON {
         public var id: String
         public var state: String
         public var path_status: String?
-        public var trip: Trip
+        public var trip: JSONMerged<Trip, TripTotalsJSON>
         public var path: [[Double]]
         public var obstacles: [Obstacle]
         public var held_back: Int
@@ -43,13 +43,6 @@ public enum DraftJSON {
         public var start_utc: String?
         public var end_utc: String?
         public var closed_by: String?
-        public var distance_m: Double
-        public var elapsed_s: Double
-        public var moving_s: Double
-        public var avg_moving_speed_mps: Double
-        public var max_speed_mps: Double
-        public var elevation_gain_m: Double
-        public var co2_avoided_g: Double
     }
 
     public struct Obstacle: Encodable {
@@ -113,15 +106,14 @@ public enum DraftJSON {
     }
 
     public static func draft(_ d: DraftDocument) -> Draft {
-        let t = d.trip, s = t.statistics
+        let t = d.trip
         func seconds(_ ns: Int64) -> Double { Double(ns) / 1e9 }
         return Draft(
             id: d.id, state: d.state.rawValue, path_status: d.pathStatus?.rawValue,
-            trip: Trip(id: t.id, start_time_s: seconds(t.startTimeNanoseconds), end_time_s: t.endTimeNanoseconds.map(seconds),
-                       start_utc: t.startUTCNanoseconds.map(utc), end_utc: t.endUTCNanoseconds.map(utc), closed_by: t.closedBy,
-                       distance_m: s.distanceMeters, elapsed_s: s.elapsedSeconds, moving_s: s.movingSeconds,
-                       avg_moving_speed_mps: s.averageMovingSpeed, max_speed_mps: s.maxSpeed,
-                       elevation_gain_m: s.elevationGainMeters, co2_avoided_g: s.co2AvoidedGrams),
+            trip: JSONMerged(head: Trip(id: t.id, start_time_s: seconds(t.startTimeNanoseconds), end_time_s: t.endTimeNanoseconds.map(seconds),
+                                        start_utc: t.startUTCNanoseconds.map(utc), end_utc: t.endUTCNanoseconds.map(utc),
+                                        closed_by: t.closedBy),
+                             tail: TripTotalsJSON(t.statistics)),
             path: d.path.map { [$0.latitude, $0.longitude] },
             obstacles: d.obstacles.map { o in
                 Obstacle(id: o.id, event_id: o.eventID, kind: o.kind.rawValue, time_s: o.timeNanoseconds.map(seconds),
