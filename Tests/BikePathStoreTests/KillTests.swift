@@ -1,3 +1,4 @@
+import BikePathCore
 import BikePathFixtures
 import BikePathTestSupport
 import Foundation

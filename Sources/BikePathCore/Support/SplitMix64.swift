@@ -1,5 +1,6 @@
-/// Deterministic pseudo-random generator (SplitMix64), shared by the test targets so
-/// that randomised tests and generated fixtures reproduce exactly.
+/// Deterministic pseudo-random generator (SplitMix64, Steele et al. 2014): the one
+/// generator of fixtures, randomised tests, benchmarks and the hub's fault dice, so
+/// that each reproduces exactly from its seed. Not for anything secret.
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
     /// Creates a generator; the same `state` gives the same sequence.
