@@ -7,13 +7,7 @@ extension LogLevelName: ExpressibleByArgument {}
 /// `--config` and the flags that override the file, key by key
 /// (docs/configuration.md). Shared by `run` and `config show`.
 struct DaemonOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Configuration file.", valueName: "file"))
-    var config: String?
-    @Option(help: "Overrides gnss.host.") var gpsdHost: String?
-    @Option(help: "Overrides gnss.port.") var gpsdPort: Int?
-    @Option(name: .customLong("iio-uri"), help: "Overrides imu.uri.") var iioURI: String?
-    @Option(name: .customLong("iio-device"), help: "Overrides imu.device.") var iioDevice: String?
-    @Option(help: "Overrides imu.rate_hz.") var imuRate: Double?
+    @OptionGroup var sensors: SensorOptions
     @Option(name: .customLong("db"), help: ArgumentHelp("Overrides store.path.", valueName: "path")) var database: String?
     @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
     /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.
@@ -23,16 +17,19 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Overrides status.socket.", valueName: "path")) var statusSocket: String?
 
     var overrides: ConfigurationOverrides {
-        ConfigurationOverrides(gnssHost: gpsdHost, gnssPort: gpsdPort, imuURI: iioURI, imuDevice: iioDevice,
-                               imuRateHz: imuRate, storePath: database ?? storeAlias, hubURL: hub ?? hubURLAlias, logLevel: logLevel,
-                               statusSocket: statusSocket)
+        var o = sensors.overrides
+        o.storePath = database ?? storeAlias
+        o.hubURL = hub ?? hubURLAlias
+        o.logLevel = logLevel
+        o.statusSocket = statusSocket
+        return o
     }
 
     /// The file (the default path may be missing: defaults then) with the flags
     /// on top. Any problem is an error naming file, line, key and reason: the
     /// daemon refuses to start rather than guess.
     func effectiveConfiguration() throws(ConfigurationError) -> DaemonConfiguration {
-        let file = try ConfigurationLoader.load(flag: config)
+        let file = try ConfigurationLoader.load(flag: sensors.config)
         return try file.merging(overrides)
     }
 }

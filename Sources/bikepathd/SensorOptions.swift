@@ -3,9 +3,10 @@ import BikePathDaemon
 import BikePathSensors
 import Foundation
 
-/// Where the sensors are: shared by `diagnose` and `record`. Each flag overrides
-/// the configuration file's key (`--config`, else the default file) by the same
-/// rule as `run`'s flags (`ConfigurationOverrides`); a bad value exits 78.
+/// `--config` and where the sensors are: shared by `diagnose`, `record` and (in
+/// `DaemonOptions`) `run` and `config show`. Each flag overrides the configuration
+/// file's key (`--config`, else the default file) by `ConfigurationOverrides`' rule;
+/// a bad value exits 78.
 struct SensorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
@@ -18,10 +19,13 @@ struct SensorOptions: ParsableArguments {
 
     var fileConfiguration: DaemonConfiguration { configurationFile(config) }
 
+    var overrides: ConfigurationOverrides {
+        ConfigurationOverrides(gnssHost: gpsdHost, gnssPort: gpsdPort, imuURI: iioURI, imuDevice: iioDevice, imuRateHz: imuRate)
+    }
+
     /// The file with these flags on top.
     var effective: DaemonConfiguration {
-        let flags = ConfigurationOverrides(gnssHost: gpsdHost, gnssPort: gpsdPort, imuURI: iioURI, imuDevice: iioDevice, imuRateHz: imuRate)
-        do { return try fileConfiguration.merging(flags) } catch { Foundation.exit(failWithConfigurationProblems(error).rawValue) }
+        do { return try fileConfiguration.merging(overrides) } catch { Foundation.exit(failWithConfigurationProblems(error).rawValue) }
     }
 
     var gpsd: GPSDConfiguration { effective.gpsdConfiguration }
