@@ -43,6 +43,8 @@ extension Store {
             }
             let action: String = last["action"]
             let detailText: String = last["detail"]
+            // An unreadable detail leaves every key missing: `need` then refuses the undo
+            // with a clear error and nothing changes.
             let detail = (try? JSONDecoder().decode([String: String].self, from: Data(detailText.utf8))) ?? [:]
             func need(_ key: String) throws -> String {
                 guard let value = detail[key] else {
