@@ -65,7 +65,7 @@ struct ObstacleDetectorTests {
     @Test func aShortHitKeepsItsPeakInTheBicycleObstacleBand() throws {
         // A tyre hitting an edge at 6.8 m/s with 8 cm of contact lasts 12 ms: three samples at
         // 200 Hz. The obstacle band must not take a quarter off it (the former "80 Hz"
-        // one-pole acted as 40 Hz at 200 Hz and measured 0.72 of the largest sample).
+        // one-pole acted as 40 Hz at 200 Hz and measured 0.68 of the largest sample).
         let rate = 200.0
         var series = Self.road(seconds: 10, rate: rate, amplitude: 0)
         let start = Int(8 * rate)
