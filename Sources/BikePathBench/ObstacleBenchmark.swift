@@ -89,7 +89,7 @@ enum ObstacleBenchmark {
 
     /// The chain's defaults, or values under study from the environment (BENCH_K, BENCH_PEAK,
     /// BENCH_ECHO_FACTOR, BENCH_ECHO_CONTRAST, BENCH_ECHO_SIGMAS, BENCH_TRIGGER_PEAK,
-    /// BENCH_TRIGGER_SIGMAS, BENCH_RELEASE).
+    /// BENCH_TRIGGER_SIGMAS, BENCH_RELEASE, BENCH_PEAK_SPEED_EXPONENT, BENCH_OBSTACLE_LOW_PASS_HZ).
     static var configuration: PipelineConfiguration {
         var c = PipelineConfiguration()
         let env = ProcessInfo.processInfo.environment
@@ -103,6 +103,9 @@ enum ObstacleBenchmark {
         if let v = value("BENCH_TRIGGER_SIGMAS") { c.obstacle.thresholdSigmas = v }
         if let v = value("BENCH_RELEASE") { c.obstacle.releaseSeconds = v }
         if let v = value("BENCH_PEAK_SPEED_EXPONENT") { c.obstacle.reportPeakSpeedExponent = v }
+        if let v = value("BENCH_OBSTACLE_LOW_PASS_HZ") { c.obstacle.obstacleLowPassHz = v }
+        if let v = value("BENCH_SMOOTH_SIGMAS") { c.obstacle.smoothRoadSigmas = v }
+        if let v = value("BENCH_SMOOTH_PEAK") { c.obstacle.smoothRoadPeak = v }
         return c
     }
 

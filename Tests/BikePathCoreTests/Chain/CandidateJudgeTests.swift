@@ -52,18 +52,32 @@ struct CandidateJudgeTests {
     }
 
     @Test func theRearWheelsEchoLowersTheBar() {
-        // 9.5 m/s² is under the 11 m/s² reporting level, over 0.7 × 11 = 7.7 with the echo.
+        // 9.5 m/s² is under the 11.5 m/s² reporting level, over 0.7 × 11.5 = 8.05 with the
+        // echo. The smooth-road bar (below) is set aside so the rough-road rule is tested alone.
+        var config = PipelineConfiguration()
+        config.obstacle.smoothRoadPeak = 100
         let withEcho = Self.crossing(.pothole, peak: 9.5, speed: 5, rearRatio: 0.7)
-        #expect(Self.ride(crossings: [(60, withEcho)]).obstacles.count == 1)
+        #expect(Self.ride(crossings: [(60, withEcho)], configuration: config).obstacles.count == 1)
         var noEcho = withEcho
         noEcho.rearRatio = 0
-        #expect(Self.ride(crossings: [(60, noEcho)]).obstacles.isEmpty)
+        #expect(Self.ride(crossings: [(60, noEcho)], configuration: config).obstacles.isEmpty)
         // The same second hit at twice the delay is not a rear wheel (rider motion, texture).
         var wrongLag = withEcho
         wrongLag.wheelbase = 2.1
-        var config = PipelineConfiguration()
         config.obstacle.wheelbaseMeters = 1.05
         #expect(Self.ride(crossings: [(60, wrongLag)], configuration: config).obstacles.isEmpty)
+    }
+
+    @Test func onASmoothRoadAHitUnderTheFloorIsFoundWithoutAnEcho() throws {
+        // Smooth asphalt (texture σ ≈ 0.5 m/s² at 5 m/s): a 9.5 m/s² hit with no rear-wheel
+        // echo is under the 11.5 m/s² floor but stands 7 σ and 8 m/s² out of the road.
+        let hit = Self.crossing(.pothole, peak: 9.5, speed: 5, rearRatio: 0)
+        let o = try #require(Self.ride(crossings: [(60, hit)]).obstacles.first)
+        #expect(abs(o.time.seconds - 60) < 0.1 && o.strength >= 1)
+        // Under the smooth-road bar's 8 m/s² it is still not a candidate, however smooth the road.
+        var small = hit
+        small.peak = 6.5
+        #expect(Self.ride(crossings: [(60, small)]).obstacles.isEmpty)
     }
 
     @Test func calibrationHidesAKindTheRiderKeepsDropping() {

@@ -22,7 +22,9 @@ struct JudgedCandidate: Sendable, Equatable {
 /// - E, the largest |y| at 0.8–1.2 × the two-wheel delay, and C, the largest at 1.7–2.3 and
 ///   2.7–3.3 × that delay, where no wheel can be: the echo is present when E ≥ contrast·C
 ///   and E ≥ echoSigmas·σ.
-/// It keeps the event when P ≥ T = max(contextSigmas·σ, reportPeak) × (echo ? factor : 1).
+/// It keeps the event when P ≥ T = min(max(contextSigmas·σ, reportPeak) × (echo ? factor : 1),
+/// max(smoothRoadSigmas·σ, smoothRoadPeak)): the absolute floor guards rough roads, whose
+/// texture has heavy tails; on a smooth road a hit that stands 7 σ out of it is enough.
 struct CandidateJudge: Sendable {
     let configuration: ObstacleDetectorConfiguration
     /// Recent obstacle-band values by sample index (power-of-two ring: 16 s at 1 kHz).
@@ -118,7 +120,9 @@ struct CandidateJudge: Sendable {
             echo = e >= c.echoContrast * control && e >= c.echoSigmas * sigma
         }
         let floor = c.reportPeak * Float(p.speed.map { chainPow(min(max($0, 2), 10) / 5, Double(c.reportPeakSpeedExponent)) } ?? 1)
-        let threshold = max(c.contextSigmas * sigma, floor) * (echo ? c.echoThresholdFactor : 1)
+        let roughRoadBar = max(c.contextSigmas * sigma, floor) * (echo ? c.echoThresholdFactor : 1)
+        let smoothRoadBar = max(c.smoothRoadSigmas * sigma, c.smoothRoadPeak)
+        let threshold = min(roughRoadBar, smoothRoadBar)
         let strength = Double(d.peak / threshold)
         // Judged at factory sensitivity here; the pipeline applies the device's calibration.
         guard strength >= DetectorSensitivity.bounds.lowerBound else { return nil }

@@ -11,7 +11,7 @@ struct ObstacleDetection: Sendable, Equatable {
 /// Streaming pothole/bump/irregularity trigger on vertical acceleration.
 ///
 /// Two band-passes: the road band (1–20 Hz, what road quality is rated on) and the
-/// obstacle band (to 80 Hz on a bicycle; the road band for a bare series). In the obstacle
+/// obstacle band (on a bicycle the 1 Hz high-pass alone; the road band for a bare series). In the obstacle
 /// band a robust adaptive threshold: an event starts when |y| exceeds max(k·σ, floor),
 /// where σ tracks the road's own vibration (an exponential mean of |y| with outliers
 /// clipped, frozen during events). Shape gives the kind: a downward first swing is a

@@ -34,11 +34,18 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     /// A candidate's peak must reach this many RMS of the texture around it (the 2 s
     /// before and after, without the event and its echo)…
     public var contextSigmas: Float = 4
-    /// …and this level, m/s², in the obstacle band.
-    public var reportPeak: Float = 11
+    /// …and this level, m/s², in the obstacle band (a rough road's texture has heavy tails:
+    /// on the real ride its upward peaks reach 10–10.6 m/s² at 4–6 σ).
+    public var reportPeak: Float = 11.5
     /// The floor scales with speed as (v / 5 m/s)^this, v clamped to 2–10 m/s: the same hole
     /// throws the bar about less when ridden slower.
     public var reportPeakSpeedExponent: Float = 0
+    /// On a smooth road a hit need not reach `reportPeak`: it is also kept when it reaches
+    /// this many RMS of the texture around it (the ride's texture peaks stay under 7 σ)…
+    public var smoothRoadSigmas: Float = 7
+    /// …and this level, m/s² (the lower of the two bars applies; 7 σ ≥ 11.5 m/s² from
+    /// σ = 1.64 m/s² on, so a rough road keeps the absolute floor).
+    public var smoothRoadPeak: Float = 8
     /// With the two-wheel echo present both requirements are lowered by this factor.
     public var echoThresholdFactor: Float = 0.7
     /// The echo counts when the peak `wheelbase / speed` after the hit (±20 %) is at least
@@ -57,12 +64,15 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
 
     /// The chain's default on a bicycle. A bike's continuous vibration is far rougher than
     /// the car windows above and every sample is tested, so the trigger only gathers
-    /// candidates (3 σ, 5 m/s²) and the judge decides. The obstacle band reaches 80 Hz:
-    /// a wheel hitting an edge lasts 15–40 ms at 10–25 km/h, so 20 Hz would halve its peak
-    /// while the texture it rides on (mostly below 20 Hz) barely grows.
+    /// candidates (3 σ, 5 m/s²) and the judge decides. The obstacle band is the 1 Hz
+    /// high-pass alone (its 1 kHz corner lies above the Nyquist rate of a bike computer's
+    /// IMU): a tyre hitting an edge lasts contact / speed = 12–64 ms (0.08–0.16 m at
+    /// 2.5–7 m/s), 2–13 samples at 200 Hz. A one-pole "80 Hz" low-pass, whose coefficient
+    /// dt/(τ+dt) acts as 40 Hz at 200 Hz, took a quarter off a 12 ms hit, while the texture
+    /// it rides on (mostly below 20 Hz) keeps its peaks.
     public static var bicycle: ObstacleDetectorConfiguration {
         var c = ObstacleDetectorConfiguration()
-        c.obstacleLowPassHz = 80
+        c.obstacleLowPassHz = 1000
         c.thresholdSigmas = 3
         c.minimumPeak = 5
         return c
