@@ -8,18 +8,23 @@
 #   3. the shared map on a simulated city: precision and recall of the corroborated
 #      obstacles against the seeded truth, and the city-wide bounding-box query time.
 #
-#   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES)
+#   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES;
+#                       SCRATCH=DIR for the build directory, e.g. one that holds release-built dependencies;
+#                       BIN=DIR to run binaries built elsewhere, e.g. an older commit's, without building)
 #
 # PostgreSQL (Debian's postgresql) runs in a throwaway cluster (durable: fsync on), as the
 # postgres user when run as root, stopped by its pid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-release}
-SCRATCH=.build; [ "$CONFIG" = release ] && SCRATCH=.build-release
+DEFAULT_SCRATCH=.build; [ "$CONFIG" = release ] && DEFAULT_SCRATCH=.build-release
+SCRATCH=${SCRATCH:-$DEFAULT_SCRATCH}
 DEVICES=${DEVICES:-8}; SECONDS_=${SECONDS_:-5}; BATCH=${BATCH:-50}; RIDERS=${RIDERS:-200}; RIDES=${RIDES:-20}
-nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
-nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
-BIN=$SCRATCH/$CONFIG
+if [ -z "${BIN:-}" ]; then
+  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
+  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
+  BIN=$SCRATCH/$CONFIG
+fi
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hub-bench.XXXXXX")
 PIDS=(); PG_PID=
 cleanup() {
