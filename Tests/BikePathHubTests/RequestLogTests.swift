@@ -77,7 +77,7 @@ final class CapturedLog: Sendable {
             #expect(e["records_created"] == "1" && e["records_duplicate"] == "1" && e["records_refused"] == "0")
             #expect(Double(try #require(e["duration_ms"])) ?? -1 >= 0)
             // The single PUT before it: its route is the pattern, not the id.
-            #expect(log.all.contains { $0.metadata["route"] == "/v1/trips/:id" && $0.metadata["status"] == "201" && $0.metadata["records_created"] == "1" })
+            #expect(log.all.contains { $0.metadata["route"] == "/v1/trips/{id}" && $0.metadata["status"] == "201" && $0.metadata["records_created"] == "1" })
             #expect(!log.all.contains { event in event.metadata.values.contains { $0.contains(Self.token) || $0.contains("secret") } })
         }
     }
@@ -88,7 +88,7 @@ final class CapturedLog: Sendable {
                                                     body: ByteBuffer(bytes: try WireJSON.encode(Fixtures.trip("T-1"))))
             #expect(response.status == .unauthorized)
             let e = try Self.event(log, response)
-            #expect(e["status"] == "401" && e["route"] == "/v1/trips/:id" && e["method"] == "PUT")
+            #expect(e["status"] == "401" && e["route"] == "/v1/trips/{id}" && e["method"] == "PUT")
             #expect(e["device"] == nil && e["records_created"] == nil)
             #expect(!log.all.contains { event in event.metadata.values.contains { $0.contains("not-a-known-token") } })
         }
@@ -97,7 +97,8 @@ final class CapturedLog: Sendable {
     @Test func aBodyTooLargeIsLoggedWithItsSize() async throws {
         try await Self.withHub { client, log in
             // 33 MiB of zeros: ~33 KB of gzip on the wire, past the 32 MiB inflated limit.
-            let wire = try ByteBuffer(bytes: Data(count: 33 * 1024 * 1024)).compress(with: .gzip)
+            var zeros = ByteBuffer(bytes: Data(count: 33 * 1024 * 1024))
+            let wire = try zeros.compress(with: .gzip)
             let response = try await client.execute(uri: "/v1/trips/T-1", method: .put,
                                                     headers: [.authorization: "Bearer \(Self.token)", .contentEncoding: "gzip"], body: wire)
             #expect(response.status == .contentTooLarge)
