@@ -3,7 +3,7 @@ import BikePathAPI
 import Foundation
 import NIOCore
 
-/// `BikePathBench hub-load URLS DEVICES SECONDS BATCH`: simulated devices upload a day of
+/// `BikePathBench hub-load URLS DEVICES SECONDS BATCH [RATE]`: simulated devices upload a day of
 /// confirmed rides (a trip summary and a confirmation with a 120-point path per ride) in
 /// batches to one or more hubs (round robin), for SECONDS, each retrying a failed batch
 /// on the next hub until it is acknowledged. Prints accepted records/s, latency
@@ -15,6 +15,11 @@ import NIOCore
 /// 15 % of the 2 cores it shares with the hub) is not charged to the hub. Each device gets
 /// enough batches for `maxRate` records/s (twice the goal); one that runs out stops early
 /// and the figure says so.
+///
+/// Without RATE each device sends its next batch as soon as the last one is acknowledged
+/// (closed loop: the hub is saturated, and latency is mostly queueing, DEVICES ÷ requests
+/// per second). With RATE (records/s offered in all) each device sends on a fixed schedule,
+/// as real devices do, so the latencies are those of a hub serving that rate.
 enum HubLoadBenchmark {
     static let maxRate = 4_000.0
 
@@ -42,7 +47,7 @@ enum HubLoadBenchmark {
         }
     }
 
-    static func run(urls: [String], devices: Int, seconds: Double, batch: Int) async throws {
+    static func run(urls: [String], devices: Int, seconds: Double, batch: Int, rate: Double? = nil) async throws {
         let perDevice = Int((seconds * maxRate / Double(devices * batch)).rounded(.up))
         let prepared = try await withThrowingTaskGroup(of: (Int, [(records: Int, body: ByteBuffer)]).self) { group in
             for d in 0..<devices { group.addTask { (d, try bodies(device: d, count: perDevice, batch: batch)) } }
@@ -51,6 +56,10 @@ enum HubLoadBenchmark {
             return all
         }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        // bench/hub.sh waits for this line before it counts to its kill -9.
+        FileHandle.standardOutput.write(Data("sending\n".utf8))
+        // With RATE: each device's batches at this interval, the devices' schedules staggered.
+        let interval = rate.map { Duration.seconds(Double(devices * batch) / $0) }
         let begin = ContinuousClock.now
         let stopSending = begin + .seconds(seconds)
         let results = try await withThrowingTaskGroup(of: (acked: Int, latencies: [Double], retries: Int, ranOut: Bool).self) { group in
@@ -59,7 +68,15 @@ enum HubLoadBenchmark {
                     var acked = 0, retries = 0, target = d
                     var latencies: [Double] = []
                     var next = batches.makeIterator()
+                    var due = begin + (interval ?? .zero) * (Double(d) / Double(devices))
                     while ContinuousClock.now < stopSending, let upload = next.next() {
+                        // Paced, latency counts from the batch's due time (a hub that falls behind is
+                        // charged for the wait it caused); closed loop, from each attempt.
+                        let scheduled = due
+                        if let interval {
+                            try await Task.sleep(until: due, clock: .continuous)
+                            due += interval
+                        }
                         // Retry until acknowledged: a hub killed mid-load is answered by the next one (or by itself once restarted).
                         while true {
                             let url = urls[target % urls.count]
@@ -68,7 +85,7 @@ enum HubLoadBenchmark {
                             request.method = .POST
                             request.headers.add(name: "Authorization", value: "Bearer \(token(d))")
                             request.body = .bytes(upload.body)
-                            let sent = ContinuousClock.now
+                            let sent = interval == nil ? ContinuousClock.now : scheduled
                             if let response = try? await http.execute(request, timeout: .seconds(10)), response.status == .ok,
                                let answer = try? await response.body.collect(upTo: 1 << 22),
                                let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView)),
