@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathFixtures
 import Foundation
 import Testing
 
@@ -7,17 +8,8 @@ import Testing
 /// over seeded random records: awkward numbers, strings with every control character,
 /// absent optionals.
 struct CanonicalJSONTests {
-    /// SplitMix64: the same records on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// Seeded: the same records on every run.
+    typealias Seeded = SplitMix64
 
     static func number(_ g: inout Seeded) -> Double {
         switch g.next() % 8 {
