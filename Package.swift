@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "BikePathHubTests",
             dependencies: [
-                "BikePathHub", "BikePathAPI", "BikePathTestSupport",
+                "BikePathHub", "BikePathAPI", "BikePathCore", "BikePathTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -8,18 +8,25 @@
 #   3. the shared map on a simulated city: precision and recall of the corroborated
 #      obstacles against the seeded truth, and the city-wide bounding-box query time.
 #
-#   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES)
+#   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES;
+#                       RATE=records/s offered on a fixed schedule, as real devices send, instead of
+#                       each device sending again as soon as it is answered (the hub saturated);
+#                       SCRATCH=DIR for the build directory, e.g. one that holds release-built dependencies;
+#                       BIN=DIR to run binaries built elsewhere, e.g. an older commit's, without building)
 #
 # PostgreSQL (Debian's postgresql) runs in a throwaway cluster (durable: fsync on), as the
 # postgres user when run as root, stopped by its pid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-release}
-SCRATCH=.build; [ "$CONFIG" = release ] && SCRATCH=.build-release
-DEVICES=${DEVICES:-8}; SECONDS_=${SECONDS_:-5}; BATCH=${BATCH:-50}; RIDERS=${RIDERS:-200}; RIDES=${RIDES:-20}
-nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
-nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
-BIN=$SCRATCH/$CONFIG
+DEFAULT_SCRATCH=.build; [ "$CONFIG" = release ] && DEFAULT_SCRATCH=.build-release
+SCRATCH=${SCRATCH:-$DEFAULT_SCRATCH}
+DEVICES=${DEVICES:-8}; SECONDS_=${SECONDS_:-5}; BATCH=${BATCH:-50}; RIDERS=${RIDERS:-200}; RIDES=${RIDES:-20}; RATE=${RATE:-}
+if [ -z "${BIN:-}" ]; then
+  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
+  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
+  BIN=$SCRATCH/$CONFIG
+fi
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hub-bench.XXXXXX")
 PIDS=(); PG_PID=
 cleanup() {
@@ -70,9 +77,11 @@ scenario() { # label backend replicas kill
   else storage=(--db "$WORK/bench_$n.sqlite"); fi
   local ports=(); SC_PIDS=()
   for r in $(seq 1 "$replicas"); do ports+=("$(free_port)"); start_hub "h${n}_$r" "${ports[-1]}" "${storage[@]}"; urls+="${urls:+,}http://127.0.0.1:${ports[-1]}"; done
-  "$BIN/BikePathBench" hub-load "$urls" "$DEVICES" "$SECONDS_" "$BATCH" >"$WORK/load_$n.out" &
+  "$BIN/BikePathBench" hub-load "$urls" "$DEVICES" "$SECONDS_" "$BATCH" $RATE >"$WORK/load_$n.out" &
   local load=$!
   if [ "$kill" = kill ]; then
+    # The bodies are encoded before the clock starts: count from its "sending" line.
+    for _ in $(seq 600); do grep -q '^sending' "$WORK/load_$n.out" 2>/dev/null && break; sleep 0.1; done
     sleep "$(python3 -c "print($SECONDS_ / 2)")"
     eval "kill -9 \$PID_h${n}_1"; sleep 0.5
     start_hub "h${n}_1b" "${ports[0]}" "${storage[@]}"
@@ -82,13 +91,14 @@ scenario() { # label backend replicas kill
   if [ "$backend" = postgres ]; then count=$(psql_ -d "bench_$n" -c "SELECT count(*) || ' ' || count(DISTINCT (device_id, kind, id)) FROM records")
   else count=$(sqlite3 "$WORK/bench_$n.sqlite" "SELECT count(*) || ' ' || count(DISTINCT device_id || kind || id) FROM records"); fi
   local verdict="exactly once"; [ "$count" = "$acked $acked" ] || verdict="MISMATCH"
-  echo "$label: $(head -1 "$WORK/load_$n.out"); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
+  echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   [ "$verdict" = "exactly once" ] || FAILED=1
 }
 FAILED=0
 
-echo "load: $DEVICES devices, $SECONDS_ s, batches of $BATCH records ($CONFIG build)"
+PACE="each device sending as soon as answered"; [ -n "$RATE" ] && PACE="$RATE records/s offered on a schedule"
+echo "load: $DEVICES devices, $SECONDS_ s, batches of $BATCH records, $PACE ($CONFIG build)"
 scenario "SQLite, 1 hub           " sqlite 1 no
 scenario "PostgreSQL, 1 hub       " postgres 1 no
 scenario "PostgreSQL, 2 replicas  " postgres 2 no

@@ -42,14 +42,15 @@ case "store-replay", "store-bench", "live-drain", "soak":
         exit(1)
     }
 case "hub-load":
-    // hub-load URL[,URL…] DEVICES SECONDS BATCH (bench/hub.sh)
+    // hub-load URL[,URL…] DEVICES SECONDS BATCH [RATE] (bench/hub.sh)
     let a = Array(arguments.dropFirst())
-    guard a.count == 4, let devices = Int(a[1]), let seconds = Double(a[2]), let batch = Int(a[3]) else {
-        FileHandle.standardError.write("usage: BikePathBench hub-load URL[,URL…] DEVICES SECONDS BATCH\n".data(using: .utf8)!)
+    guard a.count == 4 || a.count == 5, let devices = Int(a[1]), let seconds = Double(a[2]), let batch = Int(a[3]),
+          a.count == 4 || Double(a[4]).map({ $0 > 0 }) == true else {
+        FileHandle.standardError.write("usage: BikePathBench hub-load URL[,URL…] DEVICES SECONDS BATCH [RECORDS-PER-SECOND]\n".data(using: .utf8)!)
         exit(2)
     }
     let urls = a[0].split(separator: ",").map(String.init)
-    do { try await HubLoadBenchmark.run(urls: urls, devices: devices, seconds: seconds, batch: batch) } catch {
+    do { try await HubLoadBenchmark.run(urls: urls, devices: devices, seconds: seconds, batch: batch, rate: a.count == 5 ? Double(a[4]) : nil) } catch {
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
@@ -62,7 +63,7 @@ default:
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
-                             | hub-load URLS DEVICES SECONDS BATCH | city [RIDERS RIDES SEED]
+                             | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED]
 
         """.data(using: .utf8)!)
     exit(2)

@@ -1,3 +1,4 @@
+import BikePathCore
 import Synchronization
 
 /// The fault hook: injected failures for the sync client's tests. Nothing in the shipped
@@ -36,24 +37,18 @@ public struct HubFaults: Sendable, CustomStringConvertible {
 
 /// Seeded dice for the fault switches, shared by all request handlers.
 final class FaultDice: Sendable {
-    private let state: Mutex<UInt64>
+    private let dice: Mutex<SplitMix64>
     let faults: HubFaults
 
     init(_ faults: HubFaults) {
         self.faults = faults
-        state = Mutex(faults.seed)
+        dice = Mutex(SplitMix64(state: faults.seed))
     }
 
-    /// True with probability `p` (SplitMix64).
+    /// True with probability `p`.
     func roll(_ p: Double) -> Bool {
         guard p > 0 else { return false }
-        let x: UInt64 = state.withLock { s in
-            s &+= 0x9E37_79B9_7F4A_7C15
-            var z = s
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        let x = dice.withLock { $0.next() }
         return Double(x >> 11) / Double(1 << 53) < p
     }
 }

@@ -15,6 +15,9 @@ struct HubContext: RequestContext {
         channel = source.channel
     }
 
+    /// What the routes learnt about this request, for its log event.
+    let facts = RequestFacts()
+
     /// Wire size limit; the inflated one is `HubLimits.maxInflated`.
     var maxUploadSize: Int { HubLimits.maxBody }
 }
@@ -36,13 +39,14 @@ struct HubServer {
 
     func router() -> Router<HubContext> {
         let router = Router(context: HubContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         router.get("v1/health") { _, _ in Self.json(.ok, ["status": "ok"]) }
-        MapRoutes(map: map, store: store).add(to: router) { request in try await authenticate(request) }
+        MapRoutes(map: map, store: store).add(to: router) { request, context in try await authenticate(request, context) }
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
             router.put(RouterPath(path)) { request, context in
@@ -51,7 +55,7 @@ struct HubServer {
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, record in
                     let stored = try await store.put(device: device, records: [record])
-                    metrics.stored(stored)
+                    judged(stored, context)
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
             }
@@ -62,8 +66,8 @@ struct HubServer {
             } store: { device, batch in
                 var results = batch.results
                 let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
-                metrics.stored(results.compactMap { $0 } + stored)
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
+                judged(results.compactMap { $0 }, context)
                 return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
             }
         }
@@ -89,7 +93,7 @@ struct HubServer {
         if f.delayMilliseconds > 0, dice.roll(f.delayRatio) { try await Task.sleep(for: .milliseconds(f.delayMilliseconds)) }
 
         let device: String
-        switch try await authenticate(request) {
+        switch try await authenticate(request, context) {
         case .success(let d): device = d
         case .failure(let response): return response
         }
@@ -107,6 +111,7 @@ struct HubServer {
         } catch {
             return rejected(Refusal(.tooLarge))
         }
+        context.facts.received(bytes: raw.readableBytes)
         let decoded: Result<Parsed, Refusal>? = try await workers.run { Self.decode(raw, encoding, parse) }
         let response: Response
         switch decoded {
@@ -142,15 +147,24 @@ struct HubServer {
 
     enum AuthResult { case success(String), failure(Response) }
 
-    func authenticate(_ request: Request) async throws -> AuthResult {
+    /// The device the request's token stands for (noted in the request's facts), or the 401 answer.
+    func authenticate(_ request: Request, _ context: HubContext) async throws -> AuthResult {
         guard let token = BearerToken.parse(request.headers[.authorization]) else {
             return .failure(unauthorized("missing-token", "send Authorization: Bearer <device token>"))
         }
         switch try await store.authenticate(token: token) {
-        case .device(let d): return .success(d)
+        case .device(let d):
+            context.facts.authenticated(d)
+            return .success(d)
         case .unknown: return .failure(unauthorized("bad-token", "the token is not known to this hub"))
         case .revoked: return .failure(unauthorized("token-revoked", "this device's token was revoked"))
         }
+    }
+
+    /// Counts an upload's results in the metrics and in the request's log event.
+    private func judged(_ results: [RecordResult], _ context: HubContext) {
+        metrics.stored(results)
+        context.facts.judged(results)
     }
 
     private func rejected(_ refusal: Refusal) -> Response {

@@ -61,9 +61,18 @@ public protocol HubStore: Sendable {
 
 enum HubHash {
     static func sha256Hex(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+    /// Lowercase hex by table: `String(format:)` per byte took 10 % of the hub's CPU under load
+    /// (a batch of 50 records hashes 50 bodies).
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        digest.map { String(format: "%02x", $0) }.joined()
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
+    private static let hexDigits = Array("0123456789abcdef".utf8)
     static func token(_ token: String) -> String { sha256Hex(Data(token.utf8)) }
 }
 

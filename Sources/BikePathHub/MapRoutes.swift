@@ -13,7 +13,7 @@ struct MapRoutes {
     /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
     static let heatCellMeters = (default: 250.0, range: 50.0...5_000.0)
 
-    func add(to router: Router<HubContext>, authenticate: @escaping @Sendable (Request) async throws -> HubServer.AuthResult) {
+    func add(to router: Router<HubContext>, authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult) {
         router.get("v1/map/obstacles") { request, _ in
             try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
         }
@@ -27,8 +27,8 @@ struct MapRoutes {
             }
             return try await geoJSON(request) { map, box in try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell))) }
         }
-        router.get("v1/me/totals") { request, _ in
-            switch try await authenticate(request) {
+        router.get("v1/me/totals") { request, context in
+            switch try await authenticate(request, context) {
             case .failure(let response): return response
             case .success(let device):
                 let trips = try await store.trips(device: device).compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }

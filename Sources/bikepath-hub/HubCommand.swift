@@ -27,11 +27,23 @@ struct StorageOptions: ParsableArguments {
     var storage: HubStorage { database.map { .postgres(url: $0) } ?? .sqlite(path: db ?? "") }
 }
 
-/// Logs go to stderr; stdout carries only what a command prints for its caller.
-func hubLogger() -> Logger {
-    LoggingSystem.bootstrap(StreamLogHandler.standardError)
+/// How `serve` prints its log events on stderr (docs/hub.md, "Logs").
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    /// One JSON object per line, for log collectors.
+    case json
+    /// `swift-log`'s plain lines, for a person at a terminal.
+    case text
+}
+
+/// Logs go to stderr; stdout carries only what a command prints for its caller. `serve`
+/// logs at info (one event per request), the other commands at notice.
+func hubLogger(format: LogFormat = .text, level: Logger.Level = .notice) -> Logger {
+    switch format {
+    case .json: LoggingSystem.bootstrap { label in JSONLinesLogHandler(label: label, level: level) }
+    case .text: LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    }
     var logger = Logger(label: "bikepath-hub")
-    logger.logLevel = .notice
+    logger.logLevel = level
     return logger
 }
 
@@ -55,6 +67,8 @@ struct Serve: AsyncParsableCommand {
     var deviceBurst = HubLimits().deviceBurst
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
+    @Option(name: .customLong("log-format"), help: "Log events on stderr as JSON lines (json) or plain text (text); one event per request.")
+    var logFormat = LogFormat.json
 
     func validate() throws {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
@@ -64,7 +78,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = hubLogger()
+        let logger = hubLogger(format: logFormat, level: .info)
         let limits = HubLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
                                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), deviceRequestsPerSecond: deviceRate, deviceBurst: deviceBurst)
         let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } })

@@ -16,7 +16,7 @@ final class HubChild: Sendable {
         process = try ChildProcess(exe, ["serve", "--port", "0"] + arguments, output: URL(fileURLWithPath: log))
         for _ in 0..<600 {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("bikepath-hub listening on") }),
                let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
                 port = p
                 return

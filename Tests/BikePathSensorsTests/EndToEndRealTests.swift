@@ -46,7 +46,7 @@ struct EndToEndRealTests {
         var hubPort: Int?
         #expect(await RealDaemons.wait(timeout: 30) {
             let log = (try? String(contentsOfFile: path("hub.log"), encoding: .utf8)) ?? ""
-            hubPort = log.split(separator: "\n").first { $0.contains("listening on") }?
+            hubPort = log.split(separator: "\n").first { $0.hasPrefix("bikepath-hub listening on") }?
                 .split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             return hubPort != nil
         })
