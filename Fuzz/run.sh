@@ -17,8 +17,19 @@ for t in "${targets[@]}"; do
   target_runs=$runs
   [ "$t" = RecordingStructureFuzz ] && target_runs=$(( runs / 10 > 0 ? runs / 10 : 1 ))
   echo "fuzz: building $t"
+  # A target may name its own sources (`// fuzz-sources:`) instead of the core, and a C++
+  # file (`// fuzz-cxx:`) built against the TOML library's toml.hpp (resolved by SwiftPM).
+  sources=$(sed -n 's|^// fuzz-sources: ||p' "Fuzz/Targets/$t.swift")
+  cxx=$(sed -n 's|^// fuzz-cxx: ||p' "Fuzz/Targets/$t.swift")
+  objects=()
+  if [ -n "$cxx" ]; then
+    toml_include=.build/checkouts/TOMLKit/Sources/CTOML/Sources
+    [ -f "$toml_include/toml.hpp" ] || swift package resolve >/dev/null
+    clang++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -w -I"$toml_include" -c "$cxx" -o "$out/$t-cxx.o"
+    objects=("$out/$t-cxx.o" -lstdc++)
+  fi
   swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name FuzzTarget \
-    $core_sources "Fuzz/Targets/$t.swift" -o "$out/$t"
+    ${sources:-$core_sources} "Fuzz/Targets/$t.swift" "${objects[@]}" -o "$out/$t"
   mkdir -p "$out/$t-corpus"
   [ -d "Fuzz/Seeds/$t" ] && cp -n Fuzz/Seeds/$t/* "$out/$t-corpus/" 2>/dev/null || true
   log="$out/$t.log"

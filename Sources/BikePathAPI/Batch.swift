@@ -163,3 +163,14 @@ public struct ErrorBody: Sendable, Codable, Equatable {
         self.message = message
     }
 }
+
+extension ErrorBody {
+    /// The codes with which the hub refuses a request body as such (docs/api.yaml, `Error`).
+    /// Only an answer that carries one of them, in this shape, may make the client split a
+    /// batch or quarantine a record: a proxy, captive portal or WAF answers 400/403/413 too.
+    public static let bodyRefusalCodes: Set<String> = [
+        "invalid-json", "invalid-batch", "bad-gzip", "too-large", "too-many-values", "too-many-records", "unsupported-encoding",
+    ]
+    /// The codes of the hub's 401: the device token itself is refused.
+    public static let tokenRefusalCodes: Set<String> = ["missing-token", "bad-token", "token-revoked"]
+}

@@ -55,6 +55,9 @@ public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case recordsToRetry
     /// The hub answered with a retryable error status (408, 429, 5xx).
     case hubAnswered(status: Int, detail: String)
+    /// Something answered that is not the hub's contract (a proxy, captive portal, WAF or
+    /// a wrong URL's server): nothing is quarantined on its word; retried with backoff.
+    case notTheHub(status: Int, detail: String)
 
     public var description: String {
         switch self {
@@ -63,15 +66,19 @@ public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadableAnswer: "the hub's batch answer could not be read"
         case .recordsToRetry: "some records must be retried"
         case .hubAnswered(let status, let detail): "hub answered \(status): \(detail)"
+        case .notTheHub(let status, let detail):
+            "the hub URL answered \(status), not in the hub's contract (a proxy, captive portal or wrong URL?): \(detail); nothing was quarantined, retrying"
         }
     }
 }
 
 /// Works the store's outbox against the hub (docs/sync.md):
 /// SOS, then confirmations, then drafts, then trips, oldest first, in batches;
-/// done on 2xx or identical duplicate; quarantined (with its reason) on any
-/// other 4xx but 401/404/405/408/429; stopped on 401 (token) and 404/405 (wrong
-/// hub URL: nothing is quarantined for it); retried with backoff otherwise.
+/// done on the hub's own 2xx answer; quarantined (with its reason) only on the hub's
+/// own refusal of that record (a `RecordResult` naming it, or a body refusal code of
+/// `ErrorBody`); stopped on the hub's 401 (token) and on 404/405 (wrong hub URL:
+/// nothing is quarantined for it); retried with backoff otherwise, including any
+/// answer that is not in the hub's contract (proxies, captive portals, WAFs).
 public actor SyncEngine {
     public let store: Store
     public let client: HubClient
@@ -234,7 +241,7 @@ public actor SyncEngine {
             }
             if retry { outcome.stop = fail(.recordsToRetry, retryAfter: nil) }
             return outcome
-        case 401:
+        case 401 where Self.hubError(answer, in: ErrorBody.tokenRefusalCodes) != nil:
             return BatchOutcome(stop: unauthorized(Self.errorText(answer)))
         case 404, 405:
             return BatchOutcome(stop: misconfigured(answer.status, "for the batch endpoint: \(Self.errorText(answer))"))
@@ -242,7 +249,10 @@ public actor SyncEngine {
             return BatchOutcome(stop: fail(.hubAnswered(status: answer.status, detail: Self.errorText(answer)),
                                            retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
         default:
-            // The batch as a whole was refused (malformed, too large): send the
+            guard Self.hubError(answer, in: ErrorBody.bodyRefusalCodes) != nil else {
+                return BatchOutcome(stop: fail(.notTheHub(status: answer.status, detail: Self.errorText(answer)), retryAfter: nil))
+            }
+            // The hub refused the batch as a whole (malformed, too large): send the
             // records one by one, so that only a bad record is quarantined.
             online = true
             var outcome = BatchOutcome()
@@ -254,8 +264,17 @@ public actor SyncEngine {
                     outcome.stop = fail(.unreachable(Self.describe(error)), retryAfter: nil)
                     return outcome
                 }
-                // A body that is not a RecordResult: the status and raw error text instead.
-                let detail = (try? JSONDecoder().decode(RecordResult.self, from: single.body))?.detailText ?? Self.errorText(single)
+                // The hub answers a record with its RecordResult, or refuses the body with
+                // an ErrorBody code; anything else is not the hub speaking.
+                let result = (try? JSONDecoder().decode(RecordResult.self, from: single.body)).flatMap {
+                    $0.kind == wire.kind && $0.id == wire.id && $0.status == single.status ? $0 : nil
+                }
+                let hubRefusal = Self.hubError(single, in: ErrorBody.bodyRefusalCodes.union(ErrorBody.tokenRefusalCodes))
+                guard result != nil || hubRefusal != nil || [404, 405, 408, 429].contains(single.status) || single.status >= 500 else {
+                    outcome.stop = fail(.notTheHub(status: single.status, detail: Self.errorText(single)), retryAfter: nil)
+                    return outcome
+                }
+                let detail = result?.detailText ?? Self.errorText(single)
                 switch try settle(item, status: single.status, detail: detail) {
                 case .sent: outcome.sent += 1
                 case .quarantined: outcome.quarantined += 1
@@ -330,6 +349,12 @@ public actor SyncEngine {
         lastError = stoppedReason
         try? store.appendSyncLog(outcome: logOutcome, detail: stoppedReason ?? "", utcNanoseconds: wallClock())  // diagnostic, as above
         return result
+    }
+
+    /// The hub's own error answer, when `answer` is one with a code of `codes`.
+    static func hubError(_ answer: HubAnswer, in codes: Set<String>) -> ErrorBody? {
+        guard let e = try? JSONDecoder().decode(ErrorBody.self, from: answer.body), codes.contains(e.error) else { return nil }
+        return e
     }
 
     static func errorText(_ answer: HubAnswer) -> String {

@@ -38,6 +38,27 @@ struct CLITests {
         #expect(good.stdout.hasSuffix(": ok\n"))
     }
 
+    @Test("config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
+          arguments: ["[é]\n", "# ok\n[ !]\n", "[[=]]\n", "[.a]\n", "a = 1\nb = [1, }\n", "[gnss]\nhost = [\n  \"x\",\n}\n"])
+    func configCheckNeverAborts(text: String) throws {
+        let directory = try TempDir().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/c.toml"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let checked = try runBikepathd(["config", "check", file])
+        #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("[") && !$0.hasPrefix("[gnss") || $0.contains("}") }! + 1
+        #expect(checked.stderr.hasPrefix("\(file):\(line): (syntax): "), "\(checked.stderr)")
+    }
+
+    @Test("config check: a '[' inside strings, multi-line strings and arrays is no header")
+    func configCheckBracketsInValues() throws {
+        let text = "[privacy]\n# [é]\ntrim_start_m = 100\n[sync]\nhub_url = \"\"\"\n[é]\"\"\"\n"
+        #expect(TOMLPrescan.check(text) == nil)
+        #expect(TOMLPrescan.check("a = [\n  [1, 2],\n  { b = '[!' },\n]\n") == nil)
+        #expect(TOMLPrescan.check("a = \"[\\\"}\"\n[b]\n") == nil)
+    }
+
     @Test("config show: flags override the file; bad flags refuse")
     func configShow() throws {
         let directory = try TempDir().path

@@ -35,6 +35,22 @@ struct DaemonLifecycleRunTests {
         #expect(!FileManager.default.fileExists(atPath: run.socket), "the status socket is removed at the end")
     }
 
+    @Test("SIGHUP with a file the TOML library would abort on: refused, the daemon runs on")
+    func reloadAbortingFile() async throws {
+        let run = try DaemonRun()
+        defer { run.cleanup() }
+        let daemon = try run.start(["run", "--config", run.config])
+        defer { daemon.stop(signal: SIGKILL) }
+        #expect(await run.waitForMessage("READY=1\nSTATUS=running"), "READY=1: \(run.messages) \(run.log)")
+        try run.writeConfig(extra: "[é]\n")
+        kill(daemon.pid, SIGHUP)
+        #expect(await waitUntil { run.log.contains("(syntax)") }, "the refusal is logged: \(run.log)")
+        #expect(daemon.waitForExit(timeout: 0.5) == nil, "still running: \(run.log)")
+        #expect((try? StatusClient.fetchStatus(path: run.socket)) != nil, "still answering after the refused reload")
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.waitForExit(timeout: 2) == 0, "\(run.log)")
+    }
+
     @Test("SIGINT mid-ride: exit 0 within 2 s with every track point the chain kept committed")
     func interruptMidRide() async throws {
         let run = try DaemonRun()

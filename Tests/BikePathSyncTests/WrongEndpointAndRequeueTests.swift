@@ -53,6 +53,33 @@ import Testing
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
     }
 
+    /// A proxy, captive portal or WAF answers where the hub should: its 4xx/3xx is no
+    /// verdict on a record. Nothing is quarantined, the SOS stays first in line, and
+    /// `sync run --once` fails (exit 3, retried later) instead of saying "drained".
+    @Test(.timeLimit(.minutes(2)), arguments: [400, 403, 410, 422, 301, 200])
+    func notTheHubQuarantinesNothing(status: Int) async throws {
+        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        defer { device.dir.cleanup() }
+        let output = device.dir.file("portal.out")
+        let portal = try ChildProcess("/usr/bin/python3", [Paths.root + "/Tests/Harness/not_a_hub.py", "\(status)"],
+                                      output: URL(fileURLWithPath: output))
+        defer { portal.stop(signal: SIGKILL) }
+        var port = ""
+        #expect(await waitUntil {
+            port = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            return Int(port) != nil
+        }, "the stand-in server printed its port")
+        let pendingBefore = try device.store.syncDiagnosis().pending
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        let run = try runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", "http://127.0.0.1:\(port)",
+                                             "--token-file", device.tokenFile, "--once"])
+        #expect(run.status == 3, "\(status): rc \(run.status) \(run.out) \(run.err)")
+        #expect(run.err.contains("not in the hub's contract") || run.err.contains("could not be read"), "\(run.err)")
+        let after = try device.store.syncDiagnosis()
+        #expect(after.quarantined.isEmpty, "\(status) from a stand-in quarantined \(after.quarantined)")
+        #expect(after.pending == pendingBefore, "every record still waits, the SOS included")
+    }
+
     @Test(.timeLimit(.minutes(2))) func requeueReleasesQuarantinedRecordsAndRefusesWrongIDs() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }

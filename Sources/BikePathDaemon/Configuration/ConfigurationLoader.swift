@@ -9,6 +9,10 @@ public enum ConfigurationLoader {
     /// Parses and checks a whole file's text.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
         let problems = ProblemCollector(file: file, text: text)
+        if let problem = TOMLPrescan.check(text) {
+            // toml++ would abort the process on this (TOMLPrescan says which inputs).
+            throw ConfigurationError(problems: [ConfigurationProblem(file: file, line: problem.line, key: "(syntax)", reason: problem.reason)])
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
