@@ -74,6 +74,7 @@ public final class Store: Sendable {
             throw StoreError.notARegularFile(path)
         }
         var report = OpenReport()
+        let isNew = !FileManager.default.fileExists(atPath: path)
         let queue: DatabaseQueue
         do {
             // `.existing` judged the file above already: a second integrity check would read it all again.
@@ -90,6 +91,12 @@ public final class Store: Sendable {
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('moved_aside_to', ?), ('moved_aside_reason', ?)",
                                arguments: [aside, failure.reason])
             }
+        }
+        if isNew {
+            // A new store on a nearly full card: the reserve is made at once, before the
+            // first track points take the room (made by the first writer, it found none
+            // left, and an SOS was lost with 300–450 KB free: FullDiskRunTests).
+            DiskReserve(storePath: path, bytes: WriterPolicy.defaultReserveBytes, step: WriterPolicy.defaultReserveStepBytes).refill()
         }
         shareWithGroup(path: path)
         report.openTripID = try queue.read { db in
@@ -171,6 +178,7 @@ public final class Store: Sendable {
         }
         let queue: DatabaseQueue
         do {
+            if !FileManager.default.fileExists(atPath: path) { try createSchema(path: path) }
             queue = try DatabaseQueue(path: path, configuration: config)
             try Schema.migrator.migrate(queue)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
@@ -179,6 +187,16 @@ public final class Store: Sendable {
             throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
         }
         return queue
+    }
+
+    /// A new store's schema, written with a rollback journal before the store turns to WAL:
+    /// in WAL mode the four migrations left ~240 KB of WAL frames for a ~120 KB database,
+    /// and on a card with 300–450 KB free that was the room the SOS reserve needed
+    /// (FullDiskRunTests). A crash half-way leaves a journal SQLite rolls back on the next open.
+    private static func createSchema(path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue)
+        try queue.close()
     }
 
     /// Looks at an existing file through a read-only connection, so that a

@@ -23,8 +23,11 @@ public struct WriterPolicy: Sendable {
     /// `reserveStepBytes` at a time. 512 KiB holds ~40 commits of one SOS with
     /// its 16 KB IMU window, its outbox row and WAL frames (measured on the
     /// crash recording: one SOS commit grows the WAL by ~12 KB). 0: no reserve.
-    public var reserveBytes: Int = 512 * 1024
-    public var reserveStepBytes: Int = 64 * 1024
+    public var reserveBytes: Int = WriterPolicy.defaultReserveBytes
+    public var reserveStepBytes: Int = WriterPolicy.defaultReserveStepBytes
+    /// Also what `Store.open` reserves for a new store before SQLite writes a page.
+    public static let defaultReserveBytes = 512 * 1024
+    public static let defaultReserveStepBytes = 64 * 1024
     /// Creates the defaults above.
     public init() {}
 }

@@ -30,7 +30,7 @@ import Testing
         return (result.status, result.err)
     }
 
-    @Test(arguments: [1_536, 1_024, 768, 512] as [Int64])
+    @Test(arguments: [1_536, 1_024, 768, 512, 448, 384, 320] as [Int64])
     func sosSurvivesOrItsLossIsReported(freeKilobytes: Int64) throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
