@@ -8,6 +8,7 @@ import PackageDescription
 //   BikePathDaemon  the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
 //                   inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
 //   bikepathd       the executable: argument parsing and printing over BikePathDaemon
+//   BikePathServing the connection policy of every server (deadlines, caps, fair shares)
 //   BikePathHub     the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map
 //   bikepath-hub    the hub's executable: argument parsing and printing only
 let package = Package(
@@ -67,7 +68,7 @@ let package = Package(
         .target(
             name: "BikePathDaemon",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathServing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,11 +84,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The connection policy of every server the project runs (docs/connections.md).
+        .target(
+            name: "BikePathServing",
+            dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The rider's review page (docs/review.md): routes, templates, SVG, pairing.
         .target(
             name: "BikePathReview",
             dependencies: [
-                "BikePathCore", "BikePathStore",
+                "BikePathCore", "BikePathStore", "BikePathServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -126,7 +138,7 @@ let package = Package(
         .target(
             name: "BikePathHub",
             dependencies: [
-                "BikePathAPI", "BikePathCore",
+                "BikePathAPI", "BikePathCore", "BikePathServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

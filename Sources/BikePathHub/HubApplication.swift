@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathServing
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -74,11 +75,12 @@ public enum Hub {
     }
 
     static func httpServer(_ limits: HubLimits, tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [RequestHeadGuard(headerTimeout: limits.headerTimeout)],
-            idleTimeout: limits.idleTimeout,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: HubLimits.maxHeaderFieldSize, maxHeaderListSize: HubLimits.maxHeaderListSize,
-                                            maxHeaderFieldCount: HubLimits.maxHeaderCount)))
+        let overflow = (try? WireJSON.encode(ErrorBody(error: "headers-too-large", message:
+            "request headers are limited to \(HubLimits.maxHeaderListSize) bytes, \(HubLimits.maxHeaderFieldSize) per field, \(HubLimits.maxHeaderCount) fields"))) ?? Data()
+        let http1 = HTTPServerBuilder.http1(policy: limits.connections,
+                                            overflow: .init(contentType: "application/json", body: Array(overflow)),
+                                            maxHeaderFieldSize: HubLimits.maxHeaderFieldSize, maxHeaderListSize: HubLimits.maxHeaderListSize,
+                                            maxHeaderCount: HubLimits.maxHeaderCount)
         guard let tls else { return http1 }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },

@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathServing
 import NIOCore
 
 /// Every bound the hub puts on a client, in one place (docs/api.yaml and
@@ -19,22 +20,25 @@ public struct HubLimits: Sendable {
     static let maxHeaderListSize = 16 * 1024
     static let maxHeaderCount = 100
 
+    /// Deadlines, the connection cap and each address's share (`ConnectionPolicy.hub`,
+    /// docs/connections.md); `serve`'s options change them.
+    public var connections = ConnectionPolicy.hub
     /// Connections held at once; more wait in the listen backlog (not accepted, no descriptor used).
-    public var maxConnections = 512
-    /// A connection with no request part for this long is closed (also bounds a request head trickled in).
-    public var idleTimeout: TimeAmount = .seconds(30)
+    public var maxConnections: Int { connections.maxConnections }
+    /// A kept-alive connection must send its next request head within this long of the last answer.
+    public var idleTimeout: TimeAmount { connections.idleTimeout }
     /// A new connection must have sent its first complete request head by then.
-    public var headerTimeout: TimeAmount = .seconds(10)
+    public var headerTimeout: TimeAmount { connections.headerTimeout }
 
     /// Record requests per second each device may send on average (0: no limit), and at once.
     public var deviceRequestsPerSecond = 10.0
     public var deviceBurst = 100.0
 
-    public init(maxConnections: Int = 512, idleTimeout: TimeAmount = .seconds(30), headerTimeout: TimeAmount = .seconds(10),
-                deviceRequestsPerSecond: Double = 10, deviceBurst: Double = 100) {
-        self.maxConnections = maxConnections
-        self.idleTimeout = idleTimeout
-        self.headerTimeout = headerTimeout
+    public init(maxConnections: Int = ConnectionPolicy.hub.maxConnections, idleTimeout: TimeAmount = ConnectionPolicy.hub.idleTimeout,
+                headerTimeout: TimeAmount = ConnectionPolicy.hub.headerTimeout, bodyTimeout: TimeAmount = ConnectionPolicy.hub.bodyTimeout,
+                perClient: Int = ConnectionPolicy.hub.perClient, deviceRequestsPerSecond: Double = 10, deviceBurst: Double = 100) {
+        connections = ConnectionPolicy(maxConnections: maxConnections, perClient: perClient, headerTimeout: headerTimeout,
+                                       bodyTimeout: bodyTimeout, idleTimeout: idleTimeout)
         self.deviceRequestsPerSecond = deviceRequestsPerSecond
         self.deviceBurst = deviceBurst
     }

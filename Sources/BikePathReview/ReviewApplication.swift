@@ -1,6 +1,8 @@
+import BikePathServing
 import BikePathStore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -43,8 +45,14 @@ public func buildReviewApplication(store: Store, address: ReviewAddress, session
                                    logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
     throws -> some ApplicationProtocol
 {
-    Application(router: try buildReviewRouter(store: store, sessions: sessions, firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
-                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "bikepathd-review"),
+    // docs/connections.md: deadlines, 32 connections, 8 a client (200 idle connections
+    // used to stop the page for 40 s and, inside `run`, `bikepathd status` with it).
+    let policy = ConnectionPolicy.reviewPage
+    return Application(
+                router: try buildReviewRouter(store: store, sessions: sessions, firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
+                server: .http1(policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
+                                     availableConnectionsDelegate: MaximumAvailableConnections(policy.maxConnections, logger: logger)),
                 onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? address.port) },
                 logger: logger)
 }

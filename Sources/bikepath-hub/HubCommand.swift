@@ -57,10 +57,14 @@ struct Serve: AsyncParsableCommand {
     var tokens: String?
     @Option(name: .customLong("max-connections"), help: "Connections held at once (lowered to fit the descriptor limit); more wait in the backlog.")
     var maxConnections = HubLimits().maxConnections
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may go without a request part before it is closed.")
+    @Option(name: .customLong("per-client-connections"), help: "Connections one IP address may hold at once; more are closed at once.")
+    var perClient = HubLimits().connections.perClient
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection has, after an answer, to send its next request head (in total).")
     var idleTimeout = 30.0
-    @Option(name: .customLong("header-timeout"), help: "Seconds a new connection has to send its first complete request head.")
+    @Option(name: .customLong("header-timeout"), help: "Seconds a new connection has to send its first complete request head (in total, however it trickles).")
     var headerTimeout = 10.0
+    @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take from its head to its end (in total).")
+    var bodyTimeout = 60.0
     @Option(name: .customLong("device-rate"), help: "Record requests a second each device may send on average (0: no limit); more are answered 429.")
     var deviceRate = HubLimits().deviceRequestsPerSecond
     @Option(name: .customLong("device-burst"), help: "Record requests a device may send at once before --device-rate applies.")
@@ -72,7 +76,10 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
-        guard idleTimeout > 0, headerTimeout > 0 else { throw ValidationError("--idle-timeout and --header-timeout must be positive") }
+        guard idleTimeout > 0, headerTimeout > 0, bodyTimeout > 0 else {
+            throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive")
+        }
+        guard perClient >= 1 else { throw ValidationError("--per-client-connections must be at least 1") }
         guard deviceRate >= 0, deviceBurst >= 1 else { throw ValidationError("--device-rate must be at least 0 and --device-burst at least 1") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("give both --tls-cert and --tls-key") }
     }
@@ -80,7 +87,8 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let logger = hubLogger(format: logFormat, level: .info)
         let limits = HubLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
-                               headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), deviceRequestsPerSecond: deviceRate, deviceBurst: deviceBurst)
+                               headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
+                               perClient: perClient, deviceRequestsPerSecond: deviceRate, deviceBurst: deviceBurst)
         let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } })
         // A bad tokens file stops the hub before anything is opened (exit 1, the problem on
         // stderr): better than serving with the wrong devices.

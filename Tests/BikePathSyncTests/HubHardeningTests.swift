@@ -151,11 +151,56 @@ import Testing
         let hub = try device.hub(extra: ["--header-timeout", "2"], fileLimit: 128)
         defer { hub.stop() }
         let idle = try (0..<150).map { _ in try RawConnection(port: hub.port, timeout: 20) }
-        let fresh = try RawConnection(port: hub.port, timeout: 20)
+        // Another client (address): 127.0.0.1 holds its share, and more of its connections are closed at once.
+        let fresh = try RawConnection(port: hub.port, timeout: 20, source: "127.0.0.2")
         let t0 = Date()
         try fresh.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(fresh.readStatus() == 200, "a fresh client got no answer behind \(idle.count) idle connections")
         #expect(Date().timeIntervalSince(t0) < 15)
+    }
+
+    /// A body trickled one byte every 0.3 s is cut at the body deadline: every byte used to
+    /// reset the idle timer, so a connection lived as long as its sender liked.
+    @Test(.timeLimit(.minutes(2))) func aTrickledBodyIsCutAtTheBodyDeadline() async throws {
+        let device = try Device(trips: 1, seconds: 60)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub(extra: ["--body-timeout", "2", "--idle-timeout", "2"])
+        defer { hub.stop() }
+        let trickle = try RawConnection(port: hub.port, timeout: 10)
+        try trickle.send("PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
+                         + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        let t0 = Date()
+        var closedAfter: Double?
+        while Date().timeIntervalSince(t0) < 8 {
+            do { try trickle.send("{") } catch { closedAfter = Date().timeIntervalSince(t0); break }
+            usleep(300_000)
+        }
+        #expect(closedAfter.map { $0 < 4.5 } == true, "a trickled body kept its connection (closed after \(String(describing: closedAfter)) s)")
+    }
+
+    /// 150 connections of one client trickling bodies take its share (64), not the hub:
+    /// another client's health check is answered at once (it waited 40 s).
+    @Test(.timeLimit(.minutes(2))) func oneClientsTricklesCannotStarveAnother() async throws {
+        let device = try Device(trips: 1, seconds: 60)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        var slow: [RawConnection] = []
+        for _ in 0..<150 {
+            let c = try RawConnection(port: hub.port, timeout: 20)
+            try? c.send("PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+            slow.append(c)
+        }
+        for c in slow { try? c.send(" ") }
+        let other = try RawConnection(port: hub.port, timeout: 20, source: "127.0.0.2")
+        let t0 = Date()
+        try other.send("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(other.readStatus() == 200, "another client got no answer behind \(slow.count) trickling connections")
+        #expect(Date().timeIntervalSince(t0) < 3)
+        // The 64 the first client holds stay open; the rest were closed at once.
+        let open = slow.filter { c in (try? c.send(" ")) != nil && (try? c.send(" ")) != nil }.count
+        #expect(open <= 64, "\(open) connections of one address are open; its share is 64")
     }
 
     @Test(.timeLimit(.minutes(2))) func oversizedHeadsAreAnswered431() async throws {

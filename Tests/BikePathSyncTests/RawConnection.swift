@@ -8,10 +8,22 @@ import Glibc
 final class RawConnection {
     let fd: Int32
 
-    /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds.
-    init(port: Int, timeout: Double = 10) throws {
+    /// Connects to 127.0.0.1:`port` from `source` (another loopback address is another
+    /// client to the hub's fair share); reads give up after `timeout` seconds.
+    init(port: Int, timeout: Double = 10, source: String = "127.0.0.1") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure(description: "socket: \(String(cString: strerror(errno)))") }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw TestFailure(description: "bind \(source): \(reason)")
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
