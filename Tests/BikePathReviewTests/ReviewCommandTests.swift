@@ -91,4 +91,43 @@ import Glibc
         kill(daemon.pid, SIGTERM)
         #expect(daemon.waitForExit(timeout: 30) == 0, "\(log())")
     }
+    /// 200 idle connections to the page inside `run` took it for 40 s and made
+    /// `bikepathd status` time out. Now they get 8 slots (ConnectionPolicy.reviewPage):
+    /// the rest are closed at once, another client is answered and so is `status`.
+    @Test func idleConnectionsStarveNeitherThePageNorStatus() async throws {
+        let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let port = try WebDriver.freePort()
+        let config = dir.file("bikepathd.toml")
+        try """
+            [store]
+            path = "\(dir.file("store.sqlite"))"
+            [status]
+            socket = "\(dir.file("status.sock"))"
+            [review]
+            listen = "127.0.0.1:\(port)"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let ride = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
+        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "5"],
+                                      output: URL(fileURLWithPath: dir.file("run.log")))
+        defer { daemon.stop(signal: SIGKILL) }
+        let log = { (try? String(contentsOfFile: dir.file("run.log"), encoding: .utf8)) ?? "" }
+        #expect(await waitUntil(polls: 600, every: .milliseconds(100)) { log().contains("review page on") }, "\(log())")
+        let idle = (0..<200).compactMap { _ in try? RawConnection(port: port, timeout: 5) }
+        #expect(idle.count == 200)
+        try await Task.sleep(for: .milliseconds(300))
+        let stillOpen = idle.filter { $0.isOpen }.count
+        #expect(stillOpen <= 8, "\(stillOpen) idle connections of one address held; its share is 8")
+
+        let other = try RawConnection(port: port, timeout: 5, source: "127.0.0.2")
+        let t0 = Date()
+        try other.send("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        #expect(other.readStatus() == 303, "another client is answered behind 200 idle connections")
+        #expect(Date().timeIntervalSince(t0) < 3)
+        let status = try runProcess(bin, ["status", "--socket", dir.file("status.sock")])
+        #expect(status.status == 0, "status answers: \(status.err)")
+        kill(daemon.pid, SIGTERM)
+        #expect(daemon.waitForExit(timeout: 30) == 0, "\(log())")
+    }
 }

@@ -5,14 +5,15 @@ import Glibc
 
 /// A TCP connection to a hub on loopback made with plain sockets, for what an HTTP
 /// client never sends: half-sent heads, oversized heads, connections left idle.
-final class RawConnection {
-    let fd: Int32
+public final class RawConnection {
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
+    public let fd: Int32
 
     /// Connects to 127.0.0.1:`port` from `source` (another loopback address is another
     /// client to the hub's fair share); reads give up after `timeout` seconds.
-    init(port: Int, timeout: Double = 10, source: String = "127.0.0.1") throws {
+    public init(port: Int, timeout: Double = 10, source: String = "127.0.0.1") throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure(description: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr(source)
@@ -22,7 +23,7 @@ final class RawConnection {
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw TestFailure(description: "bind \(source): \(reason)")
+            throw Failure(description: "bind \(source): \(reason)")
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -34,7 +35,7 @@ final class RawConnection {
         guard rc == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw TestFailure(description: "connect: \(reason)")
+            throw Failure(description: "connect: \(reason)")
         }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -42,18 +43,18 @@ final class RawConnection {
 
     deinit { close(fd) }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         var bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw TestFailure(description: "send: \(String(cString: strerror(errno)))") }
+            guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
             sent += n
         }
     }
 
     /// Everything the hub sends until it closes the connection (`closed`) or the read timeout passes.
-    func readUntilClosed() -> (text: String, closed: Bool) {
+    public func readUntilClosed() -> (text: String, closed: Bool) {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -64,8 +65,16 @@ final class RawConnection {
         }
     }
 
+    /// False once the peer closed the connection (a read would return end of file at once).
+    public var isOpen: Bool {
+        var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&probe, 1, 0) == 1 else { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// The status code of the first response, read up to the end of its head (nil on timeout or close).
-    func readStatus() -> Int? {
+    public func readStatus() -> Int? {
         var data = Data()
         var byte: UInt8 = 0
         while !data.suffix(4).elementsEqual("\r\n\r\n".utf8) {
