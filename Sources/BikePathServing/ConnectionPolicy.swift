@@ -28,6 +28,9 @@ public struct ConnectionPolicy: Sendable, Equatable {
         self.idleTimeout = idleTimeout
     }
 
+    /// `headerTimeout` in seconds, for servers outside NIO (the status socket's poll loop).
+    public var headerTimeoutSeconds: Double { Double(headerTimeout.nanoseconds) / 1e9 }
+
     /// The hub: 512 connections (a city's devices sync every few minutes for well under
     /// a second each), 64 per address (a carrier's NAT puts many phones behind one).
     /// A 200-record batch is ~1 MB of JSON, ~150 KB gzipped: 60 s for a body is 2.5 KB/s,

@@ -1,5 +1,6 @@
 import BikePathTestSupport
 import Foundation
+import Synchronization
 import Testing
 @testable import BikePathDaemon
 
@@ -32,6 +33,37 @@ struct StatusSocketLimitTests {
         let sub = directory + "/dir"
         try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: false)
         #expect(throws: StatusSocketError.notASocket(sub)) { try StatusServer(path: sub) { sampleStatus } }
+    }
+
+    @Test("40 clients that say nothing and reconnect at once cannot keep status out")
+    func reconnectingClientsCannotStarveStatus() throws {
+        let directory = try TempDir().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/status.sock"
+        let server = try StatusServer(path: path) { sampleStatus }
+        defer { server.stop() }
+        let stop = Mutex(false)
+        let threads = (0..<40).map { _ in
+            Thread { [self] in
+                while !stop.withLock({ $0 }) {
+                    guard let fd = try? connectClient(path) else { continue }
+                    var byte: UInt8 = 0
+                    // Held until the server drops it (evicted, or the 5 s request deadline), then again.
+                    var tv = timeval(tv_sec: 0, tv_usec: 200_000)
+                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+                    while !stop.withLock({ $0 }), recv(fd, &byte, 1, 0) < 0 {}
+                    close(fd)
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        defer { stop.withLock { $0 = true } }
+        usleep(500_000)  // every slot taken, the reconnecting running
+        var answered = 0
+        for _ in 0..<20 {
+            if (try? StatusClient.fetchStatus(path: path)) != nil { answered += 1 }
+        }
+        #expect(answered == 20, "status answered \(answered) of 20 times among 40 reconnecting clients")
     }
 
     @Test("Connections beyond the cap are closed at once; the ones inside it are served")

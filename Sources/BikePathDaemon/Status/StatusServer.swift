@@ -1,3 +1,4 @@
+import BikePathServing
 import Foundation
 
 /// The daemon's side of the status socket: a Unix stream socket (mode 0660)
@@ -14,8 +15,14 @@ import Foundation
 /// A tail client whose buffer stays full for
 /// `slowReaderSeconds` is disconnected.
 ///
-/// Limits (docs/daemon.md): at most `maximumClients` (32) connections (more are closed
-/// at once), 256 KiB buffered per client, so the server holds at most ~8 MiB;
+/// Limits (`ConnectionPolicy.statusSocket`, docs/connections.md): at most `maximumClients`
+/// (32) connections, 256 KiB buffered per client, so the server holds at most ~8 MiB. When
+/// all are taken, a newcomer takes the slot of the longest-waiting client that has not
+/// yet asked anything, from the user (uid) holding the most such slots; a user may hold
+/// `tailShare` (8) tail clients. So clients that connect and say nothing, however fast
+/// they reconnect, cannot keep `status` and `mark` out (40 of them did, for 30 s). At most
+/// `acceptBatch` connections are accepted per poll round, so a newcomer's request is read
+/// before 32 more can push it out;
 /// when accept(2) fails for lack of file descriptors (EMFILE/ENFILE), or a client
 /// would take one of the last `descriptorHeadroom` (16) below the soft limit, it
 /// stops accepting for `acceptBackoffSeconds` instead of spinning on a readable socket.
@@ -36,8 +43,11 @@ public final class StatusServer: @unchecked Sendable {
     private let done = NSCondition()
     static let maximumBuffered = 256 * 1024
     /// 32 × 256 KiB = 8 MiB at most; a bike computer has one or two local readers.
-    public static let defaultMaximumClients = 32
+    public static let defaultMaximumClients = ConnectionPolicy.statusSocket.maxConnections
     private let maximumClients: Int
+    private let tailShare: Int
+    /// Accepted per poll round (see above): a quarter of the slots.
+    static let acceptBatch = 8
     private let slowReaderSeconds: Double
     static let acceptBackoffSeconds = 0.5
     private var acceptPausedUntil = 0.0
@@ -55,6 +65,10 @@ public final class StatusServer: @unchecked Sendable {
         var serial = 0
         /// When its buffer overflowed (events started being dropped); nil while it keeps up.
         var fullSince: Double?
+        /// The peer's user (SO_PEERCRED), for the fair share.
+        var uid: UInt32 = .max
+        /// Connected and has not asked anything yet: the first to make room.
+        var waiting: Bool { !tailing && !awaitingMark && !closeWhenFlushed }
     }
     private var nextSerial = 0
 
@@ -65,13 +79,16 @@ public final class StatusServer: @unchecked Sendable {
     /// then is disconnected (idle connections would otherwise pile up).
     /// `maximumClients`: connections beyond it are closed at once. `slowReaderSeconds`:
     /// a tail client whose buffer stays full this long is disconnected.
-    public init(path: String, permissions: mode_t = 0o660, requestTimeoutSeconds: Double = 5,
-                maximumClients: Int = StatusServer.defaultMaximumClients, slowReaderSeconds: Double = 10,
+    public init(path: String, permissions: mode_t = 0o660,
+                requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
+                maximumClients: Int = StatusServer.defaultMaximumClients, tailShare: Int = ConnectionPolicy.statusSocket.perClient,
+                slowReaderSeconds: Double = 10,
                 status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil) throws(StatusSocketError) {
         self.path = path
         self.markHandler = mark
         self.requestTimeout = requestTimeoutSeconds
         self.maximumClients = maximumClients
+        self.tailShare = max(1, min(tailShare, maximumClients))
         self.slowReaderSeconds = slowReaderSeconds
         self.statusProvider = status
         guard let made = UnixAddress.make(path) else { throw .badPath(path) }
@@ -227,7 +244,7 @@ public final class StatusServer: @unchecked Sendable {
     }
 
     private func acceptClients() {
-        while true {
+        for _ in 0..<Self.acceptBatch {
             let fd = accept(listenFD, nil, nil)
             if fd < 0 {
                 // Out of descriptors: the pending connection stays queued and the socket
@@ -250,15 +267,39 @@ public final class StatusServer: @unchecked Sendable {
                 return
             }
             Self.setNonBlockingCloseOnExec(fd)
+            let uid = Self.peerUID(fd)
             lock.lock()
+            let evicted = clients.count >= maximumClients ? makeRoom() : nil
             let full = clients.count >= maximumClients
             if !full {
                 nextSerial += 1
-                clients[fd] = Client(serial: nextSerial)
+                clients[fd] = Client(serial: nextSerial, uid: uid)
             }
             lock.unlock()
-            if full { close(fd) }  // the client sees the connection closed at once
+            if let evicted { close(evicted) }
+            if full { close(fd) }  // every slot asks or tails: the client sees the connection closed at once
         }
+    }
+
+    /// Frees the slot of the longest-waiting client that has asked nothing, of the user
+    /// holding the most such slots; nil when every client is busy. Called with the lock held.
+    private func makeRoom() -> Int32? {
+        let waiting = clients.filter { $0.value.waiting }
+        guard !waiting.isEmpty else { return nil }
+        let perUser = Dictionary(grouping: waiting, by: { $0.value.uid })
+        guard let (_, mostHeld) = perUser.max(by: { $0.value.count < $1.value.count }),
+              let oldest = mostHeld.min(by: { $0.value.connectedAt < $1.value.connectedAt }) else { return nil }
+        clients[oldest.key] = nil
+        return oldest.key
+    }
+
+    /// The connecting process's user, from the kernel (SO_PEERCRED); `.max` when unknown.
+    private static func peerUID(_ fd: Int32) -> UInt32 {
+        // struct ucred (pid, uid, gid); Glibc's module hides it behind _GNU_SOURCE.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return .max }
+        return credentials.uid
     }
 
     private func service(_ fd: Int32, revents: Int16) {
@@ -283,7 +324,16 @@ public final class StatusServer: @unchecked Sendable {
             var tail = false
             switch (request, MarkRequest.parse(request)) {
             case ("status", _): reply = StatusJSON.encode(statusProvider())
-            case ("tail", _): reply = nil; tail = true
+            case ("tail", _):
+                lock.lock()
+                let tails = clients.values.filter { $0.tailing && $0.uid == client.uid }.count
+                lock.unlock()
+                if tails >= tailShare {
+                    reply = StatusJSON.encode(["error": "this user already has \(tails) tail clients, the most one user may hold"])
+                } else {
+                    reply = nil
+                    tail = true
+                }
             case (_, .failure(let bad)?): reply = bad.reply.jsonLine()
             case (_, .success(let kind)?):
                 if let markHandler {
