@@ -28,6 +28,17 @@ case "obstacles":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "distance":
+    // distance RECORDING_OR_GOPRO_FOLDER… (bench/distance.sh)
+    let a = Array(arguments.dropFirst())
+    guard !a.isEmpty else {
+        FileHandle.standardError.write("usage: BikePathBench distance RECORDING.bpr|GOPRO_CSV_FOLDER…\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try DistanceEvaluation.run(inputs: a) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 case "store-replay", "store-bench", "live-drain", "soak":
     do {
         let options = try BenchOptions(arguments.dropFirst())
@@ -60,7 +71,7 @@ case "city":
     CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1))
 default:
     FileHandle.standardError.write("""
-        usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING
+        usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
                              | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED]

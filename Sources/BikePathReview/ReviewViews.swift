@@ -114,7 +114,7 @@ enum ReviewViews {
                 number: i + 1, id: o.id, draftID: d.id, csrf: csrf, kind: o.kind.rawValue, origin: o.origin == "rider" ? "yours" : "detected",
                 severity: String(format: "%.2f", o.severity), speed: e?.speed.map { String(format: "%.0f km/h", $0 * 3.6) } ?? "– km/h",
                 clock: clock, along: along, dropped: o.dropped, editable: pending && !o.dropped,
-                plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate).svg } ?? "",
+                plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate, peakIndex: $0.peakIndex).svg } ?? "",
                 kinds: ObstacleKind.allCases.map { Option(value: $0.rawValue, selected: $0 == o.kind) })
         }
         let s = d.trip.statistics

@@ -7,10 +7,20 @@ import GRDB
 public struct CandidateEvidence: Sendable, Equatable {
     /// m/s, when the fix had a speed.
     public var speed: Double?
-    /// Acceleration magnitude samples (m/s²), oldest first; empty when retention dropped the window.
+    /// Vertical acceleration (m/s², the obstacle band the peak was measured on), oldest
+    /// first; empty when retention dropped the window.
     public var samples: [Float]
     /// Samples per second.
     public var rate: Double
+    /// Index in `samples` of the peak (the impact); nil for windows stored before schema v5.
+    public var peakIndex: Int?
+
+    public init(speed: Double?, samples: [Float], rate: Double, peakIndex: Int? = nil) {
+        self.speed = speed
+        self.samples = samples
+        self.rate = rate
+        self.peakIndex = peakIndex
+    }
 }
 
 extension Store {
@@ -18,14 +28,17 @@ extension Store {
     public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
         try queue.read { db in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.speed, e.window_rate, w.samples FROM events e LEFT JOIN event_windows w ON w.event_id = e.id WHERE e.id = ?
+                SELECT e.speed, e.window_rate, w.samples, w.peak_index FROM events e LEFT JOIN event_windows w ON w.event_id = e.id
+                WHERE e.id = ?
                 """, arguments: [eventID]) else { return nil }
             let blob: Data = row["samples"] ?? Data()
             let samples = stride(from: 0, to: blob.count - 3, by: 4).map { i in
                 Float(bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
                     | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
             }
-            return CandidateEvidence(speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0)
+            let peakIndex: Int? = row["peak_index"]
+            return CandidateEvidence(speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0,
+                                     peakIndex: peakIndex.flatMap { samples.indices.contains($0) ? $0 : nil })
         }
     }
 

@@ -72,14 +72,18 @@ enum HashChain {
 
     /// SHA-256 over a trip's stored track points in time order; nil when none are
     /// stored (retention deletes them once the trip's draft was synced or rejected).
+    /// `ground_speed` (schema v5) is covered when it is set; a point without one hashes
+    /// as it did before v5, so trips linked earlier still verify.
     static func trackDigest(_ db: Database, tripID: String) throws -> [UInt8]? {
         var bytes: [UInt8] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
                                        arguments: [tripID])
         var any = false
         while let row = try rows.next() {
             any = true
-            bytes += canonicalBytes(Array(row.databaseValues))
+            var values = Array(row.databaseValues)
+            if values.last?.isNull == true { values.removeLast() }
+            bytes += canonicalBytes(values)
         }
         return any ? SHA256Hasher.hash(bytes) : nil
     }

@@ -42,7 +42,7 @@ struct Ingest {
                 event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
                 event.source.rawValue.databaseValue, event.severity.databaseValue, event.confidence.databaseValue,
                 event.strength.databaseValue,
-            ], window: window, db)
+            ], window: window, peakIndex: event.windowPeakIndex, db)
         case .roadQuality(let segment):
             try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
@@ -79,15 +79,16 @@ struct Ingest {
     /// id, in that order) with its IMU window, and links it into the hash chain, hashed
     /// from the values as they are stored. False when the event was already there (an
     /// output replayed after a crash): nothing is written then.
-    private mutating func insertEvent(id: String, _ values: [DatabaseValue], window: Data, _ db: Database) throws -> Bool {
+    private mutating func insertEvent(id: String, _ values: [DatabaseValue], window: Data, peakIndex: Int? = nil,
+                                      _ db: Database) throws -> Bool {
         let row = [id.databaseValue] + values
         try Self.run(db.cachedStatement(sql: """
             INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), row, db)
         guard db.changesCount > 0 else { return false }
         if !window.isEmpty {
-            try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples) VALUES (?, ?)"),
-                         [id.databaseValue, window.databaseValue], db)
+            try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples, peak_index) VALUES (?, ?, ?)"),
+                         [id.databaseValue, window.databaseValue, peakIndex?.databaseValue ?? .null], db)
         }
         try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(row), head: &chainHead)
         return true
@@ -141,7 +142,8 @@ struct Ingest {
     /// than the insert itself (see bench/store.sh).
     private static func insertTrackPoint(_ point: TrackPoint, trip: String, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed, moving) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let s = statement.sqliteStatement
         sqlite3_reset(s)
@@ -155,6 +157,7 @@ struct Ingest {
         if let alt = point.altitudeMSL { sqlite3_bind_double(s, 6, alt) } else { sqlite3_bind_null(s, 6) }
         sqlite3_bind_double(s, 7, point.speed)
         sqlite3_bind_int64(s, 8, point.moving ? 1 : 0)
+        if let v = point.groundSpeed { sqlite3_bind_double(s, 9, v) } else { sqlite3_bind_null(s, 9) }
         let code = sqlite3_step(s)
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),

@@ -9,7 +9,8 @@ enum Recovery {
     /// Douglas–Peucker, the configured CO₂ factor): it ends where the rider last
     /// moved, as the chain ends an automatic trip, and becomes a draft like any
     /// other closed trip. Points stored before schema v3 have no `moving` flag:
-    /// the chain's speed rule stands in for it.
+    /// the chain's speed rule stands in for it; points stored before v5 have no
+    /// ground speed: their distance is measured between positions.
     static func closeAtLastPoint(_ db: Database, tripID: String, configuration: StoreConfiguration) throws {
         guard let trip = try Row.fetchOne(db, sql: "SELECT start_time_ns FROM trips WHERE id = ? AND state = 'open'", arguments: [tripID]) else {
             return
@@ -18,13 +19,14 @@ enum Recovery {
         var totals = TripTotals(configuration: configuration.trip)
         var path: [Coordinate] = []
         var last: TrackPoint?
-        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
                                        arguments: [tripID])
         while let row = try rows.next() {
             let speed: Double = row["speed"]
             let point = TrackPoint(time: SampleTime(nanoseconds: row["time_ns"]), utc: (row["utc_ns"] as Int64?).map(UTCTime.init(nanosecondsSince1970:)),
                                    coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), altitudeMSL: row["alt_m"],
-                                   speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed))
+                                   speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed),
+                                   groundSpeed: row["ground_speed"])
             totals.add(point)
             path.append(point.coordinate)
             last = point

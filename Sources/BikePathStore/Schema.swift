@@ -7,7 +7,7 @@ import GRDB
 enum Schema {
     /// The schema version this build writes. A database with a higher
     /// `user_version` comes from a future bikepathd and is refused.
-    static let currentVersion: Int32 = 4
+    static let currentVersion: Int32 = 5
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -53,6 +53,18 @@ enum Schema {
                 try HashChain.linkOutbox(db, kind: row["record_kind"], id: row["record_id"])
             }
             try db.execute(sql: "PRAGMA user_version = 4")
+        }
+        migrator.registerMigration("v5-evidence") { db in
+            // Issue 22: a track point keeps the receiver's own speed over ground, which
+            // the trip distance integrates (so a trip closed by recovery measures as the
+            // chain did), and a window knows which of its samples is the peak, which the
+            // review plot marks. NULL in rows written before: those fall back to the
+            // positions and to an unmarked plot.
+            try db.execute(sql: """
+                ALTER TABLE track_points ADD COLUMN ground_speed REAL;
+                ALTER TABLE event_windows ADD COLUMN peak_index INTEGER;
+                PRAGMA user_version = 5;
+                """)
         }
         return migrator
     }

@@ -37,16 +37,42 @@ import Testing
         #expect(p.nearestOnPath([], x: 0, y: 0) == nil)
     }
 
-    @Test func windowPlotSpansTheWidthAndScalesToThePeak() {
-        let plot = WindowPlot(samples: [0, -2, 4, 1], rate: 100, width: 160, height: 48)
-        #expect(plot.peak == 4)
-        let xs: [Double] = plot.points.map(\.x), ys: [Double] = plot.points.map(\.y)
-        let wantedX: [Double] = [0, 160.0 / 3, 320.0 / 3, 160], wantedY: [Double] = [48, 24, 0, 36]
-        #expect(xs == wantedX)
-        #expect(ys == wantedY)  // |a| up from the bottom, the peak at the top
-        #expect(plot.svg.contains("4 samples") == false)
-        #expect(plot.svg.contains("0.0 s, peak 4.0 m/s²"))  // 4 samples at 100 Hz
-        #expect(WindowPlot(samples: [0.1, 0.2], rate: 100).peak == 1)  // a quiet window stays low
+    @Test func windowPlotHasATimeAxisAScaleAndTheImpactMarked() throws {
+        // 1 s at 100 Hz as the chain stores it: 25 samples before the impact, 75 after,
+        // the impact −18 m/s² and the rear wheel's +6 m/s² 0.35 s later.
+        var samples = [Float](repeating: 0.5, count: 101)
+        samples[25] = -18
+        samples[60] = 6
+        let plot = WindowPlot(samples: samples, rate: 100, peakIndex: 25, width: 200, height: 60)
+        #expect(plot.peak == 18)
+        #expect(plot.scale == 20)                       // 1, 2, 5 × 10ⁿ: the first that holds 18
+        #expect(plot.y(20) == 6 && plot.y(0) == 36 && plot.y(-20) == 66)  // signed, 0 in the middle
+        #expect(plot.points.first?.x == 30 && plot.points.last?.x == 230)  // spans the plot area
+        let impact = try #require(plot.impact)
+        #expect(impact.x == plot.points[25].x && impact.y == plot.points[25].y)
+        #expect(abs(impact.y - plot.y(-18)) < 1e-9)     // the mark sits on the peak sample
+        #expect(plot.milliseconds(25) == 0 && abs(plot.milliseconds(60) - 350) < 1e-9)
+        let ticks = plot.timeTicks
+        #expect(ticks.map(\.ms) == [-250, 0, 250, 500, 750])
+        #expect(ticks.first { $0.ms == 0 }?.x == impact.x)
+        #expect(ticks.first?.x == 30 && ticks.last?.x == 230)
+        let svg = plot.svg
+        for text in [">−250<", ">0<", ">+750<", ">+20<", ">−20<", "ms from impact", "m/s²", "peak 18.0 m/s²"] {
+            #expect(svg.contains(text), "\(text)")
+        }
+        #expect(svg.components(separatedBy: "class=\"impact\"").count - 1 == 2)  // the line and the dot
+    }
+
+    @Test func aQuietWindowStaysFlatAndAnOldWindowIsNotMarked() {
+        let quiet = WindowPlot(samples: [0.1, -0.2, 0.1], rate: 100, peakIndex: 1)
+        #expect(quiet.scale == 1)  // at least ±1 m/s²: noise is not magnified
+        // Stored before the peak was kept (schema < 5): no mark, time from the first sample.
+        let old = WindowPlot(samples: [Float](repeating: 1, count: 51), rate: 100)
+        #expect(old.impact == nil)
+        #expect(old.timeTicks.map(\.ms) == [0, 100, 200, 300, 400, 500])
+        #expect(!old.svg.contains("class=\"impact\"") && old.svg.contains("ms from window start"))
+        // An index outside the window is not trusted.
+        #expect(WindowPlot(samples: [1, 2], rate: 100, peakIndex: 5).impact == nil)
     }
 }
 

@@ -249,12 +249,14 @@ public struct Pipeline: Sendable {
         let rate = windowRate(dt: dt)
         let newest = judge.count &- 1
         let peakTime = now.advanced(bySeconds: -Double(newest &- d.peakIndex) / rate)
-        // The event itself plus half a window of lead-in, at most one window.
-        let keep = Int(configuration.obstacleWindowSeconds * rate)
-        let first = max(d.startIndex - keep / 2, d.endIndex - keep)
-        let samples = window.slice(back: newest &- d.endIndex, count: d.endIndex - first + 1)
+        // The review window is cut from the judge's ring, the obstacle band the peak was
+        // measured on, around the peak sample: what the rider sees is what was judged.
+        let (samples, peakAt) = judge.window(around: d.peakIndex,
+                                             before: Int((configuration.obstacle.windowBeforeSeconds * rate).rounded()),
+                                             after: Int((configuration.obstacle.windowAfterSeconds * rate).rounded()))
         pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
                                               energy: Double(d.energy), window: samples, windowRate: rate,
+                                              windowPeakIndex: peakAt,
                                               severity: c.severity, confidence: c.confidence, strength: c.strength))
     }
 

@@ -49,6 +49,16 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var pathToleranceMeters: Double = 5
     /// Elevation noise hysteresis: climbs count only once they exceed this, metres.
     public var elevationHysteresisMeters: Double = 4
+    /// Trip distance integrates the receiver's speed over ground between fixes at most this
+    /// far apart, and takes the straight line between positions across longer gaps
+    /// (`TripTotals.step`: 2 s covers one lost epoch of a 1 Hz receiver; braking and
+    /// speeding up again at 1.5 m/s² inside it moves the trapezoid off by ≤ 1.5 m).
+    public var dopplerDistanceMaxGapSeconds: Double = 2
+    /// A step whose mean ground speed (from the receiver) is at least this counts as ridden
+    /// even while the chain's moving flag waits for the activity (`TripTotals.rolling`):
+    /// 3–6× the speed noise of a standing receiver (0.05–0.1 m/s), under any real rolling
+    /// (creeping in a queue ≈ 0.5 m/s, walking the bike ≈ 1 m/s).
+    public var dopplerRollingSpeed: Double = 0.3
 
     // MARK: Obstacles
     public var obstacle = ObstacleDetectorConfiguration.bicycle
@@ -58,8 +68,6 @@ public struct PipelineConfiguration: Sendable, Equatable {
     public var obstacleMinSpeed: Double = 2.0
     /// Detections closer than this to the previous one are the same obstacle.
     public var obstacleMergeMeters: Double = 5
-    /// Seconds of vertical acceleration kept around an event for review.
-    public var obstacleWindowSeconds: Double = 1.0
 
     // MARK: Road quality
     public var roadQualityStretchMeters: Double = 50

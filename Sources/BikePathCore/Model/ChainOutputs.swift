@@ -35,9 +35,15 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     public var peak: Double
     /// Sum of squared vertical acceleration over the event, (m/s²)²·s.
     public var energy: Double
-    /// Vertical acceleration around the event, kept for the rider's review.
+    /// Vertical acceleration around the event, kept for the rider's review: for a detection,
+    /// the signal `peak` was measured on (the obstacle band) from
+    /// `ObstacleDetectorConfiguration.windowBeforeSeconds` before the peak sample to
+    /// `windowAfterSeconds` after it, so that |window[windowPeakIndex]| == peak.
     public var window: [Float]
     public var windowRate: Double
+    /// Index in `window` of the sample `peak` was measured on (the impact the review plot
+    /// marks); nil without a window (a rider's mark).
+    public var windowPeakIndex: Int?
     public var source: ObstacleSource
     /// How hard the hit is for a rider, 0…1 (docs/chain.md, "Severity and confidence").
     public var severity: Double
@@ -51,8 +57,9 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     /// Creates an event from its fields; the defaults fit a rider mark without a window.
     public init(time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
                 kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0,
-                source: ObstacleSource = .detected, severity: Double = 0, confidence: Double = 0,
-                strength: Double = 0) {
+                windowPeakIndex: Int? = nil, source: ObstacleSource = .detected, severity: Double = 0,
+                confidence: Double = 0, strength: Double = 0) {
+        self.windowPeakIndex = windowPeakIndex
         self.source = source
         self.severity = severity
         self.confidence = confidence
@@ -140,14 +147,20 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// The chain counted this point as riding (fast enough, not stationary or in a
     /// vehicle): distance and moving time add up only over such points.
     public var moving: Bool
-    /// Creates a point; `speed` in m/s, `altitudeMSL` in metres.
-    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true) {
+    /// The receiver's own speed over ground at this fix (NMEA RMC/VTG, which receivers
+    /// derive from Doppler), m/s, unsmoothed; nil when it reported none. `speed` is the
+    /// chain's smoothed speed; the trip's distance integrates this one (`TripTotals`).
+    public var groundSpeed: Double?
+    /// Creates a point; `speed` and `groundSpeed` in m/s, `altitudeMSL` in metres.
+    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true,
+                groundSpeed: Double? = nil) {
         self.time = time
         self.utc = utc
         self.coordinate = coordinate
         self.altitudeMSL = altitudeMSL
         self.speed = speed
         self.moving = moving
+        self.groundSpeed = groundSpeed
     }
 }
 

@@ -22,7 +22,7 @@ public enum ChainOutputJSON {
                                     lon: e.coordinate?.longitude, speed_mps: e.speed, kind: e.kind.rawValue, peak_mps2: e.peak,
                                     energy_m2ps3: e.energy, source: e.source.rawValue, severity: e.severity,
                                     confidence: e.confidence, strength: e.strength,
-                                    window_rate_hz: e.windowRate, window_mps2: e.window))
+                                    window_rate_hz: e.windowRate, window_peak_index: e.windowPeakIndex, window_mps2: e.window))
         case .roadQuality(let s):
             return encoded(Road(type: "road_quality", start_time_s: s.startTime.seconds, end_time_s: s.endTime.seconds,
                                 start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
@@ -51,7 +51,7 @@ public enum ChainOutputJSON {
         var schema = JSONSchema.version; var type: String; var time_s: Double; var utc: String?; var lat: Double?; var lon: Double?
         var speed_mps: Double?; var kind: String; var peak_mps2: Double; var energy_m2ps3: Double
         var source: String; var severity: Double; var confidence: Double; var strength: Double
-        var window_rate_hz: Double; var window_mps2: [Float]
+        var window_rate_hz: Double; var window_peak_index: Int?; var window_mps2: [Float]
     }
     private struct Road: Encodable {
         var schema = JSONSchema.version; var type: String; var start_time_s: Double; var end_time_s: Double

@@ -6,6 +6,9 @@ struct CleanFix: Sendable, Equatable {
     var smoothed: Coordinate
     var altitude: Double?
     var speed: Double
+    /// The receiver's own speed over ground at this fix (RMC/VTG, from Doppler), unsmoothed;
+    /// nil when it reported none. Trip distance integrates it (`TripTotals`).
+    var groundSpeed: Double? = nil
 }
 
 /// Counts of rejected fixes, per reason: nothing is dropped silently.
@@ -45,7 +48,8 @@ struct FixCleaner: Sendable {
             if delay - minDelay > configuration.maxFixLatencySeconds { rejections.stale += 1; return nil }
             if let lastUTC = last?.utc, utc <= lastUTC { rejections.stale += 1; return nil }
         }
-        var speed = fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let reported = fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        var speed = reported
         if let previous = last {
             let dt = fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
                 ?? fix.receivedAt.secondsSince(previous.time)
@@ -87,7 +91,8 @@ struct FixCleaner: Sendable {
         }
         let smoothed = plane!.unproject(east: east, north: north)
         let clean = CleanFix(time: fix.receivedAt, utc: fix.time, raw: c, smoothed: smoothed,
-                             altitude: fix.altitudeMSL.flatMap { $0.isFinite ? $0 : nil }, speed: speed ?? 0)
+                             altitude: fix.altitudeMSL.flatMap { $0.isFinite ? $0 : nil }, speed: speed ?? 0,
+                             groundSpeed: reported)
         last = clean
         return clean
     }

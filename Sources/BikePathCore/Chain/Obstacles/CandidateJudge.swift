@@ -86,6 +86,19 @@ struct CandidateJudge: Sendable {
         return m
     }
 
+    /// The values from `before` samples before index `i` to `after` samples after it, clipped
+    /// to what the ring holds (the start of input, the end at a flush), and where `i` lies
+    /// in them.
+    func window(around i: Int, before: Int, after: Int) -> (samples: [Float], peakIndex: Int) {
+        let from = max(i - before, count - ring.count, 0)
+        let to = min(i + after + 1, count)
+        var out: [Float] = []
+        out.reserveCapacity(max(0, to - from))
+        var j = from
+        while j < to { out.append(value(j)); j += 1 }
+        return (out, i - from)
+    }
+
     func sumSquares(from: Int, to: Int) -> (Double, Int) {
         var s = 0.0, n = 0
         var i = max(from, count - ring.count, 0)

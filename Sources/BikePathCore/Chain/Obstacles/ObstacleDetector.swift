@@ -131,21 +131,25 @@ extension ObstacleDetector {
         var magnitudes = series.map { abs(probe.step($0.isFinite ? $0 : 0, dt: dt)) }
         let sigma = quietSigma(&magnitudes)
         var detector = ObstacleDetector(configuration: config, initialNoise: sigma)
-        var events: [ObstacleEvent] = []
-        func emit(_ d: ObstacleDetection) {
-            let from = max(0, d.startIndex - Int(0.25 * rate)), to = min(series.count, d.endIndex + 1)
-            events.append(ObstacleEvent(
-                time: SampleTime(seconds: Double(d.peakIndex) / rate), kind: d.kind,
-                peak: Double(d.peak), energy: Double(d.energy),
-                window: Array(series[from..<to]), windowRate: rate))
-        }
+        // The band the peaks are measured on, kept whole: each event's window is cut from
+        // it around the peak sample (the series is in memory already, this doubles it).
+        var band: [Float] = []
+        band.reserveCapacity(series.count)
+        var detections: [ObstacleDetection] = []
         for x in series {
             var detection: ObstacleDetection?
             _ = detector.step(x.isFinite ? x : 0, dt: dt, detection: &detection)
-            if let detection { emit(detection) }
+            band.append(detector.lastObstacleValue)
+            if let detection { detections.append(detection) }
         }
-        if let last = detector.flush(dt: dt) { emit(last) }
-        return events
+        if let last = detector.flush(dt: dt) { detections.append(last) }
+        let before = Int((config.windowBeforeSeconds * rate).rounded()), after = Int((config.windowAfterSeconds * rate).rounded())
+        return detections.map { d in
+            let from = max(0, d.peakIndex - before), to = min(band.count, d.peakIndex + after + 1)
+            return ObstacleEvent(time: SampleTime(seconds: Double(d.peakIndex) / rate), kind: d.kind,
+                                 peak: Double(d.peak), energy: Double(d.energy),
+                                 window: Array(band[from..<to]), windowRate: rate, windowPeakIndex: d.peakIndex - from)
+        }
     }
 
     /// σ of the quiet part of a series from the 25th percentile of |y|: for Gaussian

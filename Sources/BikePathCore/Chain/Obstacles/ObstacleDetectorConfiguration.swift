@@ -59,6 +59,17 @@ public struct ObstacleDetectorConfiguration: Sendable, Equatable {
     /// that much later than the hit (the obstacle is reported a fix or two later).
     public var contextSeconds: Double = 2
 
+    // MARK: Review window (what the rider's review plots)
+    /// Each event keeps the obstacle-band signal from this long before its peak sample…
+    /// 0.25 s is the span the kind is read from (the wheel's drop into a hole before the
+    /// hit of its far edge).
+    public var windowBeforeSeconds: Double = 0.25
+    /// …to this long after it, so the plot shows the rear wheel's hit as well: it comes
+    /// `wheelbaseMeters` / speed later, 0.105 s at 10 m/s and 0.525 s at 2 m/s (the slowest
+    /// speed detection runs at), looked for up to 1.2× that (0.63 s); 0.75 s leaves 0.12 s
+    /// of its ringing. 1 s in all: 200 samples (800 bytes) at 200 Hz.
+    public var windowAfterSeconds: Double = 0.75
+
     /// Creates the defaults above; the chain uses `bicycle`.
     public init() {}
 

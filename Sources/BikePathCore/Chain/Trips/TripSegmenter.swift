@@ -92,7 +92,8 @@ struct TripSegmenter: Sendable {
         let moving = fix.speed >= configuration.autoPauseBelowSpeed && activity != .motorVehicle
             && activity != .stationary
         let point = TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
-                               altitudeMSL: fix.altitude, speed: fix.speed, moving: moving)
+                               altitudeMSL: fix.altitude, speed: fix.speed, moving: moving,
+                               groundSpeed: fix.groundSpeed)
         t.stats.add(point)
         lastStep = t.stats.lastStep
         path.append(fix.smoothed)
