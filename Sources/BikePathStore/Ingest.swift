@@ -106,6 +106,14 @@ struct Ingest {
         guard try String.fetchOne(db, sql: "SELECT state FROM trips WHERE id = ?", arguments: [tripID]) == "open" else {
             return  // already ended and drafted: a replayed duplicate
         }
+        if record.hasNoFix, try Bool.fetchOne(db, sql: """
+            SELECT NOT EXISTS (SELECT 1 FROM track_points WHERE trip_id = ?1) AND NOT EXISTS (SELECT 1 FROM events WHERE trip_id = ?1)
+                AND NOT EXISTS (SELECT 1 FROM road_quality WHERE trip_id = ?1)
+            """, arguments: [tripID]) == true {
+            // Nothing to review, publish or count: not kept (`TripRecord.hasNoFix`).
+            try db.execute(sql: "DELETE FROM trips WHERE id = ?", arguments: [tripID])
+            return
+        }
         try db.execute(sql: """
             UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
                 elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?

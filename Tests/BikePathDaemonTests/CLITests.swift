@@ -59,6 +59,20 @@ struct CLITests {
         #expect(TOMLPrescan.check("a = \"[\\\"}\"\n[b]\n") == nil)
     }
 
+    @Test("config check: a NUL in a path (raw or \\u0000) is refused, not cut short", arguments: [
+        "[store]\npath = \"/tmp/a\\u0000b\"\n", "[store]\npath = \"/tmp/a\\U00000000b\"\n", "[store]\npath = \"/tmp/a\u{0}b\"\n",
+    ])
+    func configCheckRefusesNUL(text: String) throws {
+        let directory = try TempDir().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/c.toml"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let checked = try runBikepathd(["config", "check", file])
+        #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
+        #expect(checked.stderr.contains(":2: (syntax):") && checked.stderr.contains("NUL"), "\(checked.stderr)")
+        #expect(TOMLPrescan.check("a = \"\\\\u0000\"\n") == nil, "an escaped backslash before u0000 is no NUL")
+    }
+
     @Test("config show: flags override the file; bad flags refuse")
     func configShow() throws {
         let directory = try TempDir().path

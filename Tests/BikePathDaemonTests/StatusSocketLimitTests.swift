@@ -35,6 +35,19 @@ struct StatusSocketLimitTests {
         #expect(throws: StatusSocketError.notASocket(sub)) { try StatusServer(path: sub) { sampleStatus } }
     }
 
+    @Test("A file put at the socket path during a run is left alone at stop")
+    func swappedInFileIsKept() throws {
+        let directory = try TempDir().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/status.sock"
+        let server = try StatusServer(path: path) { sampleStatus }
+        #expect(rename(path, directory + "/moved.sock") == 0)
+        let bytes = Data("the rider's notes\n".utf8)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        server.stop()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "a file that is not the server's socket was deleted")
+    }
+
     @Test("40 clients that say nothing and reconnect at once cannot keep status out")
     func reconnectingClientsCannotStarveStatus() throws {
         let directory = try TempDir().path

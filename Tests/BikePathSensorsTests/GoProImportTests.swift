@@ -167,4 +167,14 @@ import BikePathCore
             #expect(throws: ImportError(path: path, line: 2, message: "position 91.0, 0.0 is out of range")) { try Self.load(gps: path) }
         }
     }
+
+    @Test func impossibleAltitudeAndAccuracyAreRefused() throws {
+        let head = "Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n"
+        try Self.withFile(head + "0,51.5,0,-1000000000,1,1,1688913797599000,100,3\n") { path in
+            #expect(throws: ImportError(path: path, line: 2, message: "altitude -1000000000.0 m is out of range −500…9000")) { try Self.load(gps: path) }
+        }
+        try Self.withFile(head + "0,51.5,0,12,1,1,1688913797599000,-420,3\n") { path in
+            #expect(throws: ImportError(path: path, line: 2, message: "GpsAccuracy -420.0 is out of range 0…9999 (DOP × 100)")) { try Self.load(gps: path) }
+        }
+    }
 }

@@ -28,8 +28,13 @@ public func runProcess(_ path: String, _ arguments: [String]) throws -> (status:
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    // Both pipes at once: read one to its end first and a child that fills the other
+    // (64 KiB) blocks for ever, and so does the test.
+    let errBox = DataBox()
+    let errReader = Thread { errBox.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    errReader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let errData = errBox.wait()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
@@ -69,4 +74,24 @@ public func freeLoopbackPort() -> Int {
     _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
     _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
     return Int(UInt16(bigEndian: addr.sin_port))
+}
+
+/// The data one thread reads, handed to another.
+private final class DataBox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var data: Data?
+
+    func set(_ value: Data) {
+        condition.lock()
+        data = value
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait() -> Data {
+        condition.lock()
+        defer { condition.unlock() }
+        while data == nil { condition.wait() }
+        return data!
+    }
 }

@@ -184,6 +184,11 @@ public struct TripRecord: Sendable, Equatable, Codable {
         self.statistics = statistics
         self.path = path
     }
+
+    /// No fix came between its start and its end (start and stop pressed with no GNSS, a
+    /// stuck button): nothing to review or publish, so the store keeps no such trip
+    /// unless an event (an SOS, a mark) belongs to it.
+    public var hasNoFix: Bool { path.isEmpty }
 }
 
 /// One output of the chain, in sample-time order.

@@ -17,9 +17,14 @@ public enum TOMLPrescan {
         public var reason: String
     }
 
-    /// nil when the text can be handed to toml++; else the first header it would abort on.
+    /// nil when the text can be handed to toml++; else the first header it would abort on,
+    /// or the first NUL character. TOMLKit reads a string value back as a C string, so a
+    /// NUL (raw, or written `\u0000`) silently cut `store.path = "/a\u0000b"` to `/a`.
     public static func check(_ text: String) -> Problem? {
         var lexer = Lexer(bytes: Array(text.utf8))
+        if let nul = lexer.bytes.firstIndex(of: 0) {
+            return Problem(line: 1 + lexer.bytes[..<nul].count { $0 == 0x0A }, reason: "a NUL byte: no setting can hold one")
+        }
         return lexer.run()
     }
 
@@ -27,6 +32,8 @@ public enum TOMLPrescan {
         let bytes: [UInt8]
         var i = 0
         var line = 1
+        /// A `\u0000` or `\U00000000` escape met inside a basic string.
+        var nulEscape: Problem?
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -60,6 +67,7 @@ public enum TOMLPrescan {
                 default:
                     if let problem = skipLine() { return problem }
                 }
+                if let nulEscape { return nulEscape }
             }
             return nil
         }
@@ -74,7 +82,17 @@ public enum TOMLPrescan {
                 let shown = first < 0x80 && first >= 0x20 ? "'\(Character(Unicode.Scalar(first)))'" : "a non-ASCII character"
                 return Problem(line: start, reason: "a table name starts with \(shown); a name is letters, digits, _ and - (or a quoted string)")
             }
-            return skipLine()
+            return skipLine() ?? nulEscape
+        }
+
+        /// At a backslash inside a basic string: notes a NUL escape, steps over the escape.
+        mutating func escape() {
+            let digits = peek(1) == 0x75 ? 4 : peek(1) == 0x55 ? 8 : 0  // u, U
+            if digits > 0, nulEscape == nil, (0..<digits).allSatisfy({ peek(2 + $0) == 0x30 }) {
+                nulEscape = Problem(line: line, reason: "a NUL character (\\u0000) in a string: no setting can hold one")
+            }
+            advance()
+            if let n = peek(), n != 0x0A { advance() }
         }
 
         mutating func skipComment() {
@@ -112,7 +130,7 @@ public enum TOMLPrescan {
             if multi {
                 advance(); advance(); advance()
                 while let b = peek() {
-                    if b == 0x5C, quote == 0x22 { advance(); if peek() != nil { advance() }; continue }
+                    if b == 0x5C, quote == 0x22 { escape(); continue }
                     if b == quote, peek(1) == quote, peek(2) == quote {
                         advance(); advance(); advance()
                         // Up to two more quotes may close it (`""""` ends with a quote in the string).
@@ -125,7 +143,7 @@ public enum TOMLPrescan {
             }
             advance()
             while let b = peek(), b != 0x0A {
-                if b == 0x5C, quote == 0x22 { advance(); if let n = peek(), n != 0x0A { advance() }; continue }
+                if b == 0x5C, quote == 0x22 { escape(); continue }
                 advance()
                 if b == quote { return }
             }

@@ -255,7 +255,11 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         case .tripEnded(let trip):
             summary.tripsEnded += 1
             let km = String(format: "%.2f", trip.statistics.distanceMeters / 1000)
-            logger.info("trip ended: \(km) km")
+            if trip.hasNoFix {
+                logger.debug("trip ended with no fix: not kept")
+            } else {
+                logger.info("trip ended: \(km) km")
+            }
             publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["distance_m": String(format: "%.1f", trip.statistics.distanceMeters)]))
             workQueued()
         case .obstacle(let e):

@@ -71,6 +71,9 @@ public final class StatusServer: @unchecked Sendable {
         var waiting: Bool { !tailing && !awaitingMark && !closeWhenFlushed }
     }
     private var nextSerial = 0
+    /// Device and inode of the socket file this server made: at stop, the file at `path` is
+    /// removed only if it is still that one (a file put there meanwhile is not ours to delete).
+    private let socketIdentity: (dev_t, ino_t)?
 
     /// Binds the socket (replacing a stale one left by a crash, refusing if
     /// another daemon answers on it, or if PATH is anything but a socket: a
@@ -106,6 +109,8 @@ public final class StatusServer: @unchecked Sendable {
         }
         guard bound == 0 else { let e = errno; close(fd); throw .system("bind \(path)", e) }
         guard chmod(path, permissions) == 0 else { let e = errno; close(fd); throw .system("chmod \(path)", e) }
+        var socketFile = stat()
+        socketIdentity = lstat(path, &socketFile) == 0 ? (socketFile.st_dev, socketFile.st_ino) : nil
         guard listen(fd, 16) == 0 else { let e = errno; close(fd); throw .system("listen", e) }
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { let e = errno; close(fd); throw .system("pipe", e) }
@@ -213,7 +218,10 @@ public final class StatusServer: @unchecked Sendable {
         clients.removeAll()
         lock.unlock()
         close(listenFD)
-        unlink(path)
+        var now = stat()
+        if let (dev, ino) = socketIdentity, lstat(path, &now) == 0, now.st_mode & S_IFMT == S_IFSOCK, now.st_dev == dev, now.st_ino == ino {
+            unlink(path)
+        }
         close(wakeRead)
         close(wakeWrite)
         done.lock()

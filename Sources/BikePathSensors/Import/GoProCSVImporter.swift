@@ -105,6 +105,15 @@ public enum GoProCSVImporter {
                 guard abs(lat[i]) <= 90, abs(lon[i]) <= 180 else {
                     throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "position \(lat[i]), \(lon[i]) is out of range")
                 }
+                // Below the Dead Sea shore (−430 m) or above the highest road passes (~5,800 m)
+                // is no ride: −1e9 m passed before and reached the track as GGA altitude.
+                guard (-500...9_000).contains(alt[i]) else {
+                    throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "altitude \(alt[i]) m is out of range −500…9000")
+                }
+                // GPMF's DOP × 100: 0 (ideal) to 9999 (no fix); negative is no dilution of precision.
+                guard (0...9_999).contains(dop[i]) else {
+                    throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "GpsAccuracy \(dop[i]) is out of range 0…9999 (DOP × 100)")
+                }
                 guard ts[i] > 0, ts[i] < 9.2e15 else {
                     throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "TS \(ts[i]) is not a time in µs since 1970")
                 }
