@@ -38,17 +38,23 @@ struct CLITests {
         #expect(good.stdout.hasSuffix(": ok\n"))
     }
 
-    @Test("config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
-          arguments: ["[é]\n", "# ok\n[ !]\n", "[[=]]\n", "[.a]\n", "a = 1\nb = [1, }\n", "[gnss]\nhost = [\n  \"x\",\n}\n"])
-    func configCheckNeverAborts(text: String) throws {
+    /// `config check` of `text` written to a file of its own: the file's path, the exit status, stderr.
+    private func configCheck(_ text: String) throws -> (file: String, status: Int32, stderr: String) {
         let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/c.toml"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         let checked = try runBikepathd(["config", "check", file])
+        return (file, checked.status, checked.stderr)
+    }
+
+    @Test("config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
+          arguments: [("[é]\n", 1), ("# ok\n[ !]\n", 2), ("[[=]]\n", 1), ("[.a]\n", 1), ("a = 1\nb = [1, }\n", 2),
+                      ("[gnss]\nhost = [\n  \"x\",\n}\n", 4)])
+    func configCheckNeverAborts(text: String, line: Int) throws {
+        let checked = try configCheck(text)
         #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
-        let line = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("[") && !$0.hasPrefix("[gnss") || $0.contains("}") }! + 1
-        #expect(checked.stderr.hasPrefix("\(file):\(line): (syntax): "), "\(checked.stderr)")
+        #expect(checked.stderr.hasPrefix("\(checked.file):\(line): (syntax): "), "\(checked.stderr)")
     }
 
     @Test("config check: a '[' inside strings, multi-line strings and arrays is no header")
@@ -57,20 +63,16 @@ struct CLITests {
         #expect(TOMLPrescan.check(text) == nil)
         #expect(TOMLPrescan.check("a = [\n  [1, 2],\n  { b = '[!' },\n]\n") == nil)
         #expect(TOMLPrescan.check("a = \"[\\\"}\"\n[b]\n") == nil)
+        #expect(TOMLPrescan.check("a = \"\\\\u0000\"\n") == nil, "an escaped backslash before u0000 is no NUL")
     }
 
     @Test("config check: a NUL in a path (raw or \\u0000) is refused, not cut short", arguments: [
         "[store]\npath = \"/tmp/a\\u0000b\"\n", "[store]\npath = \"/tmp/a\\U00000000b\"\n", "[store]\npath = \"/tmp/a\u{0}b\"\n",
     ])
     func configCheckRefusesNUL(text: String) throws {
-        let directory = try TempDir().path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/c.toml"
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let checked = try runBikepathd(["config", "check", file])
+        let checked = try configCheck(text)
         #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
-        #expect(checked.stderr.contains(":2: (syntax):") && checked.stderr.contains("NUL"), "\(checked.stderr)")
-        #expect(TOMLPrescan.check("a = \"\\\\u0000\"\n") == nil, "an escaped backslash before u0000 is no NUL")
+        #expect(checked.stderr.hasPrefix("\(checked.file):2: (syntax): ") && checked.stderr.contains("NUL"), "\(checked.stderr)")
     }
 
     @Test("config show: flags override the file; bad flags refuse")
