@@ -27,7 +27,7 @@ final class DeviceRateLimiter: Sendable {
         return buckets.withLock { all in
             let b = refilled(all[device], now)
             all[device] = b
-            return b.tokens >= 1 ? nil : max(1, Int((1 - b.tokens) / perSecond) + 1)
+            return b.tokens >= 1 ? nil : max(1, Int(((1 - b.tokens) / perSecond).rounded(.up)))
         }
     }
 
