@@ -20,18 +20,22 @@ final class DeviceRateLimiter: Sendable {
         self.burst = burst
     }
 
-    /// nil when the device may send now; else the whole seconds (at least 1) until it may.
-    /// Takes nothing: the cost is known only once the body is decoded (`charge`).
-    func wait(_ device: String, now: ContinuousClock.Instant = .now) -> Int? {
+    /// Admits a request and takes 1 for it: nil when the device may send now, else the whole
+    /// seconds (at least 1) until it may. Every request costs at least 1, so a body refused
+    /// before its records are counted (malformed, too large) is not free; the rest of a
+    /// batch's cost is known only once it is decoded (`charge`).
+    func admit(_ device: String, now: ContinuousClock.Instant = .now) -> Int? {
         guard perSecond > 0 else { return nil }
         return buckets.withLock { all in
-            let b = refilled(all[device], now)
-            all[device] = b
-            return b.tokens >= 1 ? nil : max(1, Int(((1 - b.tokens) / perSecond).rounded(.up)))
+            var b = refilled(all[device], now)
+            defer { all[device] = b }
+            guard b.tokens >= 1 else { return max(1, Int(((1 - b.tokens) / perSecond).rounded(.up))) }
+            b.tokens -= 1
+            return nil
         }
     }
 
-    /// Takes `records` tokens from the device's bucket (it may go into debt).
+    /// Takes `records` more from the device's bucket (it may go into debt).
     func charge(_ device: String, records: Int, now: ContinuousClock.Instant = .now) {
         guard perSecond > 0 else { return }
         buckets.withLock { all in

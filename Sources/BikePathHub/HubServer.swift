@@ -103,7 +103,7 @@ struct HubServer {
         case .success(let d): device = d
         case .failure(let response): return response
         }
-        if let seconds = rateLimiter.wait(device) {
+        if let seconds = rateLimiter.admit(device) {
             metrics.rejected("rate-limited")
             var r = error(.tooManyRequests, "rate-limited",
                           "more than \(Int(rateLimiter.perSecond)) records a second (\(Int(rateLimiter.burst)) at once) from this device; a batch of n records counts n; slow down")
@@ -128,7 +128,7 @@ struct HubServer {
             return busy("\(HubLimits.maxDecoding) request bodies are being decoded; try again shortly")
         case .failure(let refusal)?: return rejected(refusal)
         case .success(let parsed)?:
-            rateLimiter.charge(device, records: cost(parsed))
+            rateLimiter.charge(device, records: max(cost(parsed), 1) - 1)  // admit took 1
             response = try await store(device, parsed)
         }
         if response.status.code < 300, request.method != .get, dice.roll(f.dropAfterCommitRatio) {

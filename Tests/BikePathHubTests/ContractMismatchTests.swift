@@ -132,4 +132,17 @@ import Testing
             #expect(other.status == .created)
         }
     }
+
+    /// A request refused before its records are counted still costs 1: garbage is not free.
+    @Test func refusedBodiesStillCountAgainstTheRateLimit() async throws {
+        try await HubContractTests.withHub(.sqlite, limits: HubLimits(deviceRecordsPerSecond: 1, deviceBurst: 2)) { client, _ in
+            let trip = try Self.text(Fixtures.trip("T-1"))
+            let malformed = try await Self.send(client, "/v1/trips/T-1", "not json")
+            #expect(malformed.status == .badRequest)
+            let empty = try await Self.send(client, "/v1/batch", #"{"records":[]}"#, method: .post)
+            #expect(empty.status == .ok)
+            let limited = try await Self.send(client, "/v1/trips/T-1", trip)
+            #expect(limited.status == .tooManyRequests)
+        }
+    }
 }
