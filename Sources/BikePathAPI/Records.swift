@@ -166,3 +166,84 @@ public struct LivePositionUpload: Sendable, Codable, Equatable {
         self.speed = speed
     }
 }
+
+// Optional fields are left out when they have no value; `null` is refused. docs/api.yaml
+// declares no field nullable, and the client's encoder never writes `null`, so refusing it
+// keeps one spelling of "no value" and keeps the hub inside its own schema (issue 23: the
+// contract test found `position: null` and `endUtcNs: null` accepted). The synthesized
+// decoders took `null` as absent.
+extension KeyedDecodingContainer {
+    /// The field's value, nil when the field is absent; `null` throws `valueNotFound`.
+    func decodeOptionalField<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard contains(key) else { return nil }
+        if try decodeNil(forKey: key) {
+            throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath + [key],
+                                                            debugDescription: "null is not a value here: leave the field out"))
+        }
+        return try decode(T.self, forKey: key)
+    }
+}
+
+extension SOSUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), timeNs: try c.decode(Int64.self, forKey: .timeNs),
+                  impactTimeNs: try c.decode(Int64.self, forKey: .impactTimeNs), impactPeak: try c.decode(Double.self, forKey: .impactPeak),
+                  utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs),
+                  position: try c.decodeOptionalField(WirePosition.self, forKey: .position))
+    }
+}
+
+extension TripUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), startUtcNs: try c.decodeOptionalField(Int64.self, forKey: .startUtcNs),
+                  endUtcNs: try c.decodeOptionalField(Int64.self, forKey: .endUtcNs),
+                  statistics: try c.decode(TripStatisticsUpload.self, forKey: .statistics))
+    }
+}
+
+extension ObstacleUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), kind: try c.decode(String.self, forKey: .kind),
+                  offsetS: try c.decodeOptionalField(Double.self, forKey: .offsetS),
+                  position: try c.decodeOptionalField(WirePosition.self, forKey: .position), origin: try c.decode(String.self, forKey: .origin))
+    }
+}
+
+extension RoadSegmentUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(startOffsetS: try c.decode(Double.self, forKey: .startOffsetS), endOffsetS: try c.decode(Double.self, forKey: .endOffsetS),
+                  start: try c.decodeOptionalField(WirePosition.self, forKey: .start), end: try c.decodeOptionalField(WirePosition.self, forKey: .end),
+                  lengthM: try c.decode(Double.self, forKey: .lengthM), roughness: try c.decode(Double.self, forKey: .roughness),
+                  status: try c.decode(String.self, forKey: .status))
+    }
+}
+
+extension DraftUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id), trip: try c.decode(TripUpload.self, forKey: .trip),
+                  pathStatus: try c.decodeOptionalField(String.self, forKey: .pathStatus), path: try c.decode([[Double]].self, forKey: .path),
+                  obstacles: try c.decode([ObstacleUpload].self, forKey: .obstacles),
+                  roadQuality: try c.decode([RoadSegmentUpload].self, forKey: .roadQuality))
+    }
+}
+
+extension ConfirmationUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(confirmed: try c.decode(Bool.self, forKey: .confirmed), confirmedSha256: try c.decodeOptionalField(String.self, forKey: .confirmedSha256),
+                  draft: try c.decode(DraftUpload.self, forKey: .draft))
+    }
+}
+
+extension LivePositionUpload {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs), position: try c.decode(WirePosition.self, forKey: .position),
+                  speed: try c.decodeOptionalField(Double.self, forKey: .speed))
+    }
+}

@@ -84,6 +84,7 @@ enum HubLoadBenchmark {
                             var request = HTTPClientRequest(url: url + "/v1/batch")
                             request.method = .POST
                             request.headers.add(name: "Authorization", value: "Bearer \(token(d))")
+                            request.headers.add(name: "Content-Type", value: "application/json")
                             request.body = .bytes(upload.body)
                             let sent = interval == nil ? ContinuousClock.now : scheduled
                             if let response = try? await http.execute(request, timeout: .seconds(10)), response.status == .ok,

@@ -1,10 +1,14 @@
 import Synchronization
 
-/// Per-device token buckets: a device may send `perSecond` record requests a second on
-/// average, `burst` at once; past that it is answered 429 with `Retry-After`. Kept in
-/// each hub process (a device behind a load balancer that spreads it over n replicas
-/// gets up to n times the rate). A real device sends a few requests per ride, so the
-/// default of 10/s with a burst of 100 stops only a runaway client.
+/// Per-device token buckets counted in **records**: a device may send `perSecond` records a
+/// second on average and `burst` at once; a single PUT costs 1, a batch of n records costs n
+/// (issue 23: counting requests let one device send ~10,000 records/s in 1,000-record
+/// batches). A request is admitted while the bucket holds at least one token and then pays
+/// its whole cost, so the bucket may go into debt: a 1,000-record batch is never refused for
+/// its size alone, and the device then waits until the debt is paid back. Past that it is
+/// answered 429 with `Retry-After` (the seconds until the bucket holds a token again).
+/// Kept in each hub process (a device behind a load balancer that spreads it over n
+/// replicas gets up to n times the rate).
 final class DeviceRateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var updated: ContinuousClock.Instant }
     private let buckets = Mutex<[String: Bucket]>([:])
@@ -16,18 +20,36 @@ final class DeviceRateLimiter: Sendable {
         self.burst = burst
     }
 
-    /// Takes one token from the device's bucket; false when it is empty. Always true when `perSecond` is 0 (off).
-    func allow(_ device: String, now: ContinuousClock.Instant = .now) -> Bool {
-        guard perSecond > 0 else { return true }
+    /// Admits a request and takes 1 for it: nil when the device may send now, else the whole
+    /// seconds (at least 1) until it may. Every request costs at least 1, so a body refused
+    /// before its records are counted (malformed, too large) is not free; the rest of a
+    /// batch's cost is known only once it is decoded (`charge`).
+    func admit(_ device: String, now: ContinuousClock.Instant = .now) -> Int? {
+        guard perSecond > 0 else { return nil }
         return buckets.withLock { all in
-            var b = all[device] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = now - b.updated
-            b.tokens = min(burst, b.tokens + (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * perSecond)
-            b.updated = now
-            let allowed = b.tokens >= 1
-            if allowed { b.tokens -= 1 }
-            all[device] = b
-            return allowed
+            var b = refilled(all[device], now)
+            defer { all[device] = b }
+            guard b.tokens >= 1 else { return max(1, Int(((1 - b.tokens) / perSecond).rounded(.up))) }
+            b.tokens -= 1
+            return nil
         }
+    }
+
+    /// Takes `records` more from the device's bucket (it may go into debt).
+    func charge(_ device: String, records: Int, now: ContinuousClock.Instant = .now) {
+        guard perSecond > 0 else { return }
+        buckets.withLock { all in
+            var b = refilled(all[device], now)
+            b.tokens -= Double(records)
+            all[device] = b
+        }
+    }
+
+    private func refilled(_ bucket: Bucket?, _ now: ContinuousClock.Instant) -> Bucket {
+        var b = bucket ?? Bucket(tokens: burst, updated: now)
+        let elapsed = now - b.updated
+        b.tokens = min(burst, b.tokens + (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * perSecond)
+        b.updated = now
+        return b
     }
 }

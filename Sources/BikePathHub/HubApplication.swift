@@ -41,7 +41,7 @@ public enum Hub {
         let workers = DecodeWorkers()
         let map = SharedMapCache(store: store, maxAge: configuration.mapMaxAge)
         let server = HubServer(store: store, dice: FaultDice(faults), workers: workers, map: map, metrics: HubMetrics(),
-                               rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRequestsPerSecond,
+                               rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRecordsPerSecond,
                                                               burst: configuration.limits.deviceBurst),
                                logger: logger)
         let limits = configuration.limits
@@ -61,7 +61,12 @@ public enum Hub {
 
     /// Applies the tokens file at `path` to `store` and logs what changed (device ids only).
     public static func applyTokensFile(path: String, to store: any HubStore, logger: Logger) async throws {
-        let report = try await store.apply(tokenFile: try TokenFile.read(path: path))
+        let report: TokenFileReport
+        do {
+            report = try await store.apply(tokenFile: try TokenFile.read(path: path))
+        } catch let e as TokenInUse {
+            throw TokenFile.Problem.badLine(path: path, line: e.line, why: e.description)
+        }
         func note(_ devices: [String], _ what: String) {
             if !devices.isEmpty { logger.notice("\(path): \(what): \(devices.joined(separator: ", "))") }
         }

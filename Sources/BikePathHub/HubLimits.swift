@@ -30,16 +30,19 @@ public struct HubLimits: Sendable {
     /// A new connection must have sent its first complete request head by then.
     public var headerTimeout: TimeAmount { connections.headerTimeout }
 
-    /// Record requests per second each device may send on average (0: no limit), and at once.
-    public var deviceRequestsPerSecond = 10.0
-    public var deviceBurst = 100.0
+    /// Records each device may send per second on average (0: no limit), and at once. A
+    /// batch of n records costs n. A real device sends a handful of records per ride, and
+    /// one catching up after months offline a few hundred: 100/s drains that in seconds,
+    /// and a burst of 1,000 lets one full batch (`BatchRequest.maxItems`) through at once.
+    public var deviceRecordsPerSecond = 100.0
+    public var deviceBurst = 1_000.0
 
     public init(maxConnections: Int = ConnectionPolicy.hub.maxConnections, idleTimeout: TimeAmount = ConnectionPolicy.hub.idleTimeout,
                 headerTimeout: TimeAmount = ConnectionPolicy.hub.headerTimeout, bodyTimeout: TimeAmount = ConnectionPolicy.hub.bodyTimeout,
-                perClient: Int = ConnectionPolicy.hub.perClient, deviceRequestsPerSecond: Double = 10, deviceBurst: Double = 100) {
+                perClient: Int = ConnectionPolicy.hub.perClient, deviceRecordsPerSecond: Double = 100, deviceBurst: Double = 1_000) {
         connections = ConnectionPolicy(maxConnections: maxConnections, perClient: perClient, headerTimeout: headerTimeout,
                                        bodyTimeout: bodyTimeout, idleTimeout: idleTimeout)
-        self.deviceRequestsPerSecond = deviceRequestsPerSecond
+        self.deviceRecordsPerSecond = deviceRecordsPerSecond
         self.deviceBurst = deviceBurst
     }
 

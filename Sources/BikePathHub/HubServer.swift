@@ -25,9 +25,10 @@ struct HubContext: RequestContext {
 /// Thrown after the connection was deliberately closed (test-only fault).
 struct ConnectionDropped: Error {}
 
-/// The routes of docs/api.yaml. A record request goes: faults (test-only), token,
-/// body read within `HubLimits.maxBody`, then inflated, shape-checked, decoded and
-/// validated on `DecodeWorkers`, then stored (one transaction).
+/// The routes of docs/api.yaml. A record request goes: faults (test-only), token, rate
+/// limit, Content-Encoding and Content-Type, body read within `HubLimits.maxBody`, then
+/// inflated, shape-checked, decoded and validated on `DecodeWorkers`, charged to the
+/// device's rate limit by its number of records, then stored (one transaction).
 struct HubServer {
     let store: any HubStore
     let dice: FaultDice
@@ -41,15 +42,17 @@ struct HubServer {
         let router = Router(context: HubContext.self)
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware(metrics: metrics))
-        router.get("metrics") { _, _ in
+        let table = RouteTable()
+        router.add(middleware: MethodNotAllowedMiddleware(table: table))
+        table.on(router, "metrics", .get) { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
-        router.get("v1/health") { _, _ in Self.json(.ok, ["status": "ok"]) }
-        MapRoutes(map: map, store: store).add(to: router) { request, context in try await authenticate(request, context) }
+        table.on(router, "v1/health", .get) { _, _ in Self.json(.ok, ["status": "ok"]) }
+        MapRoutes(map: map, store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
-            router.put(RouterPath(path)) { request, context in
+            table.on(router, path, .put) { request, context in
                 let key = context.parameters.get("id") ?? ""
                 return try await guarded(request, context) { json throws(Refusal) in
                     try UploadParsing.record(kind: kind, key: key, json: json)
@@ -60,9 +63,11 @@ struct HubServer {
                 }
             }
         }
-        router.post("v1/batch") { request, context in
+        table.on(router, "v1/batch", .post) { request, context in
             try await guarded(request, context) { json throws(Refusal) in
                 try UploadParsing.batch(json: json)
+            } cost: { batch in
+                batch.results.count
             } store: { device, batch in
                 var results = batch.results
                 let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
@@ -71,7 +76,7 @@ struct HubServer {
                 return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
             }
         }
-        router.put("v1/position") { request, context in
+        table.on(router, "v1/position", .put) { request, context in
             try await guarded(request, context) { json throws(Refusal) in
                 try UploadParsing.livePosition(json: json)
             } store: { device, canonical in
@@ -85,6 +90,7 @@ struct HubServer {
     /// Faults, authentication, body limits and off-pool decoding shared by every record route.
     private func guarded<Parsed: Sendable>(_ request: Request, _ context: HubContext,
                                            parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
+                                           cost: (Parsed) -> Int = { _ in 1 },
                                            store: (String, Parsed) async throws -> Response) async throws -> Response {
         var request = request
         let f = dice.faults
@@ -97,14 +103,16 @@ struct HubServer {
         case .success(let d): device = d
         case .failure(let response): return response
         }
-        guard rateLimiter.allow(device) else {
+        if let seconds = rateLimiter.admit(device) {
             metrics.rejected("rate-limited")
-            var r = error(.tooManyRequests, "rate-limited", "more than \(Int(rateLimiter.perSecond)) requests a second from this device; slow down")
-            r.headers[.retryAfter] = "1"
+            var r = error(.tooManyRequests, "rate-limited",
+                          "more than \(Int(rateLimiter.perSecond)) records a second (\(Int(rateLimiter.burst)) at once) from this device; a batch of n records counts n; slow down")
+            r.headers[.retryAfter] = "\(seconds)"
             return r
         }
         let encoding: BodyEncoding
         do { encoding = try BodyEncoding(header: request.headers[.contentEncoding]) } catch { return rejected(Refusal(error)) }
+        if let refusal = UploadContentType.refusal(contentType: request.headers[.contentType]) { return rejected(refusal) }
         let raw: ByteBuffer
         do {
             raw = try await request.collectBody(upTo: HubLimits.maxBody)
@@ -119,7 +127,9 @@ struct HubServer {
             metrics.rejected("busy")
             return busy("\(HubLimits.maxDecoding) request bodies are being decoded; try again shortly")
         case .failure(let refusal)?: return rejected(refusal)
-        case .success(let parsed)?: response = try await store(device, parsed)
+        case .success(let parsed)?:
+            rateLimiter.charge(device, records: max(cost(parsed), 1) - 1)  // admit took 1
+            response = try await store(device, parsed)
         }
         if response.status.code < 300, request.method != .get, dice.roll(f.dropAfterCommitRatio) {
             logger.notice("test-only fault: committed, now dropping the connection")

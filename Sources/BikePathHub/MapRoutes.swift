@@ -13,21 +13,24 @@ struct MapRoutes {
     /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
     static let heatCellMeters = (default: 250.0, range: 50.0...5_000.0)
 
-    func add(to router: Router<HubContext>, authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult) {
-        router.get("v1/map/obstacles") { request, _ in
+    func add(to router: Router<HubContext>, table: RouteTable, authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult) {
+        table.on(router, "v1/map/obstacles", .get) { request, _ in
             try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
         }
-        router.get("v1/map/status") { request, _ in
+        table.on(router, "v1/map/status", .get) { request, _ in
             try await geoJSON(request) { map, box in try WireJSON.encode(map.statusGeoJSON(in: box)) }
         }
-        router.get("v1/map/heatmap") { request, _ in
-            let cell = request.uri.queryParameters.get("cell").flatMap(Double.init) ?? Self.heatCellMeters.default
+        table.on(router, "v1/map/heatmap", .get) { request, _ in
+            // A `cell` that is there but not a number is refused, not taken as the default
+            // (the contract test found `cell=abc` answered 200).
+            let text = request.uri.queryParameters.get("cell")
+            let cell = text.map { DecimalText.number($0) ?? .nan } ?? Self.heatCellMeters.default
             guard Self.heatCellMeters.range.contains(cell) else {
                 return HubServer.answer(Refusal(.badRequest, "bad-cell", "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
             return try await geoJSON(request) { map, box in try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell))) }
         }
-        router.get("v1/me/totals") { request, context in
+        table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
             case .failure(let response): return response
             case .success(let device):

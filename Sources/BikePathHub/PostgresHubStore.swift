@@ -130,6 +130,12 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func issueToken(device: String, token: String) async throws {
+        let sha = HubHash.token(token)
+        for try await (holder, revoked, manager) in try await client.query(
+            "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = \(sha) AND device_id <> \(device)", logger: logger)
+            .decode((String, Bool, String).self) {
+            throw TokenInUse(device: device, line: 0, holder: holder, holderState: TokenInUse.state(revoked: revoked, managedBy: manager))
+        }
         try await client.query("""
             INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(HubHash.token(token)), false, 'command')
             ON CONFLICT (device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = false, managed_by = 'command'
@@ -147,10 +153,20 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func apply(tokenFile entries: [TokenFileEntry]) async throws -> TokenFileReport {
+        do {
+            return try await applyLocked(entries)
+        } catch let e as PostgresTransactionError {
+            // The plan's own refusal, not the database's: hand it on as it was thrown.
+            if let inUse = e.closureError as? TokenInUse { throw inUse }
+            throw e
+        }
+    }
+
+    private func applyLocked(_ entries: [TokenFileEntry]) async throws -> TokenFileReport {
         try await client.withTransaction(logger: logger) { conn in
             // One replica at a time: the plan is made from the rows it read.
             try await conn.query("LOCK TABLE devices IN SHARE ROW EXCLUSIVE MODE", logger: logger)
-            let plan = TokenFilePlan(entries: entries, existing: try await Self.deviceRows(conn, logger: logger))
+            let plan = try TokenFilePlan(entries: entries, existing: try await Self.deviceRows(conn, logger: logger))
             for change in plan.changes {
                 switch change {
                 case .insert(let device, let sha, let revoked):

@@ -98,6 +98,11 @@ public final class SQLiteHubStore: HubStore {
 
     public func issueToken(device: String, token: String) async throws {
         try await pool.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = ? AND device_id <> ?",
+                                          arguments: [HubHash.token(token), device]) {
+                throw TokenInUse(device: device, line: 0, holder: row["device_id"],
+                                 holderState: TokenInUse.state(revoked: (row["revoked"] as Int) != 0, managedBy: row["managed_by"]))
+            }
             try db.execute(sql: """
                 INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, 0, 'command')
                 ON CONFLICT(device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = 0, managed_by = 'command'
@@ -118,7 +123,7 @@ public final class SQLiteHubStore: HubStore {
 
     public func apply(tokenFile entries: [TokenFileEntry]) async throws -> TokenFileReport {
         try await pool.write { db in
-            let plan = TokenFilePlan(entries: entries, existing: try Self.deviceRows(db))
+            let plan = try TokenFilePlan(entries: entries, existing: try Self.deviceRows(db))
             for change in plan.changes {
                 switch change {
                 case .insert(let device, let sha, let revoked):

@@ -7,6 +7,8 @@ public struct TokenFileEntry: Sendable, Equatable {
     public let device: String
     public let tokenSHA256: String
     public let revoked: Bool
+    /// Where it is in the file (1-based), for messages.
+    public var line = 0
 }
 
 /// The hub's tokens file (`serve --tokens FILE`), read at start and applied by
@@ -52,7 +54,7 @@ public enum TokenFile {
             if let first = lineOfToken.updateValue(n, forKey: hash) {
                 throw .badLine(path: path, line: n, why: "the same token as on line \(first): each device needs its own")
             }
-            entries.append(TokenFileEntry(device: words[0], tokenSHA256: hash, revoked: words.count == 3))
+            entries.append(TokenFileEntry(device: words[0], tokenSHA256: hash, revoked: words.count == 3, line: n))
         }
         return entries
     }

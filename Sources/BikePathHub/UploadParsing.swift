@@ -98,8 +98,9 @@ enum UploadParsing {
     static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let c): "missing field \((c.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
-        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c):
-            "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.typeMismatch(_, let c): "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.valueNotFound(_, let c):
+            "null at \(c.codingPath.map(\.stringValue).joined(separator: ".")): leave an optional field out; a required one needs a value"
         case DecodingError.dataCorrupted(let c): "malformed JSON at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
         default: "\(error)"
         }

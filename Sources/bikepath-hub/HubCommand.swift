@@ -65,9 +65,9 @@ struct Serve: AsyncParsableCommand {
     var headerTimeout = 10.0
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take from its head to its end (in total).")
     var bodyTimeout = 60.0
-    @Option(name: .customLong("device-rate"), help: "Record requests a second each device may send on average (0: no limit); more are answered 429.")
-    var deviceRate = HubLimits().deviceRequestsPerSecond
-    @Option(name: .customLong("device-burst"), help: "Record requests a device may send at once before --device-rate applies.")
+    @Option(name: .customLong("device-rate"), help: "Records a second each device may send on average, a batch of n costing n (0: no limit); past it requests are answered 429.")
+    var deviceRate = HubLimits().deviceRecordsPerSecond
+    @Option(name: .customLong("device-burst"), help: "Records a device may send at once before --device-rate applies.")
     var deviceBurst = HubLimits().deviceBurst
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
@@ -88,7 +88,7 @@ struct Serve: AsyncParsableCommand {
         let logger = hubLogger(format: logFormat, level: .info)
         let limits = HubLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
                                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
-                               perClient: perClient, deviceRequestsPerSecond: deviceRate, deviceBurst: deviceBurst)
+                               perClient: perClient, deviceRecordsPerSecond: deviceRate, deviceBurst: deviceBurst)
         let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } })
         // A bad tokens file stops the hub before anything is opened (exit 1, the problem on
         // stderr): better than serving with the wrong devices.

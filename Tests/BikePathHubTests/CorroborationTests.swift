@@ -25,6 +25,24 @@ struct CorroborationTests {
         #expect(abs(Geodesic.distance(s.position, Fixtures.at(east: 105, north: 2))) < 0.5, "the spot is the reports' mean")
     }
 
+    /// Long segments are measured against each spot, not walked in 7.5 m steps: a valid path
+    /// of four points from pole to pole (3 × ~20,000 km, 8 million steps) took minutes and
+    /// stalled every map answer. A long straight segment still counts as a pass.
+    @Test func aPathAcrossTheGlobeCostsNoMoreThanItsSpots() {
+        let reports = [report("a", "a1", east: 100), report("b", "b1", east: 105)]
+        let globe = TripPass(device: "g", trip: "g1", path: [Coordinate(latitude: -90, longitude: -179), Coordinate(latitude: 90, longitude: 179),
+                                                             Coordinate(latitude: -90, longitude: 0), Coordinate(latitude: 90, longitude: -90)])
+        // A straight road of 2 km simplified to its two ends, through the spot.
+        let straight = TripPass(device: "c", trip: "c1", path: [Fixtures.at(east: -900), Fixtures.at(east: 1100)])
+        let clock = ContinuousClock()
+        var spots: [ReportedObstacle] = []
+        let elapsed = clock.measure {
+            spots = rule.corroborate(reports: reports, passes: [pass("a", "a1"), pass("b", "b1"), globe, straight])
+        }
+        #expect(elapsed < .seconds(1), "\(elapsed)")
+        #expect(spots.count == 1 && spots[0].passesWithoutReport == 1, "the straight road passes the spot, the globe's path does not")
+    }
+
     @Test func oneDeviceAloneNeverCorroborates() {
         let reports = (1...6).map { report("a", "a\($0)", east: 100 + Double($0)) }
         let spots = rule.corroborate(reports: reports, passes: (1...6).map { pass("a", "a\($0)") })

@@ -37,9 +37,10 @@ import Testing
 
     /// A raw body with the device's token, gzipped unless `encoding` says otherwise.
     static func raw(_ client: any TestClientProtocol, _ uri: String, _ body: Data, method: HTTPRequest.Method = .put,
-                    encoding: String? = "gzip", gzip: Bool = true) async throws -> TestResponse {
+                    encoding: String? = "gzip", gzip: Bool = true, contentType: String? = "application/json") async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(tokens["bike-1"]!)"]
         if let encoding { headers[.contentEncoding] = encoding }
+        if let contentType { headers[.contentType] = contentType }
         var buffer = ByteBuffer(bytes: body)
         if gzip { buffer = try buffer.compress(with: .gzip) }
         return try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
@@ -122,7 +123,7 @@ import Testing
     }
 
     @Test func aRunawayDeviceIsSlowedAndTheMetricsSayWhat() async throws {
-        try await Self.withHub(.sqlite, limits: HubLimits(deviceRequestsPerSecond: 1, deviceBurst: 2)) { client, _ in
+        try await Self.withHub(.sqlite, limits: HubLimits(deviceRecordsPerSecond: 1, deviceBurst: 2)) { client, _ in
             let trip = Fixtures.trip("TRIP-1")
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip).status == .created)
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip).status == .ok)

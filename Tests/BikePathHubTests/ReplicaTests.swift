@@ -78,8 +78,10 @@ final class HubChild: Sendable {
         }
         #expect(try runProcess(hub, ["token", "list", "--database", url]).out == "bike-1 allowed command\nbike-2 allowed command\nbike-3 allowed command\n")
 
-        let a = try await HubChild(["--database", url], log: dir.file("a.log"))
-        let b = try await HubChild(["--database", url], log: dir.file("b.log"))
+        // No rate limit: bike-1 resends 2,000 records through B at once, twice the burst of
+        // records a device may send (the limit is tested in ContractMismatchTests).
+        let a = try await HubChild(["--database", url, "--device-rate", "0"], log: dir.file("a.log"))
+        let b = try await HubChild(["--database", url, "--device-rate", "0"], log: dir.file("b.log"))
         defer { a.process.stop(signal: SIGKILL); b.process.stop(signal: SIGKILL) }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         do {

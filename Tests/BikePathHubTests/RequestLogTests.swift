@@ -69,7 +69,7 @@ final class CapturedLog: Sendable {
             _ = try await HubContractTests.put(client, "/v1/trips/T-1", Fixtures.trip("T-1"))
             let body = try WireJSON.encode(BatchRequest(records: trips))
             let response = try await client.execute(uri: "/v1/batch?note=secret", method: .post,
-                                                    headers: [.authorization: "Bearer \(Self.token)"], body: ByteBuffer(bytes: body))
+                                                    headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"], body: ByteBuffer(bytes: body))
             #expect(response.status == .ok)
             let e = try Self.event(log, response)
             #expect(e["method"] == "POST" && e["route"] == "/v1/batch" && e["status"] == "200")
@@ -100,7 +100,8 @@ final class CapturedLog: Sendable {
             var zeros = ByteBuffer(bytes: Data(count: 33 * 1024 * 1024))
             let wire = try zeros.compress(with: .gzip)
             let response = try await client.execute(uri: "/v1/trips/T-1", method: .put,
-                                                    headers: [.authorization: "Bearer \(Self.token)", .contentEncoding: "gzip"], body: wire)
+                                                    headers: [.authorization: "Bearer \(Self.token)", .contentEncoding: "gzip", .contentType: "application/json"],
+                                                    body: wire)
             #expect(response.status == .contentTooLarge)
             let e = try Self.event(log, response)
             #expect(e["status"] == "413" && e["device"] == "bike-1" && e["bytes_in"] == "\(wire.readableBytes)")

@@ -21,9 +21,10 @@ import Testing
 
     static func send(_ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
                      body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil,
-                     timeout: Int64 = 10) async throws -> Answer {
+                     contentType: String? = "application/json", timeout: Int64 = 10) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
+        if let contentType, method != .GET { request.headers.add(name: "Content-Type", value: contentType) }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         var buffer = ByteBuffer(bytes: body)

@@ -27,7 +27,7 @@ struct FaultyHub: AsyncParsableCommand {
             try await store.migrate()
             try await Hub.applyTokensFile(path: tokens, to: store, logger: logger)
             // The fault tests retry in tight loops: no per-device rate limit here.
-            let configuration = HubConfiguration(port: port, limits: HubLimits(deviceRequestsPerSecond: 0))
+            let configuration = HubConfiguration(port: port, limits: HubLimits(deviceRecordsPerSecond: 0))
             let app = try Hub.buildApplication(configuration: configuration, store: store, logger: logger, faults: faults) { port in
                 FileHandle.standardOutput.write(Data("bikepath-hub listening on 127.0.0.1:\(port)\n".utf8))
             }

@@ -121,6 +121,17 @@ public struct CorroborationRule: Sendable, Equatable {
         for (a, b) in segments {
             let length = Geodesic.distance(a, b)
             let steps = max(1, Int((length / (radiusMeters / 2)).rounded(.up)))
+            // A segment with more steps than there are spots (a straight road simplified to
+            // two points, a gap across a privacy zone, or a forged path: 1,000 km is 133,000
+            // steps) is measured against every spot instead: the same test, at most
+            // `spots.count` measurements. Walking a valid path of 25 points across the globe
+            // took minutes and stalled every map answer (issue 23, found by the contract test).
+            if steps >= spots.count {
+                for s in spots.indices where !found.contains(s) {
+                    if (Geodesic.distance(from: spots[s], toPath: [a, b]) ?? .infinity) <= radiusMeters { found.insert(s) }
+                }
+                continue
+            }
             for k in 0...steps {
                 let t = Double(k) / Double(steps)
                 let p = Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)

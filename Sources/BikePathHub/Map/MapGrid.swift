@@ -72,8 +72,11 @@ public struct BoundingBox: Sendable, Equatable {
 
     /// `WEST,SOUTH,EAST,NORTH`, within `maxSquareKm` (a city is ~900 km²; the limit bounds one answer).
     public static func parse(_ text: String, maxSquareKm: Double = 10_000) throws(Problem) -> BoundingBox {
-        let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 4, parts.allSatisfy(\.isFinite) else { throw .malformed(text) }
+        // Exactly four plain decimals (docs/api.yaml's pattern): `1,,2,3,4`, `1,x,2,3,4` and
+        // `0x1p3` were accepted by a lenient split before issue 23.
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+        let parts = fields.compactMap { DecimalText.number($0, exponent: false) }
+        guard fields.count == 4, parts.count == 4 else { throw .malformed(text) }
         let box = BoundingBox(west: parts[0], south: parts[1], east: parts[2], north: parts[3])
         guard box.west < box.east, box.south < box.north, box.south >= -90, box.north <= 90, box.west >= -180, box.east <= 180 else {
             throw .malformed(text)
@@ -85,5 +88,32 @@ public struct BoundingBox: Sendable, Equatable {
 
     public func contains(_ c: Coordinate) -> Bool {
         c.latitude >= south && c.latitude <= north && c.longitude >= west && c.longitude <= east
+    }
+}
+
+/// Numbers in a query string, as docs/api.yaml's patterns spell them: an optional `-`,
+/// digits, optionally `.` and digits, and (where `exponent`) `e` or `E`, an optional sign
+/// and digits. `Double.init(String)` alone also takes `nan`, `inf`, `0x1p3` and `+1`.
+enum DecimalText {
+    static func number<S: StringProtocol>(_ text: S, exponent: Bool = true) -> Double? {
+        var bytes = Substring(text).utf8[...]
+        func digits() -> Bool {
+            let n = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(n)
+            return n > 0
+        }
+        if bytes.first == 0x2D { bytes = bytes.dropFirst() }  // -
+        guard digits() else { return nil }
+        if bytes.first == 0x2E {  // .
+            bytes = bytes.dropFirst()
+            guard digits() else { return nil }
+        }
+        if exponent, bytes.first == 0x65 || bytes.first == 0x45 {  // e E
+            bytes = bytes.dropFirst()
+            if bytes.first == 0x2B || bytes.first == 0x2D { bytes = bytes.dropFirst() }
+            guard digits() else { return nil }
+        }
+        guard bytes.isEmpty, let value = Double(String(text)), value.isFinite else { return nil }
+        return value
     }
 }
