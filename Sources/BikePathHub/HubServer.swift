@@ -48,7 +48,19 @@ struct HubServer {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
+        // Liveness: the process answers. Readiness: its database answers too (a load
+        // balancer takes a replica whose PostgreSQL is gone out of rotation; /v1/health
+        // said ok meanwhile and map requests hung for 15 s).
         table.on(router, "v1/health", .get) { _, _ in Self.json(.ok, ["status": "ok"]) }
+        table.on(router, "v1/ready", .get) { _, _ in
+            switch await Readiness.check(store) {
+            case .ready: return Self.json(.ok, ["status": "ready"])
+            case .notReady(let why):
+                var r = error(.serviceUnavailable, "not-ready", "the hub's database does not answer: \(why)")
+                r.headers[.retryAfter] = "\(Int(Readiness.deadline.components.seconds))"
+                return r
+            }
+        }
         MapRoutes(map: map, store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {

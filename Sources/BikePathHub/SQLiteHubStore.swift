@@ -15,6 +15,11 @@ public final class SQLiteHubStore: HubStore {
         var config = Configuration()
         config.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: config)
+        // A record is answered 201 only once it is on disk: the device then marks it sent
+        // and never sends it again. GRDB's pool sets its one writer connection to WAL with
+        // synchronous = NORMAL, which a power cut may roll back past answered commits;
+        // FULL fsyncs the WAL at each commit (set after the pool, which would undo it).
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
     /// The versions, in order; names are GRDB migration identifiers kept in `grdb_migrations`.
