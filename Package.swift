@@ -116,6 +116,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.

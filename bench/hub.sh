@@ -10,7 +10,10 @@
 #
 #   bench/hub.sh       (CONFIG=debug to skip the release build; DEVICES, SECONDS_, BATCH, RIDERS, RIDES;
 #                       RATE=records/s offered on a fixed schedule, as real devices send, instead of
-#                       each device sending again as soon as it is answered (the hub saturated);
+#                       each device sending again as soon as it is answered (the hub saturated), with
+#                       the batches that were due but never sent counted;
+#                       BATCH=2 is one ride per request, gzipped, as `bikepathd sync` sends after a ride;
+#                       each line gives the hubs' CPU per request answered, from /proc);
 #                       SCRATCH=DIR for the build directory, e.g. one that holds release-built dependencies;
 #                       BIN=DIR to run binaries built elsewhere, e.g. an older commit's, without building)
 #
@@ -91,7 +94,12 @@ scenario() { # label backend replicas kill
   if [ "$backend" = postgres ]; then count=$(psql_ -d "bench_$n" -c "SELECT count(*) || ' ' || count(DISTINCT (device_id, kind, id)) FROM records")
   else count=$(sqlite3 "$WORK/bench_$n.sqlite" "SELECT count(*) || ' ' || count(DISTINCT device_id || kind || id) FROM records"); fi
   local verdict="exactly once"; [ "$count" = "$acked $acked" ] || verdict="MISMATCH"
-  echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
+  # The hubs' CPU (user + system, every replica still running) per request answered.
+  local ticks=0 requests hz; hz=$(getconf CLK_TCK)
+  for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  requests=$(sed -n 's/.*; \([0-9]*\) requests of.*/\1/p' "$WORK/load_$n.out")
+  local cpu; cpu=$(python3 -c "print(f'{$ticks * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
+  echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); hub CPU $cpu ms a request; $(grep '^batches due' "$WORK/load_$n.out" || true); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   [ "$verdict" = "exactly once" ] || FAILED=1
 }
