@@ -4,7 +4,7 @@
 # but a Swift toolchain). Needs root or sudo when it has to install.
 set -euo pipefail
 packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
-          python3 libxml2-utils util-linux procps postgresql
+          python3 python3-venv libxml2-utils util-linux procps postgresql
           chromium chromium-driver fonts-dejavu-core)  # chromium: the review page's browser test (Tests/BikePathReviewTests)
 missing=()
 for p in "${packages[@]}"; do
