@@ -66,9 +66,11 @@ case "hub-load":
         exit(1)
     }
 case "city":
-    // city [RIDERS RIDES SEED] (bench/hub.sh)
-    let a = Array(arguments.dropFirst()).compactMap { Int($0) }
-    CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1))
+    // city [RIDERS RIDES SEED [SCALES]] (bench/hub.sh); SCALES like 1,4,16
+    let rest = Array(arguments.dropFirst())
+    let a = rest.prefix(3).compactMap { Int($0) }
+    let scales = rest.count > 3 ? rest[3].split(separator: ",").compactMap { Double($0) } : [1, 4, 16]
+    CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
 default:
     FileHandle.standardError.write("""
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…

@@ -63,7 +63,7 @@ struct CorroborationTests {
     }
 
     @Test func moreRidersRaiseTheConfidence() {
-        let c = (1...5).map { rule.confidence(riders: $0, misses: 2) }
+        let c = (1...5).map { rule.confidence(reports: $0, misses: 2) }
         #expect(zip(c, c.dropFirst()).allSatisfy { $0 < $1 })
     }
 
@@ -71,9 +71,48 @@ struct CorroborationTests {
         let spots = rule.corroborate(reports: [report("a", "a1", east: 100), report("b", "b1", east: 140),
                                                report("c", "c1", "bump", east: 102), report("d", "d1", "irregularity", east: 101)], passes: [])
         #expect(spots.count == 3)
-        // The catch-all kind joins the first compatible spot; the specific kind names it.
-        #expect(spots.contains { $0.kind == "pothole" && $0.riders == 2 })
-        #expect(spots.contains { $0.kind == "bump" && $0.riders == 1 })
+        // The catch-all kind joins one compatible spot, which the specific kind names; the
+        // pothole and the bump 2 m apart never share a spot, and 40 m apart is another spot.
+        #expect(spots.map(\.riders).reduce(0, +) == 4)
+        #expect(spots.allSatisfy { $0.kind != "irregularity" })
+        #expect(spots.filter { $0.kind == "pothole" }.count == 2 && spots.filter { $0.kind == "bump" }.count == 1)
+        #expect(spots.contains { $0.riders == 2 })
+    }
+
+    /// Trips along a street, east to west (the `pass` fixture), or north to south at `east`.
+    func crossing(_ device: String, _ trip: String, east: Double) -> TripPass {
+        TripPass(device: device, trip: trip, path: stride(from: -200.0, through: 200, by: 25).map { Fixtures.at(east: east, north: $0) })
+    }
+
+    /// Riders on the crossing street 10 m away never had the chance to hit it: no evidence
+    /// either way (1 of 21 obstacles near crossings was found when they counted against it).
+    @Test func crossingStreetPassesAreNoEvidence() {
+        let reports = [report("a", "a1", east: 200), report("b", "b1", east: 203)]
+        let crossings = (1...6).map { crossing("c\($0)", "c\($0)t", east: 210) }
+        let along = (1...6).map { pass("d\($0)", "d\($0)t") }
+        let base = [pass("a", "a1"), pass("b", "b1")]
+        #expect(rule.corroborate(reports: reports, passes: base + crossings)[0].passesWithoutReport == 0)
+        #expect(rule.corroborate(reports: reports, passes: base + along)[0].passesWithoutReport == 6)
+    }
+
+    /// Evidence is counted in trips both ways: two commuters who report a pothole on 6 of
+    /// their 10 rides each stand behind it (12 reports, 8 silent passes). Counting riders
+    /// one way and trips the other made it 2 against 8, and more riding made it worse.
+    @Test func repeatedRidesCountInTripsBothWays() {
+        let reports = ["a", "b"].flatMap { d in (1...6).map { report(d, "\(d)\($0)", east: 150 + Double($0)) } }
+        let passes = ["a", "b"].flatMap { d in (1...10).map { pass(d, "\(d)\($0)") } }
+        let spot = rule.corroborate(reports: reports, passes: passes)
+        #expect(spot.count == 1)
+        #expect(spot[0].riders == 2 && spot[0].reportingTrips == 12 && spot[0].passesWithoutReport == 8)
+        #expect(spot[0].confidence == 13.0 / 22.0 && spot[0].corroborated)
+    }
+
+    /// Reports of one obstacle spread 24 m along the street by GNSS error make one spot:
+    /// anchored on the southernmost report, the northern ones made a second spot of their own.
+    @Test func oneObstaclesSpreadReportsAreOneSpot() {
+        let reports = [-12.0, -6, 0, 6, 12].enumerated().map { i, north in report("r\(i)", "t\(i)", east: 100, north: north) }
+        let spots = rule.corroborate(reports: reports, passes: [])
+        #expect(spots.count == 1 && spots[0].riders == 5, "\(spots.map(\.riders))")
     }
 
     @Test func theOrderOfInputDoesNotChangeTheMap() {

@@ -33,7 +33,9 @@ public struct ReportedObstacle: Sendable, Equatable {
     public var kind: String
     /// Distinct devices that reported it: independent riders.
     public var riders: Int
-    /// Confirmed trips that passed within the radius without reporting it.
+    /// Confirmed trips that reported it (a rider who rides past it daily reports it on many).
+    public var reportingTrips: Int
+    /// Confirmed trips that rode along its street within the radius without reporting it.
     public var passesWithoutReport: Int
     public var confidence: Double
     public var corroborated: Bool
@@ -42,16 +44,23 @@ public struct ReportedObstacle: Sendable, Equatable {
 }
 
 /// The corroboration rule (docs/hub.md, "Corroborated obstacles"). Pure: reports and
-/// passes in, reported obstacles out; the same input gives the same map.
+/// passes in, reported obstacles out; the same input, in any order, gives the same map.
 ///
-/// - Reports within `radiusMeters` of a spot's first report and of a compatible kind
-///   form one spot (in a fixed order: south to north, west to east, then device).
-/// - Each device counts once however often it reported the spot: `riders` are distinct.
-/// - Every confirmed trip whose path passes within `radiusMeters` without reporting the
-///   spot is a negative observation.
+/// - **Spots** are found where reports are densest: each report counts the compatible
+///   reports within `radiusMeters`; the densest unassigned report (ties by position,
+///   device, trip) seeds a spot and takes every unassigned compatible report within the
+///   radius; then the next. Anchoring on the first report in a fixed order (the
+///   southernmost) split one obstacle's reports into fragments, each judged on its own.
+/// - **One unit for evidence both ways: the trip.** Trips that reported the spot are
+///   the positives; trips that rode along the spot's street within the radius without
+///   reporting it are the negatives. Counting devices one way and trips the other made
+///   every repeated ride a point against the obstacle.
+/// - **Along the street only.** A silent pass counts when the pass's nearest segment is
+///   within `alignmentDegrees` of the spot's street, the direction the reporting trips
+///   rode there: riders on a crossing street 10 m away never had the chance to hit it.
 /// - `confidence` is the mean of a Beta(`priorReports`, `priorMisses`) prior updated with
-///   the riders as successes and the silent passes as failures: it grows with every new
-///   rider and decays with every trip that passes without a report.
+///   those positives and negatives: it grows with every report and decays with every
+///   trip that rides over the spot and reports nothing.
 /// - A spot is `corroborated` with at least `minRiders` distinct devices (so one device
 ///   can never do it alone) and `confidence` at least `minConfidence`.
 public struct CorroborationRule: Sendable, Equatable {
@@ -62,55 +71,151 @@ public struct CorroborationRule: Sendable, Equatable {
     public var minConfidence = 0.5
     public var priorReports = 1.0
     public var priorMisses = 1.0
+    /// Streets cross at 60–90°; a rider on the same street rides within a few degrees of
+    /// it (GNSS heading noise at 4 m spacing is ~10°).
+    public var alignmentDegrees = 30.0
 
     public init() {}
 
     /// Same kind, or either is `irregularity` (the detector's catch-all).
     public static func compatible(_ a: String, _ b: String) -> Bool { a == b || a == "irregularity" || b == "irregularity" }
 
-    public func confidence(riders: Int, misses: Int) -> Double {
-        (Double(riders) + priorReports) / (Double(riders + misses) + priorReports + priorMisses)
+    public func confidence(reports: Int, misses: Int) -> Double {
+        (Double(reports) + priorReports) / (Double(reports + misses) + priorReports + priorMisses)
     }
 
     public func corroborate(reports: [ObstacleReport], passes: [TripPass]) -> [ReportedObstacle] {
-        struct Spot { var anchor: Coordinate; var kind: String; var reports: [ObstacleReport] }
-        // Cells a little wider than the radius: a spot within the radius of a point, or of a
+        // Cells a little wider than the radius: a point within the radius of another, or of a
         // path step (steps are half a radius apart), is always in the 3 × 3 cells around it.
         let grid = MapGrid(cellMeters: radiusMeters * 1.25)
-        var spots: [Spot] = []
-        var index: [MapGrid.Cell: [Int]] = [:]
-        let ordered = reports.sorted {
-            ($0.position.latitude, $0.position.longitude, $0.device, $0.trip) < ($1.position.latitude, $1.position.longitude, $1.device, $1.trip)
-        }
-        for r in ordered {
-            let near = grid.neighbourhood(of: r.position).flatMap { index[$0] ?? [] }.sorted().first {
-                Self.compatible(spots[$0].kind, r.kind) && Geodesic.distance(spots[$0].anchor, r.position) <= radiusMeters
-            }
-            if let near {
-                spots[near].reports.append(r)
-                if spots[near].kind == "irregularity" { spots[near].kind = r.kind }  // the specific kind names the spot
-            } else {
-                index[grid.cell(of: r.position), default: []].append(spots.count)
-                spots.append(Spot(anchor: r.position, kind: r.kind, reports: [r]))
-            }
+        let spots = clusters(reports, grid: grid)
+        var passByTrip: [String: Int] = [:]
+        for (i, p) in passes.enumerated() { passByTrip[p.device + "\u{1}" + p.trip] = i }
+        var spotIndex: [MapGrid.Cell: [Int]] = [:]
+        var centres: [Coordinate] = []
+        var axes: [Double?] = []
+        for (s, members) in spots.enumerated() {
+            let n = Double(members.count)
+            let centre = Coordinate(latitude: members.map { reports[$0].position.latitude }.reduce(0, +) / n,
+                                    longitude: members.map { reports[$0].position.longitude }.reduce(0, +) / n)
+            centres.append(centre)
+            spotIndex[grid.cell(of: centre), default: []].append(s)
+            axes.append(Self.streetAxis(at: centre, paths: members.compactMap { passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].map { passes[$0].path } }))
         }
         var misses = Array(repeating: 0, count: spots.count)
+        let reportingTrips = spots.map { Set($0.map { reports[$0].device + "\u{1}" + reports[$0].trip }) }
         for pass in passes {
-            for s in spotsNear(pass.path, grid: grid, index: index, spots: spots.map(\.anchor))
-            where !spots[s].reports.contains(where: { $0.device == pass.device && $0.trip == pass.trip }) {
+            let key = pass.device + "\u{1}" + pass.trip
+            for s in spotsNear(pass.path, grid: grid, index: spotIndex, spots: centres) where !reportingTrips[s].contains(key) {
+                if let axis = axes[s], let heading = Self.heading(of: pass.path, near: centres[s]),
+                   Self.axialDifference(axis, heading) > alignmentDegrees { continue }
                 misses[s] += 1
             }
         }
-        return spots.enumerated().map { i, spot in
-            let riders = Set(spot.reports.map(\.device)).count
-            let n = Double(spot.reports.count)
-            let centre = Coordinate(latitude: spot.reports.map(\.position.latitude).reduce(0, +) / n,
-                                    longitude: spot.reports.map(\.position.longitude).reduce(0, +) / n)
-            let c = confidence(riders: riders, misses: misses[i])
-            let days = spot.reports.compactMap(\.day)
-            return ReportedObstacle(position: centre, kind: spot.kind, riders: riders, passesWithoutReport: misses[i], confidence: c,
+        return spots.enumerated().map { i, members in
+            let group = members.map { reports[$0] }
+            let riders = Set(group.map(\.device)).count
+            let trips = reportingTrips[i].count
+            let c = confidence(reports: trips, misses: misses[i])
+            let days = group.compactMap(\.day)
+            return ReportedObstacle(position: centres[i], kind: Self.kind(of: group), riders: riders, reportingTrips: trips,
+                                    passesWithoutReport: misses[i], confidence: c,
                                     corroborated: riders >= minRiders && c >= minConfidence, firstDay: days.min(), lastDay: days.max())
         }
+        .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
+    }
+
+    /// Reports grouped into spots, densest first (see the type's comment): indices into `reports`.
+    private func clusters(_ reports: [ObstacleReport], grid: MapGrid) -> [[Int]] {
+        var byCell: [MapGrid.Cell: [Int]] = [:]
+        for (i, r) in reports.enumerated() { byCell[grid.cell(of: r.position), default: []].append(i) }
+        func neighbours(_ i: Int) -> [Int] {
+            grid.neighbourhood(of: reports[i].position).flatMap { byCell[$0] ?? [] }.filter {
+                $0 != i && Self.compatible(reports[i].kind, reports[$0].kind)
+                    && Geodesic.distance(reports[i].position, reports[$0].position) <= radiusMeters
+            }
+        }
+        let density = reports.indices.map { neighbours($0).count }
+        let order = reports.indices.sorted { a, b in
+            let (ra, rb) = (reports[a], reports[b])
+            return (-density[a], ra.position.latitude, ra.position.longitude, ra.device, ra.trip, ra.kind)
+                < (-density[b], rb.position.latitude, rb.position.longitude, rb.device, rb.trip, rb.kind)
+        }
+        var assigned = Array(repeating: false, count: reports.count)
+        var spots: [[Int]] = []
+        for seed in order where !assigned[seed] {
+            let candidates = neighbours(seed).filter { !assigned[$0] }
+            // A catch-all seed takes the kind most of its neighbours name, and then only
+            // reports compatible with it: a pothole and a bump never share a spot through it.
+            let kind = Self.kind(of: ([seed] + candidates).map { reports[$0] })
+            var members = [seed]
+            assigned[seed] = true
+            for j in candidates where Self.compatible(reports[j].kind, kind) {
+                assigned[j] = true
+                members.append(j)
+            }
+            // In a fixed order, so that sums (the centre) do not depend on the input's order.
+            spots.append(members.sorted { a, b in
+                let (ra, rb) = (reports[a], reports[b])
+                return (ra.position.latitude, ra.position.longitude, ra.device, ra.trip) < (rb.position.latitude, rb.position.longitude, rb.device, rb.trip)
+            })
+        }
+        return spots
+    }
+
+    /// The most reported specific kind (not `irregularity`), ties by name; `irregularity`
+    /// when no report names one.
+    static func kind(of group: [ObstacleReport]) -> String {
+        var counts: [String: Int] = [:]
+        for r in group where r.kind != "irregularity" { counts[r.kind, default: 0] += 1 }
+        return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "irregularity"
+    }
+
+    /// The street's direction at `point` (degrees, 0…180): the axial mean of the reporting
+    /// trips' headings there; nil when no reporting trip sent a path.
+    static func streetAxis(at point: Coordinate, paths: [[Coordinate]]) -> Double? {
+        let headings = paths.compactMap { heading(of: $0, near: point) }
+        guard !headings.isEmpty else { return nil }
+        // Axial mean: double the angles so that 10° and 190° agree.
+        let x = headings.map { cos(2 * $0 * .pi / 180) }.reduce(0, +), y = headings.map { sin(2 * $0 * .pi / 180) }.reduce(0, +)
+        let mean = atan2(y, x) * 90 / .pi
+        return mean < 0 ? mean + 180 : mean
+    }
+
+    /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point`, on a
+    /// local east/north plane around it (metres; exact enough over a street's length).
+    static func heading(of path: [Coordinate], near point: Coordinate) -> Double? {
+        guard path.count >= 2 else { return nil }
+        let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
+        func project(_ c: Coordinate) -> (x: Double, y: Double) {
+            ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
+        }
+        var best: (distance: Double, heading: Double)?
+        var a = project(path[0])
+        for c in path.dropFirst() {
+            let b = project(c)
+            defer { a = b }
+            let (dx, dy) = (b.x - a.x, b.y - a.y)
+            let length2 = dx * dx + dy * dy
+            guard length2 > 0 else { continue }
+            // The point is the origin: its distance to the segment a–b.
+            let t = max(0, min(1, -(a.x * dx + a.y * dy) / length2))
+            let (qx, qy) = (a.x + t * dx, a.y + t * dy)
+            let d = qx * qx + qy * qy
+            if best == nil || d < best!.distance {
+                var h = atan2(dx, dy) * 180 / .pi
+                if h < 0 { h += 180 }
+                if h >= 180 { h -= 180 }
+                best = (d, h)
+            }
+        }
+        return best?.heading
+    }
+
+    /// The angle between two axial directions (0…90).
+    static func axialDifference(_ a: Double, _ b: Double) -> Double {
+        let d = abs(a - b).truncatingRemainder(dividingBy: 180)
+        return min(d, 180 - d)
     }
 
     /// Spots whose anchor lies within the radius of the path: the path is walked in steps
