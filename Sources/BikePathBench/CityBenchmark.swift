@@ -127,6 +127,23 @@ enum CityBenchmark {
         var features = 0
         let queries = 20
         let query = clock.measure { for _ in 0..<queries { features = map.publishedObstacles(in: city).count + map.publishedStatus(in: city).count } }
+        if ProcessInfo.processInfo.environment["CITY_DEBUG"] != nil {
+            let allSpots = spots.map { at($0.x, $0.y) }
+            for p in published where !truth.contains(where: { Geodesic.distance($0, p.position) <= radius }) {
+                let nearest = allSpots.enumerated().min { Geodesic.distance($0.element, p.position) < Geodesic.distance($1.element, p.position) }!
+                var near = 0, headings: [Int] = []
+                for c in confirmations {
+                    guard let u = try? JSONDecoder().decode(ConfirmationUpload.self, from: c.body) else { continue }
+                    let path = u.draft.path.map { Coordinate(latitude: $0[0], longitude: $0[1]) }
+                    if (Geodesic.distance(from: p.position, toPath: path) ?? 1e9) <= radius {
+                        near += 1
+                        if headings.count < 6, let h = CorroborationRule.heading(of: path, near: p.position) { headings.append(Int(h)) }
+                    }
+                }
+                print("  passes within radius \(near), headings \(headings)")
+                print("FP \(p.kind) riders \(p.riders) trips \(p.reportingTrips) misses \(p.passesWithoutReport) conf \(p.confidence) nearest spot \(nearest.offset) real \(spots[nearest.offset].real) at \(Geodesic.distance(nearest.element, p.position)) m")
+            }
+        }
         let precision = 100 * Double(truePositives) / Double(max(1, published.count))
         let recall = 100 * Double(found) / Double(truth.count)
         let met = precision >= 95 && recall >= 90

@@ -100,15 +100,18 @@ public struct CorroborationRule: Sendable, Equatable {
                                     longitude: members.map { reports[$0].position.longitude }.reduce(0, +) / n)
             centres.append(centre)
             spotIndex[grid.cell(of: centre), default: []].append(s)
-            axes.append(Self.streetAxis(at: centre, paths: members.compactMap { passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].map { passes[$0].path } }))
+            axes.append(streetAxis(at: centre, paths: members.compactMap { passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].map { passes[$0].path } }))
         }
         var misses = Array(repeating: 0, count: spots.count)
         let reportingTrips = spots.map { Set($0.map { reports[$0].device + "\u{1}" + reports[$0].trip }) }
         for pass in passes {
             let key = pass.device + "\u{1}" + pass.trip
             for s in spotsNear(pass.path, grid: grid, index: spotIndex, spots: centres) where !reportingTrips[s].contains(key) {
-                if let axis = axes[s], let heading = Self.heading(of: pass.path, near: centres[s]),
-                   Self.axialDifference(axis, heading) > alignmentDegrees { continue }
+                // Along the street: some stretch of the pass within the radius runs with it.
+                if let axis = axes[s],
+                   !Self.headings(of: pass.path, within: radiusMeters, of: centres[s]).contains(where: { Self.axialDifference(axis, $0) <= alignmentDegrees }) {
+                    continue
+                }
                 misses[s] += 1
             }
         }
@@ -172,19 +175,49 @@ public struct CorroborationRule: Sendable, Equatable {
     }
 
     /// The street's direction at `point` (degrees, 0…180): the axial mean of the reporting
-    /// trips' headings there; nil when no reporting trip sent a path.
-    static func streetAxis(at point: Coordinate, paths: [[Coordinate]]) -> Double? {
-        let headings = paths.compactMap { heading(of: $0, near: point) }
+    /// trips' headings there. nil when no reporting trip sent a path, or when their headings
+    /// disagree (mean resultant length below 0.7, e.g. trips that turned at a crossing a few
+    /// metres away): then every pass within the radius counts, whatever its direction.
+    func streetAxis(at point: Coordinate, paths: [[Coordinate]]) -> Double? {
+        // Each reporting trip's direction over the spot (its first stretch over it; the one
+        // nearest when its path, simplified or trimmed, has none).
+        let headings = paths.compactMap { Self.headings(of: $0, within: 2 * radiusMeters, of: point).first ?? Self.heading(of: $0, near: point) }
         guard !headings.isEmpty else { return nil }
         // Axial mean: double the angles so that 10° and 190° agree.
         let x = headings.map { cos(2 * $0 * .pi / 180) }.reduce(0, +), y = headings.map { sin(2 * $0 * .pi / 180) }.reduce(0, +)
+        guard (x * x + y * y).squareRoot() / Double(headings.count) >= 0.7 else { return nil }
         let mean = atan2(y, x) * 90 / .pi
         return mean < 0 ? mean + 180 : mean
     }
 
+    /// The headings (degrees, 0…180, axial) of the segments of `path` that ride over `point`:
+    /// it lies within `radius` of the segment and projects onto it (not beyond an end). A
+    /// rider who turns at a crossing 10 m from the spot and rides away from it has a segment
+    /// within the radius, along the street, that never went over it.
+    static func headings(of path: [Coordinate], within radius: Double, of point: Coordinate) -> [Double] {
+        let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
+        func project(_ c: Coordinate) -> (x: Double, y: Double) {
+            ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
+        }
+        return zip(path, path.dropFirst()).compactMap { ca, cb in
+            let (a, b) = (project(ca), project(cb))
+            let (dx, dy) = (b.x - a.x, b.y - a.y)
+            let length2 = dx * dx + dy * dy
+            guard length2 > 0 else { return nil }
+            let t = -(a.x * dx + a.y * dy) / length2  // the point is the origin
+            guard t >= 0, t <= 1 else { return nil }
+            let (qx, qy) = (a.x + t * dx, a.y + t * dy)
+            guard qx * qx + qy * qy <= radius * radius else { return nil }
+            var h = atan2(dx, dy) * 180 / .pi
+            if h < 0 { h += 180 }
+            if h >= 180 { h -= 180 }
+            return h
+        }
+    }
+
     /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point`, on a
     /// local east/north plane around it (metres; exact enough over a street's length).
-    static func heading(of path: [Coordinate], near point: Coordinate) -> Double? {
+    public static func heading(of path: [Coordinate], near point: Coordinate) -> Double? {
         guard path.count >= 2 else { return nil }
         let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
         func project(_ c: Coordinate) -> (x: Double, y: Double) {
