@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "BikePathCore", "BikePathStore", "BikePathServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,298 @@
+import BikePathCore
+import BikePathStore
+import BikePathTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import ServiceLifecycle
+import Testing
+@testable import BikePathReview
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 22, "The rider's review tells the truth and fits a thumb": the Host check,
+/// the startup words, `#N` in URLs, add mode, the reject question and its undo, and
+/// the words the page says.
+@Suite struct HostAndStartupTests {
+    let wildcard = ReviewHosts(
+        listen: ReviewAddress(host: "0.0.0.0", port: 18083),
+        interfaces: { [InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
+                       InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
+                       InterfaceAddress(interface: "wlan0", address: "fe80::1", isIPv6: true, isLoopback: false, isLinkLocal: true)] },
+        hostName: { "BikePi" })
+
+    @Test func hostMustNameThisMachine() {
+        let loopback = ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080), interfaces: { [] }, hostName: { "bikepi" })
+        for ok in ["127.0.0.1:8080", "127.0.0.1", "localhost:8080", "LOCALHOST", "localhost.:8080"] { #expect(loopback.accepts(ok), "\(ok)") }
+        // A rebinding page carries its own name; the host name is not this page's when bound to loopback only.
+        for bad in ["evil.example:8080", "bikepi:8080", "192.168.4.1:8080", "", nil] as [String?] { #expect(!loopback.accepts(bad), "\(bad ?? "nil")") }
+
+        for ok in ["192.168.4.1:18083", "127.0.0.1:18083", "localhost:18083", "bikepi:18083", "bikepi.local", "0.0.0.0:18083"] {
+            #expect(wildcard.accepts(ok), "\(ok)")
+        }
+        for bad in ["evil.example:18083", "10.0.0.9:18083", "bikepi.evil.example", "[fe80::1]:18083"] { #expect(!wildcard.accepts(bad), "\(bad)") }
+
+        let v6 = ReviewHosts(listen: ReviewAddress("[::1]:8080")!, interfaces: { [] }, hostName: { nil })
+        #expect(v6.accepts("[::1]:8080") && v6.accepts("localhost:8080") && !v6.accepts("[::2]:8080"))
+    }
+
+    @Test func startupNamesURLsAPhoneCanOpen() {
+        let interfaces = [InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
+                          InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
+                          InterfaceAddress(interface: "eth0", address: "10.0.0.7", isIPv6: false, isLoopback: false),
+                          InterfaceAddress(interface: "eth0", address: "fd00::7", isIPv6: true, isLoopback: false)]
+        #expect(ReviewAddress("0.0.0.0:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
+                == ["http://192.168.4.1:18083", "http://10.0.0.7:18083"])
+        #expect(ReviewAddress("[::]:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
+                == ["http://192.168.4.1:18083", "http://10.0.0.7:18083", "http://[fd00::7]:18083"])
+        #expect(ReviewAddress("0.0.0.0:0")!.phoneURLs(port: 40000, interfaces: Array(interfaces.prefix(1))) == ["http://127.0.0.1:40000"])
+        #expect(ReviewAddress("192.168.4.1:18083")!.phoneURLs(port: 18083, interfaces: interfaces) == ["http://192.168.4.1:18083"])
+        // getifaddrs itself: every Linux machine has its loopback address.
+        #expect(InterfaceAddress.current().contains { $0.isLoopback && $0.address == "127.0.0.1" })
+    }
+
+    /// A served page refuses another `Host` (421) before anything behind it runs: a
+    /// rebinding page's wrong codes do not count against the rider's 5 tries.
+    @Test(.timeLimit(.minutes(2))) func aForeignHostIsRefusedAndBurnsNoTry() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir, trips: 1)
+        let code = try store.issuePairingCode()
+        let wrong = code.code == "000000" ? "000001" : "000000"
+        let (ports, sink) = AsyncStream.makeStream(of: Int.self)
+        let app = try buildReviewApplication(store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
+                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+                                             logger: Logger(label: "review-test")) { sink.yield($0) }
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
+        let server = Task { try await group.run() }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        func request(_ host: String?, _ text: String) throws -> String {
+            let c = try RawConnection(port: port, timeout: 5)
+            try c.send(text.replacingOccurrences(of: "HOST\r\n", with: host.map { "Host: \($0)\r\n" } ?? ""))
+            return c.readUntilClosed().text
+        }
+        let body = "code=\(wrong)"
+        let post = "POST /pair HTTP/1.1\r\nHOST\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        for _ in 0..<(Store.pairingAttempts + 1) {
+            let answer = try request("evil.example:\(port)", post)
+            #expect(answer.hasPrefix("HTTP/1.1 421"), "\(answer)")
+            #expect(answer.contains("is not one of its addresses"))
+        }
+        let noHost = try request(nil, "GET /pair HTTP/1.0\r\nHOST\r\n\r\n")
+        #expect(noHost.contains(" 400 ") && noHost.contains("names no host"), "\(noHost)")
+        #expect(try request("127.0.0.1:\(port)", "GET /pair HTTP/1.1\r\nHOST\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        #expect(try request("localhost:\(port)", "GET /pair HTTP/1.1\r\nHOST\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        // Six refused posts later the code still pairs: none of them counted.
+        try store.redeemPairingCode(code.code)
+        await group.triggerGracefulShutdown()
+        _ = try? await server.value
+    }
+
+    /// A port in use was "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
+    @Test(.timeLimit(.minutes(1))) func aPortInUseIsOneClearSentence() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir, trips: 1)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound && listen(fd, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let taken = ReviewAddress(host: "127.0.0.1", port: port)
+        let service = ReviewService(store: store, address: taken, publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+                                    logger: Logger(label: "review-test"))
+        await #expect(throws: ReviewStartError.portInUse(taken)) { try await service.run() }
+        #expect(ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!).description
+                == "port 18083 is already in use on 0.0.0.0; pick another with --listen or review.listen")
+    }
+}
+
+@Suite struct ReviewTrapsTests {
+    func post(_ client: some TestClientProtocol, _ p: Paired, _ uri: String, _ form: String = "") async throws -> (HTTPResponse.Status, String, String?) {
+        try await client.execute(uri: uri, method: .post, headers: p.headers,
+                                 body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))) {
+            ($0.status, String(buffer: $0.body), $0.headers[.location])
+        }
+    }
+
+    func get(_ client: some TestClientProtocol, _ p: Paired, _ uri: String) async throws -> (HTTPResponse.Status, String) {
+        try await client.execute(uri: uri, method: .get, headers: p.headers) { ($0.status, String(buffer: $0.body)) }
+    }
+
+    /// `#N` is documented; in a URL it travels as `%23N` and used to be taken literally.
+    @Test func anObstacleByItsNumberInAURL() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir)
+        let id = try store.listDrafts()[0].id
+        let first = try #require(try store.draft(id).obstacles.first { $0.reviewRank == 2 })
+        try await reviewApp(store).test(.router) { client in
+            let p = try await pair(client, store: store, draftID: id)
+            let (status, _, _) = try await post(client, p, "/drafts/\(id)/obstacles/%232/drop")
+            #expect(status == .seeOther)
+        }
+        #expect(try store.draft(id).obstacles.first { $0.id == first.id }?.dropped == true)
+    }
+
+    /// A tap on the draft's map opens a candidate; adding is a mode that shows the spot before it adds.
+    @Test func tappingTheMapAddsNothingAndAddModeAsksFirst() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir)
+        let id = try store.listDrafts()[0].id
+        let before = try store.draft(id)
+        let map = DraftMap(before, shown: before.obstacles.filter { !$0.heldBack }).projection
+        #expect(map.width <= 328)  // fits a 360 px screen with the page's padding
+        try await reviewApp(store).test(.router) { client in
+            let p = try await pair(client, store: store, draftID: id)
+            var (status, html) = try await get(client, p, "/drafts/\(id)")
+            #expect(!html.contains(#"type="image""#))           // the draft page's map submits nothing
+            #expect(html.contains(##"<a href="#cand-1" id="dot-1">"##) && html.contains(#"id="cand-1""#))
+            #expect(html.contains(#"href="/drafts/\#(id)/add""#))
+            (status, html) = try await get(client, p, "/drafts/\(id)/add")
+            #expect(status == .ok && html.contains(#"<input type="image""#) && !html.contains("add-confirm"))
+            let x = Int(map.width / 2), y = Int(map.height / 2) + 3
+            (status, html) = try await get(client, p, "/drafts/\(id)/add?kind=irregularity&map.x=\(x)&map.y=\(y)")
+            #expect(status == .ok && html.contains(#"id="add-confirm">Add an irregularity here<"#))
+            #expect(html.contains("map.svg?spot=") && html.contains(#"name="map.x" value="\#(x)""#))
+            (status, html) = try await get(client, p, "/drafts/\(id)/add?kind=bump&map.x=\(x)&map.y=2")
+            #expect(html.contains("That tap is off the path") && !html.contains("add-confirm"))
+            #expect(try store.draft(id) == before)              // looking and picking changed nothing
+            let svg = try await client.execute(uri: "/drafts/\(id)/map.svg?spot=10,20", method: .get, headers: p.headers) { String(buffer: $0.body) }
+            #expect(svg.contains(#"id="spot" cx="10.0" cy="20.0""#))
+            let (added, _, location) = try await post(client, p, "/drafts/\(id)/obstacles", "kind=irregularity&map.x=\(x)&map.y=\(y)")
+            #expect(added == .seeOther && location == "/drafts/\(id)?done=added")
+        }
+        #expect(try store.draft(id).obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.irregularity])
+    }
+
+    /// Reject asks once more, and a rejection can be taken back.
+    @Test func rejectAsksFirstAndCanBeUndone() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir)
+        let id = try store.listDrafts()[0].id
+        try await reviewApp(store).test(.router) { client in
+            let p = try await pair(client, store: store, draftID: id)
+            var (status, html) = try await get(client, p, "/drafts/\(id)")
+            #expect(!html.contains("/reject\" ") && html.contains(#"<a class="btn danger" id="reject" href="/drafts/\#(id)/reject">"#))
+            (status, html) = try await get(client, p, "/drafts/\(id)/reject")
+            #expect(status == .ok && html.contains("Reject this ride?") && html.contains(#"id="reject-confirm""#))
+            #expect(try store.draft(id).state == .pending)      // asking changed nothing
+            var location: String?
+            (status, _, location) = try await post(client, p, "/drafts/\(id)/reject")
+            #expect(status == .seeOther && location == "/drafts/\(id)?done=rejected")
+            (status, html) = try await get(client, p, "/drafts/\(id)?done=rejected")
+            #expect(html.contains("Undo reject") && html.contains(#"action="/drafts/\#(id)/reopen""#) && html.contains(#"<b id="state">rejected</b>"#))
+            (status, html) = try await get(client, p, "/drafts/\(id)/reject")
+            #expect(status == .conflict)
+            (status, _, location) = try await post(client, p, "/drafts/\(id)/reopen")
+            #expect(status == .seeOther && location == "/drafts/\(id)?done=reopened")
+            #expect(try store.draft(id).state == .pending)
+            (status, html, _) = try await post(client, p, "/drafts/\(id)/reopen")
+            #expect(status == .conflict && html.contains("is pending; it cannot become pending"))
+        }
+    }
+
+    /// The confirm notice says where the draft goes, by the CLI's rule; the page shows the switch.
+    @Test func confirmSaysWhatHappens() async throws {
+        let cases: [(PublishingSetup, Bool, String, String)] = [
+            (PublishingSetup(hubConfigured: false, fileAllowsTrips: true), false, "confirmed-no-hub",
+             "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url)."),
+            (PublishingSetup(hubConfigured: true, fileAllowsTrips: true), false, "confirmed-sharing-off",
+             "Confirmed: the draft is frozen and stays on this device: trip sharing is off — `bikepathd sync consent trips on` sends it."),
+            (PublishingSetup(hubConfigured: true, fileAllowsTrips: false), false, "confirmed-not-allowed",
+             "Confirmed: the draft is frozen and stays on this device: privacy.share_trips is false in the configuration file."),
+            (PublishingSetup(hubConfigured: true, fileAllowsTrips: true), true, "confirmed",
+             "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."),
+        ]
+        for (setup, sharing, key, text) in cases {
+            let dir = try TempDir()
+            defer { dir.cleanup() }
+            let store = try storeWithRides(dir)
+            let id = try store.listDrafts()[0].id
+            try await reviewApp(store, publishing: setup).test(.router) { client in
+                let p = try await pair(client, store: store, draftID: id)
+                var (_, html) = try await get(client, p, "/drafts/\(id)")
+                #expect(html.contains(#"id="sharing""#))
+                #expect(html.contains(#"id="sharing-on""#) == setup.fileAllowsTrips, "\(key)")
+                if sharing {
+                    #expect(html.contains("Trip sharing is off: a confirmed ride is held on this device until you turn it on."))
+                    let (status, _, location) = try await post(client, p, "/drafts/\(id)/sharing", "trips=on")
+                    #expect(status == .seeOther && location == "/drafts/\(id)?done=sharing-on")
+                    #expect(try store.consent().tripsAndDrafts)
+                    (_, html) = try await get(client, p, "/drafts/\(id)")
+                    #expect(html.contains("Trip sharing is on and a hub is set") && html.contains(#"id="sharing-off""#))
+                }
+                let (status, _, location) = try await post(client, p, "/drafts/\(id)/confirm")
+                #expect(status == .seeOther && location == "/drafts/\(id)?done=\(key)")
+                (_, html) = try await get(client, p, location ?? "")
+                #expect(html.contains(text.replacingOccurrences(of: "`", with: "&#96;")) || html.contains(text), "\(key): \(html)")
+                #expect(!html.contains("queued for publishing"))
+            }
+            // The CLI's rule and the page's are one: ConsentPolicy calls the same PublishingSetup.hold.
+            #expect(try store.confirmedDraftHold(setup).map { ReviewViews.confirmedNotice($0) } ?? "confirmed" == key)
+        }
+    }
+
+    @Test func sharingCannotBeTurnedOnAgainstTheFile() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir)
+        let id = try store.listDrafts()[0].id
+        try await reviewApp(store, publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: false)).test(.router) { client in
+            let p = try await pair(client, store: store, draftID: id)
+            let (status, html, _) = try await post(client, p, "/drafts/\(id)/sharing", "trips=on")
+            #expect(status == .badRequest && html.contains("privacy.share_trips is false"))
+        }
+        #expect(try !store.consent().tripsAndDrafts)
+    }
+
+    /// The words: "needs maintenance", edits in words, plurals, "an".
+    @Test func thePageSpeaksToTheRider() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithRides(dir)
+        let id = try store.listDrafts()[0].id
+        let d0 = try store.draft(id)
+        let shown = d0.obstacles.filter { !$0.heldBack }
+        try await reviewApp(store).test(.router) { client in
+            let p = try await pair(client, store: store, draftID: id)
+            _ = try await post(client, p, "/drafts/\(id)/obstacles/\(shown[0].id)/drop")
+            _ = try await post(client, p, "/drafts/\(id)/obstacles/\(shown[1].id)/kind", "kind=\(shown[1].kind == .debris ? "bump" : "debris")")
+            _ = try await post(client, p, "/drafts/\(id)/path-status", "status=requiresMaintenance")
+            let (_, html) = try await get(client, p, "/drafts/\(id)")
+            #expect(!html.contains(">requiresMaintenance<") && html.contains(#"<option value="requiresMaintenance" selected>needs maintenance</option>"#))
+            #expect(html.contains("path <b>needs maintenance</b>"))
+            #expect(html.contains("<li>Dropped candidate 1.</li>"))
+            #expect(html.contains("<li>Changed candidate 2 from \(shown[1].kind.rawValue) to"))
+            #expect(html.contains("<li>Rated the path needs maintenance (was not rated).</li>"))
+            let edits = String(html[html.range(of: #"<ol id="edits">"#)!.lowerBound...])
+            #expect(!edits.contains(shown[0].id) && !edits.contains("{"))  // no JSON, no UUIDs
+            #expect(!html.contains("candidate(s)") && !html.contains("0 weaker"))
+            let (status, bad, _) = try await post(client, p, "/drafts/\(id)/path-status", "status=awful")
+            #expect(status == .badRequest && bad.contains("awful is not a path status"))
+        }
+        let sharing = SharingView(text: "", canTurnOn: false, canTurnOff: false)
+        var d = d0
+        for i in d.obstacles.indices { d.obstacles[i].heldBack = false }
+        #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack == nil)
+        d.obstacles[d.obstacles.count - 1].heldBack = true
+        #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
+                == "1 weaker candidate was not asked about; it still counts for road quality.")
+        d.obstacles[d.obstacles.count - 2].heldBack = true
+        #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
+                == "2 weaker candidates were not asked about; they still count for road quality.")
+    }
+}
