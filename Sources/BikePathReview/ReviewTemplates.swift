@@ -35,7 +35,7 @@ enum ReviewTemplates {
         input[name=code]{font-size:1.2em;min-height:44px;width:8em}
         .primary{background:#2a6f2a;color:#fff;border-color:#2a6f2a}.danger{color:#a0101f}
         .apart{margin-top:2em;padding-top:.5em;border-top:1px solid #ddd}
-        .map{display:block;border:1px solid #999;max-width:none;padding:0;margin:0}.num{font-weight:bold}
+        .map{display:block;border:1px solid #999;max-width:none;padding:0;margin:0}div.map{display:inline-block;line-height:0}.num{font-weight:bold}
         .key span{display:inline-block;width:1em;height:.6em;margin:0 .3em 0 .6em}
         svg.plot{max-width:100%;height:auto}
         </style></head><body>

@@ -77,17 +77,19 @@ import Testing
         let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
         do {
             try await browser.start()
-            #expect((try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue == 390)
+            try await browser.emulatePhone(width: 390, height: 844)
             try await browser.open(site + "/")
             #expect(try await browser.currentURL() == site + "/pair")
+            let inner = (try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue
+            #expect(inner == 390, "viewport \(inner ?? 0) px wide")
             try await checkFitsAndTargets(browser, "pair")
             try await browser.type("#code", try store.issuePairingCode().code)
-            try await browser.click("#pair")
+            try await browser.clickToLoad("#pair")
             #expect(try await browser.text("h1") == "Drafts to review")
             try await checkFitsAndTargets(browser, "list")
             try await browser.screenshot(to: packageRoot + "/docs/review-list.png")
 
-            try await browser.click("#draft-1")
+            try await browser.clickToLoad("#draft-1")
             #expect(try await browser.text("#state") == "to review")
             try await checkFitsAndTargets(browser, "draft")
             try await browser.screenshot(to: packageRoot + "/docs/review-draft.png")
@@ -98,14 +100,14 @@ import Testing
             #expect(try store.draft(id).edits.isEmpty && store.draft(id).obstacles.count == before.obstacles.count)
 
             // Reject asks first; the rejection can be taken back.
-            try await browser.click("#reject")
+            try await browser.clickToLoad("#reject")
             #expect(try await browser.text("h1") == "Reject this ride?")
             try await checkFitsAndTargets(browser, "reject question")
             #expect(try store.draft(id).state == .pending)
-            try await browser.click("#reject-confirm")
+            try await browser.clickToLoad("#reject-confirm")
             #expect(try await browser.text("#message").hasPrefix("Rejected"))
             #expect(try await browser.text("#state") == "rejected")
-            try await browser.click("#reopen")
+            try await browser.clickToLoad("#reopen")
             #expect(try await browser.text("#message") == "Reject undone: the ride is waiting for your review again.")
             #expect(try await browser.text("#state") == "to review")
             let stale = try await browser.windowHandle()
@@ -113,38 +115,39 @@ import Testing
             // The edits happen in a second tab; the first keeps the page as it was (a stale confirm button).
             let tab = try await browser.newTab()
             try await browser.switchTo(tab)
+            try await browser.emulatePhone(width: 390, height: 844)  // the override is per tab
             try await browser.open(site + "/drafts/\(id)")
-            try await browser.click("#drop-1")
+            try await browser.clickToLoad("#drop-1")
             #expect(try await browser.text("#message") == "Candidate dropped.")
             try await browser.click("#kind-2 option[value='\(newKind.rawValue)']")
-            try await browser.click("#setkind-2")
+            try await browser.clickToLoad("#setkind-2")
             #expect(try await browser.text("#message") == "Kind changed.")
 
             // Add mode: kind, a tap on the line, the ringed spot, then add.
-            try await browser.click("#add")
+            try await browser.clickToLoad("#add")
             #expect(try await browser.text("h1") == "Add a missed obstacle")
             try await browser.click("#add-kind option[value='pothole']")
-            try await browser.tap("#map", x: spot.x, y: spot.y)
+            try await browser.loading { try await browser.tap("#map", x: spot.x, y: spot.y) }
             #expect(try await browser.text("#add-confirm") == "Add a pothole here")
             try await checkFitsAndTargets(browser, "add mode")
             #expect(try store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
-            try await browser.click("#add-confirm")
+            try await browser.clickToLoad("#add-confirm")
             #expect(try await browser.text("#message") == "Obstacle added.")
 
-            try await browser.click("#confirm")
+            try await browser.clickToLoad("#confirm")
             #expect(try await browser.text("#message")
                     == "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url).")
             #expect(try await browser.text("#state") == "confirmed")
 
             // 360 px, the narrowest phone the page is made for: nothing scrolls sideways.
-            try await browser.setWindowSize(width: 360, height: 740)
+            try await browser.emulatePhone(width: 360, height: 740)
             for path in ["/", "/drafts/\(id)", "/trips"] {
                 try await browser.open(site + path)
                 try await checkFitsAndTargets(browser, "\(path) at 360 px")
             }
 
             try await browser.switchTo(stale)
-            try await browser.click("#confirm")
+            try await browser.clickToLoad("#confirm")
             #expect(try await browser.text("#message") == "draft \(id) is queued; it cannot become confirmed")
         } catch {
             await browser.quit()

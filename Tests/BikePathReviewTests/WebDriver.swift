@@ -60,6 +60,23 @@ final class WebDriver: @unchecked Sendable {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/click", [String: Any]())
     }
 
+    /// Clicks something that loads a new page, and returns once the old page is gone: a
+    /// lookup right after a plain click can find the old page's element of the same id
+    /// (its stale "to review" state, or a node chromium already detached).
+    func clickToLoad(_ css: String) async throws {
+        try await loading { try await self.click(css) }
+    }
+
+    /// Runs `act`, then waits (up to 15 s) until the page it was on is replaced.
+    func loading(_ act: () async throws -> Void) async throws {
+        let old = try await element("html")
+        try await act()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? await call(.GET, "/session/\(session)/element/\(old)/name")) != nil {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     func type(_ css: String, _ text: String) async throws {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/value", ["text": text])
     }
@@ -85,13 +102,19 @@ final class WebDriver: @unchecked Sendable {
         try await call(.POST, "/session/\(session)/execute/sync", ["script": script, "args": [Any]()])
     }
 
-    /// Sets the window's outer size; in headless chromium the viewport is the window.
-    func setWindowSize(width: Int, height: Int) async throws {
-        _ = try await call(.POST, "/session/\(session)/window/rect", ["width": width, "height": height])
+    /// Makes the page a phone's: `width` × `height` CSS px, mobile (the viewport meta tag
+    /// counts), through chromedriver's DevTools passthrough. Headless chromium keeps a
+    /// window at least 500 px wide, so `--window-size` alone cannot give 390 or 360.
+    func emulatePhone(width: Int, height: Int) async throws {
+        _ = try await call(.POST, "/session/\(session)/goog/cdp/execute", [
+            "cmd": "Emulation.setDeviceMetricsOverride",
+            "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": true] as [String: Any],
+        ])
     }
 
     /// A finger's tap at (`x`, `y`) CSS px from the element's top left corner (W3C pointer
     /// actions, touch): offsets are from the element's centre, so the middle is subtracted.
+    /// A tap that loads a page goes inside `loading`.
     func tap(_ css: String, x: Double, y: Double) async throws {
         let id = try await element(css)
         let rect = try await call(.GET, "/session/\(session)/element/\(id)/rect") as? [String: Any] ?? [:]
