@@ -102,6 +102,8 @@ let package = Package(
                 "BikePathCore", "BikePathStore", "BikePathServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // Reads an MBTiles file (SQLite) for the street map.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,6 +200,7 @@ let package = Package(
             name: "BikePathReviewTests",
             dependencies: [
                 "BikePathReview", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -39,11 +39,12 @@ public struct ReviewAddress: Sendable, Equatable, CustomStringConvertible {
 /// Builds the review page's router (for in-process tests and the application).
 /// `hosts`: the names a request may carry in `Host` (DNS rebinding, docs/review.md);
 /// `publishing`: what of the configuration decides whether a confirmed draft leaves the device.
+/// `streetMap`: what is drawn under the path (none unless configured).
 public func buildReviewRouter(store: Store, sessions: ReviewSessions, hosts: ReviewHosts, publishing: PublishingSetup,
-                              firstMilestoneMetres: Double = 100_000) throws -> Router<BasicRequestContext> {
+                              streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000) throws -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: HostCheckMiddleware(hosts: hosts))
-    ReviewRoutes(store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing,
+    ReviewRoutes(store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
                  firstMilestoneMetres: firstMilestoneMetres)
         .add(to: router)
     return router
@@ -77,7 +78,8 @@ public enum ReviewStartError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Builds the review page application, in the manner of Hummingbird's `buildApplication`.
-public func buildReviewApplication(store: Store, address: ReviewAddress, publishing: PublishingSetup, sessions: ReviewSessions = ReviewSessions(),
+public func buildReviewApplication(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
+                                   sessions: ReviewSessions = ReviewSessions(),
                                    logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
     throws -> some ApplicationProtocol
 {
@@ -86,6 +88,7 @@ public func buildReviewApplication(store: Store, address: ReviewAddress, publish
     let policy = ConnectionPolicy.reviewPage
     return Application(
                 router: try buildReviewRouter(store: store, sessions: sessions, hosts: ReviewHosts(listen: address), publishing: publishing,
+                                              streetMap: streetMap,
                                               firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
                 server: .http1(policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
@@ -101,12 +104,14 @@ public struct ReviewService: Service {
     let store: Store
     let address: ReviewAddress
     let publishing: PublishingSetup
+    let streetMap: StreetMap
     let logger: Logger
 
-    public init(store: Store, address: ReviewAddress, publishing: PublishingSetup, logger: Logger) {
+    public init(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none, logger: Logger) {
         self.store = store
         self.address = address
         self.publishing = publishing
+        self.streetMap = streetMap
         self.logger = logger
     }
 
@@ -118,7 +123,7 @@ public struct ReviewService: Service {
         }
         let code = try store.issuePairingCode()
         let logger = self.logger, address = self.address
-        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, logger: logger) { port in
+        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, streetMap: streetMap, logger: logger) { port in
             let urls = address.phoneURLs(port: port, interfaces: InterfaceAddress.current())
             logger.notice("review page on \(urls.joined(separator: " and ")) — pairing code \(code.code) (valid 10 min; `bikepathd review pair` makes a new one)")
         }

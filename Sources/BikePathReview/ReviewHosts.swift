@@ -134,6 +134,9 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
                                          "This request names no host (no Host header); the review page answers only requests that do.\n")
         }
         guard hosts.accepts(authority) else {
+            // Read the (short) form before answering: closing a socket with request bytes
+            // still unread makes the kernel reset it, and the client may lose the 421.
+            _ = try? await request.body.collect(upTo: ReviewRoutes.maxFormBytes)
             return ReviewRoutes.response(.misdirectedRequest, type: "text/plain; charset=utf-8", """
                 This is the review page of a bike computer, and "\(authority)" is not one of its addresses: refused, nothing \
                 was changed. Open the address bikepathd printed when it started (or http://localhost:PORT on the Pi itself).

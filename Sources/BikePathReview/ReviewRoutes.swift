@@ -13,6 +13,8 @@ struct ReviewRoutes: Sendable {
     let library: MustacheLibrary
     /// What of the configuration decides whether a confirmed draft leaves the device.
     let publishing: PublishingSetup
+    /// The street map under the path, if any.
+    let streetMap: StreetMap
     /// The first distance milestone (for "the first comes at …").
     let firstMilestoneMetres: Double
 
@@ -46,7 +48,7 @@ struct ReviewRoutes: Sendable {
             try await self.withSession(request) { _ in
                 let d = try self.store.draft(try self.store.resolveDraftID(try Self.parameter(context, "draft")))
                 let spot = request.uri.queryParameters["spot"].flatMap { Self.point(String($0)) }
-                return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot))
+                return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot, background: self.streetMap == .none))
             }
         }
         // Add mode (issue 22: a tap on the map used to add an obstacle at once, so a rider
@@ -71,7 +73,20 @@ struct ReviewRoutes: Sendable {
                         message = Message(text: "That tap is off the path: tap on the line where the obstacle is.", isError: true)
                     }
                 }
-                return try self.page("add", ReviewViews.add(d, csrf: session.csrf, kind: kind, tap: tap, spot: spot, message: message))
+                return try self.page("add", ReviewViews.add(d, csrf: session.csrf, kind: kind, tap: tap, spot: spot, message: message,
+                                                             street: self.streetMap))
+            }
+        }
+        // The on-device street map (review.mbtiles): tiles from the file, so nothing leaves the device.
+        if case .mbtiles(let file, _) = streetMap {
+            router.get("/tiles/:z/:x/:y") { request, context in
+                try await self.withSession(request) { _ in
+                    guard let z = Int(try Self.parameter(context, "z")), let x = Int(try Self.parameter(context, "x")),
+                          let y = Int(try Self.parameter(context, "y")),
+                          let data = try? file.tile(z: z, x: x, y: y) else { return Response(status: .notFound) }
+                    return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
+                                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                }
             }
         }
         // Reject asks once more (no JavaScript: a page of its own); the POST rejects.
@@ -214,7 +229,8 @@ struct ReviewRoutes: Sendable {
         var evidence: [String: CandidateEvidence] = [:]
         for eventID in ReviewViews.shown(d).compactMap(\.eventID) { evidence[eventID] = try store.candidateEvidence(eventID) }
         let sharing = ReviewViews.sharing(publishing, consent: try store.consent())
-        return try page("draft", ReviewViews.draft(d, csrf: session.csrf, message: message, evidence: evidence, sharing: sharing), status: status)
+        return try page("draft", ReviewViews.draft(d, csrf: session.csrf, message: message, evidence: evidence, sharing: sharing,
+                                                   street: streetMap), status: status)
     }
 
     private func page(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) throws -> Response {

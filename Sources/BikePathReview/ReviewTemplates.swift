@@ -11,7 +11,8 @@ enum ReviewTemplates {
     }
 
     static let all: [(String, String)] = [("head", head), ("foot", foot), ("list", list), ("draft", draft), ("trips", trips),
-                                          ("pair", pair), ("problem", problem), ("add", add), ("reject", reject)]
+                                          ("pair", pair), ("problem", problem), ("add", add), ("reject", reject),
+                                          ("tile", tile), ("street", street)]
 
     // Sizes (issue 22, a 390 px phone): every page fits 360 px wide (the list's six columns
     // made it 438 px; the map was 362 px plus padding), and every button, select, link
@@ -35,7 +36,8 @@ enum ReviewTemplates {
         input[name=code]{font-size:1.2em;min-height:44px;width:8em}
         .primary{background:#2a6f2a;color:#fff;border-color:#2a6f2a}.danger{color:#a0101f}
         .apart{margin-top:2em;padding-top:.5em;border-top:1px solid #ddd}
-        .map{display:block;border:1px solid #999;max-width:none;padding:0;margin:0}div.map{display:inline-block;line-height:0}.num{font-weight:bold}
+        div.map{position:relative;overflow:hidden;box-sizing:content-box;border:1px solid #999;line-height:0;background:#f6f6f0}
+        div.map svg,div.map input,.tile{position:absolute;left:0;top:0;border:0;padding:0;margin:0;max-width:none}.num{font-weight:bold}
         .key span{display:inline-block;width:1em;height:.6em;margin:0 .3em 0 .6em}
         svg.plot{max-width:100%;height:auto}
         </style></head><body>
@@ -45,6 +47,15 @@ enum ReviewTemplates {
         """
 
     static let foot = "</body></html>\n"
+
+    // A street tile, loaded by the phone itself; no Referer, so the tile server is not told the page's address.
+    static let tile = """
+        <img class="tile" src="{{url}}" alt="" referrerpolicy="no-referrer" style="left:{{left}}px;top:{{top}}px;width:{{size}}px;height:{{size}}px">
+        """
+
+    static let street = """
+        {{#attribution}}street map {{.}}{{/attribution}}{{^attribution}}no street map: the path alone, to scale{{/attribution}}
+        """
 
     static let list = """
         {{> head}}
@@ -61,9 +72,9 @@ enum ReviewTemplates {
     static let draft = """
         {{> head}}
         <p>{{date}} {{time}} · {{distance}} · {{duration}}<br>state <b id="state">{{state}}</b> · path <b>{{pathStatus}}</b></p>
-        <div class="map" id="map">{{{map}}}</div>
+        <div class="map" id="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}{{{map}}}</div>
         <p class="key">{{#statusKey}}<span style="background:{{colour}}"></span>{{name}}{{/statusKey}}
-        <br><b style="color:#2a9d3a">●</b> start · ■ end · N north · no street map: the path alone, to scale.</p>
+        <br><b style="color:#2a9d3a">●</b> start · ■ end · N north · {{> street}}</p>
         {{#pending}}<p><a class="btn" id="add" href="/drafts/{{id}}/add">Add a missed obstacle</a></p>{{/pending}}
         <h2>Candidates</h2>
         {{^obstacles}}<p>None to review.</p>{{/obstacles}}
@@ -116,7 +127,9 @@ enum ReviewTemplates {
         <form method="get" action="/drafts/{{id}}/add">
         <p><label>1. What was it? <select name="kind" id="add-kind">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select></label></p>
         <p>2. Tap the line where it was{{#spot}} (tap again to move the ring){{/spot}}:</p>
-        <input type="image" class="map" id="map" name="map" alt="map of the ride: tap the line" src="/drafts/{{id}}/map.svg{{spotQuery}}" width="{{mapWidth}}" height="{{mapHeight}}">
+        <div class="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}
+        <input type="image" id="map" name="map" alt="map of the ride: tap the line" src="/drafts/{{id}}/map.svg{{spotQuery}}" width="{{mapWidth}}" height="{{mapHeight}}"></div>
+        <p class="key">{{> street}}</p>
         </form>
         {{#spot}}
         <form method="post" action="/drafts/{{id}}/obstacles"><input type="hidden" name="csrf" value="{{csrf}}">

@@ -7,6 +7,8 @@ struct Message { let text: String; let isError: Bool }
 /// A choice of a select: `value` is what the form sends, `label` what the rider reads.
 struct Option { let value: String; let label: String; let selected: Bool }
 struct StatusKey { let name: String; let colour: String }
+/// One street tile under the map, placed in CSS px.
+struct TileView { let url: String; let left: String; let top: String; let size: String }
 
 struct DraftRow {
     let number: Int, id: String, date: String, time: String, distance: String, duration: String, waiting: Int, state: String
@@ -39,6 +41,10 @@ struct DraftPage {
     let pending: Bool, rejected: Bool
     /// The map drawn inline (its dots link to their candidates).
     let map: String
+    let mapWidth: Int, mapHeight: Int
+    /// Street tiles under the map, and whose they are; none without a street map.
+    let tiles: [TileView]
+    let attribution: String?
     let statuses: [Option], statusKey: [StatusKey]
     let obstacles: [CandidateView]
     let heldBack: String?
@@ -57,6 +63,8 @@ struct AddPage {
     /// "Add a pothole here", "Add an irregularity here".
     let addButton: String
     let mapWidth: Int, mapHeight: Int
+    let tiles: [TileView]
+    let attribution: String?
     /// `?spot=X,Y` for the map image, or "".
     let spotQuery: String
     /// The tap, sent again by the add button (the server snaps it to the path once more).
@@ -202,7 +210,26 @@ enum ReviewViews {
         ObstacleKind.allCases.map { Option(value: $0.rawValue, label: $0.rawValue, selected: $0 == selected) }
     }
 
-    static func draft(_ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence], sharing: SharingView) -> DraftPage {
+    /// The tiles under a draft's map, with their URLs: the template's, or the page's own `/tiles/Z/X/Y`.
+    static func tiles(_ street: StreetMap, _ p: PathProjection) -> [TileView] {
+        let maxZoom: Int, url: (TileLayer.Tile) -> String
+        switch street {
+        case .none: return []
+        case .tiles(let template, _, let zoom):
+            maxZoom = zoom
+            url = { template.replacingOccurrences(of: "{z}", with: "\($0.z)").replacingOccurrences(of: "{x}", with: "\($0.x)")
+                .replacingOccurrences(of: "{y}", with: "\($0.y)") }
+        case .mbtiles(let file, _):
+            maxZoom = file.maxZoom
+            url = { "/tiles/\($0.z)/\($0.x)/\($0.y)" }
+        }
+        return TileLayer(p, maxZoom: maxZoom).tiles.map {
+            TileView(url: url($0), left: String(format: "%.1f", $0.left), top: String(format: "%.1f", $0.top), size: String(format: "%.1f", $0.size))
+        }
+    }
+
+    static func draft(_ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence], sharing: SharingView,
+                      street: StreetMap = .none) -> DraftPage {
         let when = ReviewFormat.date(d.trip.startUTCNanoseconds)
         let pending = d.state == .pending
         let shown = shown(d)
@@ -219,11 +246,14 @@ enum ReviewViews {
         }
         let s = d.trip.statistics
         let held = d.heldBackCount
+        let drawn = DraftMap(d, shown: shown)
         return DraftPage(
             title: "Ride of \(when.date)", message: message, id: d.id, csrf: csrf, date: when.date, time: when.time,
             distance: ReviewFormat.distance(s.distanceMeters), duration: ReviewFormat.duration(s.elapsedSeconds), state: label(d.state),
             pathStatus: d.pathStatus.map(label) ?? "not rated", pending: pending, rejected: d.state == .rejected,
-            map: DraftMap(d, shown: shown).svg(links: true),
+            map: drawn.svg(links: true, background: street == .none),
+            mapWidth: Int(drawn.projection.width), mapHeight: Int(drawn.projection.height),
+            tiles: tiles(street, drawn.projection), attribution: street.attribution,
             statuses: PathStatus.allCases.map { Option(value: $0.rawValue, label: label($0), selected: $0 == d.pathStatus) },
             statusKey: PathStatus.allCases.map { StatusKey(name: label($0), colour: DraftMap.colour($0)) },
             obstacles: candidates,
@@ -250,11 +280,11 @@ enum ReviewViews {
     }
 
     static func add(_ d: DraftDocument, csrf: String, kind: ObstacleKind, tap: (Double, Double)?, spot: (x: Double, y: Double, along: String)?,
-                    message: Message?) -> AddPage {
+                    message: Message?, street: StreetMap = .none) -> AddPage {
         let map = DraftMap(d, shown: shown(d)).projection
         return AddPage(message: message, id: d.id, csrf: csrf, kinds: kindOptions(selected: kind), kindValue: kind.rawValue,
                        addButton: "Add \(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) here",
-                       mapWidth: Int(map.width), mapHeight: Int(map.height),
+                       mapWidth: Int(map.width), mapHeight: Int(map.height), tiles: tiles(street, map), attribution: street.attribution,
                        spotQuery: spot.map { String(format: "?spot=%.1f,%.1f", $0.x, $0.y) } ?? "",
                        tapX: tap.map { String(format: "%.0f", $0.0) } ?? "", tapY: tap.map { String(format: "%.0f", $0.1) } ?? "",
                        spot: spot != nil, along: spot?.along ?? "")

@@ -87,7 +87,8 @@ public final class Daemon: Sendable {
             },
             sync: sync,
             review: ReviewAddress(configuration.review.listen).map {
-                ReviewService(store: store, address: $0, publishing: configuration.publishing, logger: logger)
+                ReviewService(store: store, address: $0, publishing: configuration.publishing,
+                              streetMap: Self.streetMap(configuration.review, logger: logger), logger: logger)
             },
             loop: loop,
             degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,

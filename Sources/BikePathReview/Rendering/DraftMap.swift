@@ -36,7 +36,8 @@ public struct DraftMap: Sendable {
     /// `links`: each numbered dot is a link to its candidate on the page (`#cand-N`), for the
     /// map drawn inline in the draft page — a tap on a dot opens that candidate and adds
     /// nothing. `spot`: a ring at a canvas point (the spot the rider picked in add mode).
-    public func svg(links: Bool = false, spot: (x: Double, y: Double)? = nil) -> String {
+    /// `background`: false over street tiles, which then show through.
+    public func svg(links: Bool = false, spot: (x: Double, y: Double)? = nil, background: Bool = true) -> String {
         let p = projection
         func xy(_ c: Coordinate) -> String {
             let q = p.point(c)
@@ -44,8 +45,9 @@ public struct DraftMap: Sendable {
         }
         var parts = ["""
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(Int(p.width)) \(Int(p.height))" width="\(Int(p.width))" \
-            height="\(Int(p.height))"><rect width="100%" height="100%" fill="#f6f6f0"/>
+            height="\(Int(p.height))">
             """]
+        if background { parts.append("<rect width=\"100%\" height=\"100%\" fill=\"#f6f6f0\"/>") }
         parts.append("<polyline fill=\"none\" stroke=\"#555\" stroke-width=\"3\" points=\"\(draft.path.map(xy).joined(separator: " "))\"/>")
         for stretch in draft.roadQuality {
             let points = Self.pathBetween(draft.path, stretch.start, stretch.end)
