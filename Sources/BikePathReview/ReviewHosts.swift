@@ -59,8 +59,9 @@ public struct InterfaceAddress: Sendable, Equatable {
 /// loopback address also `localhost`; bound to every interface (`0.0.0.0`, `::`)
 /// every interface's address, `localhost`, the machine's host name and its mDNS
 /// name (`NAME.local`). The port is not compared: the socket that accepted the
-/// request already fixes it. Interfaces are read at each refused-looking request,
-/// so an address the Wi-Fi hands out after start is accepted.
+/// request already fixes it. Interfaces are read again for each request that names
+/// neither the listen address nor `localhost` (getifaddrs, microseconds), so an address
+/// the Wi-Fi hands out after the daemon started is accepted.
 public struct ReviewHosts: Sendable {
     let listen: ReviewAddress
     let interfaces: @Sendable () -> [InterfaceAddress]

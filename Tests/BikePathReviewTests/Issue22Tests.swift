@@ -75,7 +75,7 @@ import Glibc
         func request(_ host: String?, _ text: String) throws -> String {
             let c = try RawConnection(port: port, timeout: 30)  // the full suite loads 2 cores
             try c.send(text.replacingOccurrences(of: "HOST\r\n", with: host.map { "Host: \($0)\r\n" } ?? ""))
-            return c.readUntilClosed().text
+            return c.readResponse()
         }
         let body = "code=\(wrong)"
         let post = "POST /pair HTTP/1.1\r\nHOST\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
@@ -116,6 +116,31 @@ import Glibc
         await #expect(throws: ReviewStartError.portInUse(taken)) { try await service.run() }
         #expect(ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!).description
                 == "port 18083 is already in use on 0.0.0.0; pick another with --listen or review.listen")
+    }
+}
+
+extension RawConnection {
+    /// One whole response, its head and its Content-Length body, without waiting for the
+    /// server to close the connection (an idle keep-alive would cost its 30 s timeout).
+    func readResponse() -> String {
+        var data = Data()
+        var byte: UInt8 = 0
+        while !data.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            guard recv(fd, &byte, 1, 0) == 1 else { return String(decoding: data, as: UTF8.self) }
+            data.append(byte)
+        }
+        let head = String(decoding: data, as: UTF8.self).lowercased()
+        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        var body = [UInt8](repeating: 0, count: 4096)
+        var got = 0
+        while got < length {
+            let n = body.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, min($0.count, length - got), 0) }
+            guard n > 0 else { break }
+            data.append(contentsOf: body[0..<n])
+            got += n
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
