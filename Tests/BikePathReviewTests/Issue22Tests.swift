@@ -103,14 +103,16 @@ import Glibc
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        // 127.0.0.2, not .1: the other tests' servers bind ports `WebDriver.freePort` found
+        // free on 127.0.0.1, and holding one of those here would make theirs "in use".
+        address.sin_addr.s_addr = inet_addr("127.0.0.2")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
         #expect(bound && listen(fd, 1) == 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
-        let taken = ReviewAddress(host: "127.0.0.1", port: port)
+        let taken = ReviewAddress(host: "127.0.0.2", port: port)
         let service = ReviewService(store: store, address: taken, publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
                                     logger: Logger(label: "review-test"))
         await #expect(throws: ReviewStartError.portInUse(taken)) { try await service.run() }
