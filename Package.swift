@@ -101,6 +101,9 @@ let package = Package(
             dependencies: [
                 "BikePathCore", "BikePathStore", "BikePathServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // Reads an MBTiles file (SQLite) for the street map.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -199,6 +202,7 @@ let package = Package(
             name: "BikePathReviewTests",
             dependencies: [
                 "BikePathReview", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,7 +4,11 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the review page listens: `HOST:PORT` (`127.0.0.1:8080`, `0.0.0.0:8080`).
 public struct ReviewAddress: Sendable, Equatable, CustomStringConvertible {
@@ -33,15 +37,49 @@ public struct ReviewAddress: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Builds the review page's router (for in-process tests and the application).
-public func buildReviewRouter(store: Store, sessions: ReviewSessions, firstMilestoneMetres: Double = 100_000) throws -> Router<BasicRequestContext> {
+/// `hosts`: the names a request may carry in `Host` (DNS rebinding, docs/review.md);
+/// `publishing`: what of the configuration decides whether a confirmed draft leaves the device.
+/// `streetMap`: what is drawn under the path (none unless configured).
+public func buildReviewRouter(store: Store, sessions: ReviewSessions, hosts: ReviewHosts, publishing: PublishingSetup,
+                              streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000) throws -> Router<BasicRequestContext> {
     let router = Router()
-    ReviewRoutes(store: store, sessions: sessions, library: try ReviewTemplates.library(), firstMilestoneMetres: firstMilestoneMetres)
+    router.add(middleware: HostCheckMiddleware(hosts: hosts))
+    ReviewRoutes(store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
+                 firstMilestoneMetres: firstMilestoneMetres)
         .add(to: router)
     return router
 }
 
+/// Why the review page could not start, in one sentence the rider can act on.
+public enum ReviewStartError: Error, Equatable, CustomStringConvertible {
+    /// EADDRINUSE: another program (or a second bikepathd) serves the port.
+    case portInUse(ReviewAddress)
+    /// EADDRNOTAVAIL: the address is not one of this machine's.
+    case addressNotOnThisMachine(ReviewAddress)
+
+    public var description: String {
+        switch self {
+        case .portInUse(let a):
+            "port \(a.port) is already in use on \(a.host); pick another with --listen or review.listen"
+        case .addressNotOnThisMachine(let a):
+            "\(a.host) is not an address of this machine, so the review page cannot listen on \(a); use 0.0.0.0 (every interface) or one of its addresses in --listen or review.listen"
+        }
+    }
+
+    /// The sentence for a bind failure, or nil for any other error.
+    static func from(_ error: any Error, address: ReviewAddress) -> ReviewStartError? {
+        guard let io = error as? IOError else { return nil }
+        switch io.errnoCode {
+        case EADDRINUSE: return .portInUse(address)
+        case EADDRNOTAVAIL: return .addressNotOnThisMachine(address)
+        default: return nil
+        }
+    }
+}
+
 /// Builds the review page application, in the manner of Hummingbird's `buildApplication`.
-public func buildReviewApplication(store: Store, address: ReviewAddress, sessions: ReviewSessions = ReviewSessions(),
+public func buildReviewApplication(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
+                                   sessions: ReviewSessions = ReviewSessions(),
                                    logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
     throws -> some ApplicationProtocol
 {
@@ -49,7 +87,9 @@ public func buildReviewApplication(store: Store, address: ReviewAddress, session
     // used to stop the page for 40 s and, inside `run`, `bikepathd status` with it).
     let policy = ConnectionPolicy.reviewPage
     return Application(
-                router: try buildReviewRouter(store: store, sessions: sessions, firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
+                router: try buildReviewRouter(store: store, sessions: sessions, hosts: ReviewHosts(listen: address), publishing: publishing,
+                                              streetMap: streetMap,
+                                              firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
                 server: .http1(policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
                                      availableConnectionsDelegate: MaximumAvailableConnections(policy.maxConnections, logger: logger)),
@@ -58,18 +98,24 @@ public func buildReviewApplication(store: Store, address: ReviewAddress, session
 }
 
 /// The review page as a service of `bikepathd run` or `bikepathd review`: it
-/// issues a pairing code, logs it, and serves until the group shuts down.
+/// issues a pairing code, logs it with the URLs a phone can open, and serves until
+/// the group shuts down.
 public struct ReviewService: Service {
     let store: Store
     let address: ReviewAddress
+    let publishing: PublishingSetup
+    let streetMap: StreetMap
     let logger: Logger
 
-    public init(store: Store, address: ReviewAddress, logger: Logger) {
+    public init(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none, logger: Logger) {
         self.store = store
         self.address = address
+        self.publishing = publishing
+        self.streetMap = streetMap
         self.logger = logger
     }
 
+    /// - Throws: `ReviewStartError` when the address cannot be bound; the store's error when no code can be issued.
     public func run() async throws {
         if !address.isLoopback {
             // Configured on purpose (review.listen / --listen); said once so the log shows it (docs/review.md, threat model).
@@ -77,9 +123,21 @@ public struct ReviewService: Service {
         }
         let code = try store.issuePairingCode()
         let logger = self.logger, address = self.address
-        let app = try buildReviewApplication(store: store, address: address, logger: logger) { port in
-            logger.notice("review page on http://\(ReviewAddress(host: address.host, port: port)) — pairing code \(code.code) (valid 10 min; `bikepathd review pair` makes a new one)")
+        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, streetMap: streetMap, logger: logger) { port in
+            let urls = address.phoneURLs(port: port, interfaces: InterfaceAddress.current())
+            logger.notice("review page on \(urls.joined(separator: " and ")) — pairing code \(code.code) (valid 10 min; `bikepathd review pair` makes a new one)")
         }
-        try await app.run()
+        do {
+            try await app.run()
+        } catch {
+            // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
+            if let start = ReviewStartError.from(error, address: address) {
+                // Inside `run` the page is a helper whose failure leaves the daemon running
+                // (DaemonServices): the log line is where the rider's operator reads why.
+                logger.error("review page not started: \(start)")
+                throw start
+            }
+            throw error
+        }
     }
 }

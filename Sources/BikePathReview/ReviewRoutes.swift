@@ -11,6 +11,10 @@ struct ReviewRoutes: Sendable {
     let store: Store
     let sessions: ReviewSessions
     let library: MustacheLibrary
+    /// What of the configuration decides whether a confirmed draft leaves the device.
+    let publishing: PublishingSetup
+    /// The street map under the path, if any.
+    let streetMap: StreetMap
     /// The first distance milestone (for "the first comes at …").
     let firstMilestoneMetres: Double
 
@@ -36,31 +40,93 @@ struct ReviewRoutes: Sendable {
         }
         router.get("/drafts/:draft") { request, context in
             try await self.withSession(request) { session in
-                let id = try self.store.resolveDraftID(try context.parameters.require("draft"))
+                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
                 return try self.draftPage(id, session: session, message: Self.notice(request))
             }
         }
         router.get("/drafts/:draft/map.svg") { request, context in
             try await self.withSession(request) { _ in
-                let d = try self.store.draft(try self.store.resolveDraftID(try context.parameters.require("draft")))
-                return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg)
+                let d = try self.store.draft(try self.store.resolveDraftID(try Self.parameter(context, "draft")))
+                let spot = request.uri.queryParameters["spot"].flatMap { Self.point(String($0)) }
+                return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot, background: self.streetMap == .none))
             }
         }
-        action(router, "/drafts/:draft/confirm", done: "confirmed") { id, _, _ in _ = try self.store.confirmDraft(id) }
-        action(router, "/drafts/:draft/reject", done: "rejected") { id, _, _ in try self.store.rejectDraft(id) }
-        action(router, "/drafts/:draft/undo", done: "undone") { id, _, _ in try self.store.undoLastEdit(id) }
-        action(router, "/drafts/:draft/path-status", done: "rated") { id, form, _ in
+        // Add mode (issue 22: a tap on the map used to add an obstacle at once, so a rider
+        // tapping a dot to look at it added a duplicate). GET only shows: pick a kind, tap
+        // the line, see the spot ringed, then add it with the one POST below.
+        router.get("/drafts/:draft/add") { request, context in
+            try await self.withSession(request) { session in
+                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                let d = try self.store.draft(id)
+                guard d.state == .pending else { throw StoreError.draftNotEditable(id, state: d.state) }
+                let query = request.uri.queryParameters
+                let kind = query["kind"].flatMap { ObstacleKind(rawValue: String($0)) } ?? .pothole
+                let tap = query["map.x"].flatMap { Double(String($0)) }.flatMap { x in query["map.y"].flatMap { Double(String($0)) }.map { (x, $0) } }
+                var spot: (x: Double, y: Double, along: String)?
+                var message: Message?
+                if let tap {
+                    let map = DraftMap(d, shown: ReviewViews.shown(d)).projection
+                    if let hit = map.nearestOnPath(d.path, x: tap.0, y: tap.1), hit.distance <= Self.tapTolerance {
+                        let q = map.point(hit.coordinate)
+                        spot = (q.x, q.y, d.distanceAlongPath(to: hit.coordinate).map(ReviewFormat.distance) ?? "–")
+                    } else {
+                        message = Message(text: "That tap is off the path: tap on the line where the obstacle is.", isError: true)
+                    }
+                }
+                return try self.page("add", ReviewViews.add(d, csrf: session.csrf, kind: kind, tap: tap, spot: spot, message: message,
+                                                             street: self.streetMap))
+            }
+        }
+        // The on-device street map (review.mbtiles): tiles from the file, so nothing leaves the device.
+        if case .mbtiles(let file, _) = streetMap {
+            router.get("/tiles/:z/:x/:y") { request, context in
+                try await self.withSession(request) { _ in
+                    guard let z = Int(try Self.parameter(context, "z")), let x = Int(try Self.parameter(context, "x")),
+                          let y = Int(try Self.parameter(context, "y")),
+                          let data = try? file.tile(z: z, x: x, y: y) else { return Response(status: .notFound) }
+                    return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
+                                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                }
+            }
+        }
+        // Reject asks once more (no JavaScript: a page of its own); the POST rejects.
+        router.get("/drafts/:draft/reject") { request, context in
+            try await self.withSession(request) { session in
+                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                let d = try self.store.draft(id)
+                guard d.state == .pending else { throw StoreError.illegalTransition(draft: id, from: d.state, to: .rejected) }
+                return try self.page("reject", ReviewViews.rejectQuestion(d, csrf: session.csrf))
+            }
+        }
+        action(router, "/drafts/:draft/confirm") { id, _, _ in
+            try self.store.confirmDraft(id)
+            // What happens next, by the CLI's own rule (PublishingSetup): published, or why not.
+            return ReviewViews.confirmedNotice(try self.store.confirmedDraftHold(self.publishing))
+        }
+        action(router, "/drafts/:draft/reject") { id, _, _ in try self.store.rejectDraft(id); return "rejected" }
+        action(router, "/drafts/:draft/reopen") { id, _, _ in try self.store.reopenDraft(id); return "reopened" }
+        action(router, "/drafts/:draft/undo") { id, _, _ in try self.store.undoLastEdit(id); return "undone" }
+        action(router, "/drafts/:draft/sharing") { _, form, _ in
+            let on = form["trips"] == "on"
+            if on, !self.publishing.fileAllowsTrips { throw StoreError.invalidEdit(PublishingSetup.Hold.forbiddenByFile.description) }
+            try self.store.setConsent(.tripsAndDrafts, on)
+            return on ? "sharing-on" : "sharing-off"
+        }
+        action(router, "/drafts/:draft/path-status") { id, form, _ in
             try self.store.editDraft(id, .setPathStatus(try Self.choice(form["status"], "path status")))
+            return "rated"
         }
-        action(router, "/drafts/:draft/obstacles/:obstacle/drop", done: "dropped") { id, _, context in
-            let obstacle = try self.store.resolveObstacleID(try context.parameters.require("obstacle"), inDraft: id)
+        action(router, "/drafts/:draft/obstacles/:obstacle/drop") { id, _, context in
+            let obstacle = try self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
             try self.store.editDraft(id, .dropObstacle(obstacleID: obstacle))
+            return "dropped"
         }
-        action(router, "/drafts/:draft/obstacles/:obstacle/kind", done: "changed") { id, form, context in
-            let obstacle = try self.store.resolveObstacleID(try context.parameters.require("obstacle"), inDraft: id)
+        action(router, "/drafts/:draft/obstacles/:obstacle/kind") { id, form, context in
+            let obstacle = try self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
             try self.store.editDraft(id, .setObstacleKind(obstacleID: obstacle, try Self.choice(form["kind"], "obstacle kind")))
+            return "changed"
         }
-        action(router, "/drafts/:draft/obstacles", done: "added") { id, form, _ in
+        action(router, "/drafts/:draft/obstacles") { id, form, _ in
             let kind: ObstacleKind = try Self.choice(form["kind"], "obstacle kind")
             guard let x = form["map.x"].flatMap(Double.init), let y = form["map.y"].flatMap(Double.init) else {
                 throw StoreError.invalidEdit("tap the map where the obstacle is")
@@ -71,7 +137,22 @@ struct ReviewRoutes: Sendable {
                 throw StoreError.invalidEdit("that tap is off the path: tap on the line where the obstacle is")
             }
             try self.store.editDraft(id, .addObstacle(kind, time: nil, coordinate: spot.coordinate))
+            return "added"
         }
+    }
+
+    /// A path parameter, percent-decoded: the router hands `%231` over as it came, and
+    /// the documented obstacle reference `#N` can only travel in a URL as `%23N` (issue 22).
+    static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// `X,Y` in canvas units, or nil.
+    static func point(_ text: String) -> (x: Double, y: Double)? {
+        let parts = text.split(separator: ",").compactMap { Double(String($0)) }
+        guard parts.count == 2, parts.allSatisfy(\.isFinite) else { return nil }
+        return (parts[0], parts[1])
     }
 
     // MARK: - Sessions and CSRF
@@ -110,8 +191,9 @@ struct ReviewRoutes: Sendable {
     /// A change: needs the session and its CSRF token; on success back to the
     /// draft (303, so a reload does not repeat it), on a refusal the draft page
     /// with the store's reason.
-    private func action(_ router: Router<BasicRequestContext>, _ path: RouterPath, done: String,
-                        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) throws -> Void) {
+    /// `apply` returns the notice to show (a key of `notices`).
+    private func action(_ router: Router<BasicRequestContext>, _ path: RouterPath,
+                        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) throws -> String) {
         router.post(path) { request, context in
             let form = try await Self.form(request)
             guard let session = await self.session(request) else {
@@ -125,13 +207,14 @@ struct ReviewRoutes: Sendable {
             }
             let id: String
             do {
-                id = try self.store.resolveDraftID(try context.parameters.require("draft"))
+                id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
             } catch let error as StoreError {
                 return try self.page("problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
                                      status: Self.status(error))
             }
+            let done: String
             do {
-                try apply(id, form, context)
+                done = try apply(id, form, context)
             } catch let error as StoreError {
                 return try self.draftPage(id, session: session, message: Message(text: error.description, isError: true), status: Self.status(error))
             }
@@ -145,7 +228,9 @@ struct ReviewRoutes: Sendable {
         let d = try store.draft(id)
         var evidence: [String: CandidateEvidence] = [:]
         for eventID in ReviewViews.shown(d).compactMap(\.eventID) { evidence[eventID] = try store.candidateEvidence(eventID) }
-        return try page("draft", ReviewViews.draft(d, csrf: session.csrf, message: message, evidence: evidence), status: status)
+        let sharing = ReviewViews.sharing(publishing, consent: try store.consent())
+        return try page("draft", ReviewViews.draft(d, csrf: session.csrf, message: message, evidence: evidence, sharing: sharing,
+                                                   street: streetMap), status: status)
     }
 
     private func page(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -159,10 +244,7 @@ struct ReviewRoutes: Sendable {
 
     /// The confirmation after a redirect (`?done=`), from a fixed list: the URL cannot put words on the page.
     static func notice(_ request: Request) -> Message? {
-        let texts = ["confirmed": "Confirmed: the draft is frozen and queued for publishing.", "rejected": "Rejected: it will never be sent.",
-                     "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
-                     "changed": "Kind changed.", "added": "Obstacle added."]
-        return request.uri.queryParameters["done"].flatMap { texts[String($0)] }.map { Message(text: $0, isError: false) }
+        request.uri.queryParameters["done"].flatMap { ReviewViews.notices[String($0)] }.map { Message(text: $0, isError: false) }
     }
 
     // MARK: - Input
@@ -180,7 +262,9 @@ struct ReviewRoutes: Sendable {
 
     static func choice<T: RawRepresentable & CaseIterable>(_ value: String?, _ what: String) throws -> T where T.RawValue == String {
         guard let value, let choice = T(rawValue: value) else {
-            throw StoreError.invalidEdit("\(value ?? "nothing") is not a \(what) (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
+            // "an obstacle kind", "a path status" (issue 22: it said "a obstacle kind").
+            let article = what.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            throw StoreError.invalidEdit("\(value ?? "nothing") is not \(article) \(what) (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return choice
     }

@@ -11,20 +11,35 @@ enum ReviewTemplates {
     }
 
     static let all: [(String, String)] = [("head", head), ("foot", foot), ("list", list), ("draft", draft), ("trips", trips),
-                                          ("pair", pair), ("problem", problem)]
+                                          ("pair", pair), ("problem", problem), ("add", add), ("reject", reject),
+                                          ("tile", tile), ("street", street)]
 
+    // Sizes (issue 22, a 390 px phone): every page fits 360 px wide (the list's six columns
+    // made it 438 px; the map was 362 px plus padding), and every button, select, link
+    // button and nav link is at least 44 px tall (they were 33 px), the fingertip size
+    // of Apple's and W3C's (WCAG 2.5.5) guidance.
     static let head = """
         <!doctype html><html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · BikePath</title>
         <style>
-        body{font-family:sans-serif;margin:0 auto;max-width:40em;padding:.5em;line-height:1.35}
-        nav a{margin-right:1em} table{border-collapse:collapse;width:100%} td,th{padding:.3em;border-bottom:1px solid #ddd;text-align:left}
+        *{box-sizing:border-box}
+        body{font-family:sans-serif;margin:0 auto;max-width:40em;padding:8px;line-height:1.35;overflow-wrap:anywhere}
+        nav a{display:inline-block;min-height:44px;padding:12px 12px 0 0}
+        table{border-collapse:collapse;width:100%} td,th{padding:.3em .2em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+        td a{display:block;min-height:44px}
         .msg{padding:.5em;background:#e6f4e6;border:1px solid #2a9d3a}.err{background:#fbe4e4;border-color:#c0162b}
-        .cand{border:1px solid #ccc;border-radius:6px;padding:.4em;margin:.4em 0}.dropped{opacity:.5}
-        form.inline{display:inline} button,select,input{font-size:1em;padding:.3em .6em;margin:.15em 0}
-        .map{display:block;border:1px solid #999;max-width:none}.num{font-weight:bold}
+        .cand{border:1px solid #ccc;border-radius:6px;padding:.4em;margin:.4em 0}.dropped{opacity:.5}.cand:target{outline:3px solid #1f5fbf}
+        form.inline{display:inline}
+        button,select,.btn{font-size:1em;min-height:44px;padding:.5em .8em;margin:4px 0;max-width:100%}
+        .btn{display:inline-block;border:1px solid #767676;border-radius:3px;background:#efefef;color:#000;text-decoration:none}
+        input[name=code]{font-size:1.2em;min-height:44px;width:8em}
+        .primary{background:#2a6f2a;color:#fff;border-color:#2a6f2a}.danger{color:#a0101f}
+        .apart{margin-top:2em;padding-top:.5em;border-top:1px solid #ddd}
+        div.map{position:relative;overflow:hidden;box-sizing:content-box;border:1px solid #999;line-height:0;background:#f6f6f0}
+        div.map svg,div.map input,.tile{position:absolute;left:0;top:0;border:0;padding:0;margin:0;max-width:none}.num{font-weight:bold}
         .key span{display:inline-block;width:1em;height:.6em;margin:0 .3em 0 .6em}
+        svg.plot{max-width:100%;height:auto}
         </style></head><body>
         <nav><a href="/">Drafts</a><a href="/trips">Trips and totals</a></nav>
         <h1>{{title}}</h1>
@@ -33,29 +48,34 @@ enum ReviewTemplates {
 
     static let foot = "</body></html>\n"
 
+    // A street tile, loaded by the phone itself; no Referer, so the tile server is not told the page's address.
+    static let tile = """
+        <img class="tile" src="{{url}}" alt="" referrerpolicy="no-referrer" style="left:{{left}}px;top:{{top}}px;width:{{size}}px;height:{{size}}px">
+        """
+
+    static let street = """
+        {{#attribution}}street map {{.}}{{/attribution}}{{^attribution}}no street map: the path alone, to scale{{/attribution}}
+        """
+
     static let list = """
         {{> head}}
         {{^drafts}}<p>No drafts yet: a trip becomes a draft when it ends.</p>{{/drafts}}
-        <table id="drafts"><tr><th>#</th><th>Date</th><th>Distance</th><th>Duration</th><th>Waiting</th><th>State</th></tr>
-        {{#drafts}}<tr><td class="num">{{number}}</td><td><a href="/drafts/{{id}}" id="draft-{{number}}">{{date}} {{time}}</a></td>
-        <td>{{distance}}</td><td>{{duration}}</td><td>{{waiting}}</td><td>{{state}}</td></tr>
+        <table id="drafts"><tr><th>#</th><th>Ride</th><th>Length</th><th>To check</th><th>State</th></tr>
+        {{#drafts}}<tr><td class="num">{{number}}</td><td><a href="/drafts/{{id}}" id="draft-{{number}}">{{date}}<br>{{time}}</a></td>
+        <td>{{distance}}<br>{{duration}}</td><td>{{waiting}}</td><td>{{state}}</td></tr>
         {{/drafts}}</table>
         {{> foot}}
         """
 
+    // The map is drawn inline so that each numbered dot is a link to its candidate:
+    // tapping one opens it and changes nothing. Adding is a mode of its own (/add).
     static let draft = """
         {{> head}}
-        <p>{{date}} {{time}} · {{distance}} · {{duration}} · state <b id="state">{{state}}</b> · path <b>{{pathStatus}}</b></p>
-        {{#pending}}
-        <form method="post" action="/drafts/{{id}}/obstacles" id="add-form">
-        <input type="hidden" name="csrf" value="{{csrf}}">
-        <label>Missed one? Pick its kind, then tap the path:
-        <select name="kind" id="add-kind">{{#kinds}}<option value="{{value}}">{{value}}</option>{{/kinds}}</select></label>
-        <input type="image" class="map" id="map" name="map" alt="map of the ride" src="/drafts/{{id}}/map.svg" width="{{mapWidth}}" height="{{mapHeight}}">
-        </form>
-        {{/pending}}
-        {{^pending}}<img class="map" id="map" alt="map of the ride" src="/drafts/{{id}}/map.svg" width="{{mapWidth}}" height="{{mapHeight}}">{{/pending}}
-        <p class="key">{{#statusKey}}<span style="background:{{colour}}"></span>{{name}}{{/statusKey}}</p>
+        <p>{{date}} {{time}} · {{distance}} · {{duration}}<br>state <b id="state">{{state}}</b> · path <b>{{pathStatus}}</b></p>
+        <div class="map" id="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}{{{map}}}</div>
+        <p class="key">{{#statusKey}}<span style="background:{{colour}}"></span>{{name}}{{/statusKey}}
+        <br><b style="color:#2a9d3a">●</b> start · ■ end · N north · {{> street}}</p>
+        {{#pending}}<p><a class="btn" id="add" href="/drafts/{{id}}/add">Add a missed obstacle</a></p>{{/pending}}
         <h2>Candidates</h2>
         {{^obstacles}}<p>None to review.</p>{{/obstacles}}
         {{#obstacles}}<div class="cand{{#dropped}} dropped{{/dropped}}" id="cand-{{number}}">
@@ -66,25 +86,68 @@ enum ReviewTemplates {
         <form class="inline" method="post" action="/drafts/{{draftID}}/obstacles/{{id}}/drop"><input type="hidden" name="csrf" value="{{csrf}}">
         <button id="drop-{{number}}">Drop</button></form>
         <form class="inline" method="post" action="/drafts/{{draftID}}/obstacles/{{id}}/kind"><input type="hidden" name="csrf" value="{{csrf}}">
-        <select name="kind" id="kind-{{number}}">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/kinds}}</select>
+        <select name="kind" id="kind-{{number}}">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select>
         <button id="setkind-{{number}}">Change kind</button></form>
         {{/editable}}
         </div>{{/obstacles}}
-        {{#heldBack}}<p>{{heldBack}} weaker candidate(s) held back: not asked about, kept for road quality.</p>{{/heldBack}}
+        {{#heldBack}}<p id="held-back">{{.}}</p>{{/heldBack}}
         {{#pending}}
         <h2>The path</h2>
         <form method="post" action="/drafts/{{id}}/path-status"><input type="hidden" name="csrf" value="{{csrf}}">
-        <select name="status" id="path-status">{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select>
+        <select name="status" id="path-status">{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/statuses}}</select>
         <button id="set-path-status">Rate the path</button></form>
-        <h2>Done?</h2>
-        {{#hasEdits}}<form class="inline" method="post" action="/drafts/{{id}}/undo"><input type="hidden" name="csrf" value="{{csrf}}">
-        <button id="undo">Undo the last edit</button></form>{{/hasEdits}}
-        <form class="inline" method="post" action="/drafts/{{id}}/confirm"><input type="hidden" name="csrf" value="{{csrf}}">
-        <button id="confirm">Confirm and publish</button></form>
-        <form class="inline" method="post" action="/drafts/{{id}}/reject"><input type="hidden" name="csrf" value="{{csrf}}">
-        <button id="reject">Reject</button></form>
         {{/pending}}
+        <h2>Publishing</h2>
+        {{#sharing}}<p id="sharing">{{text}}</p>
+        {{#canTurnOn}}<form method="post" action="/drafts/{{id}}/sharing"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="trips" value="on"><button id="sharing-on">Turn trip sharing on</button></form>{{/canTurnOn}}
+        {{#canTurnOff}}<form method="post" action="/drafts/{{id}}/sharing"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="trips" value="off"><button id="sharing-off">Turn trip sharing off</button></form>{{/canTurnOff}}
+        {{/sharing}}
+        {{#pending}}
+        <h2>Done?</h2>
+        {{#hasEdits}}<form method="post" action="/drafts/{{id}}/undo"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button id="undo">Undo the last edit</button></form>{{/hasEdits}}
+        <form method="post" action="/drafts/{{id}}/confirm"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button class="primary" id="confirm">Confirm and publish</button></form>
+        <p class="apart"><a class="btn danger" id="reject" href="/drafts/{{id}}/reject">Reject this ride…</a></p>
+        {{/pending}}
+        {{#rejected}}
+        <form method="post" action="/drafts/{{id}}/reopen"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button id="reopen">Undo reject</button></form>
+        {{/rejected}}
         {{#hasEdits}}<h2>Edits</h2><ol id="edits">{{#edits}}<li>{{.}}</li>{{/edits}}</ol>{{/hasEdits}}
+        {{> foot}}
+        """
+
+    // Add mode, three steps on one page with no JavaScript: the form is a GET, so a tap
+    // only shows the spot (ringed on the map); the POST form below it adds.
+    static let add = """
+        {{> head}}
+        <form method="get" action="/drafts/{{id}}/add">
+        <p><label>1. What was it? <select name="kind" id="add-kind">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select></label></p>
+        <p>2. Tap the line where it was{{#spot}} (tap again to move the ring){{/spot}}:</p>
+        <div class="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}
+        <input type="image" id="map" name="map" alt="map of the ride: tap the line" src="/drafts/{{id}}/map.svg{{spotQuery}}" width="{{mapWidth}}" height="{{mapHeight}}"></div>
+        <p class="key">{{> street}}</p>
+        </form>
+        {{#spot}}
+        <form method="post" action="/drafts/{{id}}/obstacles"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="kind" value="{{kindValue}}"><input type="hidden" name="map.x" value="{{tapX}}"><input type="hidden" name="map.y" value="{{tapY}}">
+        <p>3. The ring is {{along}} along the path.</p>
+        <button class="primary" id="add-confirm">{{addButton}}</button></form>
+        {{/spot}}
+        <p><a class="btn" id="add-cancel" href="/drafts/{{id}}">Cancel</a></p>
+        {{> foot}}
+        """
+
+    static let reject = """
+        {{> head}}
+        <p>The ride of {{date}} {{time}} ({{distance}}) will never be sent. It stays on the bike computer, and
+        “Undo reject” on its page makes it a draft to review again.</p>
+        <form method="post" action="/drafts/{{id}}/reject"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button class="danger" id="reject-confirm">Yes, reject this ride</button></form>
+        <p><a class="btn" id="reject-cancel" href="/drafts/{{id}}">No, keep it</a></p>
         {{> foot}}
         """
 
@@ -101,7 +164,7 @@ enum ReviewTemplates {
     static let pair = """
         {{> head}}
         <p>Type the code that <code>bikepathd review pair</code> shows (or that the daemon printed when it started).</p>
-        <form method="post" action="/pair"><input name="code" id="code" inputmode="numeric" autocomplete="one-time-code" size="8">
+        <form method="post" action="/pair"><input name="code" id="code" inputmode="numeric" autocomplete="one-time-code">
         <button id="pair">Pair</button></form>
         {{> foot}}
         """

@@ -4,8 +4,11 @@ import Foundation
 
 /// What the templates show, as plain values (Mustache reads them by name).
 struct Message { let text: String; let isError: Bool }
-struct Option { let value: String; let selected: Bool }
+/// A choice of a select: `value` is what the form sends, `label` what the rider reads.
+struct Option { let value: String; let label: String; let selected: Bool }
 struct StatusKey { let name: String; let colour: String }
+/// One street tile under the map, placed in CSS px.
+struct TileView { let url: String; let left: String; let top: String; let size: String }
 
 struct DraftRow {
     let number: Int, id: String, date: String, time: String, distance: String, duration: String, waiting: Int, state: String
@@ -22,17 +25,58 @@ struct CandidateView {
     let clock: String, along: String, dropped: Bool, editable: Bool, plot: String, kinds: [Option]
 }
 
+/// Whether a confirmed draft leaves the device, and the switch for trip sharing.
+struct SharingView {
+    let text: String
+    /// Trip sharing is off and the file allows it: offer to turn it on.
+    let canTurnOn: Bool
+    /// Trip sharing is on: offer to turn it off.
+    let canTurnOff: Bool
+}
+
 struct DraftPage {
     let title: String
     let message: Message?
     let id: String, csrf: String, date: String, time: String, distance: String, duration: String, state: String, pathStatus: String
-    let pending: Bool
+    let pending: Bool, rejected: Bool
+    /// The map drawn inline (its dots link to their candidates).
+    let map: String
     let mapWidth: Int, mapHeight: Int
-    let kinds: [Option], statuses: [Option], statusKey: [StatusKey]
+    /// Street tiles under the map, and whose they are; none without a street map.
+    let tiles: [TileView]
+    let attribution: String?
+    let statuses: [Option], statusKey: [StatusKey]
     let obstacles: [CandidateView]
-    let heldBack: Int
+    let heldBack: String?
     let hasEdits: Bool
     let edits: [String]
+    let sharing: SharingView
+}
+
+/// Add mode: pick a kind, tap the line, check the ringed spot, add.
+struct AddPage {
+    let title = "Add a missed obstacle"
+    let message: Message?
+    let id: String, csrf: String
+    let kinds: [Option]
+    let kindValue: String
+    /// "Add a pothole here", "Add an irregularity here".
+    let addButton: String
+    let mapWidth: Int, mapHeight: Int
+    let tiles: [TileView]
+    let attribution: String?
+    /// `?spot=X,Y` for the map image, or "".
+    let spotQuery: String
+    /// The tap, sent again by the add button (the server snaps it to the path once more).
+    let tapX: String, tapY: String
+    let spot: Bool
+    let along: String
+}
+
+struct RejectPage {
+    let title = "Reject this ride?"
+    let message: Message? = nil
+    let id: String, csrf: String, date: String, time: String, distance: String
 }
 
 struct TripsPage {
@@ -92,21 +136,104 @@ public enum ReviewFormat {
 }
 
 enum ReviewViews {
+    /// What the rider reads for a path status (issue 22: the page said "requiresMaintenance").
+    static func label(_ status: PathStatus) -> String {
+        switch status {
+        case .optimal: "optimal"
+        case .medium: "medium"
+        case .sufficient: "sufficient"
+        case .requiresMaintenance: "needs maintenance"
+        }
+    }
+
+    /// A draft's state in the rider's words: "queued" said the ride was going somewhere even
+    /// with no hub set; where it goes is the sharing line's job.
+    static func label(_ state: DraftState) -> String {
+        switch state {
+        case .pending: "to review"
+        case .confirmed, .queued: "confirmed"
+        case .rejected: "rejected"
+        case .synced: "published"
+        }
+    }
+
+    /// "1 candidate", "3 candidates".
+    static func count(_ n: Int, _ singular: String, _ plural: String) -> String { "\(n) \(n == 1 ? singular : plural)" }
+
+    /// The notices a redirect may name (`?done=`).
+    static let notices: [String: String] = {
+        var texts = ["rejected": "Rejected: it will never be sent. Changed your mind? “Undo reject” below makes it a draft to review again.",
+                     "reopened": "Reject undone: the ride is waiting for your review again.",
+                     "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
+                     "changed": "Kind changed.", "added": "Obstacle added.",
+                     "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
+                     "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."]
+        for hold in [PublishingSetup.Hold.noHub, .forbiddenByFile, .consentOff] {
+            texts[confirmedNotice(hold)] = "Confirmed: the draft is frozen and stays on this device: \(hold)."
+        }
+        return texts
+    }()
+
+    /// The notice key for a confirmation, by where the draft goes.
+    static func confirmedNotice(_ hold: PublishingSetup.Hold?) -> String {
+        switch hold {
+        case nil: "confirmed"
+        case .noHub: "confirmed-no-hub"
+        case .forbiddenByFile: "confirmed-not-allowed"
+        case .consentOff: "confirmed-sharing-off"
+        }
+    }
+
+    static func sharing(_ setup: PublishingSetup, consent: Consent) -> SharingView {
+        let on = consent.tripsAndDrafts
+        let text: String
+        switch setup.hold(consent: consent) {
+        case nil: text = "Trip sharing is on and a hub is set: a confirmed ride is published at the next sync."
+        case .noHub: text = "No hub is set (sync.hub_url in the configuration file): a confirmed ride stays on this device. Trip sharing is \(on ? "on" : "off")."
+        case .forbiddenByFile: text = "privacy.share_trips is false in the configuration file: a confirmed ride stays on this device."
+        case .consentOff: text = "Trip sharing is off: a confirmed ride is held on this device until you turn it on."
+        }
+        return SharingView(text: text, canTurnOn: !on && setup.fileAllowsTrips, canTurnOff: on)
+    }
+
     static func row(_ d: DraftSummary, number: Int) -> DraftRow {
         let when = ReviewFormat.date(d.startUTCNanoseconds)
         return DraftRow(number: number, id: d.id, date: when.date, time: when.time, distance: ReviewFormat.distance(d.distanceMeters),
                         duration: ReviewFormat.duration(d.elapsedSeconds), waiting: d.state == .pending ? d.obstacles : 0,
-                        state: d.state.rawValue)
+                        state: label(d.state))
     }
 
     /// The obstacles the page numbers: everything but the held back, in the store's review order.
     static func shown(_ d: DraftDocument) -> [DraftDocument.Obstacle] { d.obstacles.filter { !$0.heldBack } }
 
-    static func draft(_ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence]) -> DraftPage {
+    static func kindOptions(selected: ObstacleKind?) -> [Option] {
+        ObstacleKind.allCases.map { Option(value: $0.rawValue, label: $0.rawValue, selected: $0 == selected) }
+    }
+
+    /// The tiles under a draft's map, with their URLs: the template's, or the page's own `/tiles/Z/X/Y`.
+    static func tiles(_ street: StreetMap, _ p: PathProjection) -> [TileView] {
+        let maxZoom: Int, url: (TileLayer.Tile) -> String
+        switch street {
+        case .none: return []
+        case .tiles(let template, _, let zoom):
+            maxZoom = zoom
+            url = { template.replacingOccurrences(of: "{z}", with: "\($0.z)").replacingOccurrences(of: "{x}", with: "\($0.x)")
+                .replacingOccurrences(of: "{y}", with: "\($0.y)") }
+        case .mbtiles(let file, _):
+            maxZoom = file.maxZoom
+            url = { "/tiles/\($0.z)/\($0.x)/\($0.y)" }
+        }
+        return TileLayer(p, maxZoom: maxZoom).tiles.map {
+            TileView(url: url($0), left: String(format: "%.1f", $0.left), top: String(format: "%.1f", $0.top), size: String(format: "%.1f", $0.size))
+        }
+    }
+
+    static func draft(_ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence], sharing: SharingView,
+                      street: StreetMap = .none) -> DraftPage {
         let when = ReviewFormat.date(d.trip.startUTCNanoseconds)
         let pending = d.state == .pending
-        let map = PathProjection(fitting: d.path + shown(d).compactMap(\.coordinate))
-        let candidates = shown(d).enumerated().map { i, o in
+        let shown = shown(d)
+        let candidates = shown.enumerated().map { i, o in
             let e = o.eventID.flatMap { evidence[$0] }
             let clock = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map(ReviewFormat.clock) ?? "–"
             let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map(ReviewFormat.distance) ?? "–"
@@ -115,18 +242,57 @@ enum ReviewViews {
                 severity: String(format: "%.2f", o.severity), speed: e?.speed.map { String(format: "%.0f km/h", $0 * 3.6) } ?? "– km/h",
                 clock: clock, along: along, dropped: o.dropped, editable: pending && !o.dropped,
                 plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate, peakIndex: $0.peakIndex).svg } ?? "",
-                kinds: ObstacleKind.allCases.map { Option(value: $0.rawValue, selected: $0 == o.kind) })
+                kinds: kindOptions(selected: o.kind))
         }
         let s = d.trip.statistics
+        let held = d.heldBackCount
+        let drawn = DraftMap(d, shown: shown)
         return DraftPage(
             title: "Ride of \(when.date)", message: message, id: d.id, csrf: csrf, date: when.date, time: when.time,
-            distance: ReviewFormat.distance(s.distanceMeters), duration: ReviewFormat.duration(s.elapsedSeconds), state: d.state.rawValue,
-            pathStatus: d.pathStatus?.rawValue ?? "not rated", pending: pending, mapWidth: Int(map.width), mapHeight: Int(map.height),
-            kinds: ObstacleKind.allCases.map { Option(value: $0.rawValue, selected: false) },
-            statuses: PathStatus.allCases.map { Option(value: $0.rawValue, selected: $0 == d.pathStatus) },
-            statusKey: PathStatus.allCases.map { StatusKey(name: $0.rawValue, colour: DraftMap.colour($0)) },
-            obstacles: candidates, heldBack: d.heldBackCount, hasEdits: !d.edits.isEmpty,
-            edits: d.edits.map { "\($0.action) \($0.detail)" })
+            distance: ReviewFormat.distance(s.distanceMeters), duration: ReviewFormat.duration(s.elapsedSeconds), state: label(d.state),
+            pathStatus: d.pathStatus.map(label) ?? "not rated", pending: pending, rejected: d.state == .rejected,
+            map: drawn.svg(links: true, background: street == .none),
+            mapWidth: Int(drawn.projection.width), mapHeight: Int(drawn.projection.height),
+            tiles: tiles(street, drawn.projection), attribution: street.attribution,
+            statuses: PathStatus.allCases.map { Option(value: $0.rawValue, label: label($0), selected: $0 == d.pathStatus) },
+            statusKey: PathStatus.allCases.map { StatusKey(name: label($0), colour: DraftMap.colour($0)) },
+            obstacles: candidates,
+            heldBack: held == 0 ? nil : (held == 1
+                ? "1 weaker candidate was not asked about; it still counts for road quality."
+                : "\(held) weaker candidates were not asked about; they still count for road quality."),
+            hasEdits: !d.edits.isEmpty, edits: d.edits.map { edit($0, in: d, shown: shown) }, sharing: sharing)
+    }
+
+    /// One edit in words, candidates by their number on the page (issue 22: it showed the raw JSON with UUIDs).
+    static func edit(_ e: DraftDocument.Edit, in d: DraftDocument, shown: [DraftDocument.Obstacle]) -> String {
+        let detail = (try? JSONDecoder().decode([String: String].self, from: Data(e.detail.utf8))) ?? [:]
+        let candidate = detail["obstacle"].flatMap { id in shown.firstIndex { $0.id == id } }.map { "candidate \($0 + 1)" } ?? "a candidate"
+        switch e.action {
+        case "drop": return "Dropped \(candidate)."
+        case "set-kind": return "Changed \(candidate) from \(detail["from"] ?? "?") to \(detail["kind"] ?? "?")."
+        case "add": return "Added \(detail["kind"] ?? "an obstacle") (\(candidate))."
+        case "set-path-status":
+            let to = detail["status"].flatMap(PathStatus.init(rawValue:)).map(label) ?? "?"
+            let from = detail["from"].flatMap(PathStatus.init(rawValue:)).map(label) ?? "not rated"
+            return "Rated the path \(to) (was \(from))."
+        default: return "\(e.action)."
+        }
+    }
+
+    static func add(_ d: DraftDocument, csrf: String, kind: ObstacleKind, tap: (Double, Double)?, spot: (x: Double, y: Double, along: String)?,
+                    message: Message?, street: StreetMap = .none) -> AddPage {
+        let map = DraftMap(d, shown: shown(d)).projection
+        return AddPage(message: message, id: d.id, csrf: csrf, kinds: kindOptions(selected: kind), kindValue: kind.rawValue,
+                       addButton: "Add \(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) here",
+                       mapWidth: Int(map.width), mapHeight: Int(map.height), tiles: tiles(street, map), attribution: street.attribution,
+                       spotQuery: spot.map { String(format: "?spot=%.1f,%.1f", $0.x, $0.y) } ?? "",
+                       tapX: tap.map { String(format: "%.0f", $0.0) } ?? "", tapY: tap.map { String(format: "%.0f", $0.1) } ?? "",
+                       spot: spot != nil, along: spot?.along ?? "")
+    }
+
+    static func rejectQuestion(_ d: DraftDocument, csrf: String) -> RejectPage {
+        let when = ReviewFormat.date(d.trip.startUTCNanoseconds)
+        return RejectPage(id: d.id, csrf: csrf, date: when.date, time: when.time, distance: ReviewFormat.distance(d.trip.statistics.distanceMeters))
     }
 
     static func trips(_ s: StoreStatistics, drafts: [DraftSummary], firstStep: Double) -> TripsPage {

@@ -295,6 +295,15 @@ extension Store {
         try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
     }
 
+    /// The rider takes a rejection back: the draft is pending again, with its edits.
+    /// Nothing of a rejected draft was queued, so nothing has to be recalled; its IMU
+    /// windows may already be gone if retention ran meanwhile (docs/storage.md).
+    /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
+    ///   `StoreError.illegalTransition` when it is not rejected.
+    public func reopenDraft(_ id: String) throws {
+        try queue.write { db in try Drafts.transition(db, id, to: .pending) }
+    }
+
     /// Called by sync once upstream acknowledged the confirmation.
     public func markDraftSynced(_ id: String) throws {
         try queue.write { db in

@@ -70,7 +70,8 @@ extension Store {
                 return "wrong code \(failures) times; the code is void — run `bikepathd review pair` again"
             }
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_failures', ?)", arguments: [String(failures)])
-            return "wrong code (\(Self.pairingAttempts - failures) tries left)"
+            let left = Self.pairingAttempts - failures
+            return "wrong code (\(left) \(left == 1 ? "try" : "tries") left)"
         }
         if let refusal { throw StoreError.pairingRefused(refusal) }
     }

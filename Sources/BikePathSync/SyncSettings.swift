@@ -22,14 +22,8 @@ public enum SyncSettings {
     /// on lets every queued record of the stream go, including those queued
     /// (a draft confirmed, an SOS raised) while it was off.
     public static func setConsent(_ store: Store, _ stream: SyncStream, _ on: Bool) throws {
-        var c = try consent(store)
-        c.set(stream, on)
-        try store.setSetting(Store.consentKey, c)
-        if on {
-            try store.releaseWithheld(kinds: kinds(of: stream))
-        } else {
-            try store.withholdOutbox(kinds: kinds(of: stream))
-        }
+        // The rule lives in the store so the review page (which does not use sync) flips the same switch.
+        try store.setConsent(stream, on)
     }
 
     /// Stores the rider's privacy settings (zones, trim); the next queueing and sending use them.

@@ -31,7 +31,8 @@ struct ReviewCommand: AsyncParsableCommand {
             DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
             let store = try options.open()
             let logger = Logger(label: "bikepathd-review")
-            try await ServiceGroup(services: [ReviewService(store: store, address: address, logger: logger)],
+            try await ServiceGroup(services: [ReviewService(store: store, address: address, publishing: options.fileConfiguration.publishing,
+                                                                  streetMap: Daemon.streetMap(options.fileConfiguration.review, logger: logger), logger: logger)],
                                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         }
     }

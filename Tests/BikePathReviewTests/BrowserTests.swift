@@ -8,12 +8,42 @@ import ServiceLifecycle
 import Testing
 @testable import BikePathReview
 
-/// The review page in a real headless chromium (Debian's, through chromedriver):
-/// a rider pairs, opens the list and a draft, drops one candidate, changes one
-/// kind, adds one by tapping the path and confirms; a second confirm from a stale
-/// tab is refused on the page. Writes docs/review-list.png and docs/review-draft.png.
+/// The review page in a real headless chromium (Debian's, through chromedriver) at
+/// the width of the issue 22 rider's phone (390 px), on the real bundled ride: a
+/// rider pairs, opens the list and a draft, taps a candidate's dot (which opens it
+/// and adds nothing), rejects (after a question) and takes it back, drops one
+/// candidate, changes one kind, adds one in add mode and confirms; a second confirm
+/// from a stale tab is refused on the page. Every page fits 360 px and every button
+/// is at least 44 px tall. Writes docs/review-list.png and docs/review-draft.png.
 @Suite(.timeLimit(.minutes(5))) struct BrowserTests {
-    @Test func riderReviewsADraftInARealBrowser() async throws {
+    /// The bundled ride, stored by `bikepathd run --replay` as on the Pi.
+    static func storeOfTheBundledRide(_ dir: TempDir) throws -> Store {
+        let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
+        let config = dir.file("bikepathd.toml")
+        try """
+            [store]
+            path = "\(dir.file("ride.sqlite"))"
+            [status]
+            socket = "\(dir.file("status.sock"))"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try runProcess(bin, ["run", "--config", config, "--replay", packageRoot + "/Recordings/allthedocks-GX010056.bpr"])
+        #expect(run.status == 0, "\(run.err)")
+        return try Store.open(path: dir.file("ride.sqlite"))
+    }
+
+    /// Fails when the page is wider than the viewport or a control is shorter than 44 px.
+    func checkFitsAndTargets(_ browser: WebDriver, _ what: String) async throws {
+        // JSON numbers arrive as Int or Double depending on their value: read both.
+        func numbers(_ value: Any) -> [Double] { (value as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue } }
+        let width = numbers(try await browser.execute("return [document.documentElement.scrollWidth, window.innerWidth];"))
+        #expect(width.count == 2 && width[0] <= width[1], "\(what): page \(width) wider than the screen")
+        let heights = numbers(try await browser.execute("""
+            return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
+            """))
+        #expect(!heights.isEmpty && heights.allSatisfy { $0 >= 44 }, "\(what): control heights \(heights)")
+    }
+
+    @Test func riderReviewsTheBundledRideInARealBrowser() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
               FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
             if ProcessInfo.processInfo.environment["CI"] == "true" {
@@ -24,13 +54,18 @@ import Testing
         }
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try storeWithRides(dir, trips: 2, seconds: 600)
-        let id = try store.listDrafts()[0].id
-        let shown = try store.draft(id).obstacles.filter { !$0.heldBack }
+        let store = try Self.storeOfTheBundledRide(dir)
+        let id = try #require(try store.listDrafts().first?.id, "the bundled ride leaves a draft")
+        let before = try store.draft(id)
+        let shown = before.obstacles.filter { !$0.heldBack }
+        try #require(shown.count >= 2, "the bundled ride has candidates to review")
         let newKind: ObstacleKind = shown[1].kind == .debris ? .pothole : .debris
+        // Where the add-mode tap lands: a vertex of the path halfway along it, in map units.
+        let spot = DraftMap(before, shown: shown).projection.point(before.path[before.path.count / 2])
 
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = try buildReviewApplication(store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
+                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
                                              logger: Logger(label: "review-test")) { portSink.yield($0) }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
         let server = Task { try await group.run() }
@@ -42,36 +77,77 @@ import Testing
         let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
         do {
             try await browser.start()
+            try await browser.emulatePhone(width: 390, height: 844)
             try await browser.open(site + "/")
             #expect(try await browser.currentURL() == site + "/pair")
+            let inner = (try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue
+            #expect(inner == 390, "viewport \(inner ?? 0) px wide")
+            try await checkFitsAndTargets(browser, "pair")
             try await browser.type("#code", try store.issuePairingCode().code)
-            try await browser.click("#pair")
+            try await browser.clickToLoad("#pair")
             #expect(try await browser.text("h1") == "Drafts to review")
+            try await checkFitsAndTargets(browser, "list")
             try await browser.screenshot(to: packageRoot + "/docs/review-list.png")
 
-            try await browser.click("#draft-1")
-            #expect(try await browser.text("#state") == "pending")
-            let stale = try await browser.windowHandle()
+            try await browser.clickToLoad("#draft-1")
+            #expect(try await browser.text("#state") == "to review")
+            try await checkFitsAndTargets(browser, "draft")
             try await browser.screenshot(to: packageRoot + "/docs/review-draft.png")
+
+            // A tap on a candidate's dot opens that candidate and adds nothing.
+            try await browser.click("#dot-1")
+            #expect(try await browser.currentURL().hasSuffix("#cand-1"))
+            #expect(try store.draft(id).edits.isEmpty && store.draft(id).obstacles.count == before.obstacles.count)
+
+            // Reject asks first; the rejection can be taken back.
+            try await browser.clickToLoad("#reject")
+            #expect(try await browser.text("h1") == "Reject this ride?")
+            try await checkFitsAndTargets(browser, "reject question")
+            #expect(try store.draft(id).state == .pending)
+            try await browser.clickToLoad("#reject-confirm")
+            #expect(try await browser.text("#message").hasPrefix("Rejected"))
+            #expect(try await browser.text("#state") == "rejected")
+            try await browser.clickToLoad("#reopen")
+            #expect(try await browser.text("#message") == "Reject undone: the ride is waiting for your review again.")
+            #expect(try await browser.text("#state") == "to review")
+            let stale = try await browser.windowHandle()
 
             // The edits happen in a second tab; the first keeps the page as it was (a stale confirm button).
             let tab = try await browser.newTab()
             try await browser.switchTo(tab)
+            try await browser.emulatePhone(width: 390, height: 844)  // the override is per tab
             try await browser.open(site + "/drafts/\(id)")
-            try await browser.click("#drop-1")
+            try await browser.clickToLoad("#drop-1")
             #expect(try await browser.text("#message") == "Candidate dropped.")
             try await browser.click("#kind-2 option[value='\(newKind.rawValue)']")
-            try await browser.click("#setkind-2")
+            try await browser.clickToLoad("#setkind-2")
             #expect(try await browser.text("#message") == "Kind changed.")
+
+            // Add mode: kind, a tap on the line, the ringed spot, then add.
+            try await browser.clickToLoad("#add")
+            #expect(try await browser.text("h1") == "Add a missed obstacle")
             try await browser.click("#add-kind option[value='pothole']")
-            try await browser.click("#map")  // WebDriver clicks the middle: the straight synthetic path runs through it
+            try await browser.loading { try await browser.tap("#map", x: spot.x, y: spot.y) }
+            #expect(try await browser.text("#add-confirm") == "Add a pothole here")
+            try await checkFitsAndTargets(browser, "add mode")
+            #expect(try store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
+            try await browser.clickToLoad("#add-confirm")
             #expect(try await browser.text("#message") == "Obstacle added.")
-            try await browser.click("#confirm")
-            #expect(try await browser.text("#message").hasPrefix("Confirmed"))
-            #expect(try await browser.text("#state") == "queued")
+
+            try await browser.clickToLoad("#confirm")
+            #expect(try await browser.text("#message")
+                    == "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url).")
+            #expect(try await browser.text("#state") == "confirmed")
+
+            // 360 px, the narrowest phone the page is made for: nothing scrolls sideways.
+            try await browser.emulatePhone(width: 360, height: 740)
+            for path in ["/", "/drafts/\(id)", "/trips"] {
+                try await browser.open(site + path)
+                try await checkFitsAndTargets(browser, "\(path) at 360 px")
+            }
 
             try await browser.switchTo(stale)
-            try await browser.click("#confirm")
+            try await browser.clickToLoad("#confirm")
             #expect(try await browser.text("#message") == "draft \(id) is queued; it cannot become confirmed")
         } catch {
             await browser.quit()
@@ -86,8 +162,6 @@ import Testing
         #expect(d.edits.map(\.action) == ["drop", "set-kind", "add"])
         #expect(d.obstacles.filter(\.dropped).map(\.id) == [shown[0].id])
         #expect(d.obstacles.first { $0.id == shown[1].id }?.kind == newKind)
-        let added = d.obstacles.filter { $0.origin == "rider" }
-        #expect(added.map(\.kind) == [.pothole])
-        #expect(try store.listDrafts()[1].state == .pending)
+        #expect(d.obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.pothole])
     }
 }

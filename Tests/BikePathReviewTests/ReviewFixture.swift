@@ -51,6 +51,10 @@ func csrfToken(in html: String) -> String? {
     return String(html[range].dropFirst(#"name="csrf" value=""#.count).dropLast())
 }
 
-func reviewApp(_ store: Store) throws -> some ApplicationProtocol {
-    Application(router: try buildReviewRouter(store: store, sessions: ReviewSessions()))
+/// The router as `bikepathd review` on 127.0.0.1 builds it; by default with no hub set (the bundled example).
+func reviewApp(_ store: Store, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true))
+    throws -> some ApplicationProtocol
+{
+    Application(router: try buildReviewRouter(store: store, sessions: ReviewSessions(),
+                                              hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)), publishing: publishing))
 }

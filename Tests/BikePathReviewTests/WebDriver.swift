@@ -25,7 +25,7 @@ final class WebDriver: @unchecked Sendable {
         base = "http://127.0.0.1:\(port)"
     }
 
-    /// A new browser: phone-sized, headless, no sandbox (the tests run as root).
+    /// A new browser: phone-sized (390 × 844, the issue 22 rider's phone), headless, no sandbox (the tests run as root).
     func start() async throws {
         let deadline = Date().addingTimeInterval(20)
         while true {  // chromedriver takes a moment to listen
@@ -37,7 +37,7 @@ final class WebDriver: @unchecked Sendable {
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": "/usr/bin/chromium",
                                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                            "--window-size=420,1000", "--lang=en"]],
+                                            "--window-size=390,844", "--lang=en"]],
         ]]]
         let value = try await call(.POST, "/session", capabilities)
         guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(value)") }
@@ -60,6 +60,23 @@ final class WebDriver: @unchecked Sendable {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/click", [String: Any]())
     }
 
+    /// Clicks something that loads a new page, and returns once the old page is gone: a
+    /// lookup right after a plain click can find the old page's element of the same id
+    /// (its stale "to review" state, or a node chromium already detached).
+    func clickToLoad(_ css: String) async throws {
+        try await loading { try await self.click(css) }
+    }
+
+    /// Runs `act`, then waits (up to 15 s) until the page it was on is replaced.
+    func loading(_ act: () async throws -> Void) async throws {
+        let old = try await element("html")
+        try await act()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, (try? await call(.GET, "/session/\(session)/element/\(old)/name")) != nil {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     func type(_ css: String, _ text: String) async throws {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/value", ["text": text])
     }
@@ -79,6 +96,38 @@ final class WebDriver: @unchecked Sendable {
     func windowHandle() async throws -> String { try await call(.GET, "/session/\(session)/window") as? String ?? "" }
 
     func switchTo(_ handle: String) async throws { _ = try await call(.POST, "/session/\(session)/window", ["handle": handle]) }
+
+    /// Runs `script` (a function body) in the page and returns its value (W3C "Execute Script").
+    func execute(_ script: String) async throws -> Any {
+        try await call(.POST, "/session/\(session)/execute/sync", ["script": script, "args": [Any]()])
+    }
+
+    /// Makes the page a phone's: `width` × `height` CSS px, mobile (the viewport meta tag
+    /// counts), through chromedriver's DevTools passthrough. Headless chromium keeps a
+    /// window at least 500 px wide, so `--window-size` alone cannot give 390 or 360.
+    func emulatePhone(width: Int, height: Int) async throws {
+        _ = try await call(.POST, "/session/\(session)/goog/cdp/execute", [
+            "cmd": "Emulation.setDeviceMetricsOverride",
+            "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": true] as [String: Any],
+        ])
+    }
+
+    /// A finger's tap at (`x`, `y`) CSS px from the element's top left corner (W3C pointer
+    /// actions, touch): offsets are from the element's centre, so the middle is subtracted.
+    /// A tap that loads a page goes inside `loading`.
+    func tap(_ css: String, x: Double, y: Double) async throws {
+        let id = try await element(css)
+        let rect = try await call(.GET, "/session/\(session)/element/\(id)/rect") as? [String: Any] ?? [:]
+        let width = (rect["width"] as? Double) ?? 0, height = (rect["height"] as? Double) ?? 0
+        let origin: [String: Any] = ["element-6066-11e4-a52e-4f735466cecf": id]
+        let actions: [String: Any] = ["actions": [[
+            "type": "pointer", "id": "finger", "parameters": ["pointerType": "touch"],
+            "actions": [["type": "pointerMove", "duration": 0, "origin": origin,
+                         "x": Int((x - width / 2).rounded()), "y": Int((y - height / 2).rounded())],
+                        ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0]],
+        ] as [String: Any]]]
+        _ = try await call(.POST, "/session/\(session)/actions", actions)
+    }
 
     func screenshot(to path: String) async throws {
         guard let base64 = try await call(.GET, "/session/\(session)/screenshot") as? String, let png = Data(base64Encoded: base64) else {

@@ -7,12 +7,32 @@ import Testing
 
 @Suite struct DraftTests {
     @Test func onlyTheDocumentedTransitionsAreAllowed() {
-        let allowed: Set<String> = ["pending>confirmed", "pending>rejected", "confirmed>queued", "queued>synced"]
+        let allowed: Set<String> = ["pending>confirmed", "pending>rejected", "rejected>pending", "confirmed>queued", "queued>synced"]
         for from in DraftState.allCases {
             for to in DraftState.allCases {
                 #expect(from.canBecome(to) == allowed.contains("\(from.rawValue)>\(to.rawValue)"), "\(from) -> \(to)")
             }
         }
+    }
+
+    /// Issue 22: a reject was one tap with no way back. A rejected draft never left the
+    /// device, so it can be reopened with its edits; a queued one cannot.
+    @Test func aRejectionCanBeTakenBackButAConfirmationCannot() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try storeWithDrafts(dir)
+        let ids = try store.listDrafts().map(\.id)
+        let first = try store.draft(ids[1]).obstacles[0].id
+        try store.editDraft(ids[1], .dropObstacle(obstacleID: first))
+        try store.rejectDraft(ids[1])
+        try store.reopenDraft(ids[1])
+        let reopened = try store.draft(ids[1])
+        #expect(reopened.state == .pending)
+        #expect(reopened.edits.map(\.action) == ["drop"] && reopened.obstacles[0].dropped)
+        #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .pending, to: .pending)) { try store.reopenDraft(ids[1]) }
+        try store.confirmDraft(ids[0])
+        #expect(throws: StoreError.illegalTransition(draft: ids[0], from: .queued, to: .pending)) { try store.reopenDraft(ids[0]) }
+        #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'confirmation' AND record_id = '\(ids[1])'") == 0)
     }
 
     private func storeWithDrafts(_ dir: TempDir, trips: Int = 2) throws -> Store {

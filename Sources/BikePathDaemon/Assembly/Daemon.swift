@@ -86,7 +86,10 @@ public final class Daemon: Sendable {
                 logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
             },
             sync: sync,
-            review: ReviewAddress(configuration.review.listen).map { ReviewService(store: store, address: $0, logger: logger) },
+            review: ReviewAddress(configuration.review.listen).map {
+                ReviewService(store: store, address: $0, publishing: configuration.publishing,
+                              streetMap: Self.streetMap(configuration.review, logger: logger), logger: logger)
+            },
             loop: loop,
             degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,
                                               publish: publish),

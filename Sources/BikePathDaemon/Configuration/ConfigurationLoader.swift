@@ -174,6 +174,9 @@ public enum ConfigurationLoader {
         }
         root.table("review") { t in
             t.string("listen", &c.review.listen, check: Checks.listenAddress)
+            t.string("tiles_url", &c.review.tilesURL, check: Checks.tileTemplate)
+            t.string("tiles_attribution", &c.review.tilesAttribution)
+            t.string("mbtiles", &c.review.mbtiles, check: Checks.optionalAbsolutePath)
         }
     }
 }
@@ -206,6 +209,15 @@ public enum Checks {
         guard !s.isEmpty else { return nil }
         guard let colon = s.lastIndex(of: ":"), colon != s.startIndex, let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port)
         else { return "must be HOST:PORT (for example 127.0.0.1:8080), or empty for no review page" }
+        return nil
+    }
+
+    /// Empty (no street tiles) or an http(s) URL with `{z}`, `{x}` and `{y}`.
+    public static func tileTemplate(_ s: String) -> String? {
+        guard !s.isEmpty else { return nil }
+        guard s.hasPrefix("https://") || s.hasPrefix("http://"), ["{z}", "{x}", "{y}"].allSatisfy(s.contains) else {
+            return "must be an http(s) URL with {z}, {x} and {y} (for example https://tile.openstreetmap.org/{z}/{x}/{y}.png), or empty"
+        }
         return nil
     }
 

@@ -36,7 +36,8 @@ extension DaemonConfiguration {
         section("milestones", [("every_km", n(milestones.everyKm))])
         section("log", [("level", q(log.level.rawValue))])
         section("status", [("socket", q(status.socket))])
-        section("review", [("listen", q(review.listen))])
+        section("review", [("listen", q(review.listen)), ("tiles_url", q(review.tilesURL)),
+                           ("tiles_attribution", q(review.tilesAttribution)), ("mbtiles", q(review.mbtiles))])
         out.removeLast()
         return out
     }

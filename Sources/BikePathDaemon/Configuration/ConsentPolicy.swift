@@ -37,11 +37,16 @@ public enum ConsentPolicy {
     }
 
     /// Why a confirmed draft will not leave the device yet, or nil when sync will send it.
+    /// The rule itself is `PublishingSetup.hold` (BikePathStore), shared with the review page.
     /// - Throws: the store's error when its consent cannot be read.
     public static func confirmedDraftHeldBack(store: Store, file: DaemonConfiguration) throws -> String? {
-        if file.sync.hubURL.isEmpty { return "no hub is configured (sync.hub_url)" }
-        if file.privacy.shareTrips == false { return "privacy.share_trips is false in the configuration file" }
-        if try !store.consent().tripsAndDrafts { return "trip sharing is off — `bikepathd sync consent trips on` sends it" }
-        return nil
+        try store.confirmedDraftHold(file.publishing)?.description
+    }
+}
+
+extension DaemonConfiguration {
+    /// What of this file decides whether a confirmed draft is published (`PublishingSetup`).
+    public var publishing: PublishingSetup {
+        PublishingSetup(hubConfigured: !sync.hubURL.isEmpty, fileAllowsTrips: privacy.shareTrips != false)
     }
 }

@@ -178,6 +178,17 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         /// `HOST:PORT` the rider's review page listens on (docs/review.md); empty: no page.
         /// Anything but loopback lets the Wi-Fi reach it (pairing still guards every change).
         public var listen = ""
+        /// A raster tile URL template the phone loads the street map from (`{z}`, `{x}`, `{y}`); empty: none.
+        /// The tile server learns the phone's address and where the ride went (docs/review.md).
+        public var tilesURL = ""
+        /// Who made the tiles, shown under the map (OpenStreetMap's licence asks for it).
+        public var tilesAttribution = ""
+        /// An MBTiles file (raster) on the device, served by the page itself; takes precedence over `tilesURL`.
+        public var mbtiles = ""
+
+        enum CodingKeys: String, CodingKey {
+            case listen, tilesURL = "tiles_url", tilesAttribution = "tiles_attribution", mbtiles
+        }
     }
 
     /// `[status]`: the status socket's path.

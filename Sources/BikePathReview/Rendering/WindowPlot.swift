@@ -21,7 +21,8 @@ public struct WindowPlot: Sendable, Equatable {
     public let peakIndex: Int?
 
     /// Room for the scale's labels left of the plot, the time labels and caption below.
-    static let left = 30.0, right = 6.0, top = 6.0, bottom = 26.0
+    // right: half the width of "+750" in 9 px text (about 11 px) plus 3, so the last tick label is not cut off.
+    static let left = 30.0, right = 14.0, top = 6.0, bottom = 26.0
 
     public init(samples: [Float], rate: Double, peakIndex: Int? = nil, width: Double = 200, height: Double = 60) {
         self.samples = samples
