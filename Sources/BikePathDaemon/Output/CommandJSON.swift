@@ -1,0 +1,144 @@
+import BikePathCore
+import BikePathStore
+import Foundation
+
+// The `--json` documents of `run --summary`, `review pair` and `sync consent|status`
+// in the schema of docs/json.md (machine-readable: docs/json-schema.json). Each is a
+// view: the Swift types they come from keep their own Codable form (the store keeps
+// `Consent` in it), and only these keys reach a script.
+
+/// `run --replay … --summary`: the run's counters.
+public struct RunSummaryJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var records: Int
+    public var outputs: Int
+    public var trips_ended: Int
+    public var obstacles: Int
+    public var track_points: Int
+    public var dropped_track_points: Int
+    /// Wall-clock seconds the run took.
+    public var elapsed_s: Double
+    /// Resident set sizes in KiB (getrusage's unit).
+    public var rss_start_kib: Int
+    public var rss_after_first_hour_kib: Int?
+    public var rss_by_hour_kib: [Int]
+    public var rss_end_kib: Int
+    public var max_rss_kib: Int
+
+    public init(_ s: DaemonLoop.Summary) {
+        records = s.records
+        outputs = s.outputs
+        trips_ended = s.tripsEnded
+        obstacles = s.obstacles
+        track_points = s.trackPoints
+        dropped_track_points = s.droppedTrackPoints
+        elapsed_s = s.seconds
+        rss_start_kib = s.rssStartKB
+        rss_after_first_hour_kib = s.rssAfterFirstHourKB
+        rss_by_hour_kib = s.rssByHourKB
+        rss_end_kib = s.rssEndKB
+        max_rss_kib = s.maxRSSKB
+    }
+}
+
+/// `review pair --json`: the code and when it stops working.
+public struct ReviewPairJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var code: String
+    public var expires_utc: String
+
+    public init(code: String, expiresUTCNanoseconds: Int64) {
+        self.code = code
+        expires_utc = ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: expiresUTCNanoseconds))
+    }
+}
+
+/// The rider's consent under the streams' names on the command line (`sync consent trips|sos|live`).
+public struct ConsentJSON: Encodable, Sendable {
+    public var trips: Bool
+    public var sos: Bool
+    public var live: Bool
+
+    public init(_ c: Consent) {
+        trips = c.tripsAndDrafts
+        sos = c.sos
+        live = c.livePosition
+    }
+}
+
+/// `sync consent --json`.
+public struct ConsentDocumentJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var consent: ConsentJSON
+
+    public init(_ c: Consent) { consent = ConsentJSON(c) }
+}
+
+/// `sync status --json`: the consent beside the outbox by state (counts per record kind),
+/// what was quarantined and why, and the sync log, newest first.
+public struct SyncStatusJSON: Encodable, Sendable {
+    public struct Quarantined: Encodable, Sendable {
+        public var kind: String
+        public var id: String
+        public var reason: String
+        public var attempts: Int
+    }
+
+    public struct LogLine: Encodable, Sendable {
+        public var utc: String?
+        public var kind: String?
+        public var id: String?
+        public var outcome: String
+        public var detail: String?
+    }
+
+    public var schema = JSONSchema.version
+    public var consent: ConsentJSON
+    public var pending: [String: Int]
+    public var withheld: [String: Int]
+    public var sent: [String: Int]
+    public var quarantined: [Quarantined]
+    public var recent_log: [LogLine]
+
+    public init(_ report: SyncStatusReport) {
+        let d = report.sync
+        consent = ConsentJSON(report.consent)
+        pending = d.pending
+        withheld = d.withheld
+        sent = d.sent
+        quarantined = d.quarantined.map { Quarantined(kind: $0.kind, id: $0.id, reason: $0.reason, attempts: $0.attempts) }
+        recent_log = d.recentLog.map {
+            LogLine(utc: $0.utcNanoseconds.map { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: $0)) }, kind: $0.kind,
+                    id: $0.id, outcome: $0.outcome, detail: $0.detail)
+        }
+    }
+}
+
+/// `sync privacy --json`: the trim at each end of a trip and the zones.
+public struct PrivacyJSON: Encodable, Sendable {
+    public struct Zone: Encodable, Sendable {
+        public var name: String
+        public var lat: Double
+        public var lon: Double
+        public var radius_m: Double
+    }
+
+    public var schema = JSONSchema.version
+    public var trim_s: Double
+    public var trim_m: Double
+    public var zones: [Zone]
+
+    public init(_ p: PrivacySettings) {
+        trim_s = p.trim.seconds
+        trim_m = p.trim.meters
+        zones = p.zones.map { Zone(name: $0.name, lat: $0.center.latitude, lon: $0.center.longitude, radius_m: $0.radiusMeters) }
+    }
+}
+
+/// `sync requeue --json`: how many quarantined records went back in the queue.
+public struct RequeueJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var requeued: Int
+
+    public init(requeued: Int) { self.requeued = requeued }
+}
