@@ -30,6 +30,6 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let store = try options.openForReading()
         let s = try options.run { try store.statistics() }
-        options.emit(s) { StatsText.render(s) }
+        options.emit(StatsJSON(s)) { StatsText.render(s) }
     }
 }

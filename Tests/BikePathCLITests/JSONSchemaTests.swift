@@ -107,6 +107,8 @@ import Testing
         try document(["sync", "privacy", "--add-zone", "home,52.52,13.40,300"] + store, "sync_privacy")
         try document(["sync", "status"] + store, "sync_status")
         try document(["sync", "requeue", "--all"] + store, "sync_requeue")
+        try document(["stats"] + store, "stats")
+        try document(["verify"] + store, "verify")
     }
 
     /// `run --replay --summary` printed the Swift type's camelCase keys (`tripsEnded`).

@@ -142,3 +142,52 @@ public struct RequeueJSON: Encodable, Sendable {
 
     public init(requeued: Int) { self.requeued = requeued }
 }
+
+/// `stats --json`: totals over all closed trips and the milestones reached.
+public struct StatsJSON: Encodable, Sendable {
+    public struct Milestone: Encodable, Sendable {
+        public var threshold_m: Int64
+        public var trip_id: String
+        public var total_m: Double
+    }
+
+    public var schema = JSONSchema.version
+    public var trips: Int
+    public var distance_m: Double
+    public var elapsed_s: Double
+    public var moving_s: Double
+    public var co2_avoided_g: Double
+    public var milestones: [Milestone]
+
+    public init(_ s: StoreStatistics) {
+        trips = s.trips
+        distance_m = s.distanceMeters
+        elapsed_s = s.elapsedSeconds
+        moving_s = s.movingSeconds
+        co2_avoided_g = s.co2AvoidedGrams
+        milestones = s.milestones.map { Milestone(threshold_m: $0.thresholdMeters, trip_id: $0.tripID, total_m: $0.totalMeters) }
+    }
+}
+
+/// `verify --json`: the links checked, the records pruned after sync, and the first broken link.
+public struct VerifyJSON: Encodable, Sendable {
+    public struct Break: Encodable, Sendable {
+        public var seq: Int64
+        public var record_kind: String
+        public var record_id: String
+        public var reason: String
+    }
+
+    public var schema = JSONSchema.version
+    public var ok: Bool
+    public var links: Int
+    public var pruned_records: Int
+    public var first_break: Break?
+
+    public init(_ r: VerifyReport) {
+        ok = r.ok
+        links = r.links
+        pruned_records = r.prunedRecords
+        first_break = r.firstBreak.map { Break(seq: $0.seq, record_kind: $0.recordKind, record_id: $0.recordID, reason: $0.reason) }
+    }
+}
