@@ -109,6 +109,7 @@ import Testing
         try document(["sync", "requeue", "--all"] + store, "sync_requeue")
         try document(["stats"] + store, "stats")
         try document(["verify"] + store, "verify")
+        try document(["calibration", "show"] + store, "calibration")
     }
 
     /// `run --replay --summary` printed the Swift type's camelCase keys (`tripsEnded`).

@@ -197,9 +197,9 @@ struct RiderLoopTests {
         #expect(try runProcess(bikepathd, ["drafts", "confirm", id, "--db", db]).status == 0)
 
         let show = try runProcess(bikepathd, ["calibration", "show", "--json", "--db", db])
-        struct Report: Decodable { var isFactory: Bool; var answers: Int; var dropped: Int }
+        struct Report: Decodable { var factory: Bool; var answers: Int; var dropped: Int }  // docs/json.md
         let report = try JSONDecoder().decode(Report.self, from: Data(show.out.utf8))
-        #expect(!report.isFactory && report.answers == candidates.count && report.dropped == dropped.count)
+        #expect(!report.factory && report.answers == candidates.count && report.dropped == dropped.count)
 
         func replay(_ extra: [String]) throws -> [ReplayObstacle] {
             let r = try runProcess(bikepathd, ["replay", "--json", "--config", config, Self.ride] + extra)

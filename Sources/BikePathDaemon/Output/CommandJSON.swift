@@ -191,3 +191,24 @@ public struct VerifyJSON: Encodable, Sendable {
         first_break = r.firstBreak.map { Break(seq: $0.seq, record_kind: $0.recordKind, record_id: $0.recordID, reason: $0.reason) }
     }
 }
+
+/// `calibration show|reset --json`: the sensitivity per obstacle kind (1 = factory) and
+/// the rider's answers it was fitted from.
+public struct CalibrationJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var factory: Bool
+    public var scales: [String: Double]
+    public var answers: Int
+    public var answers_used: Int
+    public var kept: Int
+    public var dropped: Int
+
+    public init(_ r: CalibrationReport) {
+        factory = r.isFactory
+        scales = r.scales
+        answers = r.answers
+        answers_used = r.answersUsed
+        kept = r.kept
+        dropped = r.dropped
+    }
+}
