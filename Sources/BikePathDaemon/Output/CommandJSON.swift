@@ -212,3 +212,49 @@ public struct CalibrationJSON: Encodable, Sendable {
         dropped = r.dropped
     }
 }
+
+/// `evaluate --json`: the detector against the rider's marks, per recording and pooled
+/// (`total`), with the matching tolerance. A rate that is undefined (no marks, no
+/// detections, no distance) is left out.
+public struct EvaluationJSON: Encodable, Sendable {
+    public struct Result: Encodable, Sendable {
+        public var recording: String
+        public var labels: Int
+        public var detections: Int
+        public var matched_labels: Int
+        public var kind_agreed: Int
+        public var distance_m: Double
+        public var recall: Double?
+        public var precision: Double?
+        public var candidates_per_km: Double?
+
+        init(_ r: EvaluationReport.Result) {
+            recording = r.recording
+            labels = r.score.labels
+            detections = r.score.detections
+            matched_labels = r.score.matchedLabels
+            kind_agreed = r.score.kindAgreed
+            distance_m = r.score.distanceMeters
+            recall = r.recall
+            precision = r.precision
+            candidates_per_km = r.candidatesPerKm
+        }
+    }
+
+    public struct Tolerance: Encodable, Sendable {
+        public var before_s: Double
+        public var after_s: Double
+        public var along_m: Double
+    }
+
+    public var schema = JSONSchema.version
+    public var tolerance = Tolerance(before_s: DetectorEvaluation.secondsBefore, after_s: DetectorEvaluation.secondsAfter,
+                                     along_m: DetectorEvaluation.metres)
+    public var recordings: [Result]
+    public var total: Result
+
+    public init(_ report: EvaluationReport) {
+        recordings = report.recordings.map(Result.init)
+        total = Result(report.total)
+    }
+}
