@@ -24,14 +24,14 @@ python3 - "$work/summary.json" "$hours" "$work/store.sqlite" <<'PY'
 import json, os, sys
 s = json.load(open(sys.argv[1])); hours = float(sys.argv[2])
 size = os.path.getsize(sys.argv[3]) / 1e6
-print(f"soak: {hours:g} h of synthetic riding in {s['seconds']:.1f} s ({hours * 3600 / s['seconds']:.0f}x real time); "
-      f"{s['records']} records, {s['outputs']} outputs, {s['tripsEnded']} trips ended, {s['obstacles']} obstacles; store {size:.1f} MB")
-first = s.get('rssAfterFirstHourKB')
+print(f"soak: {hours:g} h of synthetic riding in {s['elapsed_s']:.1f} s ({hours * 3600 / s['elapsed_s']:.0f}x real time); "
+      f"{s['records']} records, {s['outputs']} outputs, {s['trips_ended']} trips ended, {s['obstacles']} obstacles; store {size:.1f} MB")
+first = s.get('rss_after_first_hour_kib')
 after = f"{first / 1024:.1f} MiB" if first else "n/a (under 1 h)"
-print(f"soak: RSS start {s['rssStartKB'] / 1024:.1f} MiB, after 1 h {after}, "
-      f"end {s['rssEndKB'] / 1024:.1f} MiB, peak {s['maxRSSKB'] / 1024:.1f} MiB"
-      + (f"; growth after the first hour {(s['rssEndKB'] - first) / 1024:+.1f} MiB" if first else ""))
-hourly = s.get('rssByHourKB', [])
+print(f"soak: RSS start {s['rss_start_kib'] / 1024:.1f} MiB, after 1 h {after}, "
+      f"end {s['rss_end_kib'] / 1024:.1f} MiB, peak {s['max_rss_kib'] / 1024:.1f} MiB"
+      + (f"; growth after the first hour {(s['rss_end_kib'] - first) / 1024:+.1f} MiB" if first else ""))
+hourly = s.get('rss_by_hour_kib', [])
 if hourly:
     print("soak: RSS at each hour (MiB): " + " ".join(f"{k / 1024:.1f}" for k in hourly))
 PY

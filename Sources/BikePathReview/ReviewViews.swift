@@ -95,6 +95,11 @@ struct SimplePage {
 /// How the page and `bikepathd drafts` write figures and times: clock time in
 /// the device's time zone (what the rider's watch said).
 public enum ReviewFormat {
+    /// CO₂ avoided as the rider reads it everywhere (review page, `stats`, `drafts show`,
+    /// `replay`): kg with two decimals, "0.09 kg" for 90 g. Issue 22: it was "90 g" in
+    /// one place and "0.09 kg" in another. JSON keeps grams (`co2_avoided_g`).
+    public static func co2(_ grams: Double) -> String { String(format: "%.2f kg", grams / 1000) }
+
     static func date(_ utcNanoseconds: Int64?) -> (date: String, time: String) {
         guard let ns = utcNanoseconds else { return ("no GNSS time", "") }
         let d = Date(timeIntervalSince1970: Double(ns) / 1e9)
@@ -297,7 +302,7 @@ enum ReviewViews {
 
     static func trips(_ s: StoreStatistics, drafts: [DraftSummary], firstStep: Double) -> TripsPage {
         TripsPage(trips: s.trips, distance: ReviewFormat.distance(s.distanceMeters), moving: ReviewFormat.duration(s.movingSeconds),
-                  co2: String(format: "%.2f kg", s.co2AvoidedGrams / 1000), firstMilestone: ReviewFormat.distance(firstStep),
+                  co2: ReviewFormat.co2(s.co2AvoidedGrams), firstMilestone: ReviewFormat.distance(firstStep),
                   milestones: s.milestones.map { "\($0.thresholdMeters / 1000) km passed" },
                   rides: drafts.enumerated().map { row($1, number: $0 + 1) })
     }

@@ -97,6 +97,24 @@ extension Store {
         return try Self.unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
     }
 
+    /// A trip as `export` takes it: its own id (`trip_id` of `drafts list --json`) or a
+    /// unique prefix of it, or its draft named as every `drafts` command names one (the
+    /// draft's id, a unique prefix, its number in `drafts list`), by `resolveDraftID`.
+    /// Issue 22: `export` took only a full trip id while its help pointed to `drafts list`.
+    public func resolveTripID(_ reference: String) throws -> String {
+        let ref = reference.trimmingCharacters(in: .whitespaces)
+        let trips = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+        if let exact = trips.first(where: { $0.uppercased() == ref.uppercased() }) { return exact }
+        do {
+            let draftID = try resolveDraftID(reference)
+            let trip = try queue.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID]) }
+            guard let trip else { throw StoreError.noSuchTrip(reference) }
+            return trip
+        } catch StoreError.noSuchDraft {
+            return try Self.unique(ref, among: trips, original: reference) { StoreError.noSuchTrip($0) }
+        }
+    }
+
     /// An obstacle of a draft: its full id, a unique prefix, or its number in `drafts show` (`#3`).
     public func resolveObstacleID(_ reference: String, inDraft draftID: String) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)

@@ -44,7 +44,7 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
             lines.append("store: the database was unusable (\(movedAsideReason ?? "damaged")) and was moved to \(movedAsideTo); this store started empty — the old file is kept for recovery")
         }
         if withheldSOS > 0 {
-            lines.append("sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they never leave the device; turn it on (`bikepathd sync consent sos on --release-withheld`) or disable crash detection")
+            lines.append("sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they stay on this device while it is off; `bikepathd sync consent sos on` sends them")
         }
         if retentionFailures > 0 {
             lines.append("store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database")

@@ -18,7 +18,7 @@ struct CalibrationCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let report = try options.run { try store.calibrationReport() }
-            options.emit(report) { CalibrationText.render(report) }
+            options.emit(CalibrationJSON(report)) { CalibrationText.render(report) }
         }
     }
 
@@ -31,7 +31,7 @@ struct CalibrationCommand: ParsableCommand {
             let store = try options.open()
             try options.run { try store.resetCalibration() }
             let report = try options.run { try store.calibrationReport() }
-            options.emit(report) { "calibration reset: factory sensitivity\n" + CalibrationText.render(report) }
+            options.emit(CalibrationJSON(report)) { "calibration reset: factory sensitivity\n" + CalibrationText.render(report) }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BikePathDaemon
+import BikePathStore
 import Foundation
 
 /// `bikepathd config check|show`.
@@ -25,11 +26,20 @@ struct ConfigCommand: ParsableCommand {
                 print("\(path): no such file; the daemon runs on the defaults (bikepathd config show)")
                 return
             }
+            let configuration: DaemonConfiguration
             do {
-                _ = try ConfigurationLoader.load(path: path)
-                print("\(path): ok")
+                configuration = try ConfigurationLoader.load(path: path)
             } catch {
                 throw failWithConfigurationProblems(error)
+            }
+            print("\(path): ok")
+            // The file is good; what it means with the rider's consent in the store is worth a warning (the file may not change consent).
+            if configuration.crash.enabled {
+                let storePath = StoreOptions.defaultPath(configuration: configuration)
+                if let store = try? Store.open(path: storePath, configuration: configuration.storeConfiguration, mode: .readOnly),
+                   let warning = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true) {
+                    standardErrorLine("warning: \(storePath): \(warning)")
+                }
             }
         }
     }

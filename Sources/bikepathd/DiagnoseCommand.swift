@@ -20,6 +20,9 @@ struct DiagnoseCommand: AsyncParsableCommand {
             transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
     @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
     var databasePath: String?
+    /// `run`'s old spelling of `--db`. Without it `diagnose --store PATH` was answered
+    /// "Did you mean '--no-store'?", the opposite of what was asked (issue 22).
+    @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
     @Flag(help: "Skip the store and sync checks.") var noStore = false
     @Flag(help: "Print JSON instead of text.") var json = false
     @Flag(help: "Show the sources' log lines.") var verbose = false
@@ -27,8 +30,9 @@ struct DiagnoseCommand: AsyncParsableCommand {
     func run() async throws {
         let diagnosis = try await SensorDiagnosis.watch(gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
                                                         required: Set(require.kinds), logLevel: verbose ? .info : .critical)
-        let storePath = databasePath ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
-        let report = DiagnosisReport(sensors: diagnosis, store: noStore ? nil : StoreDiagnosisReport.read(path: storePath),
+        let storePath = databasePath ?? storeAlias ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
+        let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
+        let report = DiagnosisReport(sensors: diagnosis, store: store,
                                      required: Set(require.kinds))
         print(json ? jsonText(report) : report.text)
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }

@@ -56,10 +56,8 @@ struct DraftsCommand: ParsableCommand {
         func run() throws {
             let store = try options.open()
             let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
-            let held = try options.run { try ConsentPolicy.confirmedDraftHeldBack(store: store, file: options.fileConfiguration) }
-            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: held ?? "queued")) {
-                held.map { "draft \(d.id) confirmed; it stays on this device: \($0)" } ?? "draft \(d.id) confirmed and queued for sync"
-            }
+            let fate = try options.run { try ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
+            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id) }
         }
     }
 

@@ -9,11 +9,12 @@ struct ExportCommand: ParsableCommand {
         abstract: "Export a trip as GPX 1.1 (obstacles as waypoints) or GeoJSON.")
     @OptionGroup var options: StoreOptions
     @Option(help: "gpx or geojson.") var format: ExportFormat = .gpx
-    @Argument(help: "Trip id (see `bikepathd drafts list`).") var trip: String
+    @Argument(help: "Trip: its id, or its draft as `drafts` takes it — the draft's id, a unique prefix of it, or its number in `bikepathd drafts list`.")
+    var trip: String
 
     func run() throws {
         let store = try options.openForReading()
-        print(try options.run { try store.export(trip: trip, format: format) }, terminator: "")
+        print(try options.run { try store.export(trip: try store.resolveTripID(trip), format: format) }, terminator: "")
     }
 }
 
@@ -29,6 +30,6 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let store = try options.openForReading()
         let s = try options.run { try store.statistics() }
-        options.emit(s) { StatsText.render(s) }
+        options.emit(StatsJSON(s)) { StatsText.render(s) }
     }
 }

@@ -24,7 +24,7 @@ struct RecordCommand: AsyncParsableCommand {
     /// The old spelling, kept working for scripts.
     @Flag(name: .customLong("overwrite"), help: .hidden) var overwriteAlias = false
     @Flag(help: "Enable crash (SOS) detection in the live chain, as `replay --crash-detection`.") var crashDetection = false
-    @Option(help: ArgumentHelp("Take `bikepathd mark --socket PATH` here: each mark is written as a rider label (for `evaluate`).",
+    @Option(help: ArgumentHelp("Take `bikepathd mark --status-socket PATH` here: each mark is written as a rider label (for `evaluate`).",
                                valueName: "path"))
     var markSocket: String?
 

@@ -45,7 +45,7 @@ struct ReviewCommand: AsyncParsableCommand {
         func run() throws {
             let store = try options.open()
             let code = try options.run { try store.issuePairingCode() }
-            options.emit(["code": code.code, "expires_utc_ns": "\(code.expiresUTCNanoseconds)"]) {
+            options.emit(ReviewPairJSON(code: code.code, expiresUTCNanoseconds: code.expiresUTCNanoseconds)) {
                 "pairing code \(code.code): type it on the review page within \(Int(Store.pairingLifetimeSeconds / 60)) minutes"
             }
         }

@@ -63,7 +63,7 @@ struct RunCommand: AsyncParsableCommand {
             logger.critical("stopped on an error: \(error)")
             throw ExitCode(1)
         }
-        if summary, report.inputFailure == nil { print(jsonText(report.summary)) }
+        if summary, report.inputFailure == nil { print(jsonText(RunSummaryJSON(report.summary))) }
         guard report.exitStatus == 0 else {
             logger.critical("\(report.closingLine)")
             throw ExitCode(report.exitStatus)

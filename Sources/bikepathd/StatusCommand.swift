@@ -2,15 +2,18 @@ import ArgumentParser
 import BikePathDaemon
 import Foundation
 
-/// Where the running daemon answers: `--socket`, else the configuration's `status.socket`.
+/// Where the running daemon answers: `--status-socket`, else the configuration's `status.socket`.
+/// One spelling on every command (`run` serves where `run --status-socket` says, `status`,
+/// `tail` and `mark` ask there); `--socket`, the old spelling of these three, still works.
 struct SocketOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The daemon's status socket (default: status.socket of the configuration).", valueName: "path"))
-    var socket: String?
+    var statusSocket: String?
+    @Option(name: .customLong("socket"), help: .hidden) var socketAlias: String?
     @Option(help: ArgumentHelp("Configuration file to take status.socket from.", valueName: "file"))
     var config: String?
 
     func socketPath() throws -> String {
-        if let socket { return socket }
+        if let socket = statusSocket ?? socketAlias { return socket }
         do {
             return try ConfigurationLoader.load(flag: config).status.socket
         } catch {

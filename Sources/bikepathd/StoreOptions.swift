@@ -7,6 +7,8 @@ import Foundation
 struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
     var databasePath: String?
+    /// `run`'s old spelling of `--db`, accepted by every command that takes `--db`.
+    @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
 
     @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
@@ -14,7 +16,7 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
-    var path: String { databasePath ?? Self.defaultPath(configuration: fileConfiguration) }
+    var path: String { databasePath ?? storeAlias ?? Self.defaultPath(configuration: fileConfiguration) }
 
     /// The configuration file, read like `run` reads it; a bad file ends the command (exit 78).
     var fileConfiguration: DaemonConfiguration { configurationFile(config) }

@@ -21,10 +21,12 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "run",
             abstract: "Sync now and keep syncing (SIGUSR1 = the network changed: retry at once).")
         @OptionGroup var options: StoreOptions
-        @Option(help: "Hub base URL, e.g. https://hub.example.org (plain http only on loopback).") var hub: String
-        @Option(name: .customLong("token-file"), help: "File holding the device token; must not be readable by group or others.")
-        var tokenFile: String
-        @Option(name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well (verification stays on).")
+        @Option(help: "Hub base URL, e.g. https://hub.example.org (plain http only on loopback; default: sync.hub_url).")
+        var hub: String?
+        @Option(name: .customLong("token-file"),
+                help: "File holding the device token; must not be readable by group or others (default: sync.token_file).")
+        var tokenFile: String?
+        @Option(name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well; verification stays on (default: sync.ca_file).")
         var caFile: String?
         @Option(help: "Seconds before a request is given up.") var timeout = 15.0
         @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
@@ -32,12 +34,17 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try options.open()
-            let sync: StandaloneSync
+            // The file's sync.* keys with the flags on top, by the rule `run` uses (issue 22: `--config` was ignored).
+            let settings: DaemonConfiguration
             do {
-                let token = try DeviceToken.read(path: tokenFile)
-                sync = try StandaloneSync(store: store, endpoint: HubEndpoint(baseURL: hub, token: token, caFile: caFile,
-                                                                               requestTimeoutSeconds: timeout), batchSize: batchSize)
+                settings = try options.fileConfiguration.merging(ConfigurationOverrides(hubURL: hub, hubTokenFile: tokenFile, hubCAFile: caFile))
+            } catch { throw failWithConfigurationProblems(error) }
+            let endpoint: HubEndpoint
+            do { endpoint = try settings.sync.endpoint(requestTimeoutSeconds: timeout) } catch HubSettingsError.noHub {
+                throw ValidationError(HubSettingsError.noHub.description)
             } catch { options.fail("\(error)") }
+            let sync: StandaloneSync
+            do { sync = try StandaloneSync(store: store, endpoint: endpoint, batchSize: batchSize) } catch { options.fail("\(error)") }
             if once {
                 let (result, wire) = await sync.once()
                 standardErrorLine(SyncText.pass(result))
@@ -62,8 +69,9 @@ struct SyncCommand: AsyncParsableCommand {
                 The rider's consent, kept in the store, is the one switch sync reads (docs/sync.md). \
                 'on' sends everything queued under the stream, including drafts confirmed and SOS raised while it was off; \
                 'off' keeps the stream's queued records on the device at once. \
-                A privacy.share_* key set to false in the configuration file forbids a stream (turning it on is refused), \
-                and crash.enabled = true needs SOS sharing (turning it off is refused).
+                A privacy.share_* key set to false in the configuration file forbids a stream (turning it on is refused); \
+                nothing but this command turns a stream on. With crash.enabled = true and SOS sharing off, an SOS stays \
+                on this device (run, status, diagnose and this command say so).
                 """)
         @OptionGroup var options: StoreOptions
         @Argument(help: "Stream: trips, sos or live.") var stream: String?
@@ -83,7 +91,11 @@ struct SyncCommand: AsyncParsableCommand {
                 try options.run { try SyncSettings.setConsent(store, s, value == "on") }
             }
             let c = try options.run { try SyncSettings.consent(store) }
-            options.emit(c) { SyncText.consent(c) }
+            // The rider's choice stands; with crash detection on, say what it means for an SOS.
+            if let warning = ConsentPolicy.sosStaysOnDevice(consent: c, crashDetection: options.fileConfiguration.crash.enabled) {
+                standardErrorLine("warning: \(warning)")
+            }
+            options.emit(ConsentDocumentJSON(c)) { SyncText.consent(c) }
         }
     }
 
@@ -102,7 +114,7 @@ struct SyncCommand: AsyncParsableCommand {
             let store = try edit.isEmpty ? options.openForReading() : options.open()
             let settings = try options.run { try edit.applied(to: try SyncSettings.privacy(store)) }
             if !edit.isEmpty { try options.run { try SyncSettings.setPrivacy(store, settings) } }
-            options.emit(settings) { SyncText.privacy(settings) }
+            options.emit(PrivacyJSON(settings)) { SyncText.privacy(settings) }
         }
     }
 
@@ -122,7 +134,7 @@ struct SyncCommand: AsyncParsableCommand {
             let count = try options.run {
                 try store.requeueQuarantined(recordID: id, utcNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
             }
-            options.emit(["requeued": count]) { "requeued \(count) record(s)" }
+            options.emit(RequeueJSON(requeued: count)) { "requeued \(count) record(s)" }
         }
     }
 
@@ -135,7 +147,7 @@ struct SyncCommand: AsyncParsableCommand {
             let store = try options.openForReading()
             let d = try options.run { try store.syncDiagnosis(logLines: lines) }
             let report = SyncStatusReport(consent: try options.run { try SyncSettings.consent(store) }, sync: d)
-            options.emit(report) { SyncText.status(report) }
+            options.emit(SyncStatusJSON(report)) { SyncText.status(report) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathDaemon
 import BikePathStore
 
 /// `bikepathd verify`: checks the hash chain over stored events and confirmed drafts.
@@ -11,7 +12,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let store = try options.openForReading()
         let report = try options.run { try store.verify() }
-        options.emit(report) {
+        options.emit(VerifyJSON(report)) {
             if let b = report.firstBreak {
                 return "BROKEN at link \(b.seq) (\(b.recordKind) \(b.recordID)): \(b.reason)\n\(report.links) link(s) verified before it"
             }

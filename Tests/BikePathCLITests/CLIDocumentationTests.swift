@@ -37,6 +37,13 @@ import Testing
         }
     }
 
+    /// The names a help text's SUBCOMMANDS section lists.
+    private func subcommandNames(_ help: String) -> [String] {
+        guard help.contains("SUBCOMMANDS:"), let listed = help.components(separatedBy: "SUBCOMMANDS:").last else { return [] }
+        return listed.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.hasPrefix("   ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.first?.isLowercase == true }
+    }
+
     @Test func everyCommandAndFlagOfTheHelpIsDocumented() throws {
         let top = try help([])
         let listed = try #require(top.components(separatedBy: "SUBCOMMANDS:").last)
@@ -59,6 +66,43 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The other way round: every flag a row lists is one its command takes. docs/cli.md
+    /// listed `run --synthetic-hours` long after the flag was gone (issue 22).
+    @Test func everyDocumentedFlagExists() throws {
+        for row in try rows() where !row.flags.hasPrefix("see ") {
+            let name = String(row.command.split(separator: " ")[0])
+            // The command's own flags and those of each of its subcommands (a row covers them all).
+            let parent = try help([name])
+            var taken = flags(parent)
+            for sub in subcommandNames(parent) { taken.formUnion(flags(try help([name, sub]))) }
+            let listed = row.flags.matches(of: #/`(--[a-z][a-z0-9-]*)/#).map { String($0.output.1) }
+            for flag in listed {
+                #expect(taken.contains(flag), "docs/cli.md lists \(flag) for \(row.command), which does not take it")
+            }
+        }
+    }
+
+    /// One spelling of the status socket on every command (`run` had `--status-socket`,
+    /// `status`, `tail` and `mark` `--socket`); the old one still works, hidden. And
+    /// `diagnose --store PATH` was answered "Did you mean '--no-store'?": `--store`, `run`'s
+    /// old spelling of `--db`, is now taken wherever `--db` is.
+    @Test func oneSocketSpellingAndTheOldStoreSpellingEverywhere() throws {
+        for command in ["run", "status", "tail", "mark"] {
+            let shown = flags(try help([command]))
+            #expect(shown.contains("--status-socket") && !shown.contains("--socket"), "\(command): \(shown)")
+        }
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        // Nobody answers there: exit 1 and the path in the error, not a usage error (64).
+        let old = try runProcess(bikepathd, ["status", "--socket", dir.file("none.sock")])
+        #expect(old.status == 1 && old.err.contains("none.sock"), "\(old.status) \(old.err)")
+        let diagnose = try runProcess(bikepathd, ["diagnose", "--store", dir.file("none.db"), "--duration", "0.2", "--gpsd-port", "1",
+                                                  "--iio-uri", "ip:127.0.0.1:1", "--require", "none"])
+        #expect(!diagnose.err.contains("no-store"), "\(diagnose.err)")
+        #expect(diagnose.out.contains("none.db"), "the store it was given is the one checked: \(diagnose.out)")
     }
 
     @Test func oldSpellingsWorkButAreNotShown() throws {

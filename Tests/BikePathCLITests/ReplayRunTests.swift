@@ -19,7 +19,9 @@ struct ReplayRunTests {
         try "[store]\npath = \"\(dir.file("store.sqlite"))\"\n[status]\nsocket = \"\(dir.file("status.sock"))\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         let result = try runProcess(bikepathd, ["run", "--config", config, "--replay", recording, "--summary"])
-        let summary = try? JSONDecoder().decode(Summary.self, from: Data(result.out.utf8))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase  // docs/json.md: `trips_ended`
+        let summary = try? decoder.decode(Summary.self, from: Data(result.out.utf8))
         return (result.status, summary, result.err)
     }
 

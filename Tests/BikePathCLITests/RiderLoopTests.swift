@@ -122,10 +122,11 @@ struct RiderLoopTests {
         return pipeline.process(records) + pipeline.finish()
     }
 
+    /// `evaluate --json` (docs/json.md; decoded with .convertFromSnakeCase).
     struct Evaluation: Decodable {
         struct Result: Decodable {
-            struct Score: Decodable { var labels: Int; var detections: Int; var matchedLabels: Int; var kindAgreed: Int }
-            var score: Score; var recall: Double?; var precision: Double?; var candidatesPerKm: Double?
+            var labels: Int; var detections: Int; var matchedLabels: Int; var kindAgreed: Int
+            var recall: Double?; var precision: Double?; var candidatesPerKm: Double?
         }
         var total: Result
     }
@@ -158,11 +159,15 @@ struct RiderLoopTests {
 
         let run = try runProcess(bikepathd, ["evaluate", "--json", path])
         #expect(run.status == 0, "\(run.err)")
-        let total = try JSONDecoder().decode(Evaluation.self, from: Data(run.out.utf8)).total
-        #expect(total.score.labels == 3)
-        #expect(total.score.detections == detections.count, "labels do not change what the detector finds")
-        #expect(total.score.matchedLabels == strongest.count)
-        #expect(total.score.kindAgreed == strongest.count)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let total = try decoder.decode(Evaluation.self, from: Data(run.out.utf8)).total
+        #expect(total.labels == 3)
+        #expect(total.detections == detections.count, "labels do not change what the detector finds")
+        #expect(total.matchedLabels == strongest.count)
+        #expect(total.kindAgreed == strongest.count)
+        let invalid = try JSONSchemaTests.schema().violations(of: try JSONValue.parse(run.out), definition: "evaluation")
+        #expect(invalid.isEmpty, "\(invalid.prefix(5))")
         #expect(total.recall == Double(strongest.count) / 3)
         #expect(total.precision == Double(strongest.count) / Double(detections.count))
         #expect((total.candidatesPerKm ?? 0) > 0)
@@ -197,9 +202,9 @@ struct RiderLoopTests {
         #expect(try runProcess(bikepathd, ["drafts", "confirm", id, "--db", db]).status == 0)
 
         let show = try runProcess(bikepathd, ["calibration", "show", "--json", "--db", db])
-        struct Report: Decodable { var isFactory: Bool; var answers: Int; var dropped: Int }
+        struct Report: Decodable { var factory: Bool; var answers: Int; var dropped: Int }  // docs/json.md
         let report = try JSONDecoder().decode(Report.self, from: Data(show.out.utf8))
-        #expect(!report.isFactory && report.answers == candidates.count && report.dropped == dropped.count)
+        #expect(!report.factory && report.answers == candidates.count && report.dropped == dropped.count)
 
         func replay(_ extra: [String]) throws -> [ReplayObstacle] {
             let r = try runProcess(bikepathd, ["replay", "--json", "--config", config, Self.ride] + extra)

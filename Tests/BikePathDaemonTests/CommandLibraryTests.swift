@@ -80,19 +80,42 @@ import Testing
         #expect(statuses == [0, 3, 4, 5])
     }
 
-    @Test("a confirmed draft stays on the device without a hub, with share_trips = false, or with trip sharing off")
-    func confirmedDraftHeldBack() throws {
+    /// Issue 22 item 5.4: without a hub in the configuration `drafts confirm` said the draft
+    /// "stays on this device", while it was queued and a later `sync --hub` sent it.
+    @Test("a confirmed draft is queued (said so even without a hub); it stays only with share_trips = false or trip sharing off")
+    func confirmedDraftSync() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let (store, _) = try Self.storeWithDraft(dir)
         var file = DaemonConfiguration()
-        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("no hub") == true)
-        file.sync.hubURL = "https://hub.example.org"
-        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("trip sharing is off") == true)
+        guard case .heldBack(let why) = try ConsentPolicy.confirmedDraft(store: store, file: file) else {
+            Issue.record("trip sharing is off: held back"); return
+        }
+        #expect(why.contains("trip sharing is off"))
         try SyncSettings.setConsent(store, .tripsAndDrafts, true)
-        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file) == nil)
+        let noHub = try ConsentPolicy.confirmedDraft(store: store, file: file)
+        #expect(noHub == .queuedWithoutHub && noHub.json == "queued")
+        #expect(noHub.text(id: "D").contains("queued for sync") && !noHub.text(id: "D").contains("stays on this device"))
+        file.sync.hubURL = "https://hub.example.org"
+        #expect(try ConsentPolicy.confirmedDraft(store: store, file: file) == .queued)
         file.privacy.shareTrips = false
-        #expect(try ConsentPolicy.confirmedDraftHeldBack(store: store, file: file)?.contains("share_trips") == true)
+        #expect(try ConsentPolicy.confirmedDraft(store: store, file: file).json.contains("share_trips"))
+    }
+
+    /// Issue 22: CO₂ avoided was "90 g" in `drafts show` and `replay` and "0.09 kg" in
+    /// `stats` and the review page; one formatter now, kg with two decimals.
+    @Test("CO₂ avoided reads the same in stats, drafts show and replay")
+    func co2InOneUnit() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (store, draft) = try Self.storeWithDraft(dir)
+        let grams = draft.trip.statistics.co2AvoidedGrams
+        #expect(grams > 0)
+        let kg = String(format: "%.2f kg", grams / 1000)
+        #expect(DraftText.render(draft).contains("CO₂ avoided \(kg)"), "\(DraftText.render(draft))")
+        let stats = try store.statistics()
+        #expect(StatsText.render(stats).contains("CO₂ avoided: \(String(format: "%.2f kg", stats.co2AvoidedGrams / 1000))"))
+        for text in [DraftText.render(draft), StatsText.render(stats)] { #expect(!text.contains(" g,") && !text.contains(" g\n")) }
     }
 
     @Test("drafts show --json's trip and replay's trip_ended line carry the same totals, in one object each")

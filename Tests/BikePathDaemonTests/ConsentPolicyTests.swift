@@ -22,22 +22,25 @@ import Testing
         try ConsentPolicy.check(.tripsAndDrafts, on: false, file: Self.file(shareTrips: false))
     }
 
-    @Test("crash detection on: SOS sharing cannot be turned off")
-    func crashNeedsSOS() throws {
-        #expect(throws: ConsentPolicy.Refusal.neededByCrashDetection) {
-            try ConsentPolicy.check(.sos, on: false, file: Self.file(crash: true))
-        }
-        try ConsentPolicy.check(.sos, on: false, file: Self.file())
+    /// Issue 22 item 5.3: crash detection turned SOS sharing on at every start of `run`,
+    /// undoing the rider's `sync consent sos off`; the rider's choice now stands and is reported.
+    @Test("crash detection on: the rider may turn SOS sharing off, and is told an SOS would stay on the device")
+    func crashDetectionNeverChangesConsent() throws {
+        try ConsentPolicy.check(.sos, on: false, file: Self.file(crash: true))
+        let off = Consent(tripsAndDrafts: true)
+        #expect(ConsentPolicy.corrections(of: off, file: Self.file(crash: true)).isEmpty, "nothing is turned on")
+        let said = try #require(ConsentPolicy.sosStaysOnDevice(consent: off, crashDetection: true))
+        #expect(said.contains("an SOS would stay on this device") && said.contains("sync consent sos on"))
+        #expect(ConsentPolicy.sosStaysOnDevice(consent: Consent(sos: true), crashDetection: true) == nil)
+        #expect(ConsentPolicy.sosStaysOnDevice(consent: off, crashDetection: false) == nil)
     }
 
-    @Test("run's corrections: forbidden streams off, SOS on for crash detection, nothing else touched")
+    @Test("run's corrections: forbidden streams off, nothing else touched, nothing turned on")
     func corrections() {
         var consent = Consent()
         consent.tripsAndDrafts = true
         consent.livePosition = true
-        let fixes = ConsentPolicy.corrections(of: consent, file: Self.file(shareTrips: false, crash: true))
-        #expect(fixes.map(\.stream) == [.tripsAndDrafts, .sos])
-        #expect(fixes.map(\.on) == [false, true])
+        #expect(ConsentPolicy.corrections(of: consent, file: Self.file(shareTrips: false, crash: true)) == [.tripsAndDrafts])
         #expect(ConsentPolicy.corrections(of: consent, file: Self.file()).isEmpty)
     }
 }

@@ -62,6 +62,27 @@ struct DaemonInProcessTests {
         try await running.value
     }
 
+    /// Issue 22 item 5.3: crash detection turned the rider's SOS sharing on at start; now
+    /// the consent stays as the rider left it and `status` says an SOS would stay on the device.
+    @Test("crash detection with SOS sharing off: consent untouched, status degraded and saying why")
+    func crashDetectionWithSOSSharingOffIsReportedNotChanged() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        var configuration = try Self.configuration(dir)
+        configuration.crash.enabled = true
+        configuration.sync.hubURL = "http://127.0.0.1:1"
+        configuration.sync.tokenFile = dir.file("no-token")
+        let daemon = try Self.make(configuration, input: .recording(path: Self.ride, speed: 1))
+        let group = daemon.makeServiceGroup(logger: Self.quiet)
+        let running = Task { try await group.run() }
+        #expect(await waitUntil { FileManager.default.fileExists(atPath: configuration.status.socket) })
+        let status = try StatusClient.fetchStatus(path: configuration.status.socket)
+        #expect(status.degraded.contains { $0.contains("an SOS would stay on this device") }, "\(status.degraded)")
+        #expect(try !daemon.store.consent().sos, "the rider's consent is the rider's")
+        await group.triggerGracefulShutdown()
+        try await running.value
+    }
+
     @Test("a recording that cannot be read is refused before the store is opened")
     func unreadableRecording() throws {
         let dir = try TempDir()

@@ -136,7 +136,9 @@ final class DaemonRun: @unchecked Sendable {
     var summary: RunSummary? {
         let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(of: "{"), let end = lines[start...].firstIndex(of: "}") else { return nil }
-        return try? JSONDecoder().decode(RunSummary.self, from: Data(lines[start...end].joined(separator: "\n").utf8))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase  // docs/json.md: `trips_ended`
+        return try? decoder.decode(RunSummary.self, from: Data(lines[start...end].joined(separator: "\n").utf8))
     }
 
     func cleanup() { directory.cleanup() }

@@ -45,7 +45,7 @@ import Glibc
         #expect(try String(contentsOfFile: dir.file("review.log"), encoding: .utf8).contains("pairing code"))
         let pair = try runProcess(bin, ["review", "pair", "--db", db, "--json"])
         #expect(pair.status == 0, "\(pair.err)")
-        let code = try #require((try JSONSerialization.jsonObject(with: Data(pair.out.utf8)) as? [String: String])?["code"])
+        let code = try #require((try JSONSerialization.jsonObject(with: Data(pair.out.utf8)) as? [String: Any])?["code"] as? String)
         let paired = try await fetch("/pair", method: .POST, form: "code=\(code)")
         #expect(paired.status == .seeOther)
         let cookie = try #require(paired.headers["Set-Cookie"].first).split(separator: ";")[0]

@@ -79,7 +79,26 @@ import Testing
         let stats = try runProcess(bin, ["stats", "--db", db, "--json"])
         let totals = try #require(try json(stats.out) as? [String: Any])
         #expect(totals["trips"] as? Int == 2)
-        #expect(abs((totals["distanceMeters"] as? Double ?? 0) - (try store.statistics().distanceMeters)) < 1e-6)
+        #expect(abs((totals["distance_m"] as? Double ?? 0) - (try store.statistics().distanceMeters)) < 1e-6)
+    }
+
+    /// Issue 22 item 5.4: `export` took only a full trip id while its help pointed to
+    /// `drafts list`, which shows draft ids and numbers. It takes what `drafts` takes now.
+    @Test func exportTakesWhatDraftsTakes() throws {
+        let (bin, dir, db) = try prepared()
+        defer { dir.cleanup() }
+        let drafts = try #require((try json(try runProcess(bin, ["drafts", "list", "--db", db, "--json"]).out) as? [String: Any])?["drafts"]
+            as? [[String: Any]])
+        let second = drafts[1]
+        let trip = try #require(second["trip_id"] as? String), draft = try #require(second["id"] as? String)
+        let byTrip = try runProcess(bin, ["export", "--format", "geojson", trip, "--db", db])
+        #expect(byTrip.status == 0, "\(byTrip.err)")
+        for reference in ["2", draft, String(draft.prefix(8)), String(draft.prefix(8)).lowercased(), String(trip.prefix(8))] {
+            let r = try runProcess(bin, ["export", "--format", "geojson", reference, "--db", db])
+            #expect(r.status == 0 && r.out == byTrip.out, "export \(reference): \(r.err)")
+        }
+        let beyond = try runProcess(bin, ["export", "9", "--db", db])
+        #expect(beyond.status == 1 && beyond.err.contains("9"), "\(beyond.err)")
     }
 
     @Test func unusableDatabasePathsGiveClearErrors() throws {

@@ -21,8 +21,7 @@ enum Soak {
                                      version: "bench", reload: { () throws(ConfigurationError) in configuration },
                                      logger: logger)
         let report = try await daemon.run(logger: logger)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(report.summary), as: UTF8.self))
+        // The document `run --summary` prints (docs/json.md), by the one encoder.
+        print(try JSONText.document(RunSummaryJSON(report.summary)))
     }
 }

@@ -61,9 +61,12 @@ public final class Daemon: Sendable {
                               heartbeat: heartbeat, logger: logger, live: input.live != nil, openTrip: openTrip,
                               inputFinished: input.finished, publish: publish, workQueued: { sync?.engine.workAvailable() })
         let startedAt = EdgeClock.monotonic()
-        let status: @Sendable () -> DaemonStatus = { [live = input.live, storePath = configuration.store.path] in
-            DaemonStatus.assemble(board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
-                                  problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store))
+        let status: @Sendable () -> DaemonStatus = { [live = input.live, storePath = configuration.store.path,
+                                                     crash = configuration.crash.enabled] in
+            // Crash detection with SOS sharing off is said, never changed (ConsentPolicy).
+            let sos = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crash)
+            return DaemonStatus.assemble(board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
+                                         problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
         }
         do {
             server.value = try StatusServer(path: configuration.status.socket, status: status,

@@ -15,10 +15,7 @@ enum DaemonSync {
         guard !configuration.sync.hubURL.isEmpty else { return (nil, nil) }
         do {
             try applyFilePolicy(configuration, store: store, logger: logger)
-            let token = try DeviceToken.read(path: configuration.sync.tokenFile)
-            let client = try HubClient(endpoint: HubEndpoint(
-                baseURL: configuration.sync.hubURL, token: token,
-                caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile))
+            let client = try HubClient(endpoint: try configuration.sync.endpoint())
             var options = SyncOptions()
             options.idlePollSeconds = configuration.sync.intervalS
             options.backoff.capSeconds = min(options.backoff.capSeconds, configuration.sync.intervalS)
@@ -61,16 +58,17 @@ enum DaemonSync {
     /// The rider's consent in the store is the one switch sync reads. The file
     /// only forbids: a `privacy.share_*` key written as false turns the stream
     /// off (and `sync consent` refuses to turn it on); an absent key leaves the
-    /// rider's choice alone. Crash detection on means an SOS must be able to
-    /// leave, so it turns SOS sharing on (`config check` refuses it with
-    /// `share_sos = false`). Privacy zones from the file are added to the
-    /// store's, and the stricter trim wins.
+    /// rider's choice alone. Nothing here turns a stream on: crash detection with
+    /// SOS sharing off is logged (and shown by `status` and `diagnose`), never
+    /// "fixed" behind the rider's back. Privacy zones from the file are added to
+    /// the store's, and the stricter trim wins.
     static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
-        for (stream, on) in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
-            try SyncSettings.setConsent(store, stream, on)
-            logger.notice(on
-                ? "sync: crash detection is on, so SOS sharing was turned on: an SOS that cannot leave the device is worse than none"
-                : "sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
+        for stream in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
+            try SyncSettings.setConsent(store, stream, false)
+            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
+        }
+        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try SyncSettings.consent(store), crashDetection: configuration.crash.enabled) {
+            logger.warning("\(problem)")
         }
         var privacy = try SyncSettings.privacy(store)
         for zone in configuration.privacy.zones {

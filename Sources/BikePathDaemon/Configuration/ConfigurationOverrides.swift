@@ -8,12 +8,17 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var imuRateHz: Double?
     public var storePath: String?
     public var hubURL: String?
+    /// `--token-file` and `--ca-file` of the commands that talk to the hub: a path as the
+    /// rider typed it (relative to the working directory is fine on a command line).
+    public var hubTokenFile: String?
+    public var hubCAFile: String?
     public var logLevel: LogLevelName?
     public var statusSocket: String?
 
     /// Creates overrides; a nil field leaves the file's value.
     public init(gnssHost: String? = nil, gnssPort: Int? = nil, imuURI: String? = nil, imuDevice: String? = nil,
                 imuRateHz: Double? = nil, storePath: String? = nil, hubURL: String? = nil,
+                hubTokenFile: String? = nil, hubCAFile: String? = nil,
                 logLevel: LogLevelName? = nil, statusSocket: String? = nil) {
         self.gnssHost = gnssHost
         self.gnssPort = gnssPort
@@ -22,6 +27,8 @@ public struct ConfigurationOverrides: Sendable, Equatable {
         self.imuRateHz = imuRateHz
         self.storePath = storePath
         self.hubURL = hubURL
+        self.hubTokenFile = hubTokenFile
+        self.hubCAFile = hubCAFile
         self.logLevel = logLevel
         self.statusSocket = statusSocket
     }
@@ -48,6 +55,8 @@ extension DaemonConfiguration {
         set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) { c.imu.rateHz = $0 }
         set(o.storePath, "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
         set(o.hubURL, "hub", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
+        set(o.hubTokenFile, "token-file", "sync.token_file", Checks.nonEmpty) { c.sync.tokenFile = $0 }
+        set(o.hubCAFile, "ca-file", "sync.ca_file", Checks.nonEmpty) { c.sync.caFile = $0 }
         set(o.logLevel, "log-level", "log.level", { _ in nil }) { c.log.level = $0 }
         set(o.statusSocket, "status-socket", "status.socket", Checks.socketPath) { c.status.socket = $0 }
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }

@@ -4,43 +4,94 @@ import BikePathStore
 /// What the configuration file allows of the rider's consent (docs/sync.md),
 /// written once for `bikepathd sync consent` (which refuses a change against it)
 /// and `run` (which applies it at start): a `privacy.share_*` key set to false
-/// forbids its stream, an absent key leaves the rider's choice alone, and crash
-/// detection on needs SOS sharing (an SOS that cannot leave the device is worse
-/// than none).
+/// forbids its stream, an absent key leaves the rider's choice alone. Nothing in
+/// the file ever turns a stream on: consent is on only by the rider's own
+/// `sync consent STREAM on` (issue 22: crash detection used to turn SOS sharing on
+/// at every start, undoing the rider's `sync consent sos off`). Crash detection
+/// with SOS sharing off is reported instead (`sosStaysOnDevice`).
 public enum ConsentPolicy {
     /// Why the file refuses a consent change.
     public enum Refusal: Error, Equatable, CustomStringConvertible {
         case forbiddenByFile(SyncStream)
-        case neededByCrashDetection
 
         public var description: String {
             switch self {
             case .forbiddenByFile(let stream):
                 "\(DaemonConfiguration.Privacy.key(stream)) is false in the configuration file: the stream stays off — change it there first"
-            case .neededByCrashDetection:
-                "crash detection is on (crash.enabled in the configuration file): an SOS must be able to leave the device — disable crash detection first"
             }
         }
     }
 
-    /// - Throws: `Refusal` when the file does not allow `stream` to be turned `on` (or off).
+    /// - Throws: `Refusal` when the file does not allow `stream` to be turned `on`.
+    ///   Turning a stream off is always the rider's to do.
     public static func check(_ stream: SyncStream, on: Bool, file: DaemonConfiguration) throws(Refusal) {
         if on, file.privacy.ceiling(stream) == false { throw .forbiddenByFile(stream) }
-        if !on, stream == .sos, file.crash.enabled { throw .neededByCrashDetection }
     }
 
-    /// The switches to flip so that `consent` obeys the file, in stream order.
-    public static func corrections(of consent: Consent, file: DaemonConfiguration) -> [(stream: SyncStream, on: Bool)] {
-        var out = SyncStream.allCases.filter { consent.allows($0) && file.privacy.ceiling($0) == false }.map { ($0, false) }
-        if file.crash.enabled, !consent.sos { out.append((.sos, true)) }
-        return out
+    /// The switches to turn off so that `consent` obeys the file's ceilings, in stream
+    /// order. Never one to turn on.
+    public static func corrections(of consent: Consent, file: DaemonConfiguration) -> [SyncStream] {
+        SyncStream.allCases.filter { consent.allows($0) && file.privacy.ceiling($0) == false }
     }
 
-    /// Why a confirmed draft will not leave the device yet, or nil when sync will send it.
-    /// The rule itself is `PublishingSetup.hold` (BikePathStore), shared with the review page.
+    /// The one sentence `run`'s log, `status`, `diagnose`, `config check` and `sync
+    /// consent` say when crash detection is on while the rider's SOS sharing is off: an
+    /// SOS would be raised and kept on the device. Nil when that is not the case.
+    public static func sosStaysOnDevice(consent: Consent, crashDetection: Bool) -> String? {
+        guard crashDetection, !consent.sos else { return nil }
+        return "sync: crash detection is on (crash.enabled) but SOS sharing is off: an SOS would stay on this device "
+            + "— `bikepathd sync consent sos on` lets it leave (or set crash.enabled = false)"
+    }
+
+    /// `sosStaysOnDevice` for the consent kept in `store`; a consent that cannot be read says so.
+    public static func sosStaysOnDevice(store: Store, crashDetection: Bool) -> String? {
+        guard crashDetection else { return nil }
+        do { return sosStaysOnDevice(consent: try store.consent(), crashDetection: true) } catch {
+            return "sync: crash detection is on but the SOS consent cannot be read (\(error)): an SOS may stay on this device"
+        }
+    }
+
+    /// What becomes of a confirmed draft: what `drafts confirm` says (text and `sync` of its JSON).
+    public enum ConfirmedDraftSync: Equatable, Sendable {
+        /// In the outbox; sync sends it on its next pass (`run` or `bikepathd sync`).
+        case queued
+        /// In the outbox, but this configuration names no hub: `bikepathd sync --hub URL`
+        /// (or `sync.hub_url`) sends it. Issue 22: this used to say it "stays on this device".
+        case queuedWithoutHub
+        /// Withheld: it stays on the device, and why.
+        case heldBack(String)
+
+        /// `sync` of `drafts confirm --json`: `queued`, or why the draft stays on the device.
+        public var json: String {
+            switch self {
+            case .queued, .queuedWithoutHub: "queued"
+            case .heldBack(let why): why
+            }
+        }
+
+        /// `drafts confirm`'s line for draft `id`.
+        public func text(id: String) -> String {
+            switch self {
+            case .queued: "draft \(id) confirmed and queued for sync"
+            case .queuedWithoutHub:
+                "draft \(id) confirmed and queued for sync; no hub is configured (sync.hub_url), so it leaves when "
+                    + "`bikepathd sync --hub URL` runs or a hub is set"
+            case .heldBack(let why): "draft \(id) confirmed; it stays on this device: \(why)"
+            }
+        }
+    }
+
+    /// Whether a confirmed draft will leave the device, by the file's ceiling and the rider's consent.
     /// - Throws: the store's error when its consent cannot be read.
-    public static func confirmedDraftHeldBack(store: Store, file: DaemonConfiguration) throws -> String? {
-        try store.confirmedDraftHold(file.publishing)?.description
+    /// One rule with the review page: `PublishingSetup.hold`, asked first as if a hub were
+    /// set (the file's ceiling and the consent keep a draft back whatever the hub), then
+    /// whether one is.
+    public static func confirmedDraft(store: Store, file: DaemonConfiguration) throws -> ConfirmedDraftSync {
+        let setup = file.publishing
+        if let hold = try store.confirmedDraftHold(PublishingSetup(hubConfigured: true, fileAllowsTrips: setup.fileAllowsTrips)) {
+            return .heldBack(hold.description)
+        }
+        return setup.hubConfigured ? .queued : .queuedWithoutHub
     }
 }
 

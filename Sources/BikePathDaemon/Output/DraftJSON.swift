@@ -79,7 +79,43 @@ public enum DraftJSON {
 
     public struct Edit: Encodable {
         public var action: String
-        public var detail: String
+        public var detail: EditDetail
+    }
+
+    /// What an edit changed, with typed fields (the store keeps it as a JSON object of
+    /// strings, `draft_edits.detail`, which undo reads back): `set-kind` has `obstacle`,
+    /// `kind`, `from_kind`; `drop` has `obstacle`; `add` has `obstacle`, `kind`, `lat`,
+    /// `lon` and, when added by time, `time_s` and `offset_s`; `set-path-status` has
+    /// `path_status` and `from_path_status` (left out when the path was not rated).
+    public struct EditDetail: Encodable, Equatable {
+        public var obstacle: String?
+        public var kind: String?
+        public var from_kind: String?
+        public var lat: Double?
+        public var lon: Double?
+        public var time_s: Double?
+        public var offset_s: Double?
+        public var path_status: String?
+        public var from_path_status: String?
+
+        /// `stored` is the store's detail text; one that cannot be read gives an empty object.
+        init(action: String, stored: String, tripStartNanoseconds: Int64) {
+            let d = (try? JSONDecoder().decode([String: String].self, from: Data(stored.utf8))) ?? [:]
+            func nonEmpty(_ key: String) -> String? { d[key].flatMap { $0.isEmpty ? nil : $0 } }
+            obstacle = d["obstacle"]
+            lat = d["lat"].flatMap(Double.init)
+            lon = d["lon"].flatMap(Double.init)
+            let timeNanoseconds = d["time_ns"].flatMap(Int64.init)
+            time_s = timeNanoseconds.map { Double($0) / 1e9 }
+            offset_s = timeNanoseconds.map { Double($0 - tripStartNanoseconds) / 1e9 }
+            if action == "set-path-status" {
+                path_status = nonEmpty("status")
+                from_path_status = nonEmpty("from")
+            } else {
+                kind = d["kind"]
+                from_kind = nonEmpty("from")
+            }
+        }
     }
 
     /// The result of `confirm` and `reject`.
@@ -128,7 +164,7 @@ public enum DraftJSON {
                      start_lon: r.start?.longitude, end_lat: r.end?.latitude, end_lon: r.end?.longitude,
                      length_m: r.lengthMeters, roughness: r.roughness, status: r.status.rawValue)
             },
-            edits: d.edits.map { Edit(action: $0.action, detail: $0.detail) })
+            edits: d.edits.map { Edit(action: $0.action, detail: EditDetail(action: $0.action, stored: $0.detail, tripStartNanoseconds: t.startTimeNanoseconds)) })
     }
 
     private static func utc(_ ns: Int64) -> String { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: ns)) }

@@ -20,8 +20,8 @@ public enum DraftText {
         var lines = [
             "draft \(d.id)  state: \(d.state.rawValue)  path status: \(d.pathStatus?.rawValue ?? "not rated")",
             "trip \(d.trip.id)" + (d.trip.closedBy == "recovery" ? "  (closed after a restart)" : ""),
-            String(format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, CO2 avoided %.0f g, %d path points",
-                   s.distanceMeters / 1000, s.movingSeconds, s.elapsedSeconds, s.maxSpeed * 3.6, s.co2AvoidedGrams, d.path.count),
+            String(format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, ", s.distanceMeters / 1000, s.movingSeconds,
+                   s.elapsedSeconds, s.maxSpeed * 3.6) + "CO₂ avoided \(ReviewFormat.co2(s.co2AvoidedGrams)), \(d.path.count) path points",
             "obstacles:",
         ]
         let asked = d.obstacles.filter { !$0.heldBack }

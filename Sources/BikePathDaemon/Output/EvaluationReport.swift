@@ -4,9 +4,9 @@ import Foundation
 
 /// `bikepathd evaluate`: the detector against the rider's marks in labelled
 /// recordings (`DetectorEvaluation`), per recording and pooled.
-public struct EvaluationReport: Encodable, Sendable {
+public struct EvaluationReport: Sendable {
     /// One recording's score, or the pooled one (`recording` = "total").
-    public struct Result: Encodable, Sendable {
+    public struct Result: Sendable {
         public var recording: String
         public var score: DetectorEvaluation.Score
         public var recall: Double?
@@ -22,9 +22,6 @@ public struct EvaluationReport: Encodable, Sendable {
         }
     }
 
-    public var tolerance: [String: Double] = ["seconds_before": DetectorEvaluation.secondsBefore,
-                                              "seconds_after": DetectorEvaluation.secondsAfter,
-                                              "metres": DetectorEvaluation.metres]
     public var recordings: [Result]
     public var total: Result
 

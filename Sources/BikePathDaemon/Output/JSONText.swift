@@ -15,9 +15,17 @@ public enum JSONText {
         (try? encode(value, [.sortedKeys, .withoutEscapingSlashes])) ?? "{}"
     }
 
-    private static func encode<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting) throws -> String {
+    /// One line of the status socket's protocol (`status --json`, `mark --json`, the
+    /// daemon's events): the Swift types' keys written snake_case (`lastFixAgeS` →
+    /// `last_fix_age_s`). Strings and finite numbers only: `{}` if it ever failed.
+    public static func snakeCaseLine<T: Encodable>(_ value: T) -> String {
+        (try? encode(value, [.sortedKeys, .withoutEscapingSlashes], snakeCase: true)) ?? "{}"
+    }
+
+    private static func encode<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting, snakeCase: Bool = false) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = formatting
+        if snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

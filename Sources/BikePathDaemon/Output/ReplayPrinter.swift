@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathReview
 import BikePathSensors
 import Foundation
 
@@ -83,7 +84,7 @@ public struct ReplayPrinter {
                   elapsed         \(duration(s.elapsedSeconds))   moving \(duration(s.movingSeconds))
                   average moving  \(String(format: "%.1f km/h", s.averageMovingSpeed * 3.6))   max \(String(format: "%.1f km/h", s.maxSpeed * 3.6))
                   elevation gain  \(String(format: "%.0f m", s.elevationGainMeters))
-                  CO₂ avoided     \(String(format: "%.0f g", s.co2AvoidedGrams))
+                  CO₂ avoided     \(ReviewFormat.co2(s.co2AvoidedGrams))
                   path            \(trip.path.count) points after simplification
                 \(reviewLines())
                 """

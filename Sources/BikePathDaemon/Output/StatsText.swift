@@ -1,3 +1,4 @@
+import BikePathReview
 import BikePathStore
 
 /// `bikepathd stats`' text: totals over all trips and the milestones reached.
@@ -8,7 +9,7 @@ public enum StatsText {
             "trips: \(s.trips)",
             "distance: \((s.distanceMeters / 10).rounded() / 100) km",
             "time: \(hoursAndMinutes(s.elapsedSeconds)) (moving \(hoursAndMinutes(s.movingSeconds)))",
-            "CO2 avoided: \((s.co2AvoidedGrams / 10).rounded() / 100) kg",
+            "CO₂ avoided: \(ReviewFormat.co2(s.co2AvoidedGrams))",
         ]
         lines += s.milestones.map { "milestone: \($0.thresholdMeters / 1000) km reached on trip \($0.tripID)" }
         return lines.joined(separator: "\n")

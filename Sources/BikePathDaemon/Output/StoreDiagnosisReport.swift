@@ -11,12 +11,20 @@ public struct StoreDiagnosisReport: Codable, Sendable {
     /// The detector sensitivity `run` applies, fitted from the rider's answers.
     public var calibration: CalibrationReport?
 
+    /// Crash detection on while SOS sharing is off (`ConsentPolicy.sosStaysOnDevice`).
+    public var sosConsent: String?
+
+    // A new key is written snake_case already (docs/json.md), while the rest of diagnose --json waits for schema 1.
+    private enum CodingKeys: String, CodingKey { case path, error, store, sync, calibration, sosConsent = "sos_consent" }
+
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
-    public static func read(path: String) -> StoreDiagnosisReport {
+    /// `crashDetection`: the configuration's `crash.enabled`, to report an SOS that would stay on the device.
+    public static func read(path: String, crashDetection: Bool = false) -> StoreDiagnosisReport {
         do {
             let store = try Store.open(path: path, mode: .readOnly)
             return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
-                                        calibration: try store.calibrationReport())
+                                        calibration: try store.calibrationReport(),
+                                        sosConsent: ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crashDetection))
         } catch {
             return StoreDiagnosisReport(path: path, error: "\(error)")
         }
@@ -27,6 +35,7 @@ public struct StoreDiagnosisReport: Codable, Sendable {
         var lines: [String] = []
         if let error { lines.append("store: \(error) — check --db / store.path and the directory's permissions") }
         lines += store?.problems ?? []
+        if let sosConsent { lines.append(sosConsent) }
         for q in sync?.quarantined ?? [] {
             lines.append("sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; fix the cause, then re-queue or reject it")
         }

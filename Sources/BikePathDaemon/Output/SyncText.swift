@@ -3,8 +3,8 @@ import BikePathStore
 import BikePathSync
 import Foundation
 
-/// `sync status --json`: the rider's consent beside the outbox.
-public struct SyncStatusReport: Encodable, Sendable {
+/// `sync status`: the rider's consent beside the outbox (its JSON: `SyncStatusJSON`).
+public struct SyncStatusReport: Sendable {
     public var consent: Consent
     public var sync: SyncDiagnosis
 

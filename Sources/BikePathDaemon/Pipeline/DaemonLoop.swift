@@ -9,8 +9,8 @@ import Synchronization
 /// batch (or per second without data), beating the watchdog's heartbeat each
 /// pass. It owns the chain and the store writer; nothing else touches them.
 public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
-    /// Counters of one run: `run --replay --summary` prints them, the soak benchmark reads them.
-    public struct Summary: Encodable, Sendable {
+    /// Counters of one run: `run --replay --summary` prints them (as `RunSummaryJSON`), the soak benchmark too.
+    public struct Summary: Sendable {
         public var records = 0
         public var outputs = 0
         public var tripsEnded = 0

@@ -75,7 +75,7 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// What `bikepathd status --socket` shows while recording with `--mark-socket`.
+    /// What `bikepathd status --status-socket` shows while recording with `--mark-socket`.
     public var status: DaemonStatus {
         DaemonStatus(version: version, pid: getpid(), uptimeS: EdgeClock.monotonic() - startedAt,
                      trip: .init(state: "recording"), gnss: .init(connected: true), imu: .init(connected: true),

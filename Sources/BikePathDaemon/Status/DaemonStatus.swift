@@ -132,12 +132,9 @@ public struct DaemonEvent: Sendable, Equatable, Codable {
 /// The one JSON form of the socket protocol: snake_case keys, sorted, one line.
 enum StatusJSON {
     static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Status and events hold strings and finite numbers (rates and ages are
-        // computed from positive intervals): encoding cannot fail.
-        return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        // computed from positive intervals): encoding cannot fail. The one encoder (JSONText).
+        JSONText.snakeCaseLine(value)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from line: String) throws -> T {

@@ -102,6 +102,19 @@ struct TripSegmentationTests {
         #expect(status.lastFix != nil)
         #expect((status.tripStatistics?.distanceMeters ?? 0) > 500)
     }
+
+    /// Issue 22: `bikepathd status` showed a riding trip as "0.17 km, 0 s": the running
+    /// totals left the elapsed time (and average speed, CO₂) at 0 until the trip closed.
+    @Test func aTripUnderWayHasItsElapsedTimeSoFar() throws {
+        var pipeline = Pipeline()
+        for f in SyntheticRide(profile: [(5, 0), (120, 5)]).fixes() { _ = pipeline.process(fix: f) }
+        let s = try #require(pipeline.status.tripStatistics)
+        // The trip opened a few seconds into 120 s of riding; its last fix is at ~125 s.
+        #expect(s.elapsedSeconds > 60 && s.elapsedSeconds <= 125, "\(s.elapsedSeconds)")
+        #expect(s.movingSeconds <= s.elapsedSeconds)
+        #expect(s.averageMovingSpeed > 4 && s.averageMovingSpeed < 6, "\(s.averageMovingSpeed)")
+        #expect(s.co2AvoidedGrams > 0)
+    }
 }
 
 /// At walking pace the IMU decides between pushing the bike and riding slowly.

@@ -141,5 +141,7 @@ struct TripSegmenter: Sendable {
         }
     }
 
-    var statistics: TripStatistics? { trip?.stats.statistics }
+    /// The open trip's totals up to its last fix (elapsed time included: issue 22, `status`
+    /// showed "0 s" for a trip under way).
+    var statistics: TripStatistics? { trip.map { $0.stats.soFar(start: $0.start, now: $0.lastFix?.time ?? $0.start) } }
 }

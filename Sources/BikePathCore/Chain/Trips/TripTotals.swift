@@ -93,11 +93,17 @@ public struct TripTotals: Sendable {
     /// The totals of a trip from `start` to `end` and its path simplified to
     /// `pathToleranceMeters`.
     public func finished(start: SampleTime, end: SampleTime, path: [Coordinate]) -> (TripStatistics, [Coordinate]) {
+        (soFar(start: start, now: end), DouglasPeucker.simplify(path, tolerance: configuration.pathToleranceMeters))
+    }
+
+    /// The totals from `start` to `now`, computed as a closing trip's are (elapsed time,
+    /// average moving speed, CO₂): for a trip under way, what `status` shows.
+    public func soFar(start: SampleTime, now: SampleTime) -> TripStatistics {
         var s = statistics
-        s.elapsedSeconds = max(0, end.secondsSince(start))
+        s.elapsedSeconds = max(0, now.secondsSince(start))
         s.movingSeconds = min(s.movingSeconds, s.elapsedSeconds)
         s.averageMovingSpeed = s.movingSeconds > 0 ? s.distanceMeters / s.movingSeconds : 0
         s.co2AvoidedGrams = s.distanceMeters / 1000 * configuration.co2GramsPerKilometre
-        return (s, DouglasPeucker.simplify(path, tolerance: configuration.pathToleranceMeters))
+        return s
     }
 }
