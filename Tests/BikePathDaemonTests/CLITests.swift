@@ -49,7 +49,7 @@ struct CLITests {
     }
 
     @Test("config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
-          arguments: [("[é]\n", 1), ("# ok\n[ !]\n", 2), ("[[=]]\n", 1), ("[.a]\n", 1), ("a = 1\nb = [1, }\n", 2),
+          arguments: [("[é]\n", 1), ("\u{FEFF}[\nb = 1\n", 1), ("# ok\n[ !]\n", 2), ("[[=]]\n", 1), ("[.a]\n", 1), ("a = 1\nb = [1, }\n", 2),
                       ("[gnss]\nhost = [\n  \"x\",\n}\n", 4)])
     func configCheckNeverAborts(text: String, line: Int) throws {
         let checked = try configCheck(text)

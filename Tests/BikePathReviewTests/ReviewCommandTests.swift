@@ -56,12 +56,9 @@ import Glibc
         #expect(server.waitForExit(timeout: 20) == 0)
     }
 
-    /// `bikepathd run` serves the page when `review.listen` is set: the daemon
-    /// replays the bundled ride slowly while a phone's request is answered.
-    @Test func runServesThePageWhenReviewListenIsSet() async throws {
-        let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
-        let dir = try TempDir()
-        defer { dir.cleanup() }
+    /// `bikepathd run --replay` of the bundled ride at `speed` × real time, with the review
+    /// page on a free loopback port; its log goes to `run.log` in `dir`.
+    private func runWithReviewPage(_ bin: String, _ dir: TempDir, speed: Int) throws -> (ChildProcess, Int) {
         let port = try WebDriver.freePort()
         let config = dir.file("bikepathd.toml")
         try """
@@ -73,8 +70,18 @@ import Glibc
             listen = "127.0.0.1:\(port)"
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let ride = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
-        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "10"],
+        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "\(speed)"],
                                       output: URL(fileURLWithPath: dir.file("run.log")))
+        return (daemon, port)
+    }
+
+    /// `bikepathd run` serves the page when `review.listen` is set: the daemon
+    /// replays the bundled ride slowly while a phone's request is answered.
+    @Test func runServesThePageWhenReviewListenIsSet() async throws {
+        let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let (daemon, port) = try runWithReviewPage(bin, dir, speed: 10)
         defer { daemon.stop(signal: SIGKILL) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { _ = client.shutdown() }
@@ -91,6 +98,7 @@ import Glibc
         kill(daemon.pid, SIGTERM)
         #expect(daemon.waitForExit(timeout: 30) == 0, "\(log())")
     }
+
     /// 200 idle connections to the page inside `run` took it for 40 s and made
     /// `bikepathd status` time out. Now they get 8 slots (ConnectionPolicy.reviewPage):
     /// the rest are closed at once, another client is answered and so is `status`.
@@ -98,19 +106,7 @@ import Glibc
         let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let port = try WebDriver.freePort()
-        let config = dir.file("bikepathd.toml")
-        try """
-            [store]
-            path = "\(dir.file("store.sqlite"))"
-            [status]
-            socket = "\(dir.file("status.sock"))"
-            [review]
-            listen = "127.0.0.1:\(port)"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let ride = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
-        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "5"],
-                                      output: URL(fileURLWithPath: dir.file("run.log")))
+        let (daemon, port) = try runWithReviewPage(bin, dir, speed: 5)
         defer { daemon.stop(signal: SIGKILL) }
         let log = { (try? String(contentsOfFile: dir.file("run.log"), encoding: .utf8)) ?? "" }
         #expect(await waitUntil(polls: 600, every: .milliseconds(100)) { log().contains("review page on") }, "\(log())")

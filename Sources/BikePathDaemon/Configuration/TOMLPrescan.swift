@@ -22,6 +22,9 @@ public enum TOMLPrescan {
     /// NUL (raw, or written `\u0000`) silently cut `store.path = "/a\u0000b"` to `/a`.
     public static func check(_ text: String) -> Problem? {
         var lexer = Lexer(bytes: Array(text.utf8))
+        // toml++ skips a UTF-8 byte order mark; so does this pass, or the first line's
+        // header would go unseen (found by the fuzz target: BOM, then "[" and a newline).
+        if lexer.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { lexer.i = 3 }
         if let nul = lexer.bytes.firstIndex(of: 0) {
             return Problem(line: 1 + lexer.bytes[..<nul].count { $0 == 0x0A }, reason: "a NUL byte: no setting can hold one")
         }
