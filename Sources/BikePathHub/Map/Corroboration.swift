@@ -195,6 +195,19 @@ public struct CorroborationRule: Sendable, Equatable {
     /// rider who turns at a crossing 10 m from the spot and rides away from it has a segment
     /// within the radius, along the street, that never went over it.
     static func headings(of path: [Coordinate], within radius: Double, of point: Coordinate) -> [Double] {
+        segments(of: path, around: point).filter { $0.t >= 0 && $0.t <= 1 && $0.distance2 <= radius * radius }.map(\.heading)
+    }
+
+    /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point`.
+    public static func heading(of path: [Coordinate], near point: Coordinate) -> Double? {
+        segments(of: path, around: point).min { $0.distance2 < $1.distance2 }?.heading
+    }
+
+    /// Each segment of `path` (of non-zero length) seen from `point`, on a local east/north
+    /// plane around it (metres; exact enough over a street's length): where the point
+    /// projects on the segment's line (`t`, 0…1 on the segment), its squared distance to the
+    /// segment, and the segment's axial heading.
+    private static func segments(of path: [Coordinate], around point: Coordinate) -> [(t: Double, distance2: Double, heading: Double)] {
         let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
         func project(_ c: Coordinate) -> (x: Double, y: Double) {
             ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
@@ -205,44 +218,13 @@ public struct CorroborationRule: Sendable, Equatable {
             let length2 = dx * dx + dy * dy
             guard length2 > 0 else { return nil }
             let t = -(a.x * dx + a.y * dy) / length2  // the point is the origin
-            guard t >= 0, t <= 1 else { return nil }
-            let (qx, qy) = (a.x + t * dx, a.y + t * dy)
-            guard qx * qx + qy * qy <= radius * radius else { return nil }
+            let clamped = max(0, min(1, t))
+            let (qx, qy) = (a.x + clamped * dx, a.y + clamped * dy)
             var h = atan2(dx, dy) * 180 / .pi
             if h < 0 { h += 180 }
             if h >= 180 { h -= 180 }
-            return h
+            return (t, qx * qx + qy * qy, h)
         }
-    }
-
-    /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point`, on a
-    /// local east/north plane around it (metres; exact enough over a street's length).
-    public static func heading(of path: [Coordinate], near point: Coordinate) -> Double? {
-        guard path.count >= 2 else { return nil }
-        let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
-        func project(_ c: Coordinate) -> (x: Double, y: Double) {
-            ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
-        }
-        var best: (distance: Double, heading: Double)?
-        var a = project(path[0])
-        for c in path.dropFirst() {
-            let b = project(c)
-            defer { a = b }
-            let (dx, dy) = (b.x - a.x, b.y - a.y)
-            let length2 = dx * dx + dy * dy
-            guard length2 > 0 else { continue }
-            // The point is the origin: its distance to the segment a–b.
-            let t = max(0, min(1, -(a.x * dx + a.y * dy) / length2))
-            let (qx, qy) = (a.x + t * dx, a.y + t * dy)
-            let d = qx * qx + qy * qy
-            if best == nil || d < best!.distance {
-                var h = atan2(dx, dy) * 180 / .pi
-                if h < 0 { h += 180 }
-                if h >= 180 { h -= 180 }
-                best = (d, h)
-            }
-        }
-        return best?.heading
     }
 
     /// The angle between two axial directions (0…90).
