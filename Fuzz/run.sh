@@ -11,14 +11,11 @@ targets=("$@")
 out=fuzz-out; mkdir -p "$out"
 core_sources=$(find Sources/BikePathCore -name '*.swift' | sort)
 for t in "${targets[@]}"; do
-  # The structure-aware target builds a whole recording and runs the chain on it for
-  # each input (~0.4 ms, against µs for the byte-level ones): a tenth of the runs
-  # keeps it to about a minute of CI time.
-  target_runs=$runs
-  [ "$t" = RecordingStructureFuzz ] && target_runs=$(( runs / 10 > 0 ? runs / 10 : 1 ))
-  # The configuration target runs the real toml++ (C++ exceptions, ASan) at ~2,000 inputs/s:
-  # a tenth of the runs too.
-  [ "$t" = ConfigurationTextFuzz ] && target_runs=$(( runs / 10 > 0 ? runs / 10 : 1 ))
+  # A slow target (the structure-aware one builds a whole recording and runs the chain per
+  # input, ~0.4 ms; the configuration one runs the real toml++ with exceptions and ASan,
+  # ~2,000 inputs/s) says `// fuzz-runs-divisor: N` and runs RUNS/N: about a minute each.
+  divisor=$(sed -n 's|^// fuzz-runs-divisor: ||p' "Fuzz/Targets/$t.swift")
+  target_runs=$(( runs / ${divisor:-1} > 0 ? runs / ${divisor:-1} : 1 ))
   echo "fuzz: building $t"
   # A target may name its own sources (`// fuzz-sources:`) instead of the core, and a C++
   # file (`// fuzz-cxx:`) built against the TOML library's toml.hpp (resolved by SwiftPM).

@@ -1,3 +1,4 @@
+// fuzz-runs-divisor: 10
 // fuzz-sources: Sources/BikePathDaemon/Configuration/TOMLPrescan.swift
 // fuzz-cxx: Fuzz/Targets/TOMLParse.cpp
 // libFuzzer target: configuration text goes through `TOMLPrescan`, and whatever it lets

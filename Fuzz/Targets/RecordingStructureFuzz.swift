@@ -1,3 +1,4 @@
+// fuzz-runs-divisor: 10
 // Structure-aware libFuzzer target (compiled with the core by Fuzz/run.sh): the input
 // does not become the file's bytes; it edits the FIELDS of a valid recording — the
 // header's created-utc year, record times (often the extremes of Int64), IMU sample
