@@ -4,7 +4,7 @@ import Testing
 
 /// docs/cli.md lists every command of `bikepathd --help` and, in its row, every
 /// flag that the command's `--help` shows; the old spellings stay out of both.
-@Suite struct CLIDocumentationTests {
+@Suite(.ownThreads) struct CLIDocumentationTests {
     private func help(_ arguments: [String]) throws -> String {
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
         let r = try runProcess(bikepathd, arguments + ["--help"])

@@ -15,7 +15,7 @@ import Testing
 /// and review the diff. Beside the exact comparison, the meaning is checked, so a wrong
 /// expected file cannot pass: the real ride has no SOS, the simulated crash exactly one
 /// within 5 s of the impact.
-@Suite("Chain regression: recordings beside their expected outputs", .serialized)
+@Suite("Chain regression: recordings beside their expected outputs", .serialized, .ownThreads)
 struct ChainRegressionTests {
     static let rebuild = ProcessInfo.processInfo.environment["BIKEPATH_REBUILD_CHK"] == "1"
     static let recordings = ["allthedocks-GX010056.bpr", "simulated-crash-GX010056.bpr"]

@@ -8,7 +8,7 @@ import Glibc
 /// `bikepathd run` without its sensors (no root needed): it refuses a bad
 /// configuration, runs degraded and says so, reloads on SIGHUP (refusing a bad
 /// file), and stops on SIGTERM within 2 s.
-@Suite("bikepathd run: configuration, degraded mode, SIGHUP, SIGTERM", .serialized)
+@Suite("bikepathd run: configuration, degraded mode, SIGHUP, SIGTERM", .serialized, .ownThreads)
 struct DaemonRunTests {
     @Test("bad configuration: refuses to start with FILE:LINE: KEY: REASON, exit 78")
     func refusesBadConfiguration() throws {

@@ -9,7 +9,7 @@ import Testing
 /// so it must show the hit the candidate reports. Before, candidate #1 on the real ride
 /// reported 18.0 m/s² while its window never exceeded 9.3 m/s² (a different signal, cut
 /// from the event's end, so the peak could lie outside it).
-@Suite struct EvidenceWindowTests {
+@Suite(.ownThreads) struct EvidenceWindowTests {
     /// Every detected candidate's window holds its peak: the largest |sample| is the
     /// reported peak (same band, same sample) and `windowPeakIndex` points at it, with the
     /// configured lead-in before it and follow-up after it unless the input ends first.

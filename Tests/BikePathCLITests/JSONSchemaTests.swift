@@ -5,7 +5,7 @@ import Testing
 /// docs/json.md: every line `replay --json` and `detect` print follows schema 1 —
 /// a `schema` and a `type`, snake_case keys with units, times as seconds or ISO
 /// 8601, no Swift encodings (`{"nanoseconds": …}`) and no numbers in strings.
-@Suite struct JSONSchemaTests {
+@Suite(.ownThreads) struct JSONSchemaTests {
     private func bikepathd() throws -> String { try #require(builtExecutable("bikepathd"), "bikepathd is not built") }
 
     /// Walks a decoded JSON value and names every rule it breaks.

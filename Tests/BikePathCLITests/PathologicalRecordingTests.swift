@@ -8,7 +8,7 @@ import Testing
 /// button, a crafted file): 300,000 of them made 150,000 empty trips, each a draft and
 /// an fsync of its own (~4.6 ms: over 60 s), and SIGTERM took 5–7 s. A trip with no fix
 /// and no event is not kept, and its end waits for the next ordinary commit.
-@Suite(.serialized) struct PathologicalRecordingTests {
+@Suite(.serialized, .ownThreads) struct PathologicalRecordingTests {
     /// `pairs` start/stop pairs 1 ms apart, then the bundled ride between a start and a stop.
     private func markers(_ dir: TempDir, pairs: Int) throws -> String {
         let (header, records, _) = try RecordingReader.readAll(path: ReplayRunTests.ride)

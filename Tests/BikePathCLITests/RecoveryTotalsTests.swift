@@ -9,7 +9,7 @@ import Testing
 /// trip closed by the chain (haversine, no elevation hysteresis, the raw path, CO₂
 /// at 120 g/km against the chain's geodesic, 4 m hysteresis, Douglas–Peucker and
 /// 168 g/km). Both now call `TripTotals`; the real ride is closed both ways.
-@Suite struct RecoveryTotalsTests {
+@Suite(.ownThreads) struct RecoveryTotalsTests {
     @Test func tripClosedAfterAPowerCutHasTheChainsTotals() throws {
         var pipeline = Pipeline()
         var outputs: [ChainOutput] = []

@@ -8,7 +8,7 @@ import Testing
 /// the same trips as one clean run: a trip's id comes from the store's device key
 /// and the trip's start, so a replay that plays a start again continues (or skips)
 /// that trip instead of storing it a second time. A repeated run adds nothing.
-@Suite(.serialized) struct ReplayKillTests {
+@Suite(.serialized, .ownThreads) struct ReplayKillTests {
     /// The bundled ride three times, an hour apart, each between the rider's start and
     /// stop markers (a gap without samples does not end a trip by itself).
     private func threeRides(_ dir: TempDir) throws -> String {

@@ -7,7 +7,7 @@ import Testing
 /// It must store what `bikepathd replay` reports for the same file (the daemon's
 /// configuration defaults are the chain's), play a damaged file as far as it can be
 /// read and say what it skipped, and refuse a file it cannot read with a clear error.
-@Suite("bikepathd run --replay: same outputs as replay, damaged and unreadable recordings")
+@Suite("bikepathd run --replay: same outputs as replay, damaged and unreadable recordings", .ownThreads)
 struct ReplayRunTests {
     static let ride = Paths.root + "/Recordings/allthedocks-GX010056.bpr"
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 11, the rider's loop through the built binary: `mark` on a running daemon,
 /// `evaluate` on a labelled recording, and calibration from confirmed drafts.
-@Suite("Rider's loop: bikepathd mark, evaluate, calibration")
+@Suite("Rider's loop: bikepathd mark, evaluate, calibration", .ownThreads)
 struct RiderLoopTests {
     static let ride = Paths.root + "/Recordings/allthedocks-GX010056.bpr"
 

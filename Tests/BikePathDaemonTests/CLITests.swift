@@ -19,7 +19,7 @@ func runBikepathd(_ arguments: [String]) throws -> (status: Int32, stdout: Strin
     return (result.status, result.out, result.err)
 }
 
-@Suite("bikepathd config, status, tail commands", .enabled(if: Binary.available, "needs the built bikepathd"))
+@Suite("bikepathd config, status, tail commands", .enabled(if: Binary.available, "needs the built bikepathd"), .ownThreads)
 struct CLITests {
     @Test("config check: every problem on stderr as FILE:LINE: KEY: REASON, exit 78")
     func configCheck() throws {

@@ -10,7 +10,7 @@ import Testing
 /// What `bikepathd`'s subcommands hand to the runtime library, in process: the
 /// rider's typed edits, privacy changes, `--require`, sync's words and exit
 /// statuses, and why a confirmed draft stays on the device.
-@Suite struct CommandLibraryTests {
+@Suite(.ownThreads) struct CommandLibraryTests {
     /// A store holding one pending draft of a synthetic 300 s ride.
     static func storeWithDraft(_ dir: TempDir) throws -> (Store, DraftDocument) {
         let store = try Store.open(path: dir.file("s.db"))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import BikePathDaemon
 
-@Suite("Configuration file")
+@Suite("Configuration file", .ownThreads)
 struct ConfigurationTests {
     @Test("The example file parses and holds exactly the documented defaults, but for a loopback review page")
     func exampleIsDefaults() throws {
@@ -144,7 +144,7 @@ struct ConfigurationTests {
     }
 }
 
-@Suite("Command-line overrides")
+@Suite("Command-line overrides", .ownThreads)
 struct OverrideTests {
     @Test("Only the flags given replace file values")
     func merge() throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import BikePathDaemon
 
 /// The file's rules over the rider's consent, as `sync consent` checks them and `run` applies them.
-@Suite struct ConsentPolicyTests {
+@Suite(.ownThreads) struct ConsentPolicyTests {
     static func file(shareTrips: Bool? = nil, shareSOS: Bool? = nil, crash: Bool = false) -> DaemonConfiguration {
         var c = DaemonConfiguration()
         c.privacy.shareTrips = shareTrips

@@ -6,7 +6,7 @@ import Testing
 /// `bikepathd run` as a process, driven by signals the way systemd drives it:
 /// READY=1, SIGHUP reload without a stop, SIGINT/SIGTERM stop with STOPPING=1
 /// and everything committed. (A replay that ends by itself: `ReplayRunTests`.)
-@Suite("bikepathd run: lifecycle through signals", .serialized, .timeLimit(.minutes(2)))
+@Suite("bikepathd run: lifecycle through signals", .serialized, .timeLimit(.minutes(2)), .ownThreads)
 struct DaemonLifecycleRunTests {
     @Test("SIGHUP reloads (RELOADING=1, READY=1) and the daemon runs on; SIGTERM: STOPPING=1, exit 0 within 2 s")
     func reloadThenStop() async throws {
@@ -72,7 +72,7 @@ struct DaemonLifecycleRunTests {
         #expect(run.log.contains("stopped; everything committed"))
 
         let summary = try #require(run.summary, "the --summary JSON: \(run.log)")
-        let stored = try runProcess("/usr/bin/sqlite3", [run.store, "SELECT count(*) FROM track_points;"])
+        let stored = try await runProcess("/usr/bin/sqlite3", [run.store, "SELECT count(*) FROM track_points;"])
         #expect(summary.trackPoints > 0)
         #expect(Int(stored.out.trimmingCharacters(in: .whitespacesAndNewlines)) == summary.trackPoints,
                 "stored \(stored.out) of \(summary.trackPoints) track points")

@@ -8,7 +8,7 @@ import Testing
 
 /// The services of `bikepathd run` in a real ServiceGroup, with fakes at the
 /// edges: what each does on start, on graceful shutdown, and when it ends.
-@Suite("run's services under swift-service-lifecycle", .timeLimit(.minutes(5)))
+@Suite("run's services under swift-service-lifecycle", .timeLimit(.minutes(5)), .ownThreads)
 struct LifecycleServiceTests {
     @Test("graceful shutdown stops the pipeline, and services shut down after it see everything committed")
     func pipelineCommitsBeforeLaterServicesStop() async throws {
@@ -87,11 +87,19 @@ struct LifecycleServiceTests {
         #expect(socket.drain() == ["STATUS=degraded: gpsd unreachable", "STATUS=running"])
     }
 
+    /// The signal's action when it runs a handler (neither SIG_DFL nor SIG_IGN), else nil.
+    static func catchingHandler(_ signo: Int32) -> sigaction? {
+        var action = sigaction()
+        sigaction(signo, nil, &action)
+        let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        return handler == unsafeBitCast(SIG_IGN, to: Int.self) || handler == unsafeBitCast(SIG_DFL, to: Int.self) ? nil : action
+    }
+
     @Test("SIGHUP reloads (RELOADING=1, then READY=1) and does not stop anything")
     func sighupReloads() async throws {
-        // Nothing else in this test process traps SIGHUP: should the service
-        // not be listening yet, the signal must not end the test run.
-        signal(SIGHUP, SIG_IGN)
+        // Should the service not be listening yet, the signal must not end the test run.
+        let dispatchHandler = Self.catchingHandler(SIGHUP)
+        if dispatchHandler == nil { signal(SIGHUP, SIG_IGN) }
         let socket = try NotifySocket()
         let reloads = Counter()
         let service = ConfigurationReloadService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name])) {
@@ -105,6 +113,11 @@ struct LifecycleServiceTests {
         }
         // Until the service has trapped SIGHUP a signal is lost: send until one arrives.
         #expect(await waitUntil {
+            // libdispatch installs its SIGHUP handler once a process, for its first SIGHUP
+            // source; service-lifecycle sets SIG_IGN for each new one. After an earlier
+            // suite's reload service that SIG_IGN stays, and the main thread (parked in
+            // sigsuspend, every signal open) takes each SIGHUP and drops it.
+            if var handler = dispatchHandler, Self.catchingHandler(SIGHUP) == nil { sigaction(SIGHUP, &handler, nil) }
             kill(getpid(), SIGHUP)
             return reloads.value > 0
         })

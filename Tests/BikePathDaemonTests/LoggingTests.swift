@@ -3,7 +3,7 @@ import Logging
 import Testing
 @testable import BikePathDaemon
 
-@Suite("Journal log handler")
+@Suite("Journal log handler", .ownThreads)
 struct LoggingTests {
     @Test("Each level carries its syslog priority prefix, on every line")
     func prefixes() {

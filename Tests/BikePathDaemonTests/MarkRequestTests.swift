@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import BikePathDaemon
 
-@Suite("Status socket: mark [KIND]")
+@Suite("Status socket: mark [KIND]", .ownThreads)
 struct MarkRequestTests {
     @Test("the handler gets the kind (pothole by default) and its later answer reaches the client")
     func answeredLater() throws {
@@ -49,7 +49,7 @@ struct MarkRequestTests {
     }
 }
 
-@Suite("Label times")
+@Suite("Label times", .ownThreads)
 struct LabelClockTests {
     @Test("two marks before the next record get two times; a later record time is taken as is")
     func distinct() {

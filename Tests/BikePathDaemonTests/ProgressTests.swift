@@ -17,7 +17,7 @@ final class ProgressCapture: @unchecked Sendable {
     }
 }
 
-@Suite("Progress reporter")
+@Suite("Progress reporter", .ownThreads)
 struct ProgressTests {
     @Test("Not a terminal: one plain line per 10 %, then the summary; no carriage returns")
     func plainLines() {

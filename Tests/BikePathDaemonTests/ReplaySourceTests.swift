@@ -7,7 +7,7 @@ import Testing
 
 /// `run --replay`'s source plays each pass through `RecordingReaderSource` (one read
 /// loop for every replay): the same records in the same order, passes shifted.
-@Suite struct ReplaySourceTests {
+@Suite(.ownThreads) struct ReplaySourceTests {
     static let ride = Paths.root + "/Recordings/allthedocks-GX010056.bpr"
 
     static func drain(_ next: () -> [SensorRecord], until finished: () -> Bool) -> [SensorRecord] {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BikePathDaemon
 
-@Suite("run: merging sources, degraded reasons")
+@Suite("run: merging sources, degraded reasons", .ownThreads)
 struct RuntimeTests {
     static func imu(_ ms: Int64) -> SensorRecord {
         .imu(IMUSample(time: SampleTime(nanoseconds: ms * 1_000_000), accel: Vector3(x: 0, y: 0, z: 9.81)))

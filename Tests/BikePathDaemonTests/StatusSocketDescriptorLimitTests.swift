@@ -7,7 +7,7 @@ import Testing
 /// socket must back off instead of spinning on a readable socket (it used 100 % of a
 /// core), keep descriptors for the rest of the daemon (at the limit libdispatch traps),
 /// and `bikepathd status` must give up in bounded time.
-@Suite("bikepathd run: status socket at the descriptor limit", .serialized, .timeLimit(.minutes(2)))
+@Suite("bikepathd run: status socket at the descriptor limit", .serialized, .timeLimit(.minutes(2)), .ownThreads)
 struct StatusSocketDescriptorLimitTests {
     /// utime + stime of a process, in clock ticks.
     private func cpuTicks(_ pid: pid_t) -> Int? {
@@ -62,7 +62,7 @@ struct StatusSocketDescriptorLimitTests {
         #expect(busy < 0.5, "the idle daemon used \(Int(busy * 100)) % of a core with accept failing")
 
         let started = Date()
-        let status = try runProcess(bikepathd, ["status", "--socket", run.socket])
+        let status = try await runProcess(bikepathd, ["status", "--socket", run.socket])
         #expect(Date().timeIntervalSince(started) < 12, "status is bounded: \(status.err)")
         // At the limit itself libdispatch traps (SIGILL, exit 132: it cannot open /proc to
         // watch its threads), so the server leaves the last 16 descriptors to the daemon.

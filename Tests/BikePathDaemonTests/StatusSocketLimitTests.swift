@@ -6,7 +6,7 @@ import Testing
 
 /// The status socket's limits: it never deletes what is not its socket, it holds a
 /// bounded number of clients, and a tail client that stops reading is let go.
-@Suite("Status socket limits")
+@Suite("Status socket limits", .ownThreads)
 struct StatusSocketLimitTests {
     private func connectClient(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

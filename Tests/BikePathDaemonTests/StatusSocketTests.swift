@@ -29,7 +29,7 @@ struct ServerFixture {
     }
 }
 
-@Suite("Status socket")
+@Suite("Status socket", .ownThreads)
 struct StatusSocketTests {
     @Test("status: one request, one JSON status, equal to what the daemon filled in")
     func statusRoundTrip() throws {

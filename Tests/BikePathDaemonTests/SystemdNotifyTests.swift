@@ -44,7 +44,7 @@ final class NotifySocket {
     }
 }
 
-@Suite("systemd notify and watchdog")
+@Suite("systemd notify and watchdog", .ownThreads)
 struct SystemdNotifyTests {
     @Test("READY, STATUS, WATCHDOG, STOPPING, RELOADING arrive as datagrams", arguments: [false, true])
     func messages(abstract: Bool) throws {

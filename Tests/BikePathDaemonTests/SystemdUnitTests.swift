@@ -4,7 +4,7 @@ import Testing
 
 /// Runs scripts/check-systemd.sh: `systemd-analyze verify` clean and
 /// `systemd-analyze security --offline=true` ≤ 2.0 for systemd/bikepathd.service.
-@Suite("systemd unit")
+@Suite("systemd unit", .ownThreads)
 struct SystemdUnitTests {
     static let hasSystemdAnalyze = FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
 
@@ -50,7 +50,7 @@ struct SystemdUnitTests {
 }
 
 /// The store is the rider's (issue 12): group bikepath may enter and write the state directory.
-@Suite("systemd unit: the rider's group")
+@Suite("systemd unit: the rider's group", .ownThreads)
 struct SystemdGroupAccessTests {
     @Test("StateDirectoryMode gives group bikepath rwx, others nothing")
     func stateDirectoryIsTheGroups() throws {

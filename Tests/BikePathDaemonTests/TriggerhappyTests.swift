@@ -4,7 +4,7 @@ import Testing
 
 /// The handlebar button's triggerhappy file (systemd/triggerhappy/bikepath.conf), read by
 /// the real thd: every line parses and names `bikepathd mark`.
-@Suite("triggerhappy trigger file")
+@Suite("triggerhappy trigger file", .ownThreads)
 struct TriggerhappyTests {
     static let thd = "/usr/sbin/thd"
 

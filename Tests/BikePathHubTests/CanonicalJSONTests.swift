@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import BikePathAPI
 import BikePathCore
 import Foundation
@@ -7,7 +8,7 @@ import Testing
 /// (Foundation's `JSONEncoder`, sorted keys, canonical zeros) for every record type,
 /// over seeded random records: awkward numbers, strings with every control character,
 /// absent optionals.
-struct CanonicalJSONTests {
+@Suite(.ownThreads) struct CanonicalJSONTests {
     /// Seeded: the same records on every run.
     typealias Seeded = SplitMix64
 

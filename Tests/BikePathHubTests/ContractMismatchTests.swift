@@ -9,7 +9,7 @@ import Testing
 
 /// The server-side fixes of issue 23's contract test (scripts/contract-test): each case
 /// was accepted or answered differently from docs/api.yaml before.
-@Suite(.serialized) struct ContractMismatchTests {
+@Suite(.serialized, .ownThreads) struct ContractMismatchTests {
     static func send(_ client: any TestClientProtocol, _ uri: String, _ text: String, method: HTTPRequest.Method = .put,
                      contentType: String? = "application/json") async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(HubContractTests.tokens["bike-1"]!)"]

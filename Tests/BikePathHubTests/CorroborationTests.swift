@@ -1,9 +1,10 @@
+import BikePathTestSupport
 import BikePathCore
 import BikePathHub
 import Testing
 
 /// The corroboration rule of docs/hub.md, on hand-made reports and passes.
-struct CorroborationTests {
+@Suite(.ownThreads) struct CorroborationTests {
     let rule = CorroborationRule()
 
     func report(_ device: String, _ trip: String, _ kind: String = "pothole", east: Double, north: Double = 0, day: Int? = 20_000) -> ObstacleReport {
@@ -124,7 +125,7 @@ struct CorroborationTests {
     }
 }
 
-struct PathStatusTests {
+@Suite(.ownThreads) struct PathStatusTests {
     let rule = PathStatusRule()
 
     func stretch(_ device: String, east: Double, _ status: PathStatus, length: Double = 100) -> StretchReport {

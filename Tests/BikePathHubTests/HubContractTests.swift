@@ -11,7 +11,7 @@ import Testing
 
 /// The hub answers as docs/api.yaml says, in process over real HTTP (HummingbirdTesting
 /// `.live`), on each store.
-@Suite(.serialized) struct HubContractTests {
+@Suite(.serialized, .ownThreads) struct HubContractTests {
     static let tokens = ["bike-1": "token-of-bike-1-0123456789", "bike-2": "token-of-bike-2-0123456789", "bike-3": "token-of-bike-3-0123456789"]
 
     /// The application on a fresh store of `backend`, migrated, with three devices.

@@ -32,7 +32,7 @@ final class HubChild: Sendable {
 /// Two hub processes on one PostgreSQL database behave as one: the same uploads sent
 /// through both are stored exactly once, and a replica killed mid-load loses nothing it
 /// acknowledged.
-@Suite(.serialized) struct ReplicaTests {
+@Suite(.serialized, .ownThreads) struct ReplicaTests {
     static let devices = ["bike-1", "bike-2", "bike-3"]
     static func token(_ device: String) -> String { "replica-token-\(device)-0123456789" }
 
@@ -74,9 +74,9 @@ final class HubChild: Sendable {
         for d in Self.devices {
             let file = dir.file("token-\(d)")
             _ = FileManager.default.createFile(atPath: file, contents: Data(Self.token(d).utf8), attributes: [.posixPermissions: 0o600])
-            #expect(try runProcess(hub, ["token", "add", "--database", url, "--device", d, "--token-file", file]).status == 0)
+            #expect(try await runProcess(hub, ["token", "add", "--database", url, "--device", d, "--token-file", file]).status == 0)
         }
-        #expect(try runProcess(hub, ["token", "list", "--database", url]).out == "bike-1 allowed command\nbike-2 allowed command\nbike-3 allowed command\n")
+        #expect(try await runProcess(hub, ["token", "list", "--database", url]).out == "bike-1 allowed command\nbike-2 allowed command\nbike-3 allowed command\n")
 
         // No rate limit: bike-1 resends 2,000 records through B at once, twice the burst of
         // records a device may send (the limit is tested in ContractMismatchTests).

@@ -40,7 +40,7 @@ final class CapturedLog: Sendable {
 }
 
 /// One structured log event per request (docs/hub.md, "Logs"), captured in process.
-@Suite(.serialized) struct RequestLogTests {
+@Suite(.serialized, .ownThreads) struct RequestLogTests {
     static let token = HubContractTests.tokens["bike-1"]!
 
     static func withHub(_ test: @escaping @Sendable (any TestClientProtocol, CapturedLog) async throws -> Void) async throws {

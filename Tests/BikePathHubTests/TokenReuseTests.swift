@@ -7,7 +7,7 @@ import Testing
 /// One token for two devices is refused by name (the tokens file's line, both device ids),
 /// on both stores, before anything is written; it used to stop `serve` with the database's
 /// "SQLite error 19: UNIQUE constraint failed".
-@Suite(.serialized) struct TokenReuseTests {
+@Suite(.serialized, .ownThreads) struct TokenReuseTests {
     static let t1 = "token-one-0123456789abcdef", t2 = "token-two-0123456789abcdef"
 
     static func tokensFile(_ dir: TempDir, _ text: String) throws -> String {

@@ -17,7 +17,7 @@ import Glibc
 /// Issue 22, "The rider's review tells the truth and fits a thumb": the Host check,
 /// the startup words, `#N` in URLs, add mode, the reject question and its undo, and
 /// the words the page says.
-@Suite struct HostAndStartupTests {
+@Suite(.ownThreads) struct HostAndStartupTests {
     let wildcard = ReviewHosts(
         listen: ReviewAddress(host: "0.0.0.0", port: 18083),
         interfaces: { [InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
@@ -146,7 +146,7 @@ extension RawConnection {
     }
 }
 
-@Suite struct ReviewTrapsTests {
+@Suite(.ownThreads) struct ReviewTrapsTests {
     func post(_ client: some TestClientProtocol, _ p: Paired, _ uri: String, _ form: String = "") async throws -> (HTTPResponse.Status, String, String?) {
         try await client.execute(uri: uri, method: .post, headers: p.headers,
                                  body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))) {
@@ -327,7 +327,7 @@ extension RawConnection {
 
 /// Street context (issue 22): tiles from a URL template the phone loads, or an MBTiles
 /// file on the device served by the page; without either the page says so.
-@Suite struct StreetMapTests {
+@Suite(.ownThreads) struct StreetMapTests {
     let path = [Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
                 Coordinate(latitude: 52.5220, longitude: 13.4200)]
 

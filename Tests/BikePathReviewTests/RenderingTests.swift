@@ -4,7 +4,7 @@ import Testing
 @testable import BikePathReview
 
 /// The pure rendering helpers, without HTTP.
-@Suite struct RenderingTests {
+@Suite(.ownThreads) struct RenderingTests {
     let path = [Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
                 Coordinate(latitude: 52.5220, longitude: 13.4200)]
 
@@ -76,7 +76,7 @@ import Testing
     }
 }
 
-@Suite struct ReviewAddressTests {
+@Suite(.ownThreads) struct ReviewAddressTests {
     @Test func addressesParseAndKnowLoopback() {
         #expect(ReviewAddress("127.0.0.1:8080") == ReviewAddress(host: "127.0.0.1", port: 8080))
         #expect(ReviewAddress("[::1]:80")?.isLoopback == true)

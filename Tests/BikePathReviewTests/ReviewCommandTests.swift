@@ -11,14 +11,14 @@ import Glibc
 /// `bikepathd review` and `review pair` as separate processes, as on a Pi with no
 /// daemon running: the code `review pair` writes into the store pairs with the
 /// page the other process serves; SIGTERM ends it cleanly.
-@Suite(.timeLimit(.minutes(3))) struct ReviewCommandTests {
+@Suite(.timeLimit(.minutes(3)), .ownThreads) struct ReviewCommandTests {
     @Test func reviewServesAndPairIssuesTheCodeFromAnotherProcess() async throws {
         let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
         let dir = try TempDir()
         defer { dir.cleanup() }
         let db = dir.file("s.db")
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        #expect(try runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "120"]).status == 0)
+        #expect(try await runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "120"]).status == 0)
         let port = try WebDriver.freePort()
         let server = try ChildProcess(bin, ["review", "--db", db, "--listen", "127.0.0.1:\(port)"], output: URL(fileURLWithPath: dir.file("review.log")))
         defer { server.stop(signal: SIGKILL) }
@@ -43,7 +43,7 @@ import Glibc
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try String(contentsOfFile: dir.file("review.log"), encoding: .utf8).contains("pairing code"))
-        let pair = try runProcess(bin, ["review", "pair", "--db", db, "--json"])
+        let pair = try await runProcess(bin, ["review", "pair", "--db", db, "--json"])
         #expect(pair.status == 0, "\(pair.err)")
         let code = try #require((try JSONSerialization.jsonObject(with: Data(pair.out.utf8)) as? [String: Any])?["code"] as? String)
         let paired = try await fetch("/pair", method: .POST, form: "code=\(code)")
@@ -121,7 +121,7 @@ import Glibc
         try other.send("GET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         #expect(other.readStatus() == 303, "another client is answered behind 200 idle connections")
         #expect(Date().timeIntervalSince(t0) < 3)
-        let status = try runProcess(bin, ["status", "--socket", dir.file("status.sock")])
+        let status = try await runProcess(bin, ["status", "--socket", dir.file("status.sock")])
         #expect(status.status == 0, "status answers: \(status.err)")
         kill(daemon.pid, SIGTERM)
         #expect(daemon.waitForExit(timeout: 30) == 0, "\(log())")

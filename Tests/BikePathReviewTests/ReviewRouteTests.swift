@@ -10,7 +10,7 @@ import Testing
 
 /// Every route of the review page in process (HummingbirdTesting `.router`),
 /// with the real store underneath: right and wrong ids, right and wrong states.
-@Suite struct ReviewRouteTests {
+@Suite(.ownThreads) struct ReviewRouteTests {
     @Test func unpairedPagesSendToPairingAndAWrongCodeIsRefused() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

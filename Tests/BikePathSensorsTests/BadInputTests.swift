@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("Bad input at the sensor boundaries", .serialized)
+@Suite("Bad input at the sensor boundaries", .serialized, .ownThreads)
 struct BadInputTests {
     static let tpv = #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-06-01T12:00:00.000Z","lat":48.1,"lon":11.5,"altMSL":520.0,"speed":5.0}"#
 

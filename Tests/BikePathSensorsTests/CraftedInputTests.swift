@@ -7,7 +7,7 @@ import Testing
 /// Inputs an adversarial pass crafted: each used to crash a tool with an overflow
 /// trap (exit 132) or to cost unbounded time or memory. Each now gets a clear error,
 /// or is read as far as it makes sense, and nothing traps.
-@Suite struct CraftedInputTests {
+@Suite(.ownThreads) struct CraftedInputTests {
     /// A recording start with exactly this header text (valid CRC).
     static func fileStart(_ headerText: String) -> [UInt8] {
         let bytes = Array(headerText.utf8)

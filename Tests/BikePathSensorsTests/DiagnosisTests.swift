@@ -2,7 +2,7 @@ import BikePathCore
 import Testing
 @testable import BikePathSensors
 
-@Suite("diagnose: problems and required sensors")
+@Suite("diagnose: problems and required sensors", .ownThreads)
 struct DiagnosisTests {
     static func healthyGNSS() -> GNSSStatus {
         var g = GNSSStatus(host: "localhost", port: 2947)

@@ -13,7 +13,7 @@ import Glibc
 /// `bikepath-hub` on loopback. The trip is detected and stored; SIGTERM mid-ride and a
 /// restart continue it; gpsd killed and restarted mid-ride is recovered from; the trip
 /// ends, its draft is confirmed through the CLI and synced; the hub holds it once.
-@Suite("end to end: gpsd, IIO, bikepathd run, hub", .serialized)
+@Suite("end to end: gpsd, IIO, bikepathd run, hub", .serialized, .ownThreads)
 struct EndToEndRealTests {
     static let prerequisites = ["gpsd", "iiod", "unshare", "sqlite3"]
 
@@ -94,7 +94,7 @@ struct EndToEndRealTests {
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await RealDaemons.wait(timeout: 10) { notify.received.contains("READY=1") }, "READY=1 sent")
         // The daemon made the store; the rider's consent goes into it (a CLI edit never creates a store).
-        #expect(try cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
+        #expect(try await cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
 
         let feeder = try ChildProcess("python3", [
             RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",
@@ -148,7 +148,7 @@ struct EndToEndRealTests {
         let draft = try #require(cli.pendingDraft())
         #expect(cli.openTrips().isEmpty)
         #expect(cli.sql("SELECT COUNT(*) FROM trips") == "1", "one trip across the restart, not two")
-        #expect(try cli.run(["drafts", "confirm", draft, "--db", path("store.sqlite")]).status == 0)
+        #expect(try await cli.run(["drafts", "confirm", draft, "--db", path("store.sqlite")]).status == 0)
         let hubDB = path("hub.sqlite")
         #expect(await RealDaemons.wait(timeout: 30) {
             cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation'", db: hubDB) == "1"

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// A real gpsd fed a recorded NMEA log over UDP (`gpsd -N -n -b -S PORT udp://…`).
-@Suite("GNSS source against a real gpsd", .serialized)
+@Suite("GNSS source against a real gpsd", .serialized, .ownThreads)
 struct GPSDSourceRealTests {
     static let log = RealDaemons.fixtures.appendingPathComponent("bike.nmea")
 

@@ -3,7 +3,7 @@ import Testing
 import BikePathCore
 @testable import BikePathSensors
 
-@Suite struct GoProImportTests {
+@Suite(.ownThreads) struct GoProImportTests {
     static let prefix = Paths.fixtures + "/allthedocks/GX010056"
 
     static func imported() throws -> (ImportedRecording, GoProCSVImporter.Statistics) {
@@ -103,7 +103,7 @@ import BikePathCore
     }
 }
 
-@Suite struct BadCSVTests {
+@Suite(.ownThreads) struct BadCSVTests {
     static func load(accl: String? = nil, gyro: String? = nil, gps: String? = nil) throws(ImportError) {
         _ = try GoProCSVImporter.load(.init(accl: accl, gyro: gyro, gps: gps))
     }

@@ -3,7 +3,7 @@ import Testing
 import BikePathCore
 @testable import BikePathSensors
 
-@Suite struct GpsdLogImportTests {
+@Suite(.ownThreads) struct GpsdLogImportTests {
     static let binaryLog = Paths.fixtures + "/gpsd/ac12_binary.log"
 
     @Test func keepsOnlySentencesFromALogWithBinaryNoise() throws {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// libiio reading the fake 6-axis device through a real iiod serving a private mount namespace.
-@Suite("IMU source against libiio and iiod", .serialized)
+@Suite("IMU source against libiio and iiod", .serialized, .ownThreads)
 struct IIOSourceRealTests {
     static let prerequisites = ["iiod", "unshare", "mount"]
 

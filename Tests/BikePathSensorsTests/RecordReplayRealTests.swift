@@ -11,7 +11,7 @@ import Glibc
 /// the chain's outputs written live equal, byte for byte, those of `bikepathd replay --json`
 /// on the recording it wrote. A `bikepathd mark` during the recording is written as a
 /// rider label and is part of both.
-@Suite("record, then replay: same outputs", .serialized)
+@Suite("record, then replay: same outputs", .serialized, .ownThreads)
 struct RecordReplayRealTests {
     @Test("replaying the recording gives the live run's outputs, byte for byte",
           .enabled(if: RealDaemons.shouldRun(["gpsd", "iiod", "unshare"], needsRoot: true),
@@ -39,7 +39,7 @@ struct RecordReplayRealTests {
         defer { recorder.stop(signal: SIGKILL) }
         try await Task.sleep(nanoseconds: 1_500_000_000)   // connected to gpsd and iiod, WATCH registered
         try gpsd.feedLive(hz: 5, seconds: 8)
-        let mark = try runProcess(bikepathd, ["mark", "debris", "--socket", markSocket])
+        let mark = try await runProcess(bikepathd, ["mark", "debris", "--socket", markSocket])
         #expect(mark.status == 0 && mark.out.hasPrefix("marked debris"), "\(mark)")
         try await Task.sleep(nanoseconds: 1_000_000_000)
         kill(recorder.pid, SIGINT)

@@ -6,7 +6,7 @@ import BikePathCore
 import Glibc
 #endif
 
-@Suite struct RecordingFileTests {
+@Suite(.ownThreads) struct RecordingFileTests {
     static let header = RecordingHeader(source: "live", sourceDetail: "test rig", sensors: [
         .init(id: "accel", kind: "accelerometer", name: "lsm6dsl", rateHz: 208, unit: "m/s^2", scale: 0.000598),
     ])

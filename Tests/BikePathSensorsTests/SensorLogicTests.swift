@@ -3,7 +3,7 @@ import BikePathCore
 import Testing
 @testable import BikePathSensors
 
-@Suite("Sensor source logic without daemons")
+@Suite("Sensor source logic without daemons", .ownThreads)
 struct SensorLogicTests {
     @Test("scan element decoding: sign extension, shift, big endian")
     func scanFormat() {
@@ -92,7 +92,7 @@ struct SensorLogicTests {
     }
 }
 
-@Suite("Source lifecycle without daemons")
+@Suite("Source lifecycle without daemons", .ownThreads)
 struct SourceLifecycleTests {
     @Test("streams finish when the sources stop, and connection failures are counted meanwhile",
           .timeLimit(.minutes(1)))

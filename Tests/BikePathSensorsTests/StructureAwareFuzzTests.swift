@@ -11,7 +11,7 @@ import Testing
 /// times at the ends of Int64, NaN and huge samples, NMEA times at midnight's edges
 /// (with fresh CRCs and checksums), CSV numbers like 1e13, 1e300, −9e12. Every input
 /// must end in a result or a typed error; a trap kills the test process.
-@Suite struct StructureAwareFuzzTests {
+@Suite(.ownThreads) struct StructureAwareFuzzTests {
     static let extremeNumbers = ["1e13", "1e300", "-9e12", "-0", "0", "9.2e15", "-1e308", "4.9e-324", "9223372036854775807",
                                  "-9223372036854775808", "123456789012345678901234567890", "1e-7", "-1"]
     static let extremeTimes: [Int64] = [.min, .max, .min + 1, .max - 1, 0, -1, 1 << 53, -(1 << 53), 1 << 62, -(1 << 62)]

@@ -4,7 +4,7 @@ import Testing
 @testable import BikePathStore
 
 /// The `bikepathd drafts|export|stats` commands, run as a rider would.
-@Suite struct CLITests {
+@Suite(.ownThreads) struct CLITests {
     private func prepared() throws -> (binary: String, dir: TempDir, db: String) { try storeWithTwoRides() }
 
     private func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }

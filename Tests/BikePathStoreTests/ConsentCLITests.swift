@@ -4,7 +4,7 @@ import Testing
 @testable import BikePathStore
 
 /// Issue 13 items 3 and 4: what the rider is told about consent and SOS is what sync does.
-@Suite(.serialized) struct ConsentCLITests {
+@Suite(.serialized, .ownThreads) struct ConsentCLITests {
     private let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
 

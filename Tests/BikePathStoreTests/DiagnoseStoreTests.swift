@@ -6,7 +6,7 @@ import Testing
 
 /// `bikepathd diagnose` tells a technician about the store: a disk that was full and a
 /// sync record that was quarantined, with its reason (issues 5 and 6).
-@Suite struct DiagnoseStoreTests {
+@Suite(.ownThreads) struct DiagnoseStoreTests {
     @Test func diagnoseReportsDiskFullAndQuarantinedRecords() throws {
         let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
         let dir = try TempDir()

@@ -6,7 +6,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite(.serialized) struct DiskTests {
+@Suite(.serialized, .ownThreads) struct DiskTests {
     /// Fills the file system with one file until ENOSPC.
     private func fill(_ path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)

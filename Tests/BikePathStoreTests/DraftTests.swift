@@ -5,7 +5,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite struct DraftTests {
+@Suite(.ownThreads) struct DraftTests {
     @Test func onlyTheDocumentedTransitionsAreAllowed() {
         let allowed: Set<String> = ["pending>confirmed", "pending>rejected", "rejected>pending", "confirmed>queued", "queued>synced"]
         for from in DraftState.allCases {
@@ -164,7 +164,7 @@ import Testing
 /// The store is the rider's (issue 12): made under the unit's UMask=0077, the
 /// database and its -wal/-shm are still group read-write, so a member of group
 /// bikepath runs `drafts` and the review page without sudo. Others get nothing.
-@Suite struct StoreGroupAccessTests {
+@Suite(.ownThreads) struct StoreGroupAccessTests {
     @Test func storeFilesAreGroupReadWriteUnderUmask077() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -214,7 +214,7 @@ import Testing
 }
 
 /// Undo and rider-friendly references (issue 12).
-@Suite struct DraftReferenceTests {
+@Suite(.ownThreads) struct DraftReferenceTests {
     @Test func undoTakesBackEachKindOfEditExactly() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -276,7 +276,7 @@ import Testing
 /// `bikepathd drafts` takes what a rider can type (issue 12): the list number, a
 /// short prefix in either case, `#N` for an obstacle; `list` shows the number and
 /// the date, `show` each obstacle's clock time and distance along the path.
-@Suite struct DraftsCLIReferenceTests {
+@Suite(.ownThreads) struct DraftsCLIReferenceTests {
     @Test func numbersAndPrefixesWorkInTheCLI() throws {
         let (bin, dir, db) = try storeWithTwoRides()
         defer { dir.cleanup() }

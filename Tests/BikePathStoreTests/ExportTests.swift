@@ -6,7 +6,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite struct ExportTests {
+@Suite(.ownThreads) struct ExportTests {
     private var xmllint: String? {
         ["/usr/bin/xmllint", "/usr/local/bin/xmllint"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -7,7 +7,7 @@ import Testing
 /// `bikepathd run --replay` of the crash recording into a store on a nearly full
 /// 2 MB tmpfs: the SOS is stored (the reserve gives it room), or the daemon says
 /// it was lost and exits 74 — never "everything committed" with data missing.
-@Suite(.serialized) struct FullDiskRunTests {
+@Suite(.serialized, .ownThreads) struct FullDiskRunTests {
     static let crash = packageRoot + "/Recordings/simulated-crash-GX010056.bpr"
 
     /// Leaves only `free` bytes available on the file system holding `directory`.

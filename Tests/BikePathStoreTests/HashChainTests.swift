@@ -5,7 +5,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite struct HashChainTests {
+@Suite(.ownThreads) struct HashChainTests {
     private func chainedStore(_ dir: TempDir) throws -> Store {
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 2, seconds: 300)
@@ -151,7 +151,7 @@ import Testing
     }
 }
 
-@Suite struct HashChainEdgeTests {
+@Suite(.ownThreads) struct HashChainEdgeTests {
     /// SQLite stores a NaN REAL as NULL; the hash computed at insert must agree
     /// with the row read back, or verify would cry wolf.
     @Test func nanValuesVerify() throws {

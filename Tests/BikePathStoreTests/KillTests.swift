@@ -8,7 +8,7 @@ import Testing
 
 /// Replays a long synthetic ride through `BikePathBench store-replay` while
 /// `kill -9` hits it at random moments, restarting it each time.
-@Suite(.serialized) struct KillTests {
+@Suite(.serialized, .ownThreads) struct KillTests {
     /// Every committed row, keyed by what identifies it across runs (not its UUID).
     struct Snapshot: Equatable {
         var trackPoints: Set<Int64> = []

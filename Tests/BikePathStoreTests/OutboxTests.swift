@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathStore
 
-@Suite struct OutboxTests {
+@Suite(.ownThreads) struct OutboxTests {
     @Test func priorityHoldAttemptsQuarantineAndLog() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

@@ -6,7 +6,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite struct RecoveryTests {
+@Suite(.ownThreads) struct RecoveryTests {
     @Test func freshStoreUsesWALAndFullSync() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }

@@ -9,7 +9,7 @@ import Testing
 /// Issue 11 in the store: the obstacle's source and detector figures are stored and
 /// hash-chained, a draft asks about at most `reviewBudget` candidates, and a confirmed
 /// draft's answers calibrate the detector.
-@Suite("Store: obstacle review (source, severity, confidence, strength; budget; answers)")
+@Suite("Store: obstacle review (source, severity, confidence, strength; budget; answers)", .ownThreads)
 struct ReviewTests {
     /// One synthetic trip (9 detected obstacles) whose obstacles get chosen figures, plus
     /// one rider mark. Severity × confidence of detection i: (i + 1) / 10 × (i even ? 0.9 : 0.3).

@@ -1,7 +1,7 @@
 import Testing
 @testable import BikePathStore
 
-@Suite struct SHA256Tests {
+@Suite(.ownThreads) struct SHA256Tests {
     // FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf").
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
@@ -24,7 +24,7 @@ import Testing
     }
 }
 
-@Suite struct DeviceIDTests {
+@Suite(.ownThreads) struct DeviceIDTests {
     @Test func idsAreVersion4UUIDsAndDistinct() {
         let ids = (0..<1000).map { _ in DeviceID.make() }
         #expect(Set(ids).count == ids.count)

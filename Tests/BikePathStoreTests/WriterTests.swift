@@ -5,7 +5,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-@Suite struct WriterTests {
+@Suite(.ownThreads) struct WriterTests {
     private func point(_ seconds: Double, lon: Double) -> ChainOutput {
         .trackPoint(TrackPoint(time: SampleTime(seconds: seconds), utc: nil,
                                coordinate: Coordinate(latitude: 52.5, longitude: lon), altitudeMSL: nil, speed: 5))

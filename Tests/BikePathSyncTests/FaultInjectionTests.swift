@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 6's proof: every fault against the real hub on loopback, then the hub
 /// holds exactly what the device meant to send (`Device.verifyHub`).
-@Suite(.serialized) struct FaultInjectionTests {
+@Suite(.serialized, .ownThreads) struct FaultInjectionTests {
     @Test(.timeLimit(.minutes(2))) func hubDownAtStart() async throws {
         let device = try Device()
         defer { device.dir.cleanup() }
@@ -91,7 +91,7 @@ import Testing
         let midway = try hub.records().count
         #expect(midway > 0, "the killed client had sent something")
         #expect(try device.store.syncDiagnosis().pending.values.reduce(0, +) > 0, "and was killed before it finished")
-        let final = try runProcess(bikepathd, arguments + ["--once"])
+        let final = try await runProcess(bikepathd, arguments + ["--once"])
         #expect(final.status == 0, "\(final.err)")
         try device.verifyHub(hub)
     }
@@ -133,7 +133,7 @@ import Testing
             try await drain(engine)
             try device.verifyHub(hub, consent: Consent(tripsAndDrafts: true, sos: false))
 
-            let revoked = try runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"])
+            let revoked = try await runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"])
             #expect(revoked.status == 0, "\(revoked.err)")
             // New work after the revocation: the rider allows SOS and releases the withheld one.
             try SyncSettings.setConsent(device.store, .sos, true)
@@ -150,7 +150,7 @@ import Testing
         // The fault stops: the operator issues a new token, the device restarts sync with it.
         let newToken = device.dir.file("token2")
         _ = FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
-        #expect(try runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
+        #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
         let result = await device.engine(client).syncOnce()
         await client.shutdown()

@@ -10,7 +10,7 @@ import NIOHTTP1
 import Testing
 
 /// What the device puts in an upload (the hub's own contract is tested in process in BikePathHubTests).
-@Suite(.serialized) struct HubContractTests {
+@Suite(.serialized, .ownThreads) struct HubContractTests {
     struct Answer {
         var status: Int
         var headers: HTTPHeaders

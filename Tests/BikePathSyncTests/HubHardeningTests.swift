@@ -10,7 +10,7 @@ import Testing
 /// Issue 16 (hub side): what an adversarial pass broke, each against the real hub
 /// process on loopback. Load is bounded: at most 151 connections and 8 large
 /// requests, each test under its own time limit.
-@Suite(.serialized) struct HubHardeningTests {
+@Suite(.serialized, .ownThreads) struct HubHardeningTests {
     typealias Answer = HubContractTests.Answer
 
     // MARK: 1. Revocation outlives restarts and the tokens file
@@ -27,10 +27,10 @@ import Testing
             #expect(try await Self.putTrip(http, hub, token: Device.token).status == 201)
             #expect(try await Self.putTrip(http, hub, token: token2).status == 201)
             // While it runs: bike-1 revoked, bike-3 issued with the command; then bike-2 leaves the file.
-            #expect(try runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"]).status == 0)
+            #expect(try await runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"]).status == 0)
             let file3 = device.dir.file("token3")
             try Self.writeSecret(file3, token3)
-            #expect(try runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-3", "--token-file", file3]).status == 0)
+            #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-3", "--token-file", file3]).status == 0)
             hub.stop()
             try Self.writeSecret(device.tokensFile, "bike-1 \(Device.token)\n")
             hub = try device.hub(stderr: log)
@@ -51,7 +51,7 @@ import Testing
             #expect(try await Self.putTrip(http, hub, token: fileToken).status == 401)
             let issued = "bike-one-issued-token-0123"
             try Self.writeSecret(file3, issued)
-            #expect(try runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", file3]).status == 0)
+            #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", file3]).status == 0)
             #expect(try await Self.putTrip(http, hub, token: issued).status == 200, "bike-1's trip is already held: identical")
             hub.stop()
             hub = try device.hub()

@@ -8,7 +8,7 @@ import Testing
 /// The whole path on real parts: three devices' confirmed drafts go up with the real
 /// `bikepathd sync` into a real `bikepath-hub` on PostgreSQL, and the obstacles all three
 /// rode over come back from the public GeoJSON endpoint with their rider count.
-@Suite(.serialized) struct HubOnPostgresEndToEndTests {
+@Suite(.serialized, .ownThreads) struct HubOnPostgresEndToEndTests {
     static var postgresExpected: Bool { PostgresCluster.binDirectory != nil || PostgresCluster.required }
 
     @Test(.enabled(if: postgresExpected), .timeLimit(.minutes(5)))
@@ -31,7 +31,7 @@ import Testing
         defer { hub.stop() }
 
         for device in devices {
-            let r = try runProcess(bikepathd, ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--once"])
+            let r = try await runProcess(bikepathd, ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--once"])
             #expect(r.status == 0, "bikepathd sync: \(r.err)")
         }
         let db = String(URLComponents(string: url)!.path.dropFirst())

@@ -7,7 +7,7 @@ import Foundation
 import GRDB
 import Testing
 
-@Suite struct BackoffAndTokenTests {
+@Suite(.ownThreads) struct BackoffAndTokenTests {
     @Test func backoffDoublesWithJitterAndStopsAtFiveMinutes() {
         let b = Backoff()
         #expect(b.delay(afterFailures: 0, jitter: 0.3) == 0)
@@ -54,7 +54,7 @@ import Testing
     }
 }
 
-@Suite struct ValidationTests {
+@Suite(.ownThreads) struct ValidationTests {
     static let stats = TripStatisticsUpload(distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4, maxSpeed: 7, elevationGainM: 3, co2AvoidedG: 120)
 
     @Test func soundRecordsPassAndEachBadFieldIsNamed() {
@@ -93,7 +93,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct SyncBehaviourTests {
+@Suite(.serialized, .ownThreads) struct SyncBehaviourTests {
     @Test(.timeLimit(.minutes(2))) func priorityOrderSOSConfirmationsDraftsTrips() async throws {
         let device = try Device(trips: 4, seconds: 300, confirm: 2)
         defer { device.dir.cleanup() }

@@ -6,7 +6,7 @@ import Testing
 /// "Missing expected argument '--hub'" although the file named the hub and the token.
 /// Every command that talks to the hub reads `sync.hub_url`, `sync.token_file` and
 /// `sync.ca_file` from the configuration; a flag overrides one key.
-@Suite(.serialized) struct SyncConfigurationFileTests {
+@Suite(.serialized, .ownThreads) struct SyncConfigurationFileTests {
     private func write(_ text: String, _ path: String) throws -> String {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path

@@ -5,7 +5,7 @@ import Testing
 
 /// TLS verification is always on: a hub whose certificate comes from a private CA
 /// is refused until that CA is given with `caFile`.
-@Suite(.serialized) struct TLSTests {
+@Suite(.serialized, .ownThreads) struct TLSTests {
     /// A throwaway CA and a hub certificate for 127.0.0.1, made with the openssl CLI.
     static func makeCertificates(in dir: TempDir) throws {
         let openssl = "/usr/bin/openssl"

@@ -4,7 +4,7 @@ import Testing
 
 /// The pure wire rules the hub and the device share (BikePathAPI): JSON shape
 /// limits, canonical zeros, token syntax.
-@Suite struct WireRulesTests {
+@Suite(.ownThreads) struct WireRulesTests {
     static let roomy = JSONLimits(maxValues: 1000, maxDepth: 8)
 
     func shape(_ text: String, _ limits: JSONLimits = roomy) -> JSONShapeProblem? {

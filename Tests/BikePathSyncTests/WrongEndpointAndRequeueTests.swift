@@ -8,7 +8,7 @@ import Testing
 /// A wrong hub URL (404/405 for the endpoint) is a configuration error: sync stops
 /// and says so, and nothing is quarantined. Quarantined records can be put back
 /// with `bikepathd sync requeue`.
-@Suite(.serialized) struct WrongEndpointAndRequeueTests {
+@Suite(.serialized, .ownThreads) struct WrongEndpointAndRequeueTests {
     @Test(.timeLimit(.minutes(2))) func wrongHubURLStopsAndQuarantinesNothing() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
@@ -71,7 +71,7 @@ import Testing
         }, "the stand-in server printed its port")
         let pendingBefore = try device.store.syncDiagnosis().pending
         let bikepathd = try #require(builtExecutable("bikepathd"))
-        let run = try runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", "http://127.0.0.1:\(port)",
+        let run = try await runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", "http://127.0.0.1:\(port)",
                                              "--token-file", device.tokenFile, "--once"])
         #expect(run.status == 3, "\(status): rc \(run.status) \(run.out) \(run.err)")
         #expect(run.err.contains("not in the hub's contract") || run.err.contains("could not be read"), "\(run.err)")

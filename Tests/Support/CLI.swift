@@ -1,7 +1,7 @@
 import Foundation
 
 /// The CLI and the databases as a field technician would look at them.
-public struct CLI {
+public struct CLI: Sendable {
     public init(binary: String, store: String, socket: String) {
         self.binary = binary
         self.store = store
@@ -31,6 +31,11 @@ public struct CLI {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// `run` for async tests: the child runs while the pool stays free (see `offThePool`).
+    public func run(_ arguments: [String], executable: String? = nil) async throws -> (status: Int32, out: String) {
+        try await offThePool { try self.run(arguments, executable: executable) }
     }
 
     public func status() -> Status? {
