@@ -34,7 +34,7 @@ struct DiagnoseCommand: AsyncParsableCommand {
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
         let report = DiagnosisReport(sensors: diagnosis, store: store,
                                      required: Set(require.kinds))
-        print(json ? jsonText(report) : report.text)
+        print(json ? snakeCaseJSONText(report) : report.text)
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 }

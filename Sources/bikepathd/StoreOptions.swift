@@ -68,9 +68,16 @@ struct StoreOptions: ParsableArguments {
 }
 
 func jsonText<T: Encodable>(_ value: T) -> String {
-    do { return try JSONText.document(value) } catch {
-        // A non-finite number (never expected in a report): say so rather than print `{}`.
-        standardError("error: the JSON output cannot be written: \(error)\n")
-        Foundation.exit(1)
-    }
+    do { return try JSONText.document(value) } catch { jsonFailed(error) }
+}
+
+/// `diagnose --json`: the sensors' and store's own types, their keys written snake_case, with `schema`.
+func snakeCaseJSONText<T: Encodable>(_ value: T) -> String {
+    do { return try JSONText.snakeCaseDocument(JSONText.Versioned(value)) } catch { jsonFailed(error) }
+}
+
+/// A non-finite number (never expected in a report): say so rather than print `{}`.
+private func jsonFailed(_ error: any Error) -> Never {
+    standardError("error: the JSON output cannot be written: \(error)\n")
+    Foundation.exit(1)
 }

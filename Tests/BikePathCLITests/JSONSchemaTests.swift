@@ -112,6 +112,26 @@ import Testing
         try document(["calibration", "show"] + store, "calibration")
     }
 
+    /// `diagnose --json` printed its Swift types' keys (`tryThis`, `duplicateTPVs`), a sample
+    /// time as `{"nanoseconds": …}` and no `schema`; `config show --json` had no `schema` either.
+    @Test(.timeLimit(.minutes(2))) func diagnoseAndConfigFollowTheSchema() throws {
+        let bench = try #require(builtExecutable("BikePathBench"), "BikePathBench is not built")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("s.db")
+        #expect(try runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "60"]).status == 0)
+        // No gpsd on this port, no IIO context at this URI: both sensors report a problem, exit 2.
+        let nowhere = ["--gpsd-port", "\(freeLoopbackPort())", "--iio-uri", "ip:127.0.0.1:\(freeLoopbackPort())", "--duration", "0.5"]
+        guard case .object(let report) = try document(["diagnose", "--json", "--db", db] + nowhere, "diagnose", status: 2),
+              case .object(let sensors)? = report["sensors"], case .array(let problems)? = sensors["problems"] else {
+            Issue.record("diagnose printed no sensors' problems"); return
+        }
+        #expect(problems.count == 2)
+        if case .object(let store)? = report["store"] { #expect(store["path"] == .string(db)) } else { Issue.record("no store in \(report)") }
+        try document(["diagnose", "--json", "--no-store", "--require", "none"] + nowhere, "diagnose")
+        try document(["config", "show", "--json"], "config")
+    }
+
     /// `run --replay --summary` printed the Swift type's camelCase keys (`tripsEnded`).
     @Test(.timeLimit(.minutes(3))) func runSummaryFollowsTheSchema() throws {
         let dir = try TempDir()

@@ -79,6 +79,14 @@ struct RiderLoopTests {
         #expect(marked.status == 0, "\(marked)")
         let reply = try Self.decode(Mark.self, marked.out)
         #expect(reply.error == nil && reply.kind == "bump")
+        // Both replies and the status as docs/json-schema.json defines them ("mark", "status").
+        let schema = try JSONSchemaTests.schema()
+        let status = try runProcess(bikepathd, ["status", "--json", "--socket", socket])
+        for (out, definition) in [(early.out, "mark"), (marked.out, "mark"), (status.out, "status")] {
+            let invalid = schema.violations(of: try JSONValue.parse(out), definition: definition)
+            #expect(invalid.isEmpty, "\(definition): \(invalid.prefix(5)) in \(out)")
+            #expect(JSONSchemaTests.violations(try JSONSerialization.jsonObject(with: Data(out.utf8))).isEmpty, "\(out)")
+        }
         let lat = try #require(reply.lat, "stored at the next fix: \(marked.out)")
         // Two presses at once (two buttons): two obstacles, neither lost.
         let both = try (0..<2).map { i in

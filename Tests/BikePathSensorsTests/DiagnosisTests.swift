@@ -20,11 +20,11 @@ struct DiagnosisTests {
     }
 
     static func healthyIMU() -> IMUStatus {
-        var i = IMUStatus(uri: "local:", requestedRate: 100)
+        var i = IMUStatus(uri: "local:", requestedRateHz: 100)
         i.connects = 1
         i.samples = 300
-        i.configuredRate = 100
-        i.measuredRate = 99.9
+        i.configuredRateHz = 100
+        i.measuredRateHz = 99.9
         i.devices = [IMUDeviceInfo(id: "iio:device0", name: "bmi160", channels: ["accel_x"])]
         return i
     }
@@ -63,7 +63,7 @@ struct DiagnosisTests {
         i.timeouts = 1
         i.unsupportedFormats = 1
         i.unknownChannels = 1
-        i.measuredRate = 80
+        i.measuredRateHz = 80
         let d = SensorDiagnosis(gnss: g, imu: i, required: [], observedSeconds: 3, now: SampleTime(seconds: 100))
         let text = d.problems.map(\.problem)
         #expect(text.contains("gpsd sent 3 lines that are neither JSON nor NMEA"))

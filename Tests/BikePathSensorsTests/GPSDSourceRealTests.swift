@@ -90,7 +90,7 @@ struct GPSDSourceRealTests {
         let relayed = events.all.compactMap { if case .record(.nmea(_, let s)) = $0 { s } else { nil } }
         #expect(relayed == first.sentences, "gpsd relayed every raw sentence unchanged")
         let status = source.status
-        #expect(status.duplicateTPVs > 0, "gpsd sends several TPVs per epoch; the extra ones are counted")
+        #expect(status.duplicateEpochReports > 0, "gpsd sends several TPVs per epoch; the extra ones are counted")
         #expect(status.fixMode == .threeD)
         #expect(status.satellitesUsed == 8)
         #expect(status.hdop == 0.9)

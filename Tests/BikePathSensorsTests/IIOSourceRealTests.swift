@@ -51,16 +51,16 @@ struct IIOSourceRealTests {
         source.start { batches.append($0); return true }
         defer { source.stop() }
 
-        #expect(await RealDaemons.wait(timeout: 10) { source.status.samples >= 400 && source.status.measuredRate != nil },
+        #expect(await RealDaemons.wait(timeout: 10) { source.status.samples >= 400 && source.status.measuredRateHz != nil },
                 "feeder: \(imu.log("feeder.log"))")
         var status = source.status
         #expect(status.devices.map(\.name) == ["bmi160-fake"])
         #expect(status.devices.first?.channels == ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "timestamp"])
         #expect(status.devices.first?.timestampClock == "monotonic")
-        #expect(status.configuredRate == 200)
+        #expect(status.configuredRateHz == 200)
         #expect(try imu.attribute("sampling_frequency") == 200, "the source set the device's rate")
         #expect(status.bufferSamples == 10, "rate / 20 refills per second")
-        let rate = try #require(status.measuredRate)
+        let rate = try #require(status.measuredRateHz)
         #expect(abs(rate - 200) < 2)
         #expect(status.gaps == 0 && status.overruns == 0 && status.readErrors == 0)
 

@@ -51,7 +51,7 @@ struct SensorLogicTests {
     func rateMeter() {
         var meter = SampleRateMeter(nominalRate: 100)
         for k in 0..<150 { meter.add(Int64(k) * 10_000_000) }
-        #expect(meter.measuredRate == 100)
+        #expect(meter.measuredRateHz == 100)
         #expect(meter.gaps == 0)
         meter.add(149 * 10_000_000 + 50_000_000)  // four samples missing
         #expect(meter.gaps == 1)

@@ -39,7 +39,7 @@ import Testing
         let sync = try #require(report["sync"] as? [String: Any])
         let quarantined = try #require(sync["quarantined"] as? [[String: Any]])
         #expect(quarantined.first?["reason"] as? String == "hub said 422: track too long")
-        #expect((report["store"] as? [String: Any])?["diskFullFailedCommits"] as? Int == 3)
+        #expect((report["store"] as? [String: Any])?["disk_full_failed_commits"] as? Int == 3)
         #expect(doc["sensors"] != nil)
     }
 

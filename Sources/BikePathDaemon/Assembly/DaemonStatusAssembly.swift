@@ -22,7 +22,7 @@ extension DaemonStatus {
                                      lastFixLon: g.lastFix?.longitude ?? p.lastFixLon, lastFixAgeS: g.fixAge(now: now) ?? p.lastFixAt.map { now.seconds - $0 },
                                      mode: "\(g.fixMode)")
             let i = sensors.imu.status
-            imu = DaemonStatus.IMU(connected: i.connected, rateHz: i.measuredRate)
+            imu = DaemonStatus.IMU(connected: i.connected, rateHz: i.measuredRateHz)
         } else {
             gnss = DaemonStatus.GNSS(connected: false, lastFixLat: p.lastFixLat, lastFixLon: p.lastFixLon, mode: "replay")
             imu = DaemonStatus.IMU(connected: false)

@@ -42,10 +42,10 @@ extension DaemonConfiguration {
         return out
     }
 
-    /// The effective configuration as JSON, with the file's key names.
+    /// The effective configuration as JSON, with the file's key names and the schema version.
     public func jsonText() -> String {
         // Encoding plain structs of strings and numbers cannot fail.
-        (try? JSONText.document(self)) ?? "{}"
+        (try? JSONText.document(JSONText.Versioned(self))) ?? "{}"
     }
 }
 

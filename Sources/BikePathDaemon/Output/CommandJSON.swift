@@ -74,9 +74,9 @@ public struct ConsentDocumentJSON: Encodable, Sendable {
     public init(_ c: Consent) { consent = ConsentJSON(c) }
 }
 
-/// `sync status --json`: the consent beside the outbox by state (counts per record kind),
-/// what was quarantined and why, and the sync log, newest first.
-public struct SyncStatusJSON: Encodable, Sendable {
+/// The sync outbox by state (counts per record kind), what was quarantined and why, and
+/// the sync log, newest first: in `sync status --json` and `diagnose --json`.
+public struct SyncOutboxJSON: Encodable, Sendable {
     public struct Quarantined: Encodable, Sendable {
         public var kind: String
         public var id: String
@@ -92,17 +92,13 @@ public struct SyncStatusJSON: Encodable, Sendable {
         public var detail: String?
     }
 
-    public var schema = JSONSchema.version
-    public var consent: ConsentJSON
     public var pending: [String: Int]
     public var withheld: [String: Int]
     public var sent: [String: Int]
     public var quarantined: [Quarantined]
     public var recent_log: [LogLine]
 
-    public init(_ report: SyncStatusReport) {
-        let d = report.sync
-        consent = ConsentJSON(report.consent)
+    public init(_ d: SyncDiagnosis) {
         pending = d.pending
         withheld = d.withheld
         sent = d.sent
@@ -111,6 +107,27 @@ public struct SyncStatusJSON: Encodable, Sendable {
             LogLine(utc: $0.utcNanoseconds.map { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: $0)) }, kind: $0.kind,
                     id: $0.id, outcome: $0.outcome, detail: $0.detail)
         }
+    }
+}
+
+/// `sync status --json`: the consent beside the outbox's keys (one flat object).
+public struct SyncStatusJSON: Encodable, Sendable {
+    public var schema = JSONSchema.version
+    public var consent: ConsentJSON
+    public var outbox: SyncOutboxJSON
+
+    public init(_ report: SyncStatusReport) {
+        consent = ConsentJSON(report.consent)
+        outbox = SyncOutboxJSON(report.sync)
+    }
+
+    private enum Key: String, CodingKey { case schema, consent }
+
+    public func encode(to encoder: any Encoder) throws {
+        try outbox.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(schema, forKey: .schema)
+        try container.encode(consent, forKey: .consent)
     }
 }
 

@@ -22,6 +22,27 @@ public enum JSONText {
         (try? encode(value, [.sortedKeys, .withoutEscapingSlashes], snakeCase: true)) ?? "{}"
     }
 
+    /// A document with the Swift types' keys written snake_case (`diagnose --json`).
+    /// - Throws: `EncodingError` for a non-finite number.
+    public static func snakeCaseDocument<T: Encodable>(_ value: T) throws -> String {
+        try encode(value, [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes], snakeCase: true)
+    }
+
+    /// `value`'s own keys and `"schema": 1` beside them, for a type whose keys are not
+    /// this module's to add to (the configuration's, the sensors' diagnosis, the socket's replies).
+    public struct Versioned<Value: Encodable>: Encodable {
+        public var value: Value
+        public init(_ value: Value) { self.value = value }
+
+        private enum Key: String, CodingKey { case schema }
+
+        public func encode(to encoder: Encoder) throws {
+            try value.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(JSONSchema.version, forKey: .schema)
+        }
+    }
+
     private static func encode<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting, snakeCase: Bool = false) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = formatting

@@ -3,7 +3,7 @@ import Foundation
 
 /// The store's part of `bikepathd diagnose`: disk budget and disk-full history, drafts
 /// waiting for the rider, and the sync outbox with every quarantined record and why.
-public struct StoreDiagnosisReport: Codable, Sendable {
+public struct StoreDiagnosisReport: Encodable, Sendable {
     public var path: String
     public var error: String?
     public var store: StoreDiagnostics?
@@ -14,8 +14,19 @@ public struct StoreDiagnosisReport: Codable, Sendable {
     /// Crash detection on while SOS sharing is off (`ConsentPolicy.sosStaysOnDevice`).
     public var sosConsent: String?
 
-    // A new key is written snake_case already (docs/json.md), while the rest of diagnose --json waits for schema 1.
-    private enum CodingKeys: String, CodingKey { case path, error, store, sync, calibration, sosConsent = "sos_consent" }
+
+    private enum JSONKey: String, CodingKey { case path, error, store, sync, calibration, sosConsent = "sos_consent" }
+
+    /// docs/json.md's form: the sync log's times as ISO 8601 (`SyncOutboxJSON`), not nanoseconds.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKey.self)
+        try c.encode(path, forKey: .path)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(store, forKey: .store)
+        try c.encodeIfPresent(sync.map(SyncOutboxJSON.init), forKey: .sync)
+        try c.encodeIfPresent(calibration, forKey: .calibration)
+        try c.encodeIfPresent(sosConsent, forKey: .sosConsent)
+    }
 
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
     /// `crashDetection`: the configuration's `crash.enabled`, to report an SOS that would stay on the device.

@@ -49,7 +49,7 @@ public struct MarkReply: Sendable, Equatable, Codable {
     }
 
     /// The reply as one JSON line (`mark --json`, the socket's answer).
-    public func jsonLine() -> String { StatusJSON.encode(self) }
+    public func jsonLine() -> String { StatusJSON.encode(JSONText.Versioned(self)) }
 }
 
 /// `mark [KIND]` on the status socket: the kind named, pothole when none is.

@@ -67,6 +67,6 @@ extension DaemonEvent {
 }
 
 extension DaemonStatus {
-    /// The status as one JSON line.
-    public func jsonLine() -> String { StatusJSON.encode(self) }
+    /// The status as one JSON line, with its schema version (`status --json`).
+    public func jsonLine() -> String { StatusJSON.encode(JSONText.Versioned(self)) }
 }

@@ -27,13 +27,18 @@ public struct SensorProblem: Sendable, Equatable, Codable {
 
 /// What `bikepathd diagnose` reports: both sources' status after a short run, the
 /// problems found, and which required sensors are missing.
-public struct SensorDiagnosis: Sendable, Equatable, Codable {
+public struct SensorDiagnosis: Sendable, Equatable, Encodable {
     public var gnss: GNSSStatus?
     public var gnssFixAgeSeconds: Double?
     public var imu: IMUStatus?
     public var problems: [SensorProblem]
     public var missingRequired: [SensorKind]
     public var observedSeconds: Double
+
+    // docs/json.md: a key carries its unit (`_s`), as everywhere else in schema 1.
+    private enum CodingKeys: String, CodingKey {
+        case gnss, gnssFixAgeSeconds = "gnss_fix_age_s", imu, problems, missingRequired, observedSeconds = "observed_s"
+    }
 
     public var ok: Bool { missingRequired.isEmpty }
 
@@ -134,11 +139,11 @@ public struct SensorDiagnosis: Sendable, Equatable, Codable {
             p.append(SensorProblem(.imu, .info, "\(s.unknownChannels) scan elements of a type libiio does not know were ignored",
                                    try: "nothing, unless they are the accelerometer or gyro"))
         }
-        if let configured = s.configuredRate, abs(configured - s.requestedRate) > 0.01 * s.requestedRate {
-            p.append(SensorProblem(.imu, .warning, "device runs at \(Self.format(configured)) Hz, not the requested \(Self.format(s.requestedRate)) Hz",
+        if let configured = s.configuredRateHz, abs(configured - s.requestedRateHz) > 0.01 * s.requestedRateHz {
+            p.append(SensorProblem(.imu, .warning, "device runs at \(Self.format(configured)) Hz, not the requested \(Self.format(s.requestedRateHz)) Hz",
                                    try: "pick a rate from sampling_frequency_available"))
         }
-        if let configured = s.configuredRate, let measured = s.measuredRate, abs(measured - configured) > 0.05 * configured {
+        if let configured = s.configuredRateHz, let measured = s.measuredRateHz, abs(measured - configured) > 0.05 * configured {
             p.append(SensorProblem(.imu, .warning, "measured rate \(Self.format(measured)) Hz differs from configured \(Self.format(configured)) Hz",
                                    try: "check the trigger source and that nothing else reads the device"))
         }

@@ -2,7 +2,7 @@ import BikePathCore
 
 /// What the GNSS source knows about gpsd and the receiver, plus every counter a field
 /// diagnosis needs. A snapshot: copy it out with `GPSDSource.status`.
-public struct GNSSStatus: Sendable, Equatable, Codable {
+public struct GNSSStatus: Sendable, Equatable, Encodable {
     public var host: String
     public var port: Int
     public var connected = false
@@ -25,7 +25,7 @@ public struct GNSSStatus: Sendable, Equatable, Codable {
     /// Distinct receiver epochs (TPVs with distinct fix times).
     public var epochs = 0
     /// Further TPVs for an epoch already seen (gpsd sends 2–3 per epoch).
-    public var duplicateTPVs = 0
+    public var duplicateEpochReports = 0
     /// Raw NMEA sentences relayed.
     public var sentences = 0
     /// Lines from gpsd that were neither JSON libgps could parse nor NMEA.

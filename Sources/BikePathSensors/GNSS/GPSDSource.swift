@@ -189,7 +189,7 @@ public final class GPSDSource: Sendable {
         if !duplicate { session.lastEpoch = epoch }
         let plausible = configuration.plausibility.isPlausible(mode: mode, time: fix.time)
         state.withLock { s in
-            if duplicate { s.duplicateTPVs += 1 } else if epoch != nil { s.epochs += 1 }
+            if duplicate { s.duplicateEpochReports += 1 } else if epoch != nil { s.epochs += 1 }
             s.fixMode = mode
             if mode >= .twoD {
                 s.lastFixReceivedAt = receivedAt

@@ -21,7 +21,7 @@ public final class IIOSource: Sendable {
     public init(configuration: IIOConfiguration = IIOConfiguration(), logger: Logger = Logger(label: "bikepath.imu")) {
         self.configuration = configuration
         self.logger = logger
-        self.state = Mutex(IMUStatus(uri: configuration.uri, requestedRate: configuration.samplingFrequency))
+        self.state = Mutex(IMUStatus(uri: configuration.uri, requestedRateHz: configuration.samplingFrequency))
     }
 
     public var status: IMUStatus { state.withLock { $0 } }
@@ -108,7 +108,7 @@ public final class IIOSource: Sendable {
             $0.connected = true
             $0.connects += 1
             $0.devices = plan.layouts.map(\.info)
-            $0.configuredRate = configured
+            $0.configuredRateHz = configured
             $0.bufferSamples = samples
         }
         logger.info("reading IMU \(plan.layouts.map { "\($0.id) (\($0.name))" }.joined(separator: " + ")) at \(configured) Hz, \(samples) samples per buffer")
@@ -177,7 +177,7 @@ public final class IIOSource: Sendable {
                 s.buffers += 1
                 s.gaps += meter.gaps - before.gaps
                 s.missingSamples += meter.missingSamples - before.missing
-                s.measuredRate = meter.measuredRate ?? s.measuredRate
+                s.measuredRateHz = meter.measuredRateHz ?? s.measuredRateHz
                 s.timestampReanchors = reanchors
                 if !accepted {
                     s.overruns += 1

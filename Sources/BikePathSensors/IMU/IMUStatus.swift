@@ -23,11 +23,11 @@ public struct IMUStatus: Sendable, Equatable, Codable {
     public var uri: String
     public var connected = false
     public var devices: [IMUDeviceInfo] = []
-    public var requestedRate: Double
+    public var requestedRateHz: Double
     /// What the device reports after the rate was set.
-    public var configuredRate: Double?
+    public var configuredRateHz: Double?
     /// From sample timestamps, over windows of at least 1 s.
-    public var measuredRate: Double?
+    public var measuredRateHz: Double?
     public var bufferSamples = 0
 
     public var samples = 0
@@ -54,10 +54,10 @@ public struct IMUStatus: Sendable, Equatable, Codable {
     public var timestampReanchors = 0
     public var lastError: String?
 
-    /// Creates the status of an IIO source not yet started; `requestedRate` in Hz.
-    public init(uri: String, requestedRate: Double) {
+    /// Creates the status of an IIO source not yet started; `requestedRateHz` in Hz.
+    public init(uri: String, requestedRateHz: Double) {
         self.uri = uri
-        self.requestedRate = requestedRate
+        self.requestedRateHz = requestedRateHz
     }
 }
 

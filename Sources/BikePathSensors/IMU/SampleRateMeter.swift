@@ -4,7 +4,7 @@
 public struct SampleRateMeter: Sendable {
     public var nominalRate: Double
     public var window: Int64 = 1_000_000_000
-    public private(set) var measuredRate: Double?
+    public private(set) var measuredRateHz: Double?
     public private(set) var gaps = 0
     /// Samples estimated missing across the gaps.
     public private(set) var missingSamples = 0
@@ -35,7 +35,7 @@ public struct SampleRateMeter: Sendable {
         }
         windowCount += 1
         if time - start >= window {
-            measuredRate = Double(windowCount) * 1e9 / Double(time - start)
+            measuredRateHz = Double(windowCount) * 1e9 / Double(time - start)
             windowStart = time
             windowCount = 0
         }
