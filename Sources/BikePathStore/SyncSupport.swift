@@ -112,8 +112,35 @@ extension Store {
     public static let consentKey = "sync.consent"
     public static let privacyKey = "sync.privacy"
 
-    /// The rider's consent: the one source of truth for what may leave the device.
+    /// The rider's consent: only the rider's own command (`sync consent`, the review
+    /// page) changes it. What may leave the device is `effectiveConsent()`.
     public func consent() throws -> Consent { try setting(Store.consentKey) ?? Consent() }
+
+    /// The streams the configuration file forbids (`privacy.share_* = false`), as `run`
+    /// last read them. Kept apart from the rider's consent so that the file never
+    /// rewrites the rider's choice: remove the key and the choice stands again.
+    public static let fileForbidsKey = "sync.file_forbids"
+
+    /// `fileForbidsKey`'s streams; none when never written.
+    public func fileForbids() throws -> Set<SyncStream> { Set(try setting(Store.fileForbidsKey) as [SyncStream]? ?? []) }
+
+    /// Records what the configuration file forbids (`run` at start). A stream the file
+    /// no longer forbids and the rider allows goes again, its held records included, as
+    /// when the rider turns it on (`setConsent`).
+    public func setFileForbids(_ streams: Set<SyncStream>) throws {
+        let lifted = try fileForbids().subtracting(streams)
+        try setSetting(Store.fileForbidsKey, streams.sorted { $0.rawValue < $1.rawValue })
+        let rider = try consent()
+        try releaseWithheld(kinds: OutboxKind.allCases.filter { lifted.contains($0.stream) && rider.allows($0.stream) })
+    }
+
+    /// What may leave the device now: the rider's consent, less what the file forbids.
+    /// Sync, the outbox figures and the live position read this one.
+    public func effectiveConsent() throws -> Consent {
+        var allowed = try consent()
+        for stream in try fileForbids() { allowed.set(stream, false) }
+        return allowed
+    }
 
     /// A JSON setting from `meta`; nil when never set; `StoreError.unreadableSetting`
     /// when set but unreadable (callers fail closed).
@@ -160,7 +187,7 @@ extension Store {
     /// say what sync will do, not what the last pass did.
     public func syncDiagnosis(logLines: Int = 20) throws -> SyncDiagnosis {
         // Unreadable consent sends nothing: everything pending counts as withheld.
-        let allowed = (try? consent()) ?? Consent()
+        let allowed = (try? effectiveConsent()) ?? Consent()
         let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
         return try queue.read { db in
             func counts(_ filter: String) throws -> [String: Int] {

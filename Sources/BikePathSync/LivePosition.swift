@@ -44,7 +44,7 @@ public actor LivePositionPublisher {
     public func tick() async -> TickResult {
         guard riding else { return .notRiding }
         // Fails closed: unreadable consent sends nothing.
-        guard (try? SyncSettings.consent(store).livePosition) == true else { return .notAllowed }
+        guard (try? store.effectiveConsent().livePosition) == true else { return .notAllowed }
         guard let fix = latest, !latestSent, let c = fix.coordinate else { return .nothingNew }
         // Fails closed: unreadable privacy settings send nothing.
         guard let privacy = try? SyncSettings.privacy(store) else { return .notAllowed }

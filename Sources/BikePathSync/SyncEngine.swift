@@ -164,7 +164,7 @@ public actor SyncEngine {
         do {
             while true {
                 // Read the switches before every batch: turning a stream off stops it at once.
-                let consent = try SyncSettings.consent(store)
+                let consent = try store.effectiveConsent()
                 let privacy = try SyncSettings.privacy(store)
                 let off = SyncStream.allCases.filter { !consent.allows($0) }.flatMap(SyncSettings.kinds(of:))
                 try store.withholdOutbox(kinds: off)

@@ -92,7 +92,26 @@ import Testing
         #expect(try store.consent().tripsAndDrafts, "run must not undo the rider's consent")
         try store.close()
 
-        let forbidding = try write("[privacy]\nshare_trips = false\n", dir.file("f.toml"))
+        // A file that forbids trips keeps them on the device while the key stays, and
+        // leaves the rider's switch as the rider set it: remove the key and it is in force.
+        let forbidding = try write("""
+            [store]
+            path = "\(db)"
+            [status]
+            socket = "\(dir.file("status.sock"))"
+            [privacy]
+            share_trips = false
+            """, dir.file("f.toml"))
+        #expect(try runProcess(bin, ["run", "--config", forbidding, "--replay", recording]).status == 0)
+        let held = try Store.open(path: db)
+        #expect(try held.consent().tripsAndDrafts, "run with share_trips = false must not rewrite the rider's consent")
+        #expect(try !held.effectiveConsent().tripsAndDrafts, "but nothing of trips may leave while the file forbids it")
+        try held.close()
+        #expect(try runProcess(bin, ["run", "--config", config, "--replay", recording]).status == 0)
+        let released = try Store.open(path: db)
+        #expect(try released.effectiveConsent().tripsAndDrafts, "the key removed, the rider's consent is in force again")
+        try released.close()
+
         #expect(try runProcess(bin, ["sync", "consent", "trips", "off", "--db", db]).status == 0)
         let refused = try runProcess(bin, ["sync", "consent", "trips", "on", "--db", db, "--config", forbidding])
         #expect(refused.status == 1)

@@ -198,6 +198,28 @@ import Testing
             #expect(try device.store.syncDiagnosis().withheld["sos"] == 1)
         }
     }
+
+    /// Issue 22: `privacy.share_trips = false` used to turn the rider's consent off in the
+    /// store; now it is recorded apart and only holds the stream back while it stands.
+    @Test(.timeLimit(.minutes(2))) func aFileThatForbidsTripsHoldsThemWithoutTouchingConsent() async throws {
+        let consent = Consent(tripsAndDrafts: true, sos: true)
+        let device = try Device(consent: consent)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        try device.store.setFileForbids([.tripsAndDrafts])
+        try await withClient(device, url: hub.url) { client in
+            try await drain(device.engine(client))
+            let held = try hub.records()
+            #expect(held.contains { $0.kind == "sos" } && held.allSatisfy { $0.kind == "sos" }, "\(held.map(\.kind))")
+            #expect(try device.store.syncDiagnosis().withheld["confirmation", default: 0] > 0, "the confirmed drafts wait on the device")
+            #expect(try device.store.consent() == consent, "the rider's switches are as the rider set them")
+
+            try device.store.setFileForbids([])
+            try await drain(device.engine(client))
+            try device.verifyHub(hub, consent: consent)
+        }
+    }
 }
 
 @discardableResult

@@ -12,9 +12,13 @@ enum DaemonSync {
     /// The service, or why sync is off (a degraded mode, not an exit).
     static func make(_ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
                      publish: @escaping @Sendable (DaemonEvent) -> Void) -> (SyncService?, String?) {
+        // The file's ceilings are recorded with or without a hub: a hub set later (or
+        // `bikepathd sync`) must find them. Without a hub nothing leaves, so a failure
+        // here matters only with one, where it keeps sync off.
+        let policy = Result { try applyFilePolicy(configuration, store: store, logger: logger) }
         guard !configuration.sync.hubURL.isEmpty else { return (nil, nil) }
         do {
-            try applyFilePolicy(configuration, store: store, logger: logger)
+            try policy.get()
             let client = try HubClient(endpoint: try configuration.sync.endpoint())
             var options = SyncOptions()
             options.idlePollSeconds = configuration.sync.intervalS
@@ -55,19 +59,20 @@ enum DaemonSync {
         publish(DaemonEvent(kind: "sync", message: text, fields: ["ok": "\(succeeded)"]))
     }
 
-    /// The rider's consent in the store is the one switch sync reads. The file
-    /// only forbids: a `privacy.share_*` key written as false turns the stream
-    /// off (and `sync consent` refuses to turn it on); an absent key leaves the
-    /// rider's choice alone. Nothing here turns a stream on: crash detection with
-    /// SOS sharing off is logged (and shown by `status` and `diagnose`), never
-    /// "fixed" behind the rider's back. Privacy zones from the file are added to
-    /// the store's, and the stricter trim wins.
+    /// The rider's consent in the store is the rider's alone: `run` never writes it.
+    /// The file only forbids: a `privacy.share_*` key written as false is recorded
+    /// apart (`Store.setFileForbids`) and keeps that stream on the device while it
+    /// stays in the file (and `sync consent` refuses to turn it on); an absent key
+    /// leaves the rider's choice in force. Nothing here turns a stream on: crash
+    /// detection with SOS sharing off is logged (and shown by `status` and
+    /// `diagnose`), never "fixed" behind the rider's back. Privacy zones from the
+    /// file are added to the store's, and the stricter trim wins.
     static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
+        try store.setFileForbids(Set(SyncStream.allCases.filter { configuration.privacy.ceiling($0) == false }))
         for stream in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
-            try SyncSettings.setConsent(store, stream, false)
-            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) turned off")
+            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) stays on this device (the rider's consent is kept)")
         }
-        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try SyncSettings.consent(store), crashDetection: configuration.crash.enabled) {
+        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try store.effectiveConsent(), crashDetection: configuration.crash.enabled) {
             logger.warning("\(problem)")
         }
         var privacy = try SyncSettings.privacy(store)

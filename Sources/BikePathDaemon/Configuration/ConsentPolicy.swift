@@ -3,8 +3,9 @@ import BikePathStore
 
 /// What the configuration file allows of the rider's consent (docs/sync.md),
 /// written once for `bikepathd sync consent` (which refuses a change against it)
-/// and `run` (which applies it at start): a `privacy.share_*` key set to false
-/// forbids its stream, an absent key leaves the rider's choice alone. Nothing in
+/// and `run` (which records it at start, apart from the rider's switches): a
+/// `privacy.share_*` key set to false forbids its stream without rewriting the
+/// rider's choice, an absent key leaves that choice in force. Nothing in
 /// the file ever turns a stream on: consent is on only by the rider's own
 /// `sync consent STREAM on` (issue 22: crash detection used to turn SOS sharing on
 /// at every start, undoing the rider's `sync consent sos off`). Crash detection
@@ -28,8 +29,8 @@ public enum ConsentPolicy {
         if on, file.privacy.ceiling(stream) == false { throw .forbiddenByFile(stream) }
     }
 
-    /// The switches to turn off so that `consent` obeys the file's ceilings, in stream
-    /// order. Never one to turn on.
+    /// The streams the rider allows that the file forbids, in stream order: they stay
+    /// on the device while the key stays (`Store.effectiveConsent`).
     public static func corrections(of consent: Consent, file: DaemonConfiguration) -> [SyncStream] {
         SyncStream.allCases.filter { consent.allows($0) && file.privacy.ceiling($0) == false }
     }
