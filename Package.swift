@@ -123,7 +123,7 @@ let package = Package(
             ]
         ),
         // Generators for tests and benchmarks (seeded RNG, modelled wheel impacts): never in a product.
-        .target(name: "BikePathFixtures", dependencies: ["BikePathCore"]),
+        .target(name: "BikePathFixtures", dependencies: ["BikePathCore", "BikePathAPI"]),
         // The wire format shared by the sync client and the hub (docs/api.yaml).
         .target(name: "BikePathAPI"),
         .target(

@@ -17,8 +17,6 @@ public struct HubConfiguration: Sendable {
     public var limits = HubLimits()
     /// PEM certificate chain and private key: serve HTTPS.
     public var tls: (certificate: String, key: String)?
-    /// How stale the shared map may be: each replica rebuilds it from the database at most this often.
-    public var mapMaxAge: Duration = .seconds(5)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil) {
         self.host = host
@@ -39,7 +37,7 @@ public enum Hub {
                                         onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         if faults.isActive { logger.warning("TEST-ONLY fault injection is on: \(faults)") }
         let workers = DecodeWorkers()
-        let map = SharedMapCache(store: store, maxAge: configuration.mapMaxAge)
+        let map = MapMaintainer(store: store, logger: logger)
         let server = HubServer(store: store, dice: FaultDice(faults), workers: workers, map: map, metrics: HubMetrics(),
                                rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRecordsPerSecond,
                                                               burst: configuration.limits.deviceBurst),
@@ -54,7 +52,7 @@ public enum Hub {
             server: try httpServer(limits, tls: configuration.tls),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bikepath-hub",
                                  availableConnectionsDelegate: MaximumAvailableConnections(cap, logger: logger)),
-            services: [workers],
+            services: [workers, map],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? -1) },
             logger: logger)
     }

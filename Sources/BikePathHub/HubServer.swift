@@ -33,7 +33,7 @@ struct HubServer {
     let store: any HubStore
     let dice: FaultDice
     let workers: DecodeWorkers
-    let map: SharedMapCache
+    let map: MapMaintainer
     let metrics: HubMetrics
     let rateLimiter: DeviceRateLimiter
     let logger: Logger
@@ -61,7 +61,7 @@ struct HubServer {
                 return r
             }
         }
-        MapRoutes(map: map, store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
+        MapRoutes(store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
             table.on(router, path, .put) { request, context in
@@ -70,6 +70,7 @@ struct HubServer {
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, record in
                     let stored = try await store.put(device: device, records: [record])
+                    await map.stored(Self.createdConfirmations(device, [record], stored))
                     judged(stored, context)
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
@@ -83,6 +84,7 @@ struct HubServer {
             } store: { device, batch in
                 var results = batch.results
                 let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
+                await map.stored(Self.createdConfirmations(device, batch.toStore.map(\.record), stored))
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
                 judged(results.compactMap { $0 }, context)
                 return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
@@ -187,6 +189,13 @@ struct HubServer {
     private func judged(_ results: [RecordResult], _ context: HubContext) {
         metrics.stored(results)
         context.facts.judged(results)
+    }
+
+    /// The confirmations this upload stored (not those held already), for the map's index.
+    static func createdConfirmations(_ device: String, _ records: [StorableRecord], _ results: [RecordResult]) -> [IndexableConfirmation] {
+        zip(records, results).compactMap { record, result in
+            record.kind == .confirmation && result.outcome == .created ? IndexableConfirmation(device: device, id: record.id, body: record.canonical) : nil
+        }
     }
 
     private func rejected(_ refusal: Refusal) -> Response {

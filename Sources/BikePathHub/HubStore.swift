@@ -57,6 +57,34 @@ public protocol HubStore: Sendable {
     func confirmations() async throws -> [ConfirmedRecord]
     /// The canonical bodies of the device's trip records, for its own totals.
     func trips(device: String) async throws -> [Data]
+
+    // The shared map, kept a tile at a time (`MapTiles`, `MapMaintainer`).
+
+    /// Confirmations not yet in the tile index, at most `limit`.
+    func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation]
+    /// Records which tiles each confirmation touches and marks `dirty` dirty, in one transaction.
+    func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws
+    /// Tiles whose slice is out of date, each with the version it was marked at, at most `limit`.
+    func dirtyMapTiles(limit: Int) async throws -> [DirtyTile]
+    /// Every confirmation touching any of `tiles`, each once.
+    func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord]
+    /// Stores a tile's slice; the tile stays dirty if it was marked again after `version`.
+    func storeMapTile(_ tile: DirtyTile, slice: Data) async throws
+    /// The stored slices of the tiles in these rows and columns.
+    func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
+}
+
+/// A confirmation record the tile index has not seen.
+public struct IndexableConfirmation: Sendable {
+    public var device: String
+    public var id: String
+    public var body: Data
+}
+
+/// A tile to recompute, and the version of its dirty mark when read.
+public struct DirtyTile: Sendable, Equatable {
+    public var tile: MapGrid.Cell
+    public var version: Int64
 }
 
 enum HubHash {

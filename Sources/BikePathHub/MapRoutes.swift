@@ -7,7 +7,6 @@ import NIOCore
 /// path status and a heatmap of reports in a bounding box, and a device's own totals.
 /// No answer holds a device id, a track, or a time finer than a day.
 struct MapRoutes {
-    let map: SharedMapCache
     let store: any HubStore
 
     /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
@@ -47,7 +46,10 @@ struct MapRoutes {
         } catch {
             return HubServer.answer(Refusal(.badRequest, "bad-bbox", error.description))
         }
-        let body = try encode(try await map.current(), box)
+        // The stored tiles under the box (`MapTiles`): no request builds the map.
+        let range = MapTiles.range(of: box)
+        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try JSONDecoder().decode(MapSlice.self, from: $0) }
+        let body = try encode(SharedMap(slices: slices), box)
         return Response(status: .ok, headers: [.contentType: "application/geo+json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

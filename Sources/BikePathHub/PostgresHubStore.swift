@@ -53,6 +53,25 @@ public final class PostgresHubStore: HubStore {
             )
             """,
         ]),
+        // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
+        // confirmations are indexed by the map maintainer at start (none is in map_indexed).
+        ("v2-map-tiles", [
+            """
+            CREATE TABLE map_tile_records (
+                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                PRIMARY KEY (tile_row, tile_column, device_id, id)
+            )
+            """,
+            "CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id))",
+            """
+            CREATE TABLE map_dirty (
+                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version BIGINT NOT NULL, PRIMARY KEY (tile_row, tile_column)
+            )
+            """,
+            "CREATE TABLE map_tiles (tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column))",
+            // One sequence for dirty marks: a tile marked, cleaned and marked again never reuses a version.
+            "CREATE SEQUENCE map_dirty_version",
+        ]),
     ]
 
     /// Any fixed number: replicas starting together take turns migrating.
@@ -196,6 +215,85 @@ public final class PostgresHubStore: HubStore {
         for try await body in try await client.query(
             "SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id", logger: logger).decode(Data.self) {
             out.append(body)
+        }
+        return out
+    }
+
+    public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
+        var out: [IndexableConfirmation] = []
+        for try await (device, id, body) in try await client.query("""
+            SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
+            AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
+            ORDER BY device_id, id LIMIT \(limit)
+            """, logger: logger).decode((String, String, Data).self) {
+            out.append(IndexableConfirmation(device: device, id: id, body: body))
+        }
+        return out
+    }
+
+    public func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            for (confirmation, tiles) in entries {
+                let sorted = tiles.sorted()
+                try await conn.query("""
+                    INSERT INTO map_tile_records SELECT r, c, \(confirmation.device), \(confirmation.id)
+                    FROM unnest(\(sorted.map(\.row))::int[], \(sorted.map(\.column))::int[]) AS u(r, c) ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                try await conn.query("INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING",
+                                     logger: logger)
+            }
+            let marked = dirty.sorted()
+            try await conn.query("""
+                INSERT INTO map_dirty SELECT r, c, nextval('map_dirty_version')
+                FROM unnest(\(marked.map(\.row))::int[], \(marked.map(\.column))::int[]) AS u(r, c)
+                ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
+                """, logger: logger)
+        }
+    }
+
+    public func dirtyMapTiles(limit: Int) async throws -> [DirtyTile] {
+        var out: [DirtyTile] = []
+        for try await (row, column, version) in try await client.query(
+            "SELECT tile_row, tile_column, version FROM map_dirty ORDER BY version LIMIT \(limit)", logger: logger).decode((Int, Int, Int64).self) {
+            out.append(DirtyTile(tile: MapGrid.Cell(row: row, column: column), version: version))
+        }
+        return out
+    }
+
+    public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
+        guard !tiles.isEmpty else { return [] }
+        let rows = tiles.map(\.row), columns = tiles.map(\.column)
+        var out: [ConfirmedRecord] = []
+        for try await (device, body) in try await client.query("""
+            SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
+                SELECT 1 FROM map_tile_records t JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc)
+                ON t.tile_row = u.tr AND t.tile_column = u.tc WHERE t.device_id = r.device_id AND t.id = r.id)
+            ORDER BY r.device_id, r.id
+            """, logger: logger).decode((String, Data).self) {
+            out.append(ConfirmedRecord(device: device, body: body))
+        }
+        return out
+    }
+
+    public func storeMapTile(_ tile: DirtyTile, slice: Data) async throws {
+        let (row, column) = (tile.tile.row, tile.tile.column)
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("""
+                INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
+                ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
+                """, logger: logger)
+            try await conn.query("DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version)",
+                                 logger: logger)
+        }
+    }
+
+    public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
+        var out: [Data] = []
+        for try await slice in try await client.query("""
+            SELECT slice FROM map_tiles WHERE tile_row BETWEEN \(rows.lowerBound) AND \(rows.upperBound)
+            AND tile_column BETWEEN \(columns.lowerBound) AND \(columns.upperBound) ORDER BY tile_row, tile_column
+            """, logger: logger).decode(Data.self) {
+            out.append(slice)
         }
         return out
     }

@@ -56,6 +56,28 @@ public final class SQLiteHubStore: HubStore {
         migrator.registerMigration("v2-token-manager") { db in
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
         }
+        // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
+        // confirmations are indexed by the map maintainer at start (none is in map_indexed).
+        migrator.registerMigration("v3-map-tiles") { db in
+            try db.execute(sql: """
+                CREATE TABLE map_tile_records (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, device_id, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id)) WITHOUT ROWID;
+                CREATE TABLE map_dirty (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_tiles (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BLOB NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column)
+                ) WITHOUT ROWID;
+                -- One counter for dirty marks: a tile marked, cleaned and marked again never reuses a version.
+                CREATE TABLE map_counter (value INTEGER NOT NULL);
+                INSERT INTO map_counter VALUES (0);
+                """)
+        }
         return migrator
     }
 
@@ -154,6 +176,69 @@ public final class SQLiteHubStore: HubStore {
     public func trips(device: String) async throws -> [Data] {
         try await pool.read { db in
             try Data.fetchAll(db, sql: "SELECT body FROM records WHERE device_id = ? AND kind = 'trip' ORDER BY id", arguments: [device])
+        }
+    }
+
+    public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
+                AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
+                ORDER BY device_id, id LIMIT ?
+                """, arguments: [limit]).map { IndexableConfirmation(device: $0["device_id"], id: $0["id"], body: $0["body"]) }
+        }
+    }
+
+    public func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws {
+        try await pool.write { db in
+            for (confirmation, tiles) in entries {
+                for tile in tiles {
+                    try db.execute(sql: "INSERT OR IGNORE INTO map_tile_records VALUES (?, ?, ?, ?)",
+                                   arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
+                }
+                try db.execute(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)", arguments: [confirmation.device, confirmation.id])
+            }
+            for tile in dirty {
+                let version = try Int64.fetchOne(db, sql: "UPDATE map_counter SET value = value + 1 RETURNING value") ?? 0
+                try db.execute(sql: """
+                    INSERT INTO map_dirty VALUES (?, ?, ?) ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
+                    """, arguments: [tile.row, tile.column, version])
+            }
+        }
+    }
+
+    public func dirtyMapTiles(limit: Int) async throws -> [DirtyTile] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT tile_row, tile_column, version FROM map_dirty ORDER BY version LIMIT ?", arguments: [limit])
+                .map { DirtyTile(tile: MapGrid.Cell(row: $0["tile_row"], column: $0["tile_column"]), version: $0["version"]) }
+        }
+    }
+
+    public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
+        guard !tiles.isEmpty else { return [] }
+        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
+                    SELECT 1 FROM map_tile_records t WHERE t.device_id = r.device_id AND t.id = r.id
+                    AND (t.tile_row, t.tile_column) IN (VALUES \(values)))
+                ORDER BY r.device_id, r.id
+                """).map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }
+        }
+    }
+
+    public func storeMapTile(_ tile: DirtyTile, slice: Data) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
+            try db.execute(sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
+                           arguments: [tile.tile.row, tile.tile.column, tile.version])
+        }
+    }
+
+    public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
+        try await pool.read { db in
+            try Data.fetchAll(db, sql: "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
+                              arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// One confirmed obstacle on one rider's confirmed trip: detected by the device and kept
 /// by the rider, or marked by the rider.
-public struct ObstacleReport: Sendable, Equatable {
+public struct ObstacleReport: Sendable, Equatable, Codable {
     public var device: String
     public var trip: String
     public var kind: String
@@ -28,7 +28,7 @@ public struct TripPass: Sendable, Equatable {
 }
 
 /// Confirmed obstacles of several riders merged into one spot.
-public struct ReportedObstacle: Sendable, Equatable {
+public struct ReportedObstacle: Sendable, Equatable, Codable {
     public var position: Coordinate
     public var kind: String
     /// Distinct devices that reported it: independent riders.

@@ -10,7 +10,7 @@ public struct MapGrid: Sendable, Equatable {
     public init(cellMeters: Double) { self.cellMeters = cellMeters }
 
     /// A cell: its row (south to north) and column (west to east).
-    public struct Cell: Hashable, Sendable, Comparable {
+    public struct Cell: Hashable, Sendable, Comparable, Codable {
         public var row: Int
         public var column: Int
         public static func < (a: Cell, b: Cell) -> Bool { (a.row, a.column) < (b.row, b.column) }

@@ -14,7 +14,7 @@ public struct StretchReport: Sendable, Equatable {
 }
 
 /// The status of one map cell and how many riders it rests on.
-public struct CellStatus: Sendable, Equatable {
+public struct CellStatus: Sendable, Equatable, Codable {
     public var cell: MapGrid.Cell
     public var status: PathStatus
     public var riders: Int

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps the stored map tiles (`MapTiles`) up to date, as a queued step beside the
+/// uploads: an upload only indexes its confirmation and marks the tiles it touches
+/// dirty (`HubStore.index`); this service recomputes dirty tiles, each once however
+/// many confirmations marked it meanwhile. No request waits for it: the read endpoints
+/// answer from the stored tiles, which trail an upload by one pass (milliseconds to a
+/// second). Every replica runs one; they share the work through the tables, and a tile
+/// marked again while it was being recomputed stays dirty for the next pass.
+final class MapMaintainer: Service {
+    private let store: any HubStore
+    private let logger: Logger
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+
+    /// Tiles and confirmations read per query.
+    static let batch = 64
+    /// A pass also runs this often without a wake-up: another replica's uploads mark tiles too.
+    static let idlePass: Duration = .seconds(1)
+    /// How often a pass looks for confirmations no upload indexed.
+    static let scanInterval: Duration = .seconds(30)
+
+    init(store: any HubStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Indexes confirmations just stored and asks for a pass. A failure here is not the
+    /// upload's: the confirmation is stored, and the next pass's scan indexes it.
+    func stored(_ confirmations: [IndexableConfirmation]) async {
+        guard !confirmations.isEmpty else { return }
+        do {
+            try await Self.index(confirmations, store)
+        } catch {
+            logger.warning("map: indexing \(confirmations.count) confirmation(s) failed, left to the next pass: \(error)")
+        }
+        wake.yield()
+    }
+
+    func run() async throws {
+        // Cancelled at shutdown, a pass waiting on a database that went away included.
+        await cancelWhenGracefulShutdown { await self.passes() }
+    }
+
+    private func passes() async {
+        let wake = wake
+        var timer = Task<Void, Never> {}
+        defer { timer.cancel() }
+        var wakes = self.wakes.makeAsyncIterator()
+        var lastScan: ContinuousClock.Instant?
+        repeat {
+            // The scan for unindexed confirmations reads every confirmation's key: at start,
+            // then at most every `scanInterval`, not on each upload's wake-up.
+            let scan = lastScan.map { ContinuousClock.now - $0 >= Self.scanInterval } ?? true
+            if scan { lastScan = .now }
+            do {
+                try await Self.pass(store, scan: scan)
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
+            }
+            timer.cancel()
+            timer = Task { try? await Task.sleep(for: Self.idlePass); wake.yield() }
+        } while await wakes.next() != nil  // nil once cancelled
+    }
+
+    /// A tile's slice depends on the confirmations touching it or a neighbour, so a new
+    /// one dirties the neighbourhood of each tile it touches: a spot's centre can move
+    /// across a border, a pass along a border can count against a spot on the other side.
+    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore) async throws {
+        let entries = confirmations.map { ($0, MapTiles.touched(byConfirmation: $0.body)) }
+        let dirty = Set(entries.flatMap { $0.1.flatMap(MapTiles.neighbourhood(of:)) })
+        try await store.index(entries, dirty: dirty)
+    }
+
+    /// Indexes what no upload indexed (confirmations from before the tiles, or whose
+    /// upload's indexing failed), then recomputes every dirty tile.
+    static func pass(_ store: any HubStore, scan: Bool = true) async throws {
+        while scan {
+            let fresh = try await store.unindexedConfirmations(limit: batch)
+            if fresh.isEmpty { break }
+            try await index(fresh, store)
+        }
+        while true {
+            let dirty = try await store.dirtyMapTiles(limit: batch)
+            if dirty.isEmpty { break }
+            for tile in dirty {
+                let inputs = try await store.confirmations(touching: MapTiles.neighbourhood(of: tile.tile))
+                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, confirmations: inputs)))
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import BikePathAPI
+import BikePathCore
+import Foundation
+
+/// The shared map kept in the database a tile at a time (docs/hub.md, "The map in the
+/// database"), so that no request waits for the whole map to be rebuilt and every
+/// replica reads the same rows.
+///
+/// A confirmation touches the tiles of its reports, of its road-quality stretches and
+/// of every step of its path. When one arrives its tiles are marked dirty; a tile is
+/// recomputed from the confirmations that touch it or its eight neighbours, by the one
+/// rule (`SharedMap.build`), keeping what lies inside it. Every rule of the map is local:
+/// a spot gathers reports within 15 m and passes within 15 m, a path-status cell (100 m)
+/// its stretches' midpoints; a tile's neighbours reach 500 m beyond it. So the union of
+/// the tiles equals the whole map built at once (`MapTileEqualityTests` holds this).
+public enum MapTiles {
+    /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
+    public static let grid = MapGrid(cellMeters: 500)
+
+    /// The tiles a confirmation touches; empty when it does not decode or is not confirmed
+    /// (the map leaves it out as `SharedMap.build` does).
+    public static func touched(byConfirmation body: Data) -> Set<MapGrid.Cell> {
+        guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: body), confirmation.confirmed else { return [] }
+        let draft = confirmation.draft
+        var tiles = Set<MapGrid.Cell>()
+        for o in draft.obstacles { if let p = o.position { tiles.insert(grid.cell(of: Coordinate(latitude: p.lat, longitude: p.lon))) } }
+        for r in draft.roadQuality {
+            guard let a = r.start, let b = r.end else { continue }
+            tiles.insert(grid.cell(of: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2)))
+        }
+        let path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
+        for (a, b) in zip(path, path.dropFirst()) {
+            // Steps of a quarter tile: no tile the segment crosses is skipped. A segment
+            // longer than 50 km (a gap across a privacy zone, a forged path) marks its ends.
+            let steps = Geodesic.distance(a, b) > 50_000 ? 1 : max(1, Int((Geodesic.distance(a, b) / (grid.cellMeters / 4)).rounded(.up)))
+            for k in 0...steps {
+                let t = Double(k) / Double(steps)
+                tiles.insert(grid.cell(of: Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                                                      longitude: a.longitude + (b.longitude - a.longitude) * t)))
+            }
+        }
+        if path.count == 1 { tiles.insert(grid.cell(of: path[0])) }
+        return tiles
+    }
+
+    /// The tile and every tile within one tile's width of it.
+    public static func neighbourhood(of tile: MapGrid.Cell) -> [MapGrid.Cell] {
+        let b = grid.bounds(of: tile)
+        let dLat = b.north - b.south, dLon = b.east - b.west
+        return tiles(in: BoundingBox(west: b.west - dLon, south: b.south - dLat, east: b.east + dLon, north: b.north + dLat))
+    }
+
+    /// Every tile that overlaps `box`.
+    public static func tiles(in box: BoundingBox) -> [MapGrid.Cell] {
+        let south = grid.cell(of: Coordinate(latitude: box.south, longitude: box.west)).row
+        let north = grid.cell(of: Coordinate(latitude: box.north, longitude: box.west)).row
+        return (south...max(south, north)).flatMap { row -> [MapGrid.Cell] in
+            let step = grid.longitudeStep(row: row)
+            let west = Int((box.west / step).rounded(.down)), east = Int((box.east / step).rounded(.down))
+            return (west...max(west, east)).map { MapGrid.Cell(row: row, column: $0) }
+        }
+    }
+
+    /// The rows and columns to read for `box` (columns widest over its rows).
+    public static func range(of box: BoundingBox) -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
+        let tiles = tiles(in: box)
+        let rows = tiles.map(\.row), columns = tiles.map(\.column)
+        return (rows.min()!...rows.max()!, columns.min()!...columns.max()!)
+    }
+
+    /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
+    /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
+    public static func update(_ store: any HubStore) async throws { try await MapMaintainer.pass(store) }
+
+    /// The part of the map inside `tile`, from the confirmations touching its neighbourhood.
+    public static func slice(_ tile: MapGrid.Cell, confirmations: [ConfirmedRecord]) -> MapSlice {
+        let map = SharedMap.build(confirmations: confirmations)
+        let inside = { (c: Coordinate) in grid.cell(of: c) == tile }
+        return MapSlice(obstacles: map.obstacles.filter { inside($0.position) },
+                        cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
+                        reports: map.reports.filter { inside($0.position) })
+    }
+}
+
+/// One tile of the shared map as stored (`map_tiles.slice`): its spots, its path-status
+/// cells (by centre) and its confirmed reports (for the heatmap). Never answered as is.
+public struct MapSlice: Codable, Sendable, Equatable {
+    public var obstacles: [ReportedObstacle]
+    public var cells: [CellStatus]
+    public var reports: [ObstacleReport]
+
+    public init(obstacles: [ReportedObstacle], cells: [CellStatus], reports: [ObstacleReport]) {
+        (self.obstacles, self.cells, self.reports) = (obstacles, cells, reports)
+    }
+}
+
+extension SharedMap {
+    /// The map assembled from stored tiles (`MapTiles`): what the read endpoints answer from.
+    public init(slices: [MapSlice], corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()) {
+        self.init(obstacles: slices.flatMap(\.obstacles), cells: slices.flatMap(\.cells), reports: slices.flatMap(\.reports),
+                  pathStatus: pathStatus, minRiders: corroboration.minRiders)
+    }
+}
