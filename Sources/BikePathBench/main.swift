@@ -71,12 +71,23 @@ case "city":
     let a = rest.prefix(3).compactMap { Int($0) }
     let scales = rest.count > 3 ? rest[3].split(separator: ",").compactMap { Double($0) } : [1, 4, 16]
     CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
+case "map-tiles":
+    // map-tiles [RIDERS RIDES SEED [SCALES]] (docs/performance.md); SCALES like 1,4,16
+    let rest = Array(arguments.dropFirst())
+    let a = rest.prefix(3).compactMap { Int($0) }
+    let scales = rest.count > 3 ? rest[3].split(separator: ",").compactMap { Double($0) } : [1, 4, 16]
+    do {
+        try await MapTilesBenchmark.run(riders: a.count > 0 ? a[0] : 100, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
+    } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 default:
     FileHandle.standardError.write("""
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
-                             | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED]
+                             | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
 
         """.data(using: .utf8)!)
     exit(2)

@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 
@@ -65,6 +66,11 @@ extension SharedMap {
         f.timeZone = TimeZone(identifier: "UTC")
         f.dateFormat = "yyyy-MM-dd"
         return f.string(from: Date(timeIntervalSince1970: Double(d) * 86_400))
+    }
+
+    /// What `/v1/map/obstacles` and `/v1/map/status` answer for `box`, encoded.
+    public func encodedGeoJSON(in box: BoundingBox) throws -> (obstacles: Data, status: Data) {
+        (try WireJSON.encode(obstaclesGeoJSON(in: box)), try WireJSON.encode(statusGeoJSON(in: box)))
     }
 
     func obstaclesGeoJSON(in box: BoundingBox) -> FeatureCollection<ObstacleProperties> {

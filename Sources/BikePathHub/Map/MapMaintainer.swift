@@ -87,9 +87,12 @@ final class MapMaintainer: Service {
         while true {
             let dirty = try await store.dirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
+            // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
+            // overlap, and one build over their union serves each (the rule is local).
+            let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) })
+            let map = SharedMap.build(confirmations: try await store.confirmations(touching: area.sorted()))
             for tile in dirty {
-                let inputs = try await store.confirmations(touching: MapTiles.neighbourhood(of: tile.tile))
-                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, confirmations: inputs)))
+                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)))
             }
         }
     }

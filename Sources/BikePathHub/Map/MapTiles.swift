@@ -72,9 +72,9 @@ public enum MapTiles {
     /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
     public static func update(_ store: any HubStore) async throws { try await MapMaintainer.pass(store) }
 
-    /// The part of the map inside `tile`, from the confirmations touching its neighbourhood.
-    public static func slice(_ tile: MapGrid.Cell, confirmations: [ConfirmedRecord]) -> MapSlice {
-        let map = SharedMap.build(confirmations: confirmations)
+    /// The part of `map` inside `tile`; `map` built from (at least) the confirmations
+    /// touching the tile's neighbourhood.
+    public static func slice(_ tile: MapGrid.Cell, of map: SharedMap) -> MapSlice {
         let inside = { (c: Coordinate) in grid.cell(of: c) == tile }
         return MapSlice(obstacles: map.obstacles.filter { inside($0.position) },
                         cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
