@@ -56,11 +56,20 @@ final class MapMaintainer: Service {
             // then at most every `scanInterval`, not on each upload's wake-up.
             let scan = lastScan.map { ContinuousClock.now - $0 >= Self.scanInterval } ?? true
             if scan { lastScan = .now }
+            let started = ContinuousClock.now
             do {
                 try await Self.pass(store, scan: scan)
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
+            }
+            // At most half a core: a long pass (seconds on a busy city) is followed by as
+            // long a rest, so that uploads keep the other half while a stream of them
+            // keeps marking tiles. The map then trails by up to two passes.
+            let took = ContinuousClock.now - started
+            if took > .milliseconds(100) {
+                try? await Task.sleep(for: took)
+                if Task.isCancelled { return }
             }
             timer.cancel()
             timer = Task { try? await Task.sleep(for: Self.idlePass); wake.yield() }
