@@ -8,7 +8,8 @@ extension LogLevelName: ExpressibleByArgument {}
 /// (docs/configuration.md). Shared by `run` and `config show`.
 struct DaemonOptions: ParsableArguments {
     @OptionGroup var sensors: SensorOptions
-    @Option(name: .customLong("db"), help: ArgumentHelp("Overrides store.path.", valueName: "path")) var database: String?
+    @Option(name: .customLong("db"), help: ArgumentHelp("Overrides store.path (default: $BIKEPATHD_DB, else store.path).", valueName: "path"))
+    var database: String?
     @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
     /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
@@ -18,7 +19,8 @@ struct DaemonOptions: ParsableArguments {
 
     var overrides: ConfigurationOverrides {
         var o = sensors.overrides
-        o.storePath = database ?? storeAlias
+        // `run` ignored $BIKEPATHD_DB while every other command took it (issue 24).
+        o.storePath = database ?? storeAlias ?? StoreOptions.environmentPath
         o.hubURL = hub ?? hubURLAlias
         o.logLevel = logLevel
         o.statusSocket = statusSocket

@@ -23,7 +23,13 @@ struct StoreOptions: ParsableArguments {
 
     /// The daemon's own store, so that the CLI on a device finds the running store.
     static func defaultPath(configuration: DaemonConfiguration) -> String {
-        ProcessInfo.processInfo.environment["BIKEPATHD_DB"] ?? configuration.store.path
+        environmentPath ?? configuration.store.path
+    }
+
+    /// `$BIKEPATHD_DB` when set and not empty: the store of every command, `run` included
+    /// (docs/storage.md), below `--db` and above the file's `store.path`.
+    static var environmentPath: String? {
+        ProcessInfo.processInfo.environment["BIKEPATHD_DB"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Opens an existing, healthy store for reading; a missing or damaged file is

@@ -95,6 +95,12 @@ struct CLITests {
         let old = try runBikepathd(["config", "show", "--config", file, "--store", "/tmp/old.db", "--hub-url", "https://hub.example.org", "--json"])
         let oldShown = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(old.stdout.utf8))
         #expect(oldShown.store.path == "/tmp/old.db" && oldShown.sync.hubURL == "https://hub.example.org")
+        // $BIKEPATHD_DB is the store of run (and config show) as of every command: below --db, above store.path.
+        let binary = try Binary.require().path
+        let fromEnvironment = try runProcess("/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--json"])
+        #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(fromEnvironment.out.utf8)).store.path == "/tmp/from-env.db")
+        let fromFlag = try runProcess("/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--db", "/tmp/flag.db", "--json"])
+        #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(fromFlag.out.utf8)).store.path == "/tmp/flag.db")
         let help = try runBikepathd(["run", "--help"])
         #expect(help.stdout.contains("--db <path>") && help.stdout.contains("--hub <url>"))
         #expect(!help.stdout.contains("--store") && !help.stdout.contains("--hub-url"))
