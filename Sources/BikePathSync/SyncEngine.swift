@@ -151,11 +151,6 @@ public actor SyncEngine {
         }
     }
 
-    /// The delay `run` would wait after `failures` failures in a row (for tests and status).
-    public func backoffDelay(afterFailures failures: Int) -> Double {
-        options.backoff.delay(afterFailures: failures, jitter: jitter())
-    }
-
     /// One pass: queue what may be queued, then send batches until the outbox is
     /// empty or an attempt fails.
     public func syncOnce() async -> PassResult {
@@ -302,8 +297,9 @@ public actor SyncEngine {
         case 200...299:
             try store.recordSyncAttempt(seq: item.seq, outcome: .sent, utcNanoseconds: wallClock())
             if item.kind == .confirmation {
-                // The draft may already be marked synced (a resend after a lost answer).
-                try? store.markDraftSynced(item.recordID)
+                // The draft may already be marked synced (a resend after a lost answer); any
+                // other failure is the store's and fails the pass (it was `try?`, issue 24).
+                do { try store.markDraftSynced(item.recordID) } catch StoreError.illegalTransition(_, from: .synced, to: _) {}
             }
             return .sent
         case 401:

@@ -135,7 +135,7 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         try placeMarks()
         let now = live ? EdgeClock.monotonic() : (lastSampleTime ?? SampleTime(nanoseconds: 0))
         try writer.tick(at: now)
-        if let expired = recovery.expired(now: now) {
+        if recovery.expired(now: now) != nil {
             try writer.flush()
             if let closed = try store.closeOpenTrip() {
                 logger.notice("trip \(closed) left open at the last stop: the ride did not go on, closed at its last point")
@@ -143,7 +143,6 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
                 workQueued()
             }
             try replaceWriter()
-            _ = expired
         }
         if pipeline.status.tripPhase == .idle, var fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
             fresh.sensitivity = pipeline.configuration.sensitivity
