@@ -35,13 +35,25 @@ final class ConfigurationReloader: Sendable {
         }
         loop.reload(fresh.pipelineConfiguration)
         sensors?.reconfigure(gnss: fresh.gpsdConfiguration, imu: fresh.iioConfiguration)
-        var needRestart: [String] = []
-        if fresh.store != current.store { needRestart.append("store") }
-        if fresh.sync != current.sync || fresh.privacy != current.privacy { needRestart.append("sync/privacy") }
-        if fresh.log != current.log { needRestart.append("log") }
-        if fresh.status != current.status { needRestart.append("status") }
+        let needRestart = Self.needingRestart(from: current, to: fresh)
         running.withLock { $0 = fresh }
         let later = needRestart.isEmpty ? "" : "; \(needRestart.joined(separator: ", ")) apply at the next restart"
         logger.notice("configuration reloaded: chain settings apply when no trip is under way, sensors at once\(later)")
+    }
+
+    /// The changed settings that only a restart applies: those read once at start (the
+    /// store and what it is opened with, sync, logging, the sockets, the review page).
+    /// `obstacles.review_budget` and `milestones` were applied by nothing and said by
+    /// nothing (issue 24).
+    static func needingRestart(from current: DaemonConfiguration, to fresh: DaemonConfiguration) -> [String] {
+        var keys: [String] = []
+        if fresh.store != current.store { keys.append("store") }
+        if fresh.obstacles.reviewBudget != current.obstacles.reviewBudget { keys.append("obstacles.review_budget") }
+        if fresh.milestones != current.milestones { keys.append("milestones") }
+        if fresh.sync != current.sync || fresh.privacy != current.privacy { keys.append("sync/privacy") }
+        if fresh.log != current.log { keys.append("log") }
+        if fresh.status != current.status { keys.append("status") }
+        if fresh.review != current.review { keys.append("review") }
+        return keys
     }
 }
