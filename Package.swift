@@ -2,15 +2,21 @@
 import PackageDescription
 
 // One module per concern (see docs/architecture.md):
-//   BikePathCore    pure, sample-time-driven processing: no I/O, no clock, no dependencies
-//   BikePathSensors recording files, importers, gpsd (libgps) and IIO (libiio) sources
-//   BikePathStore   SQLite (GRDB) buffer: trips, events, drafts, outbox
-//   BikePathDaemon  the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
-//                   inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
-//   bikepathd       the executable: argument parsing and printing over BikePathDaemon
-//   BikePathServing the connection policy of every server (deadlines, caps, fair shares)
-//   BikePathHub     the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map
-//   bikepath-hub    the hub's executable: argument parsing and printing only
+//   BikePathCore       pure, sample-time-driven processing: no I/O, no clock, no dependencies
+//   CGPS, CIIO         the system's libgps and libiio, as C modules
+//   BikePathSensors    recording files, importers, gpsd (libgps) and IIO (libiio) sources
+//   BikePathStore      SQLite (GRDB) buffer: trips, events, drafts, outbox, consent
+//   BikePathAPI        the wire format shared by the sync client and the hub (docs/api.yaml)
+//   BikePathSync       the upstream client: outbox to hub, consent, privacy, live position
+//   BikePathServing    the connection policy of every server (deadlines, caps, fair shares)
+//   BikePathReview     the rider's review page (pairing, drafts, street tiles)
+//   BikePathDaemon     the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
+//                      inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
+//   bikepathd          the executable: argument parsing and printing over BikePathDaemon
+//   BikePathHub        the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map in tiles
+//   bikepath-hub       the hub's executable: argument parsing and printing only
+//   BikePathFixtures   synthetic inputs shared by tests and benchmarks (rides, the simulated city)
+//   BikePathBench      benchmarks and load generators (bench/)
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
