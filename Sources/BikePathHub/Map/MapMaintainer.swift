@@ -33,7 +33,7 @@ final class MapMaintainer: Service {
     func stored(_ confirmations: [IndexableConfirmation]) async {
         guard !confirmations.isEmpty else { return }
         do {
-            try await Self.index(confirmations, store)
+            try await Self.index(confirmations, store, logger: logger)
         } catch {
             logger.warning("map: indexing \(confirmations.count) confirmation(s) failed, left to the next pass: \(error)")
         }
@@ -58,7 +58,7 @@ final class MapMaintainer: Service {
             if scan { lastScan = .now }
             let started = ContinuousClock.now
             do {
-                try await Self.pass(store, scan: scan)
+                try await Self.pass(store, scan: scan, logger: logger)
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
@@ -79,19 +79,25 @@ final class MapMaintainer: Service {
     /// A tile's slice depends on the confirmations touching it or a neighbour, so a new
     /// one dirties the neighbourhood of each tile it touches: a spot's centre can move
     /// across a border, a pass along a border can count against a spot on the other side.
-    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore) async throws {
-        let entries = confirmations.map { ($0, MapTiles.touched(byConfirmation: $0.body)) }
+    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger) async throws {
+        let entries = confirmations.map { c in
+            // Stored records passed validation; one that no longer decodes (a schema change)
+            // is indexed with no tile, so it is not read again, and said once here.
+            let tiles = MapTiles.touched(byConfirmation: c.body)
+            if tiles == nil { logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map") }
+            return (c, tiles ?? [])
+        }
         let dirty = Set(entries.flatMap { $0.1.flatMap(MapTiles.neighbourhood(of:)) })
         try await store.index(entries, dirty: dirty)
     }
 
     /// Indexes what no upload indexed (confirmations from before the tiles, or whose
     /// upload's indexing failed), then recomputes every dirty tile.
-    static func pass(_ store: any HubStore, scan: Bool = true) async throws {
+    static func pass(_ store: any HubStore, scan: Bool = true, logger: Logger) async throws {
         while scan {
             let fresh = try await store.unindexedConfirmations(limit: batch)
             if fresh.isEmpty { break }
-            try await index(fresh, store)
+            try await index(fresh, store, logger: logger)
         }
         while true {
             let dirty = try await store.dirtyMapTiles(limit: batch)

@@ -1,6 +1,7 @@
 import BikePathAPI
 import BikePathCore
 import Foundation
+import Logging
 
 /// The shared map kept in the database a tile at a time (docs/hub.md, "The map in the
 /// database"), so that no request waits for the whole map to be rebuilt and every
@@ -17,10 +18,11 @@ public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
 
-    /// The tiles a confirmation touches; empty when it does not decode or is not confirmed
-    /// (the map leaves it out as `SharedMap.build` does).
-    public static func touched(byConfirmation body: Data) -> Set<MapGrid.Cell> {
-        guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: body), confirmation.confirmed else { return [] }
+    /// The tiles a confirmation touches; none when it is not confirmed; nil when it does not
+    /// decode (the map leaves it out, as `SharedMap.build` does, and the maintainer says so).
+    public static func touched(byConfirmation body: Data) -> Set<MapGrid.Cell>? {
+        guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: body) else { return nil }
+        guard confirmation.confirmed else { return [] }
         let draft = confirmation.draft
         var tiles = Set<MapGrid.Cell>()
         for o in draft.obstacles { if let p = o.position { tiles.insert(grid.cell(of: Coordinate(latitude: p.lat, longitude: p.lon))) } }
@@ -70,7 +72,9 @@ public enum MapTiles {
 
     /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
     /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
-    public static func update(_ store: any HubStore) async throws { try await MapMaintainer.pass(store) }
+    public static func update(_ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
+        try await MapMaintainer.pass(store, logger: logger)
+    }
 
     /// The part of `map` inside `tile`; `map` built from (at least) the confirmations
     /// touching the tile's neighbourhood.
