@@ -59,8 +59,9 @@ struct RiderLoopTests {
         #expect(none.status == 1 && none.err.contains("no bikepathd answers on \(socket)"), "\(none)")
 
         let config = try Self.config(in: dir)
-        // 8× real time: the 206 s ride takes 26 s, its trip starts after about 5 s.
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", config, "--replay", Self.ride, "--replay-speed", "8"],
+        // 4× real time: the 206 s ride takes 52 s, its trip starts after about 10 s. (At 8× a
+        // clean-clone CI, 4 suites at once on 2 cores, once polled past the whole trip.)
+        let daemon = try ChildProcess(bikepathd, ["run", "--config", config, "--replay", Self.ride, "--replay-speed", "4"],
                                       output: URL(fileURLWithPath: dir.file("daemon.log")))
         func state() -> String? {
             guard let r = try? runProcess(bikepathd, ["status", "--json", "--socket", socket]), r.status == 0 else { return nil }
@@ -73,8 +74,8 @@ struct RiderLoopTests {
         #expect(early.status == 1)
         #expect(try Self.decode(Mark.self, early.out).error?.hasPrefix("not in a trip") == true, "\(early.out)")
 
-        for _ in 0..<400 where seen != "riding" { usleep(50_000); seen = state() }
-        try #require(seen == "riding")
+        for _ in 0..<800 where seen != "riding" { usleep(50_000); seen = state() }
+        try #require(seen == "riding", "never seen riding; the daemon's log ends: \(String((try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8))?.suffix(1_500) ?? ""))")
         let marked = try runProcess(bikepathd, ["mark", "bump", "--json", "--socket", socket])
         #expect(marked.status == 0, "\(marked)")
         let reply = try Self.decode(Mark.self, marked.out)
