@@ -17,8 +17,7 @@
 #                       SCRATCH=DIR for the build directory, e.g. one that holds release-built dependencies;
 #                       BIN=DIR to run binaries built elsewhere, e.g. an older commit's, without building)
 #
-# PostgreSQL (Debian's postgresql) runs in a throwaway cluster (durable: fsync on), as the
-# postgres user when run as root, stopped by its pid.
+# PostgreSQL (Debian's postgresql) runs in a throwaway cluster (bench/postgres.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-release}
@@ -30,34 +29,7 @@ if [ -z "${BIN:-}" ]; then
   nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
   BIN=$SCRATCH/$CONFIG
 fi
-WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hub-bench.XXXXXX")
-PIDS=(); PG_PID=
-cleanup() {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  if [ -n "$PG_PID" ]; then  # fast shutdown by pid, SIGKILL after 10 s
-    kill -INT "$PG_PID" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$PG_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$PG_PID" 2>/dev/null || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# PostgreSQL: initdb + postgres in $WORK/pg.
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-as_pg() { if [ "$(id -u)" -eq 0 ]; then setpriv --reuid=postgres --regid=postgres --init-groups "$@"; else "$@"; fi; }
-chmod 711 "$WORK"  # the postgres user must reach $WORK/pg
-mkdir -p "$WORK/pg"; [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$WORK/pg"
-as_pg "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
-PGPORT=$(free_port)
-# Started directly (not through a function, which would fork a subshell): $! is the server's pid (setpriv execs).
-if [ "$(id -u)" -eq 0 ]; then PGCMD=(setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/postgres"); else PGCMD=("$PGBIN/postgres"); fi
-"${PGCMD[@]}" -D "$WORK/pg/data" -p "$PGPORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories="$WORK/pg" \
-  -c max_connections=200 >"$WORK/pg.log" 2>&1 &
-PG_PID=$!
-for _ in $(seq 100); do "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT" && break; sleep 0.1; done
-psql_() { "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -At -v ON_ERROR_STOP=1 "$@"; }
+source bench/postgres.sh
 
 umask 077
 for d in $(seq 0 $((DEVICES - 1))); do echo "bench-$d bench-token-$d-0123456789abcdef"; done > "$WORK/tokens"

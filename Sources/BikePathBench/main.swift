@@ -82,12 +82,24 @@ case "map-tiles":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "network":
+    // network KM SEED EXPORT_DIR STORAGE… (bench/network.sh); STORAGE is sqlite:PATH or a postgres:// URL
+    let a = Array(arguments.dropFirst())
+    guard a.count >= 4, let km = Double(a[0]), let seed = UInt64(a[1]) else {
+        FileHandle.standardError.write("usage: BikePathBench network KM SEED EXPORT_DIR sqlite:PATH|postgres://URL…\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try await NetworkBenchmark.run(kilometres: km, seed: seed, exportDir: a[2], storages: Array(a.dropFirst(3))) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 default:
     FileHandle.standardError.write("""
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
                              | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
+                             | network KM SEED EXPORT_DIR STORAGE…
 
         """.data(using: .utf8)!)
     exit(2)

@@ -68,10 +68,30 @@ public protocol HubStore: Sendable {
     func dirtyMapTiles(limit: Int) async throws -> [DirtyTile]
     /// Every confirmation touching any of `tiles`, each once.
     func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord]
-    /// Stores a tile's slice; the tile stays dirty if it was marked again after `version`.
-    func storeMapTile(_ tile: DirtyTile, slice: Data) async throws
+    /// Stores a tile's slice and the obstacles of the links whose midpoint lies in it (a link
+    /// not in `links` has none); the tile stays dirty if it was marked again after `version`.
+    func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
+
+    // The community path network (`PathNetwork`), appended to in arrival order by the map
+    // maintainer: `index` queues each confirmation it indexes.
+
+    /// How far the stored network has applied the queue.
+    func networkCursor() async throws -> NetworkCursor
+    /// Queued confirmations after `sequence`, in arrival order, at most `limit`.
+    func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide]
+    /// The stored nodes in these tiles (`MapTiles.grid`).
+    func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode]
+    /// Writes `change` in one transaction and moves the cursor to `change.to`; false, and
+    /// nothing written, when the cursor is no longer `change.from`.
+    func commit(_ change: NetworkChange) async throws -> Bool
+    /// The links whose midpoint lies in these tiles.
+    func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink]
+    /// The links whose bounding box meets `box` (on PostgreSQL through PostGIS's spatial index).
+    func networkLinks(in box: BoundingBox) async throws -> [NetworkLink]
+    /// The links meeting `box` with at least `minRiders` riders, for a route search.
+    func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph
 }
 
 /// A confirmation record the tile index has not seen.

@@ -19,6 +19,24 @@ struct MapRoutes {
         table.on(router, "v1/map/status", .get) { request, _ in
             try await geoJSON(request) { map, box in try WireJSON.encode(map.statusGeoJSON(in: box)) }
         }
+        table.on(router, "v1/map/network", .get) { request, _ in
+            let box: BoundingBox
+            switch Self.box(request) {
+            case .failure(let refusal): return HubServer.answer(refusal)
+            case .success(let b): box = b
+            }
+            let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: CorroborationRule().minRiders)
+            return Self.geoJSONResponse(try NetworkEdge.geoJSONData(edges))
+        }
+        table.on(router, "v1/routes", .get) { request, _ in
+            let query: RouteQuery
+            let parameters = request.uri.queryParameters
+            switch RouteQuery.parse(from: parameters.get("from"), to: parameters.get("to"), k: parameters.get("k")) {
+            case .failure(let refusal): return HubServer.answer(refusal)
+            case .success(let q): query = q
+            }
+            return try await routes(query)
+        }
         table.on(router, "v1/map/heatmap", .get) { request, _ in
             // A `cell` that is there but not a number is refused, not taken as the default
             // (the contract test found `cell=abc` answered 200).
@@ -41,15 +59,55 @@ struct MapRoutes {
 
     private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
         let box: BoundingBox
-        do {
-            box = try BoundingBox.parse(request.uri.queryParameters.get("bbox") ?? "")
-        } catch {
-            return HubServer.answer(Refusal(.badRequest, "bad-bbox", error.description))
+        switch Self.box(request) {
+        case .failure(let refusal): return HubServer.answer(refusal)
+        case .success(let b): box = b
         }
         // The stored tiles under the box (`MapTiles`): no request builds the map.
         let range = MapTiles.range(of: box)
         let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try JSONDecoder().decode(MapSlice.self, from: $0) }
-        let body = try encode(SharedMap(slices: slices), box)
-        return Response(status: .ok, headers: [.contentType: "application/geo+json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
+    }
+
+    private func routes(_ query: RouteQuery) async throws -> Response {
+        let search = RouteSearch()
+        let box = search.rule.searchBox(query.from, query.to)
+        let routes: [Route]
+        do {
+            routes = try await search.routes(from: query.from, to: query.to, k: query.k,
+                                             on: try await store.routingGraph(in: box, minRiders: search.minRiders))
+        } catch let problem as RouteSearch.Problem {
+            switch problem {
+            case .noPathNear(_, let nearest, _):
+                return HubServer.json(.notFound, NoPathNear(error: "no-path-near", message: problem.description, nearestM: nearest.map { $0.rounded() }))
+            case .noRoute:
+                return HubServer.answer(Refusal(.notFound, "no-route", problem.description))
+            }
+        }
+        // The obstacles along them, from the stored tiles under the box.
+        let range = MapTiles.range(of: box)
+        let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
+            .flatMap { try JSONDecoder().decode(MapSlice.self, from: $0).obstacles }
+        return Self.geoJSONResponse(try WireJSON.encode(Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters)))
+    }
+
+    /// 404 `no-path-near`: the refusal with how far the nearest community path is.
+    struct NoPathNear: Encodable {
+        var error: String
+        var message: String
+        var nearestM: Double?
+    }
+
+    /// The request's `bbox`, or the 400 that refuses it.
+    static func box(_ request: Request) -> Result<BoundingBox, Refusal> {
+        do {
+            return .success(try BoundingBox.parse(request.uri.queryParameters.get("bbox") ?? ""))
+        } catch {
+            return .failure(Refusal(.badRequest, "bad-bbox", error.description))
+        }
+    }
+
+    static func geoJSONResponse(_ body: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/geo+json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

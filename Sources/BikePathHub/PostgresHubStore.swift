@@ -72,7 +72,47 @@ public final class PostgresHubStore: HubStore {
             // One sequence for dirty marks: a tile marked, cleaned and marked again never reuses a version.
             "CREATE SEQUENCE map_dirty_version",
         ]),
+        // The community path network (docs/hub.md, "The community path network"), the same
+        // tables as SQLite's plus PostGIS geometries with GiST indexes: bounding-box reads and
+        // nearest-node searches go through them, and pgRouting reads map_links as it is.
+        ("v3-path-network", [
+            "CREATE EXTENSION IF NOT EXISTS postgis",
+            "CREATE EXTENSION IF NOT EXISTS pgrouting",
+            "CREATE TABLE map_network_queue (seq BIGSERIAL PRIMARY KEY, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id))",
+            "INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id",
+            "CREATE TABLE map_network_state (applied BIGINT NOT NULL, next_node BIGINT NOT NULL)",
+            "INSERT INTO map_network_state VALUES (0, 1)",
+            """
+            CREATE TABLE map_nodes (
+                id BIGINT PRIMARY KEY, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
+                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(Point, 4326) NOT NULL
+            )
+            """,
+            "CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column)",
+            "CREATE INDEX map_nodes_geom ON map_nodes USING GIST (geom)",
+            """
+            CREATE TABLE map_links (
+                id BIGSERIAL PRIMARY KEY, source BIGINT NOT NULL, target BIGINT NOT NULL,
+                from_lat DOUBLE PRECISION NOT NULL, from_lon DOUBLE PRECISION NOT NULL,
+                to_lat DOUBLE PRECISION NOT NULL, to_lon DOUBLE PRECISION NOT NULL,
+                length_m DOUBLE PRECISION NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                rated_requires_maintenance INTEGER NOT NULL,
+                obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence DOUBLE PRECISION NOT NULL DEFAULT 0,
+                cost DOUBLE PRECISION NOT NULL DEFAULT 0,
+                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(LineString, 4326) NOT NULL,
+                UNIQUE (source, target)
+            )
+            """,
+            "CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column)",
+            "CREATE INDEX map_links_geom ON map_links USING GIST (geom)",
+            "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
+        ]),
     ]
+
+    /// Extensions a migration creates, and the Debian package that has each.
+    static let extensions = ["v3-path-network": [(name: "postgis", package: "postgresql-15-postgis-3"),
+                                                 (name: "pgrouting", package: "postgresql-15-pgrouting")]]
 
     /// Any fixed number: replicas starting together take turns migrating.
     static let migrationLock: Int64 = 0x6269_6b65_7061_7468
@@ -88,6 +128,13 @@ public final class PostgresHubStore: HubStore {
                 applied.insert(version)
             }
             for m in Self.migrations where !applied.contains(m.version) {
+                for needed in Self.extensions[m.version] ?? [] {
+                    let rows = try await conn.query("SELECT count(*) FROM pg_available_extensions WHERE name = \(needed.name)", logger: logger)
+                        .collect()
+                    if try rows.first?.decode(Int.self) ?? 0 == 0 {
+                        throw MissingExtension(name: needed.name, package: needed.package, migration: m.version)
+                    }
+                }
                 for statement in m.sql { try await conn.query(statement, logger: logger) }
                 try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(m.version))", logger: logger)
                 logger.notice("database migrated to \(m.version)")
@@ -241,6 +288,11 @@ public final class PostgresHubStore: HubStore {
                     """, logger: logger)
                 try await conn.query("INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING",
                                      logger: logger)
+                if !tiles.isEmpty {
+                    try await conn.query("""
+                        INSERT INTO map_network_queue (device_id, id) VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING
+                        """, logger: logger)
+                }
             }
             let marked = dirty.sorted()
             try await conn.query("""
@@ -275,13 +327,23 @@ public final class PostgresHubStore: HubStore {
         return out
     }
 
-    public func storeMapTile(_ tile: DirtyTile, slice: Data) async throws {
+    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
         let (row, column) = (tile.tile.row, tile.tile.column)
+        let ids = links.keys.sorted()
         try await client.withTransaction(logger: logger) { conn in
             try await conn.query("""
                 INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
                 """, logger: logger)
+            try await conn.query("""
+                UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = \(row) AND tile_column = \(column) AND obstacles > 0
+                """, logger: logger)
+            try await conn.query("""
+                UPDATE map_links l SET obstacles = u.n, obstacle_confidence = u.c
+                FROM unnest(\(ids)::bigint[], \(ids.map { links[$0]!.count })::int[], \(ids.map { links[$0]!.confidence })::float8[]) AS u(id, n, c)
+                WHERE l.id = u.id AND l.tile_row = \(row) AND l.tile_column = \(column)
+                """, logger: logger)
+            try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
             try await conn.query("DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version)",
                                  logger: logger)
         }

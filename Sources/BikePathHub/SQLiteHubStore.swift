@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathCore
 import Foundation
 import GRDB
 
@@ -76,6 +77,36 @@ public final class SQLiteHubStore: HubStore {
                 -- One counter for dirty marks: a tile marked, cleaned and marked again never reuses a version.
                 CREATE TABLE map_counter (value INTEGER NOT NULL);
                 INSERT INTO map_counter VALUES (0);
+                """)
+        }
+        // The community path network (docs/hub.md, "The community path network"): a queue in
+        // arrival order (confirmations indexed before it join in key order), the nodes, the
+        // links with their evidence, and which riders rode each link.
+        migrator.registerMigration("v4-path-network") { db in
+            try db.execute(sql: """
+                CREATE TABLE map_network_queue (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id)
+                );
+                INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id;
+                CREATE TABLE map_network_state (applied INTEGER NOT NULL, next_node INTEGER NOT NULL);
+                INSERT INTO map_network_state VALUES (0, 1);
+                CREATE TABLE map_nodes (
+                    id INTEGER PRIMARY KEY, lat REAL NOT NULL, lon REAL NOT NULL, tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL
+                );
+                CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column);
+                -- pgRouting's shape (id, source, target, a cost from length_m and the evidence) on both stores.
+                CREATE TABLE map_links (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, source INTEGER NOT NULL, target INTEGER NOT NULL,
+                    from_lat REAL NOT NULL, from_lon REAL NOT NULL, to_lat REAL NOT NULL, to_lon REAL NOT NULL,
+                    length_m REAL NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL,
+                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence REAL NOT NULL DEFAULT 0,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL,
+                    UNIQUE (source, target)
+                );
+                CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column);
+                CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
                 """)
         }
         return migrator
@@ -197,6 +228,10 @@ public final class SQLiteHubStore: HubStore {
                                    arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)", arguments: [confirmation.device, confirmation.id])
+                if !tiles.isEmpty {
+                    try db.execute(sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)",
+                                   arguments: [confirmation.device, confirmation.id])
+                }
             }
             for tile in dirty {
                 let version = try Int64.fetchOne(db, sql: "UPDATE map_counter SET value = value + 1 RETURNING value") ?? 0
@@ -227,9 +262,15 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func storeMapTile(_ tile: DirtyTile, slice: Data) async throws {
+    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
+            try db.execute(sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
+                           arguments: [tile.tile.row, tile.tile.column])
+            for (id, o) in links {
+                try db.execute(sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
+                               arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
+            }
             try db.execute(sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
                            arguments: [tile.tile.row, tile.tile.column, tile.version])
         }

@@ -17,6 +17,7 @@ struct Feature<Properties: Encodable & Sendable>: Encodable, Sendable {
 
 enum Geometry: Encodable, Sendable {
     case point(Coordinate)
+    case line([Coordinate])
     case box(south: Double, west: Double, north: Double, east: Double)
 
     enum CodingKeys: String, CodingKey { case type, coordinates }
@@ -29,6 +30,9 @@ enum Geometry: Encodable, Sendable {
         case .point(let p):
             try c.encode("Point", forKey: .type)
             try c.encode([Self.rounded(p.longitude), Self.rounded(p.latitude)], forKey: .coordinates)
+        case .line(let points):
+            try c.encode("LineString", forKey: .type)
+            try c.encode(points.map { [Self.rounded($0.longitude), Self.rounded($0.latitude)] }, forKey: .coordinates)
         case .box(let s, let w, let n, let e):
             try c.encode("Polygon", forKey: .type)
             // One ring, counter-clockwise, closed (RFC 7946 §3.1.6).
@@ -51,6 +55,15 @@ struct ObstacleProperties: Encodable, Sendable {
 struct StatusProperties: Encodable, Sendable {
     var status: String
     var riders: Int
+}
+
+struct NetworkProperties: Encodable, Sendable {
+    /// A `PathStatus`, or `unknown` where no trip rated the edge.
+    var status: String
+    var riders: Int
+    var lengthM: Double
+    var obstacles: Int
+    var lastSeen: String?
 }
 
 struct HeatProperties: Encodable, Sendable {
@@ -95,6 +108,20 @@ extension SharedMap {
             let b = grid.bounds(of: h.cell)
             return Feature(geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
                            properties: HeatProperties(reports: h.reports, riders: h.riders))
+        })
+    }
+}
+
+extension NetworkEdge {
+    /// What `/v1/map/network` answers for `edges`.
+    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try WireJSON.encode(geoJSON(edges)) }
+
+    static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
+        FeatureCollection(features: edges.map { e in
+            Feature(geometry: .line(e.path),
+                    properties: NetworkProperties(status: e.status?.rawValue ?? "unknown", riders: e.riders,
+                                                  lengthM: (e.lengthMeters * 10).rounded() / 10, obstacles: e.obstacles,
+                                                  lastSeen: SharedMap.day(e.lastDay)))
         })
     }
 }

@@ -99,15 +99,43 @@ final class MapMaintainer: Service {
             if fresh.isEmpty { break }
             try await index(fresh, store, logger: logger)
         }
+        // The network first: a tile's links then include the rides that dirtied it.
+        try await extendNetwork(store, logger: logger)
         while true {
             let dirty = try await store.dirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
             // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
             // overlap, and one build over their union serves each (the rule is local).
-            let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) })
-            let map = SharedMap.build(confirmations: try await store.confirmations(touching: area.sorted()))
+            let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) }).sorted()
+            let map = SharedMap.build(confirmations: try await store.confirmations(touching: area))
+            // Each dirty tile's links take the obstacles nearest them; the candidates for an
+            // obstacle near a tile are all in its neighbourhood, so inside `area`.
+            let links = try await store.networkLinks(tiles: area)
+            let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
             for tile in dirty {
-                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)))
+                let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
+                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
+                                             links: Dictionary(uniqueKeysWithValues: own))
+            }
+        }
+    }
+
+    /// Appends the queued confirmations to the community path network, a batch at a time in
+    /// arrival order: reads the stored nodes near the batch's rides, adds the rides
+    /// (`PathNetwork`), and commits the new nodes and the links' added evidence. Another
+    /// replica that committed the same batch first makes the commit a no-op; it reads again.
+    static func extendNetwork(_ store: any HubStore, logger: Logger) async throws {
+        while true {
+            let cursor = try await store.networkCursor()
+            let queued = try await store.queuedRides(after: cursor.applied, limit: batch)
+            guard let last = queued.last else { return }
+            let rides = queued.compactMap { RiddenPath($0.record) }
+            let probe = PathNetwork()
+            let tiles = rides.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion(probe.tiles(near: $1)) }
+            var network = PathNetwork(nodes: try await store.networkNodes(tiles: tiles.sorted()), nextNode: cursor.nextNode)
+            for ride in rides { network.add(ride) }
+            if try await !store.commit(NetworkChange(network: network, from: cursor, appliedTo: last.sequence)) {
+                logger.debug("map: another replica extended the network first; reading it again")
             }
         }
     }

@@ -1,0 +1,132 @@
+import BikePathAPI
+import BikePathCore
+import BikePathFixtures
+import BikePathHub
+import Foundation
+import Logging
+
+/// `BikePathBench network KM SEED EXPORT_DIR STORAGE…` (bench/network.sh): the community
+/// path network of a synthesised city (`GridCity`, at least KM km of public paths) stored
+/// in each STORAGE (`sqlite:PATH` or a `postgres://` URL), then per store:
+/// - one more ride appended (stored, network and tiles brought up to date, as the map
+///   maintainer does after an upload), against the same on an empty store;
+/// - the p95 of a 1 km² `/v1/map/network` answer (links read, edges joined, GeoJSON);
+/// - the p95 of a route search (k = 3) between random places 2–8 km apart, the
+///   alternatives' overlap bound checked, and each query's links and best score written
+///   to EXPORT_DIR for an independent shortest-path check (bench/route-check.py);
+/// - whether the stores agree on every best route.
+enum NetworkBenchmark {
+    static let queries = 40
+
+    static func run(kilometres: Double, seed: UInt64, exportDir: String, storages arguments: [String]) async throws {
+        let storages = arguments.map { $0.hasPrefix("sqlite:") ? HubStorage.sqlite(path: String($0.dropFirst(7))) : HubStorage.postgres(url: $0) }
+        let clock = ContinuousClock()
+        let city = GridCity.rides(kilometres: kilometres, seed: seed).map { ConfirmedRecord(device: $0.device, body: $0.body) }
+        var network = PathNetwork()
+        let built = clock.measure { for ride in city { network.add(ride) } }
+        let publicKm = network.links.filter { $0.value.devices.count >= 2 }
+            .map { Geodesic.distance(network.nodes[$0.key.from]!, network.nodes[$0.key.to]!) }.reduce(0, +) / 1_000
+        print("city: \(city.count) rides; \(network.nodes.count) nodes, \(network.links.count) links, \(Int(publicKm)) km public; built in memory in \(built)")
+        var rng = SplitMix64(state: seed)
+        let side = GridCity.side(kilometres: kilometres)
+        func uniform() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
+        let boxes = (0..<50).map { _ -> BoundingBox in
+            let (x, y) = (uniform() * (side - 1_000), uniform() * (side - 1_000))
+            let (sw, ne) = (GridCity.at(x, y), GridCity.at(x + 1_000, y + 1_000))
+            return BoundingBox(west: sw.longitude, south: sw.latitude, east: ne.longitude, north: ne.latitude)
+        }
+        let pairs = (0..<queries).map { _ -> (Coordinate, Coordinate) in
+            let (x, y) = (uniform() * side, uniform() * side)
+            let d = 2_000 + uniform() * 6_000, angle = uniform() * 2 * .pi
+            let (x2, y2) = (min(max(x + d * cos(angle), 0), side), min(max(y + d * sin(angle), 0), side))
+            return (GridCity.at(x, y), GridCity.at(x2, y2))
+        }
+        var bestRoutes: [[[LinkKey]]] = []
+        for (n, storage) in storages.enumerated() {
+            let name = if case .sqlite = storage { "SQLite" } else { "PostgreSQL" }
+            try await storage.withStore(logger: Logger(label: "bench")) { store in
+                try await store.migrate()
+                let empty = try await appendOneRide(store, seed: seed, clock: clock)
+                let stored = try await clock.measure { try await storeWhole(network, in: store) }
+                let full = try await appendOneRide(store, seed: seed &+ 1, clock: clock)
+                print("\(name): network stored in \(stored); one more ride stored and mapped: \(empty) on an empty store, \(full) on the city "
+                      + "(ratio \(String(format: "%.2f", full / empty)); goal ≤ 2: \(full <= empty * 2 ? "met" : "NOT met"))")
+                var answers: [Duration] = []
+                var features = 0
+                for box in boxes {
+                    answers.append(try await clock.measure {
+                        let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: 2)
+                        features = try NetworkEdge.geoJSONData(edges).count
+                    })
+                }
+                print("\(name): 1 km² /v1/map/network answer p50 \(percentile(answers, 50)), p95 \(percentile(answers, 95)) (last \(features) bytes); "
+                      + "goal p95 < 20 ms: \(percentile(answers, 95) < .milliseconds(20) ? "met" : "NOT met")")
+                var times: [Duration] = [], overlapsOK = true, best: [[LinkKey]] = []
+                var export = "query,score,from,to\n", links = "query,id,source,target,cost\n"
+                let search = RouteSearch()
+                for (i, (a, b)) in pairs.enumerated() {
+                    var routes: [Route] = []
+                    times.append(try await clock.measure {
+                        let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
+                        routes = try await search.routes(from: a, to: b, k: 3, on: graph)
+                    })
+                    for (x, r) in routes.enumerated() { for s in routes[..<x] where r.overlap(with: s) > search.rule.maxOverlap { overlapsOK = false } }
+                    best.append(routes.first?.links.map(\.key) ?? [])
+                    if n == 0, let top = routes.first {
+                        // The exported network: the public links of the query's box with their costs.
+                        let graphLinks = try await store.networkLinks(in: search.rule.searchBox(a, b)).filter { $0.isPublic(minRiders: 2) }
+                        let from = top.links.first.map { l in top.path.first == l.from ? l.key.from : l.key.to } ?? 0
+                        let to = top.links.last.map { l in top.path.last == l.to ? l.key.to : l.key.from } ?? 0
+                        export += "\(i),\(top.score),\(from),\(to)\n"
+                        for l in graphLinks { links += "\(i),\(l.id),\(l.key.from),\(l.key.to),\(search.rule.cost(l))\n" }
+                    }
+                }
+                bestRoutes.append(best)
+                print("\(name): route search (k = 3, 2–8 km) p50 \(percentile(times, 50)), p95 \(percentile(times, 95)); goal p95 < 100 ms: "
+                      + "\(percentile(times, 95) < .milliseconds(100) ? "met" : "NOT met"); alternatives within the 70 % overlap bound: \(overlapsOK ? "met" : "NOT met")")
+                if n == 0 {
+                    try export.write(toFile: exportDir + "/best.csv", atomically: true, encoding: .utf8)
+                    try links.write(toFile: exportDir + "/links.csv", atomically: true, encoding: .utf8)
+                }
+            }
+        }
+        if bestRoutes.count == 2 {
+            let same = zip(bestRoutes[0], bestRoutes[1]).filter { $0 == $1 }.count
+            print("stores: the same best route on \(same) of \(queries) queries")
+        }
+    }
+
+    /// Stores `network` (built in memory) through the store's own commit, in chunks.
+    static func storeWhole(_ network: PathNetwork, in store: any HubStore) async throws {
+        let cursor = try await store.networkCursor()
+        var change = NetworkChange(network: network, from: cursor, appliedTo: cursor.applied)
+        let (nodes, links) = (change.nodes, change.links)
+        var from = cursor
+        for start in stride(from: 0, to: max(nodes.count, links.count), by: 20_000) {
+            change.from = from
+            change.nodes = Array(nodes[min(start, nodes.count)..<min(start + 20_000, nodes.count)])
+            change.links = Array(links[min(start, links.count)..<min(start + 20_000, links.count)])
+            guard try await store.commit(change) else { throw CommitRefused() }
+            from = change.to
+        }
+    }
+
+    struct CommitRefused: Error {}
+
+    /// Stores one ride (a 1.2 km street in the city's corner) as a device's confirmation and
+    /// brings the map up to date; the time of both.
+    static func appendOneRide(_ store: any HubStore, seed: UInt64, clock: ContinuousClock) async throws -> Duration {
+        let device = "bench-rider-\(seed)"
+        try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
+        let ride = GridCity.rides(kilometres: 16, seed: seed)[Int(seed % 4)]
+        return try await clock.measure {
+            _ = try await store.put(device: device, records: [(.confirmation, "R\(seed)", ride.body)])
+            try await MapTiles.update(store)
+        }
+    }
+
+    static func percentile(_ values: [Duration], _ p: Int) -> Duration {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, sorted.count * p / 100)]
+    }
+}

@@ -1,0 +1,86 @@
+import BikePathCore
+import Foundation
+
+/// One link of the stored network with what the map says of it: the read side of
+/// `PathNetwork` (network GeoJSON, routes).
+public struct NetworkLink: Sendable, Equatable {
+    public var id: Int64
+    public var key: LinkKey
+    public var from: Coordinate
+    public var to: Coordinate
+    public var trips: Int
+    public var riders: Int
+    public var lastDay: Int?
+    /// Trips per rating, best first (`PathStatus.allCases`).
+    public var ratings: [Int]
+    /// Corroborated obstacles whose nearest link this is (`LinkObstacles`).
+    public var obstacles: LinkObstacles
+
+    public init(id: Int64, key: LinkKey, from: Coordinate, to: Coordinate, trips: Int, riders: Int, lastDay: Int?,
+                ratings: [Int], obstacles: LinkObstacles) {
+        (self.id, self.key, self.from, self.to, self.trips, self.riders) = (id, key, from, to, trips, riders)
+        (self.lastDay, self.ratings, self.obstacles) = (lastDay, ratings, obstacles)
+    }
+
+    public var lengthMeters: Double { Geodesic.distance(from, to) }
+    /// The tile (`MapTiles.grid`) the link is stored under: its midpoint's.
+    public var tile: MapGrid.Cell { MapTiles.grid.cell(of: midpoint) }
+    var midpoint: Coordinate { Coordinate(latitude: (from.latitude + to.latitude) / 2, longitude: (from.longitude + to.longitude) / 2) }
+
+    /// The path-status rule per link (docs/hub.md, "Path status"): the median of the trips'
+    /// ratings, best first, so one rough pass among many smooth ones does not condemn it;
+    /// `requiresMaintenance` under a corroborated obstacle; nil when no trip rated it.
+    public var status: PathStatus? {
+        if obstacles.count > 0 { return .requiresMaintenance }
+        let total = ratings.reduce(0, +)
+        guard total > 0 else { return nil }
+        var running = 0
+        for (i, n) in ratings.enumerated() {
+            running += n
+            if 2 * running >= total { return PathStatus.allCases[i] }
+        }
+        return nil
+    }
+
+    /// Whether the link's bounding box meets `box` (PostGIS's `&&`).
+    func meets(_ box: BoundingBox) -> Bool {
+        max(from.latitude, to.latitude) >= box.south && min(from.latitude, to.latitude) <= box.north
+            && max(from.longitude, to.longitude) >= box.west && min(from.longitude, to.longitude) <= box.east
+    }
+
+    /// Public (in GeoJSON, on the page and in routes) only with `minRiders` riders behind
+    /// it: with one, a reader could follow that rider's rides.
+    public func isPublic(minRiders: Int) -> Bool { riders >= minRiders }
+}
+
+/// The corroborated obstacles a link carries: how many, and the sum of their confidences
+/// (what a route's score charges for them).
+public struct LinkObstacles: Sendable, Equatable, Codable {
+    public var count: Int
+    public var confidence: Double
+    public init(count: Int = 0, confidence: Double = 0) { (self.count, self.confidence) = (count, confidence) }
+
+    /// Each corroborated obstacle belongs to its nearest link within `radiusMeters` (the
+    /// corroboration radius: a spot's reports spread that far), ties by link id; an
+    /// obstacle with no link that near (a rider marked it off the confirmed paths) is on none.
+    public static func assign(_ obstacles: [ReportedObstacle], to links: [NetworkLink], radiusMeters: Double) -> [Int64: LinkObstacles] {
+        // A link within the radius of an obstacle has its midpoint within the radius and half
+        // its length: cells that wide put it in the 3 × 3 around the obstacle.
+        let grid = MapGrid(cellMeters: radiusMeters + (links.map(\.lengthMeters).max() ?? 0) / 2 + 1)
+        var byCell: [MapGrid.Cell: [Int]] = [:]
+        for (i, l) in links.enumerated() { byCell[grid.cell(of: l.midpoint), default: []].append(i) }
+        var out: [Int64: LinkObstacles] = [:]
+        for o in obstacles where o.corroborated {
+            var best: (distance: Double, id: Int64)?
+            for i in grid.neighbourhood(of: o.position).flatMap({ byCell[$0] ?? [] }) {
+                let l = links[i]
+                guard let d = Geodesic.distance(from: o.position, toPath: [l.from, l.to]), d <= radiusMeters else { continue }
+                if best.map({ (d, l.id) < ($0.distance, $0.id) }) ?? true { best = (d, l.id) }
+            }
+            guard let id = best?.id else { continue }
+            out[id, default: LinkObstacles()].count += 1
+            out[id, default: LinkObstacles()].confidence += o.confidence
+        }
+        return out
+    }
+}

@@ -1,0 +1,221 @@
+import BikePathAPI
+import BikePathCore
+import Foundation
+
+/// The community path network (docs/hub.md, "The community path network"): the streets
+/// riders confirmed riding, as a graph of nodes a few metres apart joined by links.
+///
+/// Each confirmed trip's path (reconstructed and privacy-trimmed on the device) is walked
+/// in steps of `NetworkRule.stepMeters`; each step snaps to the nearest node within
+/// `snapMeters`, or becomes a new node. Consecutive distinct nodes are a link. So riders
+/// of one street share its nodes, a crossing street shares the node at the crossing
+/// (the graph is split there), and a parallel street farther than the tolerance stays apart.
+///
+/// Snapping depends on the order trips arrive in (the first rider of a street places its
+/// nodes): the order is the hub's arrival sequence, the same on every replica and after
+/// every restart, so the network is a function of the stored data and its order.
+/// Appending a trip touches only the nodes along it, however large the network is.
+public struct PathNetwork: Sendable {
+    public var rule: NetworkRule
+    public private(set) var nodes: [Int64: Coordinate] = [:]
+    public private(set) var links: [LinkKey: LinkEvidence] = [:]
+    /// The id the next new node takes.
+    public private(set) var nextNode: Int64
+    private var index: [MapGrid.Cell: [Int64]] = [:]
+
+    /// A network holding `nodes` (the stored ones near the trips about to be added) and no links.
+    public init(rule: NetworkRule = NetworkRule(), nodes: [NetworkNode] = [], nextNode: Int64 = 1) {
+        self.rule = rule
+        self.nextNode = nextNode
+        for n in nodes { insert(n.id, n.position) }
+    }
+
+    /// The whole network from every confirmation, in arrival order: what the stored
+    /// network must equal (`NetworkEqualityTests`).
+    public static func build(_ confirmations: [ConfirmedRecord], rule: NetworkRule = NetworkRule()) -> PathNetwork {
+        var network = PathNetwork(rule: rule)
+        for c in confirmations { network.add(c) }
+        return network
+    }
+
+    /// Adds one confirmation's ride; an unconfirmed or undecodable body adds nothing.
+    public mutating func add(_ record: ConfirmedRecord) {
+        guard let ride = RiddenPath(record) else { return }
+        add(ride)
+    }
+
+    public mutating func add(_ ride: RiddenPath) {
+        var seen: [LinkKey: PathStatus?] = [:]
+        var previous: Int64?
+        for sample in rule.samples(of: ride) {
+            if sample.breakBefore { previous = nil }
+            let node = snap(sample.position)
+            if let p = previous, p != node {
+                let key = LinkKey(p, node)
+                // A trip counts once per link, with the rating it gave there first.
+                if seen[key] == nil { seen[key] = .some(sample.status) }
+            }
+            previous = node
+        }
+        for (key, status) in seen {
+            links[key, default: LinkEvidence()].add(device: ride.device, day: ride.day, status: status)
+        }
+    }
+
+    /// The nearest node within `snapMeters` (ties by id), or a new node here.
+    mutating func snap(_ p: Coordinate) -> Int64 {
+        var best: (id: Int64, distance: Double)?
+        for cell in rule.grid.neighbourhood(of: p) {
+            for id in index[cell] ?? [] {
+                let d = Geodesic.distance(p, nodes[id]!)
+                if d <= rule.snapMeters, best.map({ (d, id) < ($0.distance, $0.id) }) ?? true { best = (id, d) }
+            }
+        }
+        if let best { return best.id }
+        let id = nextNode
+        nextNode += 1
+        insert(id, p)
+        return id
+    }
+
+    private mutating func insert(_ id: Int64, _ p: Coordinate) {
+        nodes[id] = p
+        index[rule.grid.cell(of: p), default: []].append(id)
+        nextNode = max(nextNode, id + 1)
+    }
+
+    /// The tiles (`MapTiles.grid`) whose stored nodes adding `ride` may snap to: those
+    /// within `snapMeters` of any of its steps.
+    public func tiles(near ride: RiddenPath) -> Set<MapGrid.Cell> {
+        var tiles = Set<MapGrid.Cell>()
+        let dLat = rule.snapMeters / 111_320
+        for s in rule.samples(of: ride) {
+            let dLon = dLat / max(cos(s.position.latitude * .pi / 180), 0.01)
+            for (y, x) in [(-dLat, -dLon), (-dLat, dLon), (dLat, -dLon), (dLat, dLon)] {
+                tiles.insert(MapTiles.grid.cell(of: Coordinate(latitude: s.position.latitude + y, longitude: s.position.longitude + x)))
+            }
+        }
+        return tiles
+    }
+
+    /// The nodes this network created beyond `existing` (those it was made with).
+    public func newNodes(since existing: Int64) -> [NetworkNode] {
+        nodes.filter { $0.key >= existing }.map { NetworkNode(id: $0.key, position: $0.value) }.sorted { $0.id < $1.id }
+    }
+}
+
+/// The network's tolerances, with their reasons.
+public struct NetworkRule: Sendable, Equatable {
+    /// Two riders of one street: consumer GNSS puts each fix within ~5 m (CEP50) and two
+    /// passes on different days differ by up to ~10 m; parallel streets are a block
+    /// (≥ 30 m) apart. A separated cycle track 5–10 m beside a road joins the road.
+    public var snapMeters = 12.0
+    /// Under half the spacing of the nodes (which are at least `snapMeters` apart): every
+    /// node along a ridden street is the nearest one to some step, so no link skips one.
+    public var stepMeters = 5.0
+    /// A straight stretch longer than this is a gap (a privacy zone, a lost fix), not ridden:
+    /// a device's simplified path has straight stretches of a few hundred metres.
+    public var maxSegmentMeters = 2_000.0
+
+    public init() {}
+
+    /// The snapping index: cells as wide as the tolerance, so the 3 × 3 around a step hold every node within it.
+    var grid: MapGrid { MapGrid(cellMeters: snapMeters) }
+
+    /// One step along a ride: where, the rating of the stretch it lies in, and whether the
+    /// ride has a gap just before it.
+    struct Sample { var position: Coordinate; var status: PathStatus?; var breakBefore: Bool }
+
+    func samples(of ride: RiddenPath) -> [Sample] {
+        let path = ride.path
+        guard let first = path.first else { return [] }
+        var out = [Sample(position: first, status: nil, breakBefore: false)]
+        var atPoint = [0]  // the sample each path point is
+        for (a, b) in zip(path, path.dropFirst()) {
+            let length = Geodesic.distance(a, b)
+            if length > maxSegmentMeters {
+                out.append(Sample(position: b, status: nil, breakBefore: true))
+            } else {
+                let steps = max(1, Int((length / stepMeters).rounded(.up)))
+                for k in 1...steps {
+                    let t = Double(k) / Double(steps)
+                    out.append(Sample(position: Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                                                           longitude: a.longitude + (b.longitude - a.longitude) * t),
+                                      status: nil, breakBefore: false))
+                }
+            }
+            atPoint.append(out.count - 1)
+        }
+        // Each road-quality stretch rates the steps between the path points nearest its ends.
+        for stretch in ride.stretches {
+            guard let i = Self.nearest(stretch.start, in: path), let j = Self.nearest(stretch.end, in: path) else { continue }
+            for k in atPoint[min(i, j)]...atPoint[max(i, j)] where out[k].status == nil { out[k].status = stretch.status }
+        }
+        return out
+    }
+
+    /// The index of the point of `path` nearest `p` (an equirectangular distance: exact
+    /// enough to rank points a few metres apart, and ten times cheaper than the geodesic).
+    private static func nearest(_ p: Coordinate, in path: [Coordinate]) -> Int? {
+        let scale = cos(p.latitude * .pi / 180)
+        func d2(_ c: Coordinate) -> Double {
+            let (dy, dx) = (c.latitude - p.latitude, (c.longitude - p.longitude) * scale)
+            return dx * dx + dy * dy
+        }
+        return path.indices.min { (d2(path[$0]), $0) < (d2(path[$1]), $1) }
+    }
+}
+
+/// A node as stored: its id and where it is.
+public struct NetworkNode: Sendable, Equatable {
+    public var id: Int64
+    public var position: Coordinate
+    public init(id: Int64, position: Coordinate) { (self.id, self.position) = (id, position) }
+}
+
+/// A link between two nodes, undirected: `from` < `to`.
+public struct LinkKey: Hashable, Sendable, Comparable {
+    public var from: Int64
+    public var to: Int64
+    public init(_ a: Int64, _ b: Int64) { (from, to) = (min(a, b), max(a, b)) }
+    public static func < (a: LinkKey, b: LinkKey) -> Bool { (a.from, a.to) < (b.from, b.to) }
+}
+
+/// What confirmed trips say of one link: the trips and riders that rode it, when, and
+/// how they rated it (trips per status, best first as `PathStatus.allCases`).
+public struct LinkEvidence: Sendable, Equatable {
+    public var trips = 0
+    public var devices: Set<String> = []
+    public var lastDay: Int?
+    public var ratings = [Int](repeating: 0, count: PathStatus.allCases.count)
+
+    public init() {}
+
+    mutating func add(device: String, day: Int?, status: PathStatus?) {
+        trips += 1
+        devices.insert(device)
+        if let day { lastDay = max(lastDay ?? day, day) }
+        if let status, let i = PathStatus.allCases.firstIndex(of: status) { ratings[i] += 1 }
+    }
+}
+
+/// One confirmed trip as the network reads it.
+public struct RiddenPath: Sendable {
+    public var device: String
+    /// UTC day of the trip (days since 1970-01-01), when the device knew the time.
+    public var day: Int?
+    public var path: [Coordinate]
+    public var stretches: [(start: Coordinate, end: Coordinate, status: PathStatus)]
+
+    public init?(_ record: ConfirmedRecord) {
+        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), upload.confirmed else { return nil }
+        let draft = upload.draft
+        device = record.device
+        day = draft.trip.startUtcNs.map { Int($0 / 86_400_000_000_000) }
+        path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
+        stretches = draft.roadQuality.compactMap { r in
+            guard let a = r.start, let b = r.end, let status = PathStatus(rawValue: r.status) else { return nil }
+            return (Coordinate(latitude: a.lat, longitude: a.lon), Coordinate(latitude: b.lat, longitude: b.lon), status)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import BikePathCore
+import Foundation
+import PostgresNIO
+
+/// The community path network on PostgreSQL (`PathNetwork`; tables of migration
+/// v3-path-network). Arrays go in through `unnest`, one statement per table.
+extension PostgresHubStore {
+    public func networkCursor() async throws -> NetworkCursor {
+        for try await (applied, next) in try await client.query("SELECT applied, next_node FROM map_network_state", logger: logger)
+            .decode((Int64, Int64).self) {
+            return NetworkCursor(applied: applied, nextNode: next)
+        }
+        return NetworkCursor(applied: 0, nextNode: 1)
+    }
+
+    public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
+        var out: [QueuedRide] = []
+        for try await (seq, device, body) in try await client.query("""
+            SELECT q.seq, r.device_id, r.body FROM map_network_queue q
+            JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
+            WHERE q.seq > \(sequence) ORDER BY q.seq LIMIT \(limit)
+            """, logger: logger).decode((Int64, String, Data).self) {
+            out.append(QueuedRide(sequence: seq, record: ConfirmedRecord(device: device, body: body)))
+        }
+        return out
+    }
+
+    public func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode] {
+        guard !tiles.isEmpty else { return [] }
+        var out: [NetworkNode] = []
+        for try await (id, lat, lon) in try await client.query("""
+            SELECT n.id, n.lat, n.lon FROM map_nodes n JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
+            ON n.tile_row = u.r AND n.tile_column = u.c ORDER BY n.id
+            """, logger: logger).decode((Int64, Double, Double).self) {
+            out.append(NetworkNode(id: id, position: Coordinate(latitude: lat, longitude: lon)))
+        }
+        return out
+    }
+
+    public func commit(_ change: NetworkChange) async throws -> Bool {
+        let (from, to) = (change.from, change.to)
+        return try await client.withTransaction(logger: logger) { conn in
+            // Under READ COMMITTED a second replica's UPDATE waits for the first to commit,
+            // then finds the cursor moved and matches no row: it writes nothing.
+            let moved = try await conn.query("""
+                UPDATE map_network_state SET applied = \(to.applied), next_node = \(to.nextNode)
+                WHERE applied = \(from.applied) AND next_node = \(from.nextNode) RETURNING applied
+                """, logger: logger).collect()
+            guard !moved.isEmpty else { return false }
+            try await Self.insert(change.nodes, conn, logger: logger)
+            try await Self.upsert(change.links, conn, logger: logger)
+            return true
+        }
+    }
+
+    private static func insert(_ nodes: [NetworkNode], _ conn: PostgresConnection, logger: Logger) async throws {
+        let tiles = nodes.map { MapTiles.grid.cell(of: $0.position) }
+        try await conn.query("""
+            INSERT INTO map_nodes SELECT i, la, lo, r, c, ST_SetSRID(ST_MakePoint(lo, la), 4326)
+            FROM unnest(\(nodes.map(\.id))::bigint[], \(nodes.map(\.position.latitude))::float8[], \(nodes.map(\.position.longitude))::float8[],
+                        \(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(i, la, lo, r, c)
+            """, logger: logger)
+    }
+
+    private static func upsert(_ links: [NetworkChange.LinkIncrement], _ conn: PostgresConnection, logger: Logger) async throws {
+        let e = links.map(\.evidence)
+        let sources = links.map(\.key.from), targets = links.map(\.key.to)
+        try await conn.query("""
+            INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
+                rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column, geom)
+            SELECT s, t, fa, fo, ta, tn, len, n, 0, NULLIF(d, -1), r0, r1, r2, r3, tr, tc,
+                ST_SetSRID(ST_MakeLine(ST_MakePoint(fo, fa), ST_MakePoint(tn, ta)), 4326)
+            FROM unnest(\(sources)::bigint[], \(targets)::bigint[],
+                        \(links.map(\.from.latitude))::float8[], \(links.map(\.from.longitude))::float8[],
+                        \(links.map(\.to.latitude))::float8[], \(links.map(\.to.longitude))::float8[],
+                        \(links.map(\.lengthMeters))::float8[], \(e.map(\.trips))::int[], \(e.map { $0.lastDay ?? -1 })::int[],
+                        \(e.map { $0.ratings[0] })::int[], \(e.map { $0.ratings[1] })::int[], \(e.map { $0.ratings[2] })::int[],
+                        \(e.map { $0.ratings[3] })::int[], \(links.map(\.tile.row))::int[], \(links.map(\.tile.column))::int[])
+                AS u(s, t, fa, fo, ta, tn, len, n, d, r0, r1, r2, r3, tr, tc)
+            ON CONFLICT (source, target) DO UPDATE SET trips = map_links.trips + excluded.trips,
+                last_day = GREATEST(map_links.last_day, excluded.last_day),
+                rated_optimal = map_links.rated_optimal + excluded.rated_optimal,
+                rated_medium = map_links.rated_medium + excluded.rated_medium,
+                rated_sufficient = map_links.rated_sufficient + excluded.rated_sufficient,
+                rated_requires_maintenance = map_links.rated_requires_maintenance + excluded.rated_requires_maintenance
+            """, logger: logger)
+        let riders = links.flatMap { l in l.evidence.devices.sorted().map { (l.key, $0) } }
+        try await conn.query("""
+            INSERT INTO map_link_riders SELECT l.id, u.d
+            FROM unnest(\(riders.map(\.0.from))::bigint[], \(riders.map(\.0.to))::bigint[], \(riders.map(\.1))::text[]) AS u(s, t, d)
+            JOIN map_links l ON l.source = u.s AND l.target = u.t ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await conn.query("""
+            UPDATE map_links l SET riders = (SELECT count(*) FROM map_link_riders r WHERE r.link = l.id)
+            FROM unnest(\(sources)::bigint[], \(targets)::bigint[]) AS u(s, t) WHERE l.source = u.s AND l.target = u.t
+            """, logger: logger)
+        try await refreshCosts(conn, "(source, target) IN (SELECT * FROM unnest(\(sources)::bigint[], \(targets)::bigint[]))", logger: logger)
+    }
+
+    static let linkColumns = """
+        id, source, target, from_lat, from_lon, to_lat, to_lon, trips, riders, last_day,
+        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, obstacles, obstacle_confidence
+        """
+
+    public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {
+        guard !tiles.isEmpty else { return [] }
+        return try await links("""
+            SELECT \(unescaped: Self.linkColumns) FROM map_links l JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
+            ON l.tile_row = u.r AND l.tile_column = u.c ORDER BY id
+            """)
+    }
+
+    public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
+        try await links("""
+            SELECT \(unescaped: Self.linkColumns) FROM map_links
+            WHERE geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326) ORDER BY id
+            """)
+    }
+
+    func links(_ query: PostgresQuery) async throws -> [NetworkLink] {
+        var out: [NetworkLink] = []
+        for try await row in try await client.query(query, logger: logger) { out.append(try Self.link(row)) }
+        return out
+    }
+
+    /// A row of `linkColumns`.
+    static func link(_ row: PostgresRow) throws -> NetworkLink {
+        let c = row.makeRandomAccess()
+        let ratings = try (10...13).map { try c[$0].decode(Int.self) }
+        return NetworkLink(
+            id: try c[0].decode(Int64.self), key: LinkKey(try c[1].decode(Int64.self), try c[2].decode(Int64.self)),
+            from: Coordinate(latitude: try c[3].decode(Double.self), longitude: try c[4].decode(Double.self)),
+            to: Coordinate(latitude: try c[5].decode(Double.self), longitude: try c[6].decode(Double.self)),
+            trips: try c[7].decode(Int.self), riders: try c[8].decode(Int.self), lastDay: try c[9].decode(Int?.self),
+            ratings: ratings, obstacles: LinkObstacles(count: try c[14].decode(Int.self), confidence: try c[15].decode(Double.self)))
+    }
+}
+
+/// A migration needs a PostgreSQL extension the server does not have.
+public struct MissingExtension: Error, Equatable, CustomStringConvertible {
+    public var name: String
+    public var package: String
+    public var migration: String
+    public var description: String {
+        "the database server has no \(name) extension, which migration \(migration) needs: install it on the database host "
+            + "(Debian: apt-get install \(package)), then run `bikepath-hub migrate` again"
+    }
+}

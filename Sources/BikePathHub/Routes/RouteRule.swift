@@ -1,0 +1,61 @@
+import BikePathCore
+import Foundation
+
+/// How routes are scored and searched (docs/hub.md, "Routes"). A route's score is the sum
+/// of its links' costs: metres, stretched by the riders' verdict on the surface and
+/// charged for the obstacles they corroborated. Lower is better; a route on optimal,
+/// obstacle-free paths scores its length.
+public struct RouteRule: Sendable, Equatable {
+    /// Metres a metre of each status costs, best first (`PathStatus.allCases`). A rider
+    /// takes a 15 % longer way to stay on smooth asphalt rather than a medium surface, a
+    /// third longer to avoid a sufficient one, twice as long to avoid one needing repair.
+    public var statusFactors: [Double] = [1.0, 1.15, 1.35, 2.0]
+    /// No trip rated it: between medium and sufficient (riders prefer a known surface).
+    public var unknownFactor = 1.25
+    /// Metres charged per corroborated obstacle, times its confidence: a pothole with
+    /// confidence 0.8 is worth a 120 m detour.
+    public var obstacleMeters = 150.0
+    /// Origin and destination join the network at its nearest public node within this
+    /// distance: a short walk or ride on a street nobody confirmed.
+    public var reachMeters = 300.0
+    /// The search reads the public links in the box around origin and destination,
+    /// widened by this share of their distance (at least `minMarginMeters`): a detour
+    /// longer than that is no alternative a rider would take.
+    public var marginShare = 0.3
+    public var minMarginMeters = 1_000.0
+    /// Alternatives by the penalty method: each route found makes its links this much
+    /// dearer for the next search, and a new route is kept only if it shares at most
+    /// `maxOverlap` of its length with each kept one (GraphHopper's alternatives share ~70 %
+    /// at most; Yen's k shortest paths differ by a block).
+    public var penalty = 1.6
+    public var maxOverlap = 0.7
+    /// Searches per requested route before giving up on finding a different one.
+    public var attemptsPerRoute = 3
+    public static let maxRoutes = 5
+
+    public init() {}
+
+    /// The cost of riding `link` (either way).
+    public func cost(_ link: NetworkLink) -> Double {
+        let factor = link.ratingStatus.map { statusFactors[PathStatus.allCases.firstIndex(of: $0)!] } ?? unknownFactor
+        return link.lengthMeters * factor + obstacleMeters * link.obstacles.confidence
+    }
+
+    /// The box a search between `a` and `b` reads.
+    public func searchBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {
+        let margin = max(minMarginMeters, marginShare * Geodesic.distance(a, b)) + reachMeters
+        let dLat = margin / 111_320
+        let dLon = dLat / max(cos(max(abs(a.latitude), abs(b.latitude)) * .pi / 180), 0.01)
+        return BoundingBox(west: max(-180, min(a.longitude, b.longitude) - dLon), south: max(-90, min(a.latitude, b.latitude) - dLat),
+                           east: min(180, max(a.longitude, b.longitude) + dLon), north: min(90, max(a.latitude, b.latitude) + dLat))
+    }
+}
+
+extension NetworkLink {
+    /// The status its ratings give, without its obstacles (they are charged on their own).
+    var ratingStatus: PathStatus? {
+        var bare = self
+        bare.obstacles = LinkObstacles()
+        return bare.status
+    }
+}

@@ -1,0 +1,89 @@
+import BikePathCore
+import Foundation
+
+/// Routes between two places over the public community network (BBP R11–R14; docs/hub.md,
+/// "Routes"): up to k meaningfully different alternatives, ranked by `RouteRule`'s score.
+public struct RouteSearch: Sendable {
+    public var rule: RouteRule
+    public var minRiders: Int
+
+    public init(rule: RouteRule = RouteRule(), minRiders: Int = CorroborationRule().minRiders) {
+        (self.rule, self.minRiders) = (rule, minRiders)
+    }
+
+    /// Why no route was answered.
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        /// No public path within `RouteRule.reachMeters` of that end; `nearestMeters` is
+        /// the nearest one in the search box, nil when there is none.
+        case noPathNear(end: String, nearestMeters: Double?, reachMeters: Double)
+        /// Both ends are near the network, but no public path joins them within the search box.
+        case noRoute
+
+        public var description: String {
+            switch self {
+            case .noPathNear(let end, let nearest?, let reach):
+                "no community path within \(Int(reach)) m of the \(end): the nearest is \(Int(nearest.rounded())) m away"
+            case .noPathNear(let end, nil, let reach):
+                "no community path within \(Int(reach)) m of the \(end), nor anywhere near it"
+            case .noRoute: "origin and destination are near community paths, but none joins them"
+            }
+        }
+    }
+
+    /// The routes from `origin` to `destination`, best first: the first is the cheapest by
+    /// the score; each other shares at most `maxOverlap` of its length with every route before it.
+    public func routes(from origin: Coordinate, to destination: Coordinate, k: Int,
+                       on graph: any RoutingGraph) async throws -> [Route] {
+        let start = try await join(origin, "origin", graph), end = try await join(destination, "destination", graph)
+        var kept: [Route] = []
+        var penalties: [Int64: Double] = [:]
+        for _ in 0..<(k * rule.attemptsPerRoute) where kept.count < k {
+            guard let links = try await graph.cheapestPath(from: start.node, to: end.node, penalties: penalties) else { break }
+            let route = Route(links: links, from: start, to: end, rule: rule)
+            if kept.allSatisfy({ route.overlap(with: $0) <= rule.maxOverlap }) { kept.append(route) }
+            for l in links { penalties[l.id, default: 1] *= rule.penalty }
+            if links.isEmpty { break }  // origin and destination join at one node
+        }
+        guard !kept.isEmpty else { throw Problem.noRoute }
+        return kept.sorted { $0.score < $1.score }
+    }
+
+    private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> NearestNode {
+        guard let nearest = try await graph.nearestNode(to: point), nearest.distanceMeters <= rule.reachMeters else {
+            throw Problem.noPathNear(end: end, nearestMeters: try await graph.nearestNode(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
+        }
+        return nearest
+    }
+}
+
+/// One route: its links in riding order and what the map says along it.
+public struct Route: Sendable, Equatable {
+    public var links: [NetworkLink]
+    /// Node positions in riding order, from the joining node at the origin.
+    public var path: [Coordinate]
+    public var lengthMeters: Double
+    public var score: Double
+    /// Metres of each status along it (nil: no trip rated those links).
+    public var statusMeters: [PathStatus?: Double]
+
+    init(links: [NetworkLink], from start: NearestNode, to end: NearestNode, rule: RouteRule) {
+        self.links = links
+        var path = [start.position], node = start.node
+        for l in links {
+            node = l.key.from == node ? l.key.to : l.key.from
+            path.append(node == l.key.to ? l.to : l.from)
+        }
+        self.path = path
+        lengthMeters = links.map(\.lengthMeters).reduce(0, +)
+        score = links.map(rule.cost).reduce(0, +)
+        statusMeters = links.reduce(into: [:]) { $0[$1.status, default: 0] += $1.lengthMeters }
+    }
+
+    /// The share of this route's length (or the other's, if shorter) on links both ride.
+    public func overlap(with other: Route) -> Double {
+        let theirs = Set(other.links.map(\.id))
+        let shared = links.filter { theirs.contains($0.id) }.map(\.lengthMeters).reduce(0, +)
+        let shorter = min(lengthMeters, other.lengthMeters)
+        return shorter > 0 ? shared / shorter : 1
+    }
+}

@@ -1,0 +1,105 @@
+import BikePathCore
+import Foundation
+import GRDB
+
+/// The community path network on SQLite (`PathNetwork`; tables of migration
+/// v4-path-network). One writer at a time, so the cursor check and the writes are atomic.
+extension SQLiteHubStore {
+    public func networkCursor() async throws -> NetworkCursor {
+        try await pool.read { db in try Self.cursor(db) }
+    }
+
+    static func cursor(_ db: Database) throws -> NetworkCursor {
+        let row = try Row.fetchOne(db, sql: "SELECT applied, next_node FROM map_network_state")
+        return NetworkCursor(applied: row?["applied"] ?? 0, nextNode: row?["next_node"] ?? 1)
+    }
+
+    public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT q.seq, r.device_id, r.body FROM map_network_queue q
+                JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
+                WHERE q.seq > ? ORDER BY q.seq LIMIT ?
+                """, arguments: [sequence, limit]).map {
+                QueuedRide(sequence: $0["seq"], record: ConfirmedRecord(device: $0["device_id"], body: $0["body"]))
+            }
+        }
+    }
+
+    public func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode] {
+        guard !tiles.isEmpty else { return [] }
+        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map {
+                NetworkNode(id: $0["id"], position: Coordinate(latitude: $0["lat"], longitude: $0["lon"]))
+            }
+        }
+    }
+
+    public func commit(_ change: NetworkChange) async throws -> Bool {
+        try await pool.write { db in
+            guard try Self.cursor(db) == change.from else { return false }
+            try db.execute(sql: "UPDATE map_network_state SET applied = ?, next_node = ?", arguments: [change.to.applied, change.to.nextNode])
+            for n in change.nodes {
+                let tile = MapTiles.grid.cell(of: n.position)
+                try db.execute(sql: "INSERT INTO map_nodes VALUES (?, ?, ?, ?, ?)",
+                               arguments: [n.id, n.position.latitude, n.position.longitude, tile.row, tile.column])
+            }
+            for l in change.links {
+                let e = l.evidence, tile = l.tile
+                let id = try Int64.fetchOne(db, sql: """
+                    INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
+                        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (source, target) DO UPDATE SET trips = trips + excluded.trips,
+                        last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
+                        rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
+                        rated_sufficient = rated_sufficient + excluded.rated_sufficient,
+                        rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance
+                    RETURNING id
+                    """, arguments: [l.key.from, l.key.to, l.from.latitude, l.from.longitude, l.to.latitude, l.to.longitude, l.lengthMeters,
+                                      e.trips, e.lastDay, e.ratings[0], e.ratings[1], e.ratings[2], e.ratings[3], tile.row, tile.column])!
+                for device in e.devices.sorted() {
+                    try db.execute(sql: "INSERT OR IGNORE INTO map_link_riders VALUES (?, ?)", arguments: [id, device])
+                }
+                try db.execute(sql: "UPDATE map_links SET riders = (SELECT count(*) FROM map_link_riders WHERE link = ?) WHERE id = ?",
+                               arguments: [id, id])
+            }
+            return true
+        }
+    }
+
+    public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {
+        guard !tiles.isEmpty else { return [] }
+        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map(Self.link)
+        }
+    }
+
+    public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
+        // Links are shorter than a tile: those meeting the box have their midpoint in a tile
+        // of the box or next to it.
+        let range = MapTiles.range(of: box)
+        let links = try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
+                """, arguments: [range.rows.lowerBound - 1, range.rows.upperBound + 1, range.columns.lowerBound - 1, range.columns.upperBound + 1])
+                .map(Self.link)
+        }
+        return links.filter { $0.meets(box) }
+    }
+
+    public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
+        LoadedGraph(links: try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) })
+    }
+
+    static func link(_ row: Row) -> NetworkLink {
+        NetworkLink(id: row["id"], key: LinkKey(row["source"], row["target"]),
+                    from: Coordinate(latitude: row["from_lat"], longitude: row["from_lon"]),
+                    to: Coordinate(latitude: row["to_lat"], longitude: row["to_lon"]),
+                    trips: row["trips"], riders: row["riders"], lastDay: row["last_day"],
+                    ratings: [row["rated_optimal"], row["rated_medium"], row["rated_sufficient"], row["rated_requires_maintenance"]],
+                    obstacles: LinkObstacles(count: row["obstacles"], confidence: row["obstacle_confidence"]))
+    }
+}
