@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The route benchmark's independent check (bench/network.sh): for each query, the
-cheapest path between the best route's ends over the exported public links, by
-networkx's Dijkstra (not the hub's code), against the hub's best route's score.
+cheapest path over the exported public links from the origin (-1, joined to its
+joining nodes at their access cost) to the destination (-2), by networkx's Dijkstra
+(not the hub's code), against the hub's best route's score.
 
-Usage: route-check.py EXPORT_DIR   (best.csv: query,score,from,to; links.csv: query,id,source,target,cost)
+Usage: route-check.py EXPORT_DIR   (best.csv: query,score; links.csv: query,source,target,cost)
 """
 import csv
 import sys
@@ -18,10 +19,10 @@ with open(f"{directory}/links.csv") as f:
         graphs[row["query"]].add_edge(int(row["source"]), int(row["target"]), weight=float(row["cost"]))
 within, total, worst = 0, 0, 0.0
 with open(f"{directory}/best.csv") as f:
-    for query, score, source, target in csv.reader(f):
+    for query, score in csv.reader(f):
         if query == "query":
             continue
-        optimum = nx.dijkstra_path_length(graphs[query], int(source), int(target))
+        optimum = nx.dijkstra_path_length(graphs[query], -1, -2)
         excess = (float(score) - optimum) / optimum if optimum > 0 else 0.0
         worst = max(worst, excess)
         total += 1

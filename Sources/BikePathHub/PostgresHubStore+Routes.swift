@@ -37,36 +37,51 @@ struct PgRoutingGraph: RoutingGraph {
 
     var envelope: String { "ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326)" }
 
-    func nearestNode(to point: Coordinate) async throws -> NearestNode? {
-        // The index orders by planar degrees, which stretch east–west away from the equator:
-        // the 10 nearest so measured hold the nearest in metres, measured here.
-        let candidates = try await store.links("""
+    /// The public links nearest `point` in the box: the index orders by planar degrees,
+    /// which stretch east–west away from the equator, so `count` of them are read and
+    /// measured here.
+    private func nearestLinks(_ point: Coordinate, count: Int) async throws -> [NetworkLink] {
+        try await store.links("""
             SELECT \(unescaped: PostgresHubStore.linkColumns) FROM map_links
             WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope)
-            ORDER BY geom <-> ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) LIMIT 10
+            ORDER BY geom <-> ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) LIMIT \(count)
             """)
-        return NearestNode.among(candidates, to: point)
     }
 
-    func cheapestPath(from: Int64, to: Int64, penalties: [Int64: Double]) async throws -> [NetworkLink]? {
-        if from == to { return [] }
-        // pgRouting takes its edges as SQL text: only numbers are written into it.
+    func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
+        JoiningNodes.among(try await nearestLinks(point, count: JoiningNodes.nearestLinks), near: point, reachMeters: RouteRule().reachMeters)
+    }
+
+    func nearestNode(to point: Coordinate) async throws -> NearestNode? {
+        JoiningNodes.nearest(try await nearestLinks(point, count: 10), to: point)
+    }
+
+    func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath? {
+        let rule = RouteRule()
+        // pgRouting takes its edges as SQL text: only numbers are written into it. The ends
+        // are two virtual nodes (-1, -2) joined to their nodes at their access cost by
+        // virtual edges (ids from -10 down; pgRouting's own -1 marks a path's last row).
         let factor = penalties.isEmpty ? "1"
             : "CASE id " + penalties.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " ELSE 1 END"
+        let access = starts.enumerated().map { i, s in "SELECT \(-10 - i), -1, \(s.node), \(rule.access(s)), \(rule.access(s))" }
+            + ends.enumerated().map { i, e in "SELECT \(-2_000 - i), \(e.node), -2, \(rule.access(e)), \(rule.access(e))" }
         let edges = """
             SELECT id, source, target, cost * \(factor) AS cost, cost * \(factor) AS reverse_cost FROM map_links
             WHERE riders >= \(minRiders) AND geom && \(envelope)
+            UNION ALL \(access.joined(separator: " UNION ALL "))
             """
         var order: [Int64] = []
         for try await edge in try await store.client.query("""
-            SELECT edge FROM pgr_dijkstra(\(edges), \(from)::bigint, \(to)::bigint, directed => false) WHERE edge <> -1 ORDER BY path_seq
+            SELECT edge FROM pgr_dijkstra(\(edges), -1::bigint, -2::bigint, directed => false) WHERE edge <> -1 ORDER BY path_seq
             """, logger: store.logger).decode(Int64.self) {
             order.append(edge)
         }
-        guard !order.isEmpty else { return nil }
+        guard let first = order.first, let last = order.last, first < 0, last < 0 else { return nil }
+        let (start, end) = (starts[Int(-10 - first)], ends[Int(-2_000 - last)])
+        let real = order.filter { $0 > 0 }
         let byID = Dictionary(uniqueKeysWithValues: try await store.links("""
-            SELECT \(unescaped: PostgresHubStore.linkColumns) FROM map_links WHERE id = ANY(\(order)::bigint[])
+            SELECT \(unescaped: PostgresHubStore.linkColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
             """).map { ($0.id, $0) })
-        return order.compactMap { byID[$0] }
+        return JoinedPath(start: start, links: real.compactMap { byID[$0] }, end: end)
     }
 }

@@ -41,6 +41,15 @@ public struct RouteRule: Sendable, Equatable {
         return link.lengthMeters * factor + obstacleMeters * link.obstacles.confidence
     }
 
+    /// What a metre of straight line from a route's end to its joining node costs: twice
+    /// (the way along streets is up to √2 longer than the straight line, and unrated), so
+    /// that joining a farther node never cuts a corner through a block; an end joins a
+    /// farther node only when the nearer ones lead nowhere or far round.
+    public var accessFactor = 2.0
+
+    /// The cost of reaching the network at `node` from the route's end.
+    public func access(_ node: NearestNode) -> Double { node.distanceMeters * accessFactor }
+
     /// The box a search between `a` and `b` reads.
     public func searchBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {
         let margin = max(minMarginMeters, marginShare * Geodesic.distance(a, b)) + reachMeters

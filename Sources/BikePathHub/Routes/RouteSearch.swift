@@ -34,25 +34,26 @@ public struct RouteSearch: Sendable {
     /// the score; each other shares at most `maxOverlap` of its length with every route before it.
     public func routes(from origin: Coordinate, to destination: Coordinate, k: Int,
                        on graph: any RoutingGraph) async throws -> [Route] {
-        let start = try await join(origin, "origin", graph), end = try await join(destination, "destination", graph)
+        let starts = try await join(origin, "origin", graph), ends = try await join(destination, "destination", graph)
         var kept: [Route] = []
         var penalties: [Int64: Double] = [:]
         for _ in 0..<(k * rule.attemptsPerRoute) where kept.count < k {
-            guard let links = try await graph.cheapestPath(from: start.node, to: end.node, penalties: penalties) else { break }
-            let route = Route(links: links, from: start, to: end, rule: rule)
+            guard let found = try await graph.cheapestPath(from: starts, to: ends, penalties: penalties) else { break }
+            let route = Route(found, rule: rule)
             if kept.allSatisfy({ route.overlap(with: $0) <= rule.maxOverlap }) { kept.append(route) }
-            for l in links { penalties[l.id, default: 1] *= rule.penalty }
-            if links.isEmpty { break }  // origin and destination join at one node
+            for l in found.links { penalties[l.id, default: 1] *= rule.penalty }
+            if found.links.isEmpty { break }  // origin and destination join at one node
         }
         guard !kept.isEmpty else { throw Problem.noRoute }
         return kept.sorted { $0.score < $1.score }
     }
 
-    private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> NearestNode {
-        guard let nearest = try await graph.nearestNode(to: point), nearest.distanceMeters <= rule.reachMeters else {
+    private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> [NearestNode] {
+        let nodes = try await graph.joiningNodes(near: point)
+        guard !nodes.isEmpty else {
             throw Problem.noPathNear(end: end, nearestMeters: try await graph.nearestNode(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
         }
-        return nearest
+        return nodes
     }
 }
 
@@ -63,19 +64,20 @@ public struct Route: Sendable, Equatable {
     public var path: [Coordinate]
     public var lengthMeters: Double
     public var score: Double
-    /// Metres of each status along it (nil: no trip rated those links).
+    /// Metres of each status along it (nil: no trip rated those links). The score also
+    /// counts the ends' access (`RouteRule.access`); the length is the network's part.
     public var statusMeters: [PathStatus?: Double]
 
-    init(links: [NetworkLink], from start: NearestNode, to end: NearestNode, rule: RouteRule) {
-        self.links = links
-        var path = [start.position], node = start.node
+    init(_ found: JoinedPath, rule: RouteRule) {
+        links = found.links
+        var path = [found.start.position], node = found.start.node
         for l in links {
             node = l.key.from == node ? l.key.to : l.key.from
             path.append(node == l.key.to ? l.to : l.from)
         }
         self.path = path
         lengthMeters = links.map(\.lengthMeters).reduce(0, +)
-        score = links.map(rule.cost).reduce(0, +)
+        score = links.map(rule.cost).reduce(0, +) + rule.access(found.start) + rule.access(found.end)
         statusMeters = links.reduce(into: [:]) { $0[$1.status, default: 0] += $1.lengthMeters }
     }
 

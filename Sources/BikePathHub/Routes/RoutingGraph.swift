@@ -2,40 +2,68 @@ import BikePathCore
 import Foundation
 import HeapModule
 
-/// The public network in a search box, as a route search asks it: where to join it, and
-/// the cheapest path between two of its nodes. SQLite's is `LoadedGraph` (the links read
-/// once, Dijkstra here); PostgreSQL's asks pgRouting, the links staying in the database.
+/// The public network in a search box, as a route search asks it: where an end may join
+/// it, and the cheapest path between the ends. SQLite's is `LoadedGraph` (the links read
+/// once, Dijkstra here); PostgreSQL's asks PostGIS and pgRouting, the links staying in
+/// the database.
 public protocol RoutingGraph: Sendable {
-    /// The public node nearest `point`: the nearer end of the nearest public link.
+    /// The nearest end of each public link near `point`, nearest first (`JoiningNodes`).
+    func joiningNodes(near point: Coordinate) async throws -> [NearestNode]
+    /// The public node nearest `point` in the search box, however far (what a refusal says).
     func nearestNode(to point: Coordinate) async throws -> NearestNode?
-    /// The cheapest path from `from` to `to` (links in riding order), each link costing
-    /// `RouteRule.cost` times its penalty (1 when absent); nil when they are not connected.
-    func cheapestPath(from: Int64, to: Int64, penalties: [Int64: Double]) async throws -> [NetworkLink]?
+    /// The cheapest path from any of `starts` to any of `ends`: each costs its `access`
+    /// to reach, each link `RouteRule.cost` times its penalty (1 when absent); nil when
+    /// no start is connected to an end.
+    func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath?
 }
 
+/// A node where a route's end may join the network, and how far from the end it is.
 public struct NearestNode: Sendable, Equatable {
     public var node: Int64
     public var position: Coordinate
     public var distanceMeters: Double
 }
 
-extension NearestNode {
-    /// The nearer end of the link nearest `point` among `links` (ties by link id).
-    static func among(_ links: [NetworkLink], to point: Coordinate) -> NearestNode? {
-        let nearest = links.min { a, b in
-            let (da, db) = (Geodesic.distance(from: point, toPath: [a.from, a.to]) ?? .infinity,
-                            Geodesic.distance(from: point, toPath: [b.from, b.to]) ?? .infinity)
-            return (da, a.id) < (db, b.id)
+/// The cheapest path found: where it joins, its links in riding order, where it leaves.
+public struct JoinedPath: Sendable, Equatable {
+    public var start: NearestNode
+    public var links: [NetworkLink]
+    public var end: NearestNode
+}
+
+/// Which nodes an end may join at. The nearest node alone may lie on a fragment that
+/// joins nothing (a trip's privacy-trimmed end, another rider's side street), so an end
+/// may join any of a few nodes within reach, spread apart, and the search picks the
+/// cheapest, reaching a node at `RouteRule.access`.
+public enum JoiningNodes {
+    /// At most this many nodes per end, at least `spacingMeters` apart.
+    public static let limit = 8
+    public static let spacingMeters = 40.0
+    /// The links read around an end to find them.
+    public static let nearestLinks = 40
+
+    static func among(_ links: [NetworkLink], near point: Coordinate, reachMeters: Double) -> [NearestNode] {
+        let ends = links.flatMap { [NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
+                                    NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to))] }
+            .filter { $0.distanceMeters <= reachMeters }
+            .sorted { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
+        var kept: [NearestNode] = []
+        for e in ends where kept.count < limit && !kept.contains(where: { Geodesic.distance($0.position, e.position) < spacingMeters }) {
+            kept.append(e)
         }
-        guard let l = nearest else { return nil }
-        let (df, dt) = (Geodesic.distance(point, l.from), Geodesic.distance(point, l.to))
-        return df <= dt ? NearestNode(node: l.key.from, position: l.from, distanceMeters: df)
-            : NearestNode(node: l.key.to, position: l.to, distanceMeters: dt)
+        return kept
+    }
+
+    /// The nearest public node (for the distance a refusal states), however far.
+    static func nearest(_ links: [NetworkLink], to point: Coordinate) -> NearestNode? {
+        links.flatMap { [NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
+                         NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to))] }
+            .min { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
     }
 }
 
 /// Public links held in memory with Dijkstra over them: SQLite's routing graph, and the
-/// benchmark's reference.
+/// tests' reference.
 public struct LoadedGraph: RoutingGraph {
     public let links: [NetworkLink]
     let rule: RouteRule
@@ -52,20 +80,36 @@ public struct LoadedGraph: RoutingGraph {
         self.adjacent = adjacent
     }
 
-    public func nearestNode(to point: Coordinate) async throws -> NearestNode? { NearestNode.among(links, to: point) }
+    public func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
+        JoiningNodes.among(links, near: point, reachMeters: rule.reachMeters)
+    }
 
-    public func cheapestPath(from: Int64, to: Int64, penalties: [Int64: Double]) async throws -> [NetworkLink]? {
+    public func nearestNode(to point: Coordinate) async throws -> NearestNode? { JoiningNodes.nearest(links, to: point) }
+
+    public func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath? {
         struct Entry: Comparable {
             var cost: Double
             var node: Int64
             static func < (a: Entry, b: Entry) -> Bool { (a.cost, a.node) < (b.cost, b.node) }
         }
-        var best: [Int64: Double] = [from: 0]
-        var via: [Int64: Int] = [:]
-        var heap = Heap<Entry>([Entry(cost: 0, node: from)])
+        let sink = Int64.min  // reached from each end node at its access cost
+        var best: [Int64: Double] = [:], via: [Int64: Int] = [:], start: [Int64: NearestNode] = [:]
+        var leftAt: NearestNode?
+        var heap = Heap<Entry>()
+        for s in starts where rule.access(s) < best[s.node] ?? .infinity {
+            best[s.node] = rule.access(s)
+            start[s.node] = s
+            heap.insert(Entry(cost: rule.access(s), node: s.node))
+        }
+        let exits = Dictionary(ends.map { ($0.node, $0) }, uniquingKeysWith: { a, _ in a })
         while let e = heap.popMin() {
-            if e.node == to { break }
+            if e.node == sink { break }
             guard e.cost <= best[e.node] ?? .infinity else { continue }  // a stale entry
+            if let exit = exits[e.node], e.cost + rule.access(exit) < best[sink] ?? .infinity {
+                best[sink] = e.cost + rule.access(exit)
+                leftAt = exit
+                heap.insert(Entry(cost: best[sink]!, node: sink))
+            }
             for i in adjacent[e.node] ?? [] {
                 let l = links[i]
                 let next = l.key.from == e.node ? l.key.to : l.key.from
@@ -77,13 +121,13 @@ public struct LoadedGraph: RoutingGraph {
                 }
             }
         }
-        guard best[to] != nil else { return nil }
+        guard let exit = leftAt else { return nil }
         var path: [NetworkLink] = []
-        var node = to
-        while node != from, let i = via[node] {
+        var node = exit.node
+        while start[node] == nil || via[node] != nil && best[node]! < rule.access(start[node]!), let i = via[node] {
             path.append(links[i])
             node = links[i].key.from == node ? links[i].key.to : links[i].key.from
         }
-        return path.reversed()
+        return JoinedPath(start: start[node]!, links: path.reversed(), end: exit)
     }
 }
