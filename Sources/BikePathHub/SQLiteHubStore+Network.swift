@@ -78,13 +78,15 @@ extension SQLiteHubStore {
     }
 
     public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
-        // Links are shorter than a tile: those meeting the box have their midpoint in a tile
-        // of the box or next to it.
-        let range = MapTiles.range(of: box)
+        // A link meeting the box has its midpoint within half a link of it: links are at
+        // most a few snapping distances long (`NetworkRule`), so 100 m around the box holds them.
+        let margin = 100 / 111_320.0, lonMargin = margin / max(min(cos(box.north * .pi / 180), cos(box.south * .pi / 180)), 0.01)
+        let range = MapTiles.range(of: BoundingBox(west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
+                                                   east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
         let links = try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
-                """, arguments: [range.rows.lowerBound - 1, range.rows.upperBound + 1, range.columns.lowerBound - 1, range.columns.upperBound + 1])
+                """, arguments: [range.rows.lowerBound, range.rows.upperBound, range.columns.lowerBound, range.columns.upperBound])
                 .map(Self.link)
         }
         return links.filter { $0.meets(box) }

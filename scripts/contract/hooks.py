@@ -4,6 +4,8 @@ lists them). Schema-valid cases are made to follow them before they are sent, so
 that `positive_data_acceptance` holds the hub to "every valid document is
 accepted". Nothing here loosens a check on a case that breaks the schema.
 """
+import math
+
 import schemathesis
 
 RECORD_PATHS = {"/v1/sos/{id}": "sos", "/v1/trips/{id}": "trip", "/v1/drafts/{id}": "draft",
@@ -62,6 +64,20 @@ def _south_west_first(bbox):
     return f"{w:.3f},{s:.3f},{e:.3f},{n:.3f}"
 
 
+def _near_each_other(origin, destination):
+    """Origin and destination in range and at most 50 km apart (docs/api.yaml, /v1/routes):
+    the destination is moved to within 0.3° of latitude and longitude of the origin."""
+    try:
+        lat, lon = (float(p) for p in origin.split(","))
+        dlat, dlon = (float(p) for p in destination.split(","))
+    except (AttributeError, ValueError):
+        return origin, destination
+    lat, lon = max(-80.0, min(80.0, lat)), max(-179.0, min(179.0, lon))
+    dlat = lat + max(-0.3, min(0.3, dlat - lat))
+    dlon = lon + max(-0.3, min(0.3, dlon - lon)) * max(0.1, math.cos(math.radians(lat)))
+    return f"{lat:.5f},{lon:.5f}", f"{dlat:.5f},{max(-180.0, min(180.0, dlon)):.5f}"
+
+
 @schemathesis.hook
 def map_case(context, case):
     meta = case.meta
@@ -74,6 +90,8 @@ def map_case(context, case):
         for item in case.body.get("records") or []:
             if isinstance(item, dict) and isinstance(item.get("id"), str):
                 _body(item.get("kind"), item.get("body"), item["id"])
+    elif path == "/v1/routes" and isinstance(case.query, dict):
+        case.query["from"], case.query["to"] = _near_each_other(case.query.get("from"), case.query.get("to"))
     elif path.startswith("/v1/map/") and isinstance(case.query, dict) and isinstance(case.query.get("bbox"), str):
         try:
             case.query["bbox"] = _south_west_first(case.query["bbox"])
