@@ -71,8 +71,14 @@ final class MapMaintainer: Service {
                 try? await Task.sleep(for: took)
                 if Task.isCancelled { return }
             }
+            // A cancelled timer must not wake the loop: `try? await Task.sleep` returns at once
+            // when cancelled, and a timer that yielded then made every pass start the next at
+            // once (an idle hub spun at a third of a core).
             timer.cancel()
-            timer = Task { try? await Task.sleep(for: Self.idlePass); wake.yield() }
+            timer = Task {
+                guard (try? await Task.sleep(for: Self.idlePass)) != nil else { return }
+                wake.yield()
+            }
         } while await wakes.next() != nil  // nil once cancelled
     }
 
