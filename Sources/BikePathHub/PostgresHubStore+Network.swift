@@ -97,22 +97,17 @@ extension PostgresHubStore {
         try await refreshCosts(conn, "(source, target) IN (SELECT * FROM unnest(\(sources)::bigint[], \(targets)::bigint[]))", logger: logger)
     }
 
-    static let linkColumns = """
-        id, source, target, from_lat, from_lon, to_lat, to_lon, trips, riders, last_day,
-        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, obstacles, obstacle_confidence
-        """
-
     public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {
         guard !tiles.isEmpty else { return [] }
         return try await links("""
-            SELECT \(unescaped: Self.linkColumns) FROM map_links l JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
+            SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links l JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
             ON l.tile_row = u.r AND l.tile_column = u.c ORDER BY id
             """)
     }
 
     public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
         try await links("""
-            SELECT \(unescaped: Self.linkColumns) FROM map_links
+            SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links
             WHERE geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326) ORDER BY id
             """)
     }
@@ -123,7 +118,7 @@ extension PostgresHubStore {
         return out
     }
 
-    /// A row of `linkColumns`.
+    /// A row of `NetworkLink.storedColumns`.
     static func link(_ row: PostgresRow) throws -> NetworkLink {
         let c = row.makeRandomAccess()
         let ratings = try (10...13).map { try c[$0].decode(Int.self) }

@@ -14,7 +14,7 @@ extension PostgresHubStore {
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or
     /// obstacles changed: the rule is Swift's, written once, and pgRouting reads its result.
     static func refreshCosts(_ conn: PostgresConnection, _ filter: PostgresQuery, logger: Logger) async throws {
-        var query = PostgresQuery(unsafeSQL: "SELECT \(linkColumns) FROM map_links WHERE ")
+        var query = PostgresQuery(unsafeSQL: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE ")
         query.sql += filter.sql
         query.binds = filter.binds
         var ids: [Int64] = [], costs: [Double] = []
@@ -42,7 +42,7 @@ struct PgRoutingGraph: RoutingGraph {
     /// measured here.
     private func nearestLinks(_ point: Coordinate, count: Int) async throws -> [NetworkLink] {
         try await store.links("""
-            SELECT \(unescaped: PostgresHubStore.linkColumns) FROM map_links
+            SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links
             WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope)
             ORDER BY geom <-> ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) LIMIT \(count)
             """)
@@ -61,13 +61,16 @@ struct PgRoutingGraph: RoutingGraph {
         // pgRouting takes its edges as SQL text: only numbers are written into it. The ends
         // are two virtual nodes (-1, -2) joined to their nodes at their access cost by
         // virtual edges (ids from -10 down; pgRouting's own -1 marks a path's last row).
-        let factor = penalties.isEmpty ? "1"
-            : "CASE id " + penalties.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ") + " ELSE 1 END"
+        // Penalties as a VALUES list joined on the id (a hash join): a CASE of hundreds of
+        // arms evaluated on every edge took seconds on a city.
+        let penalized = penalties.isEmpty ? "(VALUES (0::bigint, 1::float8))"
+            : "(VALUES " + penalties.sorted { $0.key < $1.key }.map { "(\($0.key)::bigint, \($0.value)::float8)" }.joined(separator: ", ") + ")"
         let access = starts.enumerated().map { i, s in "SELECT \(-10 - i), -1, \(s.node), \(rule.access(s)), \(rule.access(s))" }
             + ends.enumerated().map { i, e in "SELECT \(-2_000 - i), \(e.node), -2, \(rule.access(e)), \(rule.access(e))" }
         let edges = """
-            SELECT id, source, target, cost * \(factor) AS cost, cost * \(factor) AS reverse_cost FROM map_links
-            WHERE riders >= \(minRiders) AND geom && \(envelope)
+            SELECT l.id, l.source, l.target, l.cost * coalesce(p.f, 1) AS cost, l.cost * coalesce(p.f, 1) AS reverse_cost
+            FROM map_links l LEFT JOIN \(penalized) AS p(id, f) ON p.id = l.id
+            WHERE l.riders >= \(minRiders) AND l.geom && \(envelope)
             UNION ALL \(access.joined(separator: " UNION ALL "))
             """
         var order: [Int64] = []
@@ -80,7 +83,7 @@ struct PgRoutingGraph: RoutingGraph {
         let (start, end) = (starts[Int(-10 - first)], ends[Int(-2_000 - last)])
         let real = order.filter { $0 > 0 }
         let byID = Dictionary(uniqueKeysWithValues: try await store.links("""
-            SELECT \(unescaped: PostgresHubStore.linkColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
+            SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
             """).map { ($0.id, $0) })
         return JoinedPath(start: start, links: real.compactMap { byID[$0] }, end: end)
     }

@@ -73,7 +73,7 @@ extension SQLiteHubStore {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map(Self.link)
+            try Row.fetchAll(db, sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map(Self.link)
         }
     }
 
@@ -85,7 +85,7 @@ extension SQLiteHubStore {
                                                    east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
         let links = try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
+                SELECT \(NetworkLink.storedColumns) FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
                 """, arguments: [range.rows.lowerBound, range.rows.upperBound, range.columns.lowerBound, range.columns.upperBound])
                 .map(Self.link)
         }
@@ -96,12 +96,11 @@ extension SQLiteHubStore {
         LoadedGraph(links: try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) })
     }
 
+    /// A row of `NetworkLink.storedColumns`, read by position (no name lookups over the
+    /// thousands of rows a box holds).
     static func link(_ row: Row) -> NetworkLink {
-        NetworkLink(id: row["id"], key: LinkKey(row["source"], row["target"]),
-                    from: Coordinate(latitude: row["from_lat"], longitude: row["from_lon"]),
-                    to: Coordinate(latitude: row["to_lat"], longitude: row["to_lon"]),
-                    trips: row["trips"], riders: row["riders"], lastDay: row["last_day"],
-                    ratings: [row["rated_optimal"], row["rated_medium"], row["rated_sufficient"], row["rated_requires_maintenance"]],
-                    obstacles: LinkObstacles(count: row["obstacles"], confidence: row["obstacle_confidence"]))
+        NetworkLink(id: row[0], key: LinkKey(row[1], row[2]), from: Coordinate(latitude: row[3], longitude: row[4]),
+                    to: Coordinate(latitude: row[5], longitude: row[6]), trips: row[7], riders: row[8], lastDay: row[9],
+                    ratings: [row[10], row[11], row[12], row[13]], obstacles: LinkObstacles(count: row[14], confidence: row[15]))
     }
 }

@@ -22,6 +22,12 @@ public struct NetworkLink: Sendable, Equatable {
         (self.lastDay, self.ratings, self.obstacles) = (lastDay, ratings, obstacles)
     }
 
+    /// The columns of `map_links` a link is read from, in this order, on both stores.
+    static let storedColumns = """
+        id, source, target, from_lat, from_lon, to_lat, to_lon, trips, riders, last_day,
+        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, obstacles, obstacle_confidence
+        """
+
     public var lengthMeters: Double { Geodesic.distance(from, to) }
     /// The tile (`MapTiles.grid`) the link is stored under: its midpoint's.
     public var tile: MapGrid.Cell { MapTiles.grid.cell(of: midpoint) }
