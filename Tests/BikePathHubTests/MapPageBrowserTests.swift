@@ -133,8 +133,18 @@ import Testing
             #expect(try await poll(browser, "return document.querySelectorAll('#map path.heat-cell').length == 0 ? 1 : 0;") == 1, "the heatmap hides")
             try await checkFitsAndTargets(browser, "map at 390 px")
 
-            // A tap on the map sets the start (a finger, as on the phone).
-            try await browser.tap("#map", x: 195, y: 250)
+            // A tap on the map sets the start (a finger, as on the phone), on a spot with no marker or control.
+            let spot = try await browser.execute("""
+                const map = document.getElementById('map'), r = map.getBoundingClientRect();
+                for (let y = 130; y < r.height - 60; y += 17) for (let x = 80; x < r.width - 60; x += 23) {
+                  const e = document.elementFromPoint(r.left + x, r.top + y);
+                  if (e && map.contains(e) && !e.closest('.leaflet-interactive, .leaflet-control')) return [x, y];
+                }
+                return null;
+                """) as? [Any] ?? []
+            let xy = spot.compactMap { ($0 as? NSNumber)?.doubleValue }
+            try #require(xy.count == 2, "a free spot on the map")
+            try await browser.tap("#map", x: xy[0], y: xy[1])
             let tapped = try await browser.execute("return document.getElementById('from').value;") as? String ?? ""
             #expect(tapped.split(separator: ",").count == 2, "the tap set the start: '\(tapped)'")
             #expect(try await browser.text("#hint") == "Now tap the destination.")
@@ -170,6 +180,8 @@ import Testing
                 try await browser.click("#route-1")
             }
             try await checkFitsAndTargets(browser, "routes at 390 px")
+            _ = try await browser.execute("window.scrollTo(0, 0);")
+            try await Task.sleep(for: .milliseconds(500))  // the map's fit to the routes, and the overlays it fetches
             try await browser.screenshot(to: packageRoot + "/docs/map-page.png")
             _ = try await browser.execute("document.getElementById('find').scrollIntoView({block: 'start'});")
             try await browser.screenshot(to: packageRoot + "/docs/map-routes.png")

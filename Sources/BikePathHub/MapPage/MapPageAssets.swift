@@ -29,9 +29,9 @@ enum MapPageAssets {
             <label class="toggle"><input type="checkbox" id="show-obstacles" checked> Obstacles</label>
             <label class="toggle"><input type="checkbox" id="show-heatmap"> Heatmap</label>
             </fieldset>
-            <p class="key" id="key"><span class="s-optimal"></span>optimal <span class="s-medium"></span>medium
-            <span class="s-sufficient"></span>sufficient <span class="s-requiresMaintenance"></span>needs maintenance
-            <span class="s-unknown"></span>unknown <b class="dot">●</b>obstacle</p>
+            <p class="key" id="key"><span><i class="s-optimal"></i>optimal</span> <span><i class="s-medium"></i>medium</span>
+            <span><i class="s-sufficient"></i>sufficient</span> <span><i class="s-requiresMaintenance"></i>needs maintenance</span>
+            <span><i class="s-unknown"></i>unknown</span> <span><b class="dot">●</b>obstacle</span></p>
             <h2>Find bike paths</h2>
             <p id="hint">Tap the map for the start, then for the destination, or type each as LAT,LON.</p>
             <form id="route-form" novalidate>
@@ -89,8 +89,9 @@ enum MapPageAssets {
         label.toggle{display:inline-flex;align-items:center;gap:.4em;min-height:44px;padding:0 .7em;border:1px solid #999;border-radius:22px;background:#f6f6f6}
         label.toggle input{width:22px;height:22px;margin:0}
         .key{font-size:.9em}
-        .key span{display:inline-block;width:1.4em;height:.45em;margin:0 .25em 0 .5em;vertical-align:middle}
-        .key .dot{color:#7a1fa2;margin-left:.5em}
+        .key span{white-space:nowrap;margin-right:.5em}
+        .key i{display:inline-block;width:1.4em;height:.45em;margin-right:.25em;vertical-align:middle}
+        .key .dot{color:#7a1fa2;margin-right:.25em}
         .s-optimal{background:#2a9d3a}.s-medium{background:#e0b000}.s-sufficient{background:#e07000}
         .s-requiresMaintenance{background:#c0162b}.s-unknown{background:#8a8a8a}
         form{display:grid;grid-template-columns:auto minmax(0,1fr);gap:6px 8px;align-items:center}

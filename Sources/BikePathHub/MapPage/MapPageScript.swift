@@ -59,6 +59,7 @@ extension MapPageAssets {
   });
 
   var layers = { network: L.layerGroup(), obstacles: L.layerGroup(), heatmap: L.layerGroup() };
+  var drawn = [];  // the routes shown, best first: { layer, best, properties, rank }
   var routesLayer = L.layerGroup().addTo(map), picksLayer = L.layerGroup().addTo(map);
   var toggles = { network: $('show-network'), obstacles: $('show-obstacles'), heatmap: $('show-heatmap') };
   Object.keys(toggles).forEach(function (name) {
@@ -114,7 +115,7 @@ extension MapPageAssets {
       if (!f.geometry || f.geometry.type !== 'LineString') return;
       var p = f.properties || {}, s = STATUS[p.status] || STATUS.unknown;
       L.polyline(line(f.geometry.coordinates), {
-        color: s.colour, weight: 5, opacity: 0.9, interactive: false,
+        color: s.colour, weight: 5, opacity: drawn.length ? 0.35 : 0.9, interactive: false,
         dashArray: STATUS[p.status] && p.status !== 'unknown' ? null : '6 6', className: 'net-line'
       }).addTo(layers.network);
     });
@@ -172,7 +173,7 @@ extension MapPageAssets {
 
   // Route search: the start and destination tapped on the map or typed as LAT,LON.
   var from = $('from'), to = $('to'), list = $('routes'), routeError = $('route-error'), hint = $('hint');
-  var picks = { from: null, to: null }, next = 'from', drawn = [];
+  var picks = { from: null, to: null }, next = 'from';
 
   function parsePoint(text) {
     var m = /^\s*(-?\d+(?:\.\d+)?)\s*[,;\s]\s*(-?\d+(?:\.\d+)?)\s*$/.exec(text);
@@ -216,6 +217,12 @@ extension MapPageAssets {
     list.textContent = '';
     drawn = [];
     showError('');
+    fadeNetwork();
+  }
+
+  // The network steps back while routes are shown, so that they stand out.
+  function fadeNetwork() {
+    layers.network.eachLayer(function (l) { l.setStyle({ opacity: drawn.length ? 0.35 : 0.9 }); });
   }
 
   $('clear').addEventListener('click', function () {
@@ -312,6 +319,7 @@ extension MapPageAssets {
       d.layer.on('click', function () { highlight(i); });
       list.appendChild(el('li', null, [button]));
     });
+    fadeNetwork();
     if (bounds.isValid()) map.fitBounds(bounds, { padding: [24, 24] });
   }
 
