@@ -32,6 +32,9 @@ import Testing
 
     static func token(_ device: String) -> String { "token-of-\(device)-0123456789" }
 
+    /// A JSON boolean from the browser (Bool or NSNumber, depending on the Foundation).
+    static func bool(_ value: Any?) -> Bool? { (value as? Bool) ?? (value as? NSNumber)?.boolValue }
+
     /// Polls `script` (a function body returning a number) until it is at least `least`; returns the last value.
     static func poll(_ browser: WebDriver, _ script: String, atLeast least: Double = 1, seconds: Double = 15) async throws -> Double {
         let deadline = Date().addingTimeInterval(seconds)
@@ -62,7 +65,7 @@ import Testing
 
     /// Makes `css`'s first element well inside the map (away from the controls) findable as `#picked`, or false.
     static func pickInsideMap(_ browser: WebDriver, _ css: String) async throws -> Bool {
-        try await browser.execute("""
+        bool(try await browser.execute("""
             const map = document.getElementById('map').getBoundingClientRect();
             const inside = Array.from(document.querySelectorAll("\(css)")).find(e => {
               const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -72,7 +75,7 @@ import Testing
             document.getElementById('picked')?.removeAttribute('id');
             inside.id = 'picked';
             return true;
-            """) as? Bool ?? false
+            """)) ?? false
     }
 
     @Test func riderFindsBikePathsOnThePhone() async throws {
@@ -112,7 +115,7 @@ import Testing
             try await browser.emulatePhone(width: 390, height: 844)
             try await browser.open(site + String(format: "/map#13/%.5f/%.5f", centre.latitude, centre.longitude))
             #expect((try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue == 390)
-            #expect((try await browser.execute("return typeof L === 'object' && !!window.bikepathMap;") as? Bool) == true, "Leaflet and the page's script ran")
+            #expect(bool(try await browser.execute("return typeof L === 'object' && !!window.bikepathMap;")) == true, "Leaflet and the page's script ran")
 
             // The overlays of the box in view.
             let obstacles = try await count(browser, "#map path.obstacle")
@@ -164,14 +167,14 @@ import Testing
             if routes >= 1 {
                 let first = try await browser.text("#route-1")
                 #expect(first.hasPrefix("best") && first.contains(" km") && first.contains("score") && first.contains("obstacle"), "\(first)")
-                #expect((try await browser.execute("return document.getElementById('route-1').classList.contains('best');") as? Bool) == true)
+                #expect(bool(try await browser.execute("return document.getElementById('route-1').classList.contains('best');")) == true)
                 #expect(try await count(browser, "#map path.route-best") == 1, "the best route drawn, emphasised")
                 #expect(try await count(browser, "#map path.route-line") == routes, "each listed route drawn")
                 let weights = try await browser.execute("""
                     return Array.from(document.querySelectorAll('#map path.route-line')).map(p => [p.classList.contains('route-best'), +p.getAttribute('stroke-width')]);
                     """) as? [[Any]] ?? []
-                let best = weights.filter { $0.first as? Bool == true }.compactMap { ($0.last as? NSNumber)?.doubleValue }
-                let others = weights.filter { $0.first as? Bool == false }.compactMap { ($0.last as? NSNumber)?.doubleValue }
+                let best = weights.filter { bool($0.first) == true }.compactMap { ($0.last as? NSNumber)?.doubleValue }
+                let others = weights.filter { bool($0.first) == false }.compactMap { ($0.last as? NSNumber)?.doubleValue }
                 #expect(best.count == 1 && others.allSatisfy { $0 < best[0] }, "the best is the thickest: \(weights)")
                 let last = "#route-\(routes)"
                 try await browser.click(last)

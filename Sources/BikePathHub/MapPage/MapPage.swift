@@ -165,7 +165,8 @@ final class LeafletFiles: Sendable {
         let data: Data? = try await NIOThreadPool.singleton.runIfActive { FileManager.default.contents(atPath: path) }
         guard let data else { return nil }
         let plain = ByteBuffer(bytes: data)
-        var gzip = try? plain.compress(with: .gzip)
+        var input = plain  // compressing reads its input
+        var gzip = try? input.compress(with: .gzip)
         if let g = gzip, g.readableBytes >= plain.readableBytes { gzip = nil }  // PNGs do not shrink
         let file = File(plain: plain, gzip: gzip)
         cache.withLock { $0[path] = file }
