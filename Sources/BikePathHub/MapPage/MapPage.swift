@@ -1,6 +1,7 @@
 import BikePathAPI
 import CompressNIO
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
