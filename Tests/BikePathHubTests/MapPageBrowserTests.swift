@@ -121,7 +121,8 @@ import Testing
             let obstacles = try await count(browser, "#map path.obstacle")
             #expect(obstacles >= 5, "obstacle markers: \(obstacles)")
             let lines = try await count(browser, "#map path.net-line")
-            #expect(lines >= 10, "network lines: \(lines); notice: \(try await browser.text("#notice"))")
+            let notice = try await browser.text("#notice")
+            #expect(lines >= 10, "network lines: \(lines); notice: \(notice)")
             if try await pickInsideMap(browser, "#map path.obstacle") {
                 try await browser.click("#picked")
                 let popup = try await browser.text(".leaflet-popup-content")
