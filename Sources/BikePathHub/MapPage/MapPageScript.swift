@@ -266,7 +266,10 @@ extension MapPageAssets {
       return status === 404 ? 'This hub does not search routes (404).' : 'The route search failed (' + status + ').';
     }
     var text = typeof body.message === 'string' ? body.message : body.error;
-    if (body.error === 'no-path-near' && num(body.nearestM)) text += ' The nearest community path is ' + distance(body.nearestM) + ' away.';
+    if (!/[.!?]$/.test(text)) text += '.';
+    if (body.error === 'no-path-near' && num(body.nearestM) && !/nearest/i.test(text)) {
+      text += ' The nearest community path is ' + distance(body.nearestM) + ' away.';
+    }
     if (body.error === 'no-route') text += ' Try places on connected paths.';
     return text;
   }
