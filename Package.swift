@@ -234,7 +234,17 @@ let package = Package(
             dependencies: ["BikePathCore", "BikePathSensors", "BikePathStore", "BikePathFixtures", "BikePathTestSupport"]
         ),
         // Running the built executables from tests (shared by the test targets below).
-        .target(name: "BikePathTestSupport", dependencies: ["BikePathFixtures"], path: "Tests/Support"),
+        .target(
+            name: "BikePathTestSupport",
+            dependencies: [
+                "BikePathFixtures",
+                // WebDriver.swift: chromedriver over HTTP, for the review page's and the map page's browser tests.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support"
+        ),
         .testTarget(
             name: "BikePathStoreTests",
             dependencies: ["BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures", .product(name: "GRDB", package: "GRDB.swift")],

@@ -17,12 +17,16 @@ public struct HubConfiguration: Sendable {
     public var limits = HubLimits()
     /// PEM certificate chain and private key: serve HTTPS.
     public var tls: (certificate: String, key: String)?
+    /// The public map page (`/map`): its basemap, and where Leaflet is.
+    public var mapPage = MapPageSettings()
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil,
+                mapPage: MapPageSettings = MapPageSettings()) {
         self.host = host
         self.port = port
         self.limits = limits
         self.tls = tls
+        self.mapPage = mapPage
     }
 }
 
@@ -41,7 +45,7 @@ public enum Hub {
         let server = HubServer(store: store, dice: FaultDice(faults), workers: workers, map: map, metrics: HubMetrics(),
                                rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRecordsPerSecond,
                                                               burst: configuration.limits.deviceBurst),
-                               logger: logger)
+                               mapPage: MapPage(settings: configuration.mapPage, logger: logger), logger: logger)
         let limits = configuration.limits
         let cap = limits.connectionCap(descriptorLimit: DescriptorLimit.raise())
         if cap < limits.maxConnections {

@@ -36,6 +36,7 @@ struct HubServer {
     let map: MapMaintainer
     let metrics: HubMetrics
     let rateLimiter: DeviceRateLimiter
+    let mapPage: MapPage
     let logger: Logger
 
     func router() -> Router<HubContext> {
@@ -62,6 +63,7 @@ struct HubServer {
             }
         }
         MapRoutes(store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
+        mapPage.add(to: router, table: table)
         for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
                              ("v1/drafts/:id/confirmation", .confirmation)] {
             table.on(router, path, .put) { request, context in

@@ -71,6 +71,12 @@ struct Serve: AsyncParsableCommand {
     var deviceBurst = HubLimits().deviceBurst
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
+    @Option(name: .customLong("basemap-url"), help: "Tile URL template of the map page's basemap (/map), e.g. https://tile.example.org/{z}/{x}/{y}.png; none by default: the overlays on white.")
+    var basemapURL = ""
+    @Option(name: .customLong("basemap-attribution"), help: "The basemap's attribution, shown on the map as plain text (its licence usually requires it).")
+    var basemapAttribution = ""
+    @Option(name: .customLong("map-view"), help: "Where the map page opens, LAT,LON,ZOOM (e.g. 51.51,-0.12,13); the whole world by default.")
+    var mapView: String?
     @Option(name: .customLong("log-format"), help: "Log events on stderr as JSON lines (json) or plain text (text); one event per request.")
     var logFormat = LogFormat.json
 
@@ -82,6 +88,8 @@ struct Serve: AsyncParsableCommand {
         guard perClient >= 1 else { throw ValidationError("--per-client-connections must be at least 1") }
         guard deviceRate >= 0, deviceBurst >= 1 else { throw ValidationError("--device-rate must be at least 0 and --device-burst at least 1") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("give both --tls-cert and --tls-key") }
+        if !basemapURL.isEmpty, let problem = MapPageSettings.problem(basemapURL: basemapURL) { throw ValidationError(problem) }
+        if let mapView, MapPageSettings.View(mapView) == nil { throw ValidationError("--map-view must be LAT,LON,ZOOM with a zoom of 0-19") }
     }
 
     func run() async throws {
@@ -89,7 +97,9 @@ struct Serve: AsyncParsableCommand {
         let limits = HubLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
                                headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
                                perClient: perClient, deviceRecordsPerSecond: deviceRate, deviceBurst: deviceBurst)
-        let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } })
+        let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } },
+                                             mapPage: MapPageSettings(basemapURL: basemapURL, basemapAttribution: basemapAttribution,
+                                                                      view: mapView.flatMap(MapPageSettings.View.init)))
         // A bad tokens file stops the hub before anything is opened (exit 1, the problem on
         // stderr): better than serving with the wrong devices.
         if let tokens { _ = try TokenFile.read(path: tokens) }

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import BikePathTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -8,25 +7,26 @@ import Glibc
 #endif
 
 /// The W3C WebDriver protocol spoken to Debian's chromedriver, which drives a
-/// real headless chromium: plain JSON over HTTP, no Selenium.
-final class WebDriver: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+/// real headless chromium: plain JSON over HTTP, no Selenium. Shared by the review
+/// page's and the hub map page's browser tests.
+public final class WebDriver: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let driver: ChildProcess
-    let base: String
-    private(set) var session = ""
+    public let driver: ChildProcess
+    public let base: String
+    public private(set) var session = ""
 
     /// Starts chromedriver on a free port (the caller stops it by pid through `quit`).
-    init(log: URL) throws {
+    public init(log: URL) throws {
         let port = try Self.freePort()
         driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], output: log)
         base = "http://127.0.0.1:\(port)"
     }
 
     /// A new browser: phone-sized (390 × 844, the issue 22 rider's phone), headless, no sandbox (the tests run as root).
-    func start() async throws {
+    public func start() async throws {
         let deadline = Date().addingTimeInterval(20)
         while true {  // chromedriver takes a moment to listen
             if (try? await call(.GET, "/status")) != nil { break }
@@ -48,27 +48,27 @@ final class WebDriver: @unchecked Sendable {
         _ = try await call(.POST, "/session/\(id)/timeouts", ["implicit": 15_000])
     }
 
-    func open(_ url: String) async throws { _ = try await call(.POST, "/session/\(session)/url", ["url": url]) }
+    public func open(_ url: String) async throws { _ = try await call(.POST, "/session/\(session)/url", ["url": url]) }
 
-    func element(_ css: String) async throws -> String {
+    public func element(_ css: String) async throws -> String {
         let value = try await call(.POST, "/session/\(session)/element", ["using": "css selector", "value": css])
         guard let id = (value as? [String: Any])?.values.first as? String else { throw Failure(description: "no element \(css)") }
         return id
     }
 
-    func click(_ css: String) async throws {
+    public func click(_ css: String) async throws {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/click", [String: Any]())
     }
 
     /// Clicks something that loads a new page, and returns once the old page is gone: a
     /// lookup right after a plain click can find the old page's element of the same id
     /// (its stale "to review" state, or a node chromium already detached).
-    func clickToLoad(_ css: String) async throws {
+    public func clickToLoad(_ css: String) async throws {
         try await loading { try await self.click(css) }
     }
 
     /// Runs `act`, then waits (up to 15 s) until the page it was on is replaced.
-    func loading(_ act: () async throws -> Void) async throws {
+    public func loading(_ act: () async throws -> Void) async throws {
         let old = try await element("html")
         try await act()
         let deadline = Date().addingTimeInterval(15)
@@ -77,35 +77,35 @@ final class WebDriver: @unchecked Sendable {
         }
     }
 
-    func type(_ css: String, _ text: String) async throws {
+    public func type(_ css: String, _ text: String) async throws {
         _ = try await call(.POST, "/session/\(session)/element/\(try await element(css))/value", ["text": text])
     }
 
-    func text(_ css: String) async throws -> String {
+    public func text(_ css: String) async throws -> String {
         try await call(.GET, "/session/\(session)/element/\(try await element(css))/text") as? String ?? ""
     }
 
-    func currentURL() async throws -> String { try await call(.GET, "/session/\(session)/url") as? String ?? "" }
+    public func currentURL() async throws -> String { try await call(.GET, "/session/\(session)/url") as? String ?? "" }
 
     /// A new tab; returns its handle.
-    func newTab() async throws -> String {
+    public func newTab() async throws -> String {
         let value = try await call(.POST, "/session/\(session)/window/new", ["type": "tab"])
         return (value as? [String: Any])?["handle"] as? String ?? ""
     }
 
-    func windowHandle() async throws -> String { try await call(.GET, "/session/\(session)/window") as? String ?? "" }
+    public func windowHandle() async throws -> String { try await call(.GET, "/session/\(session)/window") as? String ?? "" }
 
-    func switchTo(_ handle: String) async throws { _ = try await call(.POST, "/session/\(session)/window", ["handle": handle]) }
+    public func switchTo(_ handle: String) async throws { _ = try await call(.POST, "/session/\(session)/window", ["handle": handle]) }
 
     /// Runs `script` (a function body) in the page and returns its value (W3C "Execute Script").
-    func execute(_ script: String) async throws -> Any {
+    public func execute(_ script: String) async throws -> Any {
         try await call(.POST, "/session/\(session)/execute/sync", ["script": script, "args": [Any]()])
     }
 
     /// Makes the page a phone's: `width` × `height` CSS px, mobile (the viewport meta tag
     /// counts), through chromedriver's DevTools passthrough. Headless chromium keeps a
     /// window at least 500 px wide, so `--window-size` alone cannot give 390 or 360.
-    func emulatePhone(width: Int, height: Int) async throws {
+    public func emulatePhone(width: Int, height: Int) async throws {
         _ = try await call(.POST, "/session/\(session)/goog/cdp/execute", [
             "cmd": "Emulation.setDeviceMetricsOverride",
             "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": true] as [String: Any],
@@ -115,7 +115,7 @@ final class WebDriver: @unchecked Sendable {
     /// A finger's tap at (`x`, `y`) CSS px from the element's top left corner (W3C pointer
     /// actions, touch): offsets are from the element's centre, so the middle is subtracted.
     /// A tap that loads a page goes inside `loading`.
-    func tap(_ css: String, x: Double, y: Double) async throws {
+    public func tap(_ css: String, x: Double, y: Double) async throws {
         let id = try await element(css)
         let rect = try await call(.GET, "/session/\(session)/element/\(id)/rect") as? [String: Any] ?? [:]
         let width = (rect["width"] as? Double) ?? 0, height = (rect["height"] as? Double) ?? 0
@@ -129,7 +129,7 @@ final class WebDriver: @unchecked Sendable {
         _ = try await call(.POST, "/session/\(session)/actions", actions)
     }
 
-    func screenshot(to path: String) async throws {
+    public func screenshot(to path: String) async throws {
         guard let base64 = try await call(.GET, "/session/\(session)/screenshot") as? String, let png = Data(base64Encoded: base64) else {
             throw Failure(description: "no screenshot")
         }
@@ -137,7 +137,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Closes the browser, then stops chromedriver by its pid.
-    func quit() async {
+    public func quit() async {
         if !session.isEmpty { _ = try? await call(.DELETE, "/session/\(session)") }
         driver.stop(signal: SIGTERM)
     }
@@ -155,7 +155,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// A port nobody listens on now: bound to 0, read back, closed.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
