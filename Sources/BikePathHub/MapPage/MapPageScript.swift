@@ -336,6 +336,17 @@ extension MapPageAssets {
     });
   }
 
+  // A search in the address (/map?from=LAT,LON&to=LAT,LON#ZOOM/LAT/LON): a route to
+  // share or bookmark, searched as the page opens.
+  var asked = new URLSearchParams(location.search);
+  if (parsePoint(asked.get('from') || '') && parsePoint(asked.get('to') || '')) {
+    from.value = asked.get('from');
+    to.value = asked.get('to');
+    showPick('from', parsePoint(from.value));
+    showPick('to', parsePoint(to.value));
+    search();
+  }
+
   window.bikepathMap = { map: map, layers: layers, routes: function () { return drawn; } };
 })();
 """#
