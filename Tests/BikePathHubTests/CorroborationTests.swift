@@ -96,6 +96,27 @@ import Testing
         #expect(rule.corroborate(reports: reports, passes: base + along)[0].passesWithoutReport == 6)
     }
 
+    /// Reporting trips that came along the crossing street and turned at the crossing 10 m
+    /// from the spot still rode over it along its street. Their first stretch within 30 m
+    /// is on the crossing street (the spot projects onto it at the crossing): taking that as
+    /// their direction made the street unknown and every rider on the crossing street a
+    /// silent pass (here 3 reports against 6 crossing passes: confidence 0.36).
+    @Test func tripsTurningAtTheCrossingStillRodeAlongTheStreet() {
+        let reports = [report("a", "a1", east: 199), report("b", "b1", east: 201, north: 1), report("c", "c1", east: 200, north: -1)]
+        // From the south along the crossing street (east 210), then west over the spot.
+        func turning(_ device: String, _ trip: String) -> TripPass {
+            TripPass(device: device, trip: trip, path: stride(from: -200.0, through: 0, by: 25).map { Fixtures.at(east: 210, north: $0) }
+                + stride(from: 185.0, through: 0, by: -25).map { Fixtures.at(east: $0) })
+        }
+        let crossings = (1...6).map { crossing("c\($0)", "c\($0)t", east: 210) }
+        let spots = rule.corroborate(reports: reports, passes: [pass("a", "a1"), turning("b", "b1"), turning("c", "c1")] + crossings)
+        #expect(spots.count == 1)
+        #expect(spots[0].passesWithoutReport == 0 && spots[0].corroborated, "\(spots[0])")
+        // Silent riders along the street still count against it.
+        let along = (1...6).map { pass("d\($0)", "d\($0)t") }
+        #expect(rule.corroborate(reports: reports, passes: [pass("a", "a1"), turning("b", "b1"), turning("c", "c1")] + along)[0].passesWithoutReport == 6)
+    }
+
     /// Evidence is counted in trips both ways: two commuters who report a pothole on 6 of
     /// their 10 rides each stand behind it (12 reports, 8 silent passes). Counting riders
     /// one way and trips the other made it 2 against 8, and more riding made it worse.
