@@ -9,7 +9,9 @@ import Foundation
 /// riders and √s × the rides each, so s × the data. Prints each scale's precision and
 /// recall against the seeded truth, whether the goals are met (precision ≥ 95 %, recall
 /// ≥ 90 %, recall not falling as data grows), the time to build the map, and the time of
-/// a city-wide bounding-box answer.
+/// a city-wide bounding-box answer. `CITY_DEBUG=1` also lists the false corroborated spots
+/// and the missed true obstacles (the spots near each, with riders, trips, silent rides and
+/// confidence).
 ///
 /// The city: `CitySimulation` (BikePathFixtures).
 enum CityBenchmark {
@@ -62,6 +64,18 @@ enum CityBenchmark {
                 }
                 print("  passes within radius \(near), headings \(headings)")
                 print("FP \(p.kind) riders \(p.riders) trips \(p.reportingTrips) misses \(p.passesWithoutReport) conf \(p.confidence) nearest spot \(nearest.offset) real \(spots[nearest.offset].real) at \(Geodesic.distance(nearest.element, p.position)) m")
+            }
+            // The true obstacles not found, with every spot within the radius (none: no two
+            // reports made a spot there) and how far the obstacle lies from its crossing.
+            for (i, s) in spots.enumerated() where s.real {
+                let t = at(s.x, s.y)
+                guard !published.contains(where: { Geodesic.distance(t, $0.position) <= radius }) else { continue }
+                let fromCrossing = max(min(s.x.truncatingRemainder(dividingBy: CitySimulation.spacing), CitySimulation.spacing - s.x.truncatingRemainder(dividingBy: CitySimulation.spacing)),
+                                       min(s.y.truncatingRemainder(dividingBy: CitySimulation.spacing), CitySimulation.spacing - s.y.truncatingRemainder(dividingBy: CitySimulation.spacing)))
+                let near = map.obstacles.filter { Geodesic.distance(t, $0.position) <= radius }.map {
+                    "[\($0.kind) riders \($0.riders) trips \($0.reportingTrips) silent rides \($0.passesWithoutReport) conf \(String(format: "%.2f", $0.confidence)) at \(Int(Geodesic.distance(t, $0.position).rounded())) m]"
+                }
+                print("MISSED \(i) at (\(Int(s.x)), \(Int(s.y))), \(Int(fromCrossing.rounded())) m from a crossing: \(near.isEmpty ? "no spot" : near.joined(separator: " "))")
             }
         }
         let precision = 100 * Double(truePositives) / Double(max(1, published.count))

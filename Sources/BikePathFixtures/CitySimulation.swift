@@ -85,7 +85,10 @@ public enum CitySimulation {
                         let t = spots[i], along = horizontal ? t.x : t.y
                         if along >= lo, along <= hi, uniform() < t.probability { report(t.x, t.y, t.real && uniform() < 0.2 ? "irregularity" : t.kind) }
                     }
-                    if uniform() < 0.02 {  // 0.1 false candidates per km: 0.02 per 200 m block
+                    // 0.1 false candidates per km: 0.02 per 200 m block ridden. A move off the
+                    // city's edge is clamped to no move at all: no metre ridden, no candidate
+                    // (they piled up at the corners, where routes stall on half their moves).
+                    if nx != x || ny != y, uniform() < 0.02 {
                         let k = uniform()
                         report(x + (nx - x) * k, y + (ny - y) * k, kinds[Int(uniform() * 3)])
                     }
