@@ -26,7 +26,7 @@ struct DaemonRunTests {
     }
 
     @Test("no gpsd, no IMU: keeps running degraded and says so; SIGHUP reloads or refuses; SIGTERM stops within 2 s",
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func degradedReloadStop() async throws {
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
         let dir = try TempDir()

@@ -39,7 +39,7 @@ import Testing
     }
 
     /// `record` with no sensor delivering anything wrote an empty recording and exited 0.
-    @Test(.timeLimit(.minutes(1))) func recordOfNothingExitsThree() throws {
+    @Test(.timeLimitOnceRunning(.minutes(1))) func recordOfNothingExitsThree() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let r = try runProcess(try bikepathd(), ["record", dir.file("empty.bpr"), "--seconds", "1", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1",
@@ -53,7 +53,7 @@ import Testing
     }
 
     /// `diagnose` exited 0 with gpsd and the IMU both missing unless `--require` named them.
-    @Test(.timeLimit(.minutes(1))) func diagnoseFailsWhenAConfiguredSensorIsMissing() throws {
+    @Test(.timeLimitOnceRunning(.minutes(1))) func diagnoseFailsWhenAConfiguredSensorIsMissing() throws {
         let base = ["diagnose", "--duration", "0.5", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--no-store"]
         let missing = try runProcess(try bikepathd(), base)
         #expect(missing.status == 2, "\(missing.out)")

@@ -68,7 +68,7 @@ import Testing
     /// `expires_utc_ns` as a string and `sync status --json` camelCase keys. Every store
     /// command's `--json` now validates against its definition in docs/json-schema.json
     /// (unlisted keys are refused: `additionalProperties: false`).
-    @Test(.timeLimit(.minutes(3))) func everyStoreCommandsJSONFollowsTheSchema() throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func everyStoreCommandsJSONFollowsTheSchema() throws {
         let bench = try #require(builtExecutable("BikePathBench"), "BikePathBench is not built")
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -114,7 +114,7 @@ import Testing
 
     /// `diagnose --json` printed its Swift types' keys (`tryThis`, `duplicateTPVs`), a sample
     /// time as `{"nanoseconds": …}` and no `schema`; `config show --json` had no `schema` either.
-    @Test(.timeLimit(.minutes(2))) func diagnoseAndConfigFollowTheSchema() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func diagnoseAndConfigFollowTheSchema() throws {
         let bench = try #require(builtExecutable("BikePathBench"), "BikePathBench is not built")
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -133,7 +133,7 @@ import Testing
     }
 
     /// `run --replay --summary` printed the Swift type's camelCase keys (`tripsEnded`).
-    @Test(.timeLimit(.minutes(3))) func runSummaryFollowsTheSchema() throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func runSummaryFollowsTheSchema() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let config = dir.file("bikepathd.toml")

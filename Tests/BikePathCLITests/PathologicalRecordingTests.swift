@@ -41,7 +41,7 @@ import Testing
         return Int(try runProcess(sqlite3, [store, "SELECT COUNT(*) FROM \(table)"]).out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    @Test(.timeLimit(.minutes(5))) func emptyTripsAreNotKept() throws {
+    @Test(.timeLimitOnceRunning(.minutes(5))) func emptyTripsAreNotKept() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
@@ -54,7 +54,7 @@ import Testing
         #expect(run.err.contains("stopped; everything committed"))
     }
 
-    @Test(.timeLimit(.minutes(5))) func sigtermAmidMarkersStopsWithinTwoSeconds() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(5))) func sigtermAmidMarkersStopsWithinTwoSeconds() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")

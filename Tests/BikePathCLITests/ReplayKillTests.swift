@@ -52,7 +52,7 @@ import Testing
             """)
     }
 
-    @Test(.timeLimit(.minutes(10))) func killedAndRepeatedReplayLeavesTheSameTrips() throws {
+    @Test(.timeLimitOnceRunning(.minutes(10))) func killedAndRepeatedReplayLeavesTheSameTrips() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")

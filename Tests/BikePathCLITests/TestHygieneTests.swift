@@ -24,4 +24,28 @@ import Testing
         #expect(checked > 50, "found only \(checked) test files under \(tests)")
         #expect(missing.isEmpty, "suites without .ownThreads: \(missing)")
     }
+
+    /// swift-testing's `.timeLimit` clock runs while a test waits for an admission slot,
+    /// so on two cores tests "exceeded" limits they never used; `.timeLimitOnceRunning`
+    /// starts when the test runs.
+    @Test func timeLimitsStartOnceATestRuns() throws {
+        let tests = Paths.root + "/Tests"
+        let files = try #require(FileManager.default.subpaths(atPath: tests)).filter {
+            $0.hasSuffix(".swift") && $0 != "Support/OwnThreads.swift"  // which defines the replacement
+        }
+        let offenders = try files.filter {
+            try String(contentsOfFile: tests + "/" + $0, encoding: .utf8).contains(".time" + "Limit(")
+        }
+        #expect(files.count > 50)
+        #expect(offenders.isEmpty, "use .timeLimitOnceRunning instead of .timeLimit in \(offenders)")
+    }
+
+    /// The replacement does its job: past its limit a test gets an issue and is cancelled.
+    @Test func aTestPastItsLimitIsFailedAndCancelled() async {
+        let started = ContinuousClock.now
+        await withKnownIssue("the limit records one issue") {
+            try await TimeLimitOnceRunning.run({ try await Task.sleep(for: .seconds(30)) }, within: .milliseconds(200))
+        }
+        #expect(started.duration(to: .now) < .seconds(10), "the sleeping body was cancelled")
+    }
 }

@@ -10,7 +10,7 @@ import Testing
 
 /// `bikepathd run` assembled in process (`Daemon.make`), with a recording as its
 /// source and a temporary store: what the executable does, without a process.
-@Suite("the daemon as a library", .serialized, .timeLimit(.minutes(3)), .ownThreads)
+@Suite("the daemon as a library", .serialized, .timeLimitOnceRunning(.minutes(3)), .ownThreads)
 struct DaemonInProcessTests {
     static let ride = Repository.root.appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

@@ -6,7 +6,7 @@ import Testing
 /// `bikepathd run` as a process, driven by signals the way systemd drives it:
 /// READY=1, SIGHUP reload without a stop, SIGINT/SIGTERM stop with STOPPING=1
 /// and everything committed. (A replay that ends by itself: `ReplayRunTests`.)
-@Suite("bikepathd run: lifecycle through signals", .serialized, .timeLimit(.minutes(2)), .ownThreads)
+@Suite("bikepathd run: lifecycle through signals", .serialized, .timeLimitOnceRunning(.minutes(2)), .ownThreads)
 struct DaemonLifecycleRunTests {
     @Test("SIGHUP reloads (RELOADING=1, READY=1) and the daemon runs on; SIGTERM: STOPPING=1, exit 0 within 2 s")
     func reloadThenStop() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The services of `bikepathd run` in a real ServiceGroup, with fakes at the
 /// edges: what each does on start, on graceful shutdown, and when it ends.
-@Suite("run's services under swift-service-lifecycle", .timeLimit(.minutes(5)), .ownThreads)
+@Suite("run's services under swift-service-lifecycle", .timeLimitOnceRunning(.minutes(5)), .ownThreads)
 struct LifecycleServiceTests {
     @Test("graceful shutdown stops the pipeline, and services shut down after it see everything committed")
     func pipelineCommitsBeforeLaterServicesStop() async throws {

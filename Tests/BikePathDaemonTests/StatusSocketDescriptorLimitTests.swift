@@ -7,7 +7,7 @@ import Testing
 /// socket must back off instead of spinning on a readable socket (it used 100 % of a
 /// core), keep descriptors for the rest of the daemon (at the limit libdispatch traps),
 /// and `bikepathd status` must give up in bounded time.
-@Suite("bikepathd run: status socket at the descriptor limit", .serialized, .timeLimit(.minutes(2)), .ownThreads)
+@Suite("bikepathd run: status socket at the descriptor limit", .serialized, .timeLimitOnceRunning(.minutes(2)), .ownThreads)
 struct StatusSocketDescriptorLimitTests {
     /// utime + stime of a process, in clock ticks.
     private func cpuTicks(_ pid: pid_t) -> Int? {

@@ -17,7 +17,7 @@ import Testing
         return Int(fields[11])! + Int(fields[12])!
     }
 
-    @Test(.timeLimit(.minutes(1))) func anIdleHubUsesAlmostNoCPU() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(1))) func anIdleHubUsesAlmostNoCPU() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let token = "idle-hub-token-0123456789"

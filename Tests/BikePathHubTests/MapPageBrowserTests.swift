@@ -18,7 +18,7 @@ import Testing
 /// on the map and in the list, the best emphasised; a place far from every path is
 /// answered in words. Everything fits 390 and 360 px and every control is at least
 /// 44 px tall. Writes docs/map-page.png and docs/map-routes.png.
-@Suite(.timeLimit(.minutes(6)), .ownThreads) struct MapPageBrowserTests {
+@Suite(.timeLimitOnceRunning(.minutes(6)), .ownThreads) struct MapPageBrowserTests {
     /// The simulated city (`CitySimulation`: a 4 km grid of streets) in a fresh hub, over HTTP.
     static func upload(_ city: [(device: String, body: Data)], to client: any TestClientProtocol) async throws {
         for (device, body) in city {

@@ -22,7 +22,7 @@ import Testing
         return "tiled \(a[i]) / whole \(b[i])"
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: Backend.available)
+    @Test(.timeLimitOnceRunning(.minutes(3)), arguments: Backend.available)
     func incrementalTilesEqualTheWholeMap(_ backend: Backend) async throws {
         // 16 riders × 6 rides on the simulated city: 96 confirmations, commutes repeated,
         // crossings and systematic false spots (BikePathFixtures.CitySimulation).

@@ -11,7 +11,7 @@ import Testing
 /// (`PathNetwork.build`), on each store; and so SQLite's equals PostgreSQL's. Each link's
 /// obstacles are those of the whole map's corroborated spots nearest it.
 @Suite(.ownThreads) struct NetworkEqualityTests {
-    @Test(.timeLimit(.minutes(3)), arguments: Backend.available)
+    @Test(.timeLimitOnceRunning(.minutes(3)), arguments: Backend.available)
     func incrementalNetworkEqualsTheWholeNetwork(_ backend: Backend) async throws {
         let city = CitySimulation.generate(riders: 12, rides: 5, seed: 20)
         let dir = try TempDir()

@@ -58,7 +58,7 @@ final class HubChild: Sendable {
         return try JSONDecoder().decode(BatchResponse.self, from: Data(body.readableBytesView)).results
     }
 
-    @Test(.enabled(if: Backend.available.contains(.postgres)), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: Backend.available.contains(.postgres)), .timeLimitOnceRunning(.minutes(5)))
     func twoReplicasOneDatabaseStoreEachRecordOnce() async throws {
         let cluster = try PostgresCluster.shared.get()
         let url = try cluster.createDatabase()

@@ -32,7 +32,7 @@ import Testing
 
     static let (origin, destination) = (GridCity.at(30, 20), GridCity.at(1_110, 790))
 
-    @Test(.timeLimit(.minutes(3))) func theBestRouteIsTheCheapestAndAlternativesDiffer() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func theBestRouteIsTheCheapestAndAlternativesDiffer() async throws {
         var best: [[LinkKey]] = []
         for backend in Backend.available {
             let keys = try await Self.withCity(backend) { store in
@@ -75,7 +75,7 @@ import Testing
         if best.count == 2 { #expect(best[0] == best[1], "SQLite and PostgreSQL find the same best route") }
     }
 
-    @Test(.timeLimit(.minutes(3))) func theHubAnswersRoutesAndTheNetworkAsGeoJSON() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func theHubAnswersRoutesAndTheNetworkAsGeoJSON() async throws {
         try await Self.withCity(.sqlite) { store in
             let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
             try await app.test(.live) { client in

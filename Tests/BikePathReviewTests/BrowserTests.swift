@@ -15,7 +15,7 @@ import Testing
 /// candidate, changes one kind, adds one in add mode and confirms; a second confirm
 /// from a stale tab is refused on the page. Every page fits 360 px and every button
 /// is at least 44 px tall. Writes docs/review-list.png and docs/review-draft.png.
-@Suite(.timeLimit(.minutes(5)), .ownThreads) struct BrowserTests {
+@Suite(.timeLimitOnceRunning(.minutes(5)), .ownThreads) struct BrowserTests {
     /// The bundled ride, stored by `bikepathd run --replay` as on the Pi.
     static func storeOfTheBundledRide(_ dir: TempDir) throws -> Store {
         let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")

@@ -57,7 +57,7 @@ import Glibc
 
     /// A served page refuses another `Host` (421) before anything behind it runs: a
     /// rebinding page's wrong codes do not count against the rider's 5 tries.
-    @Test(.timeLimit(.minutes(2))) func aForeignHostIsRefusedAndBurnsNoTry() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aForeignHostIsRefusedAndBurnsNoTry() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir, trips: 1)
@@ -95,7 +95,7 @@ import Glibc
     }
 
     /// A port in use was "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
-    @Test(.timeLimit(.minutes(1))) func aPortInUseIsOneClearSentence() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(1))) func aPortInUseIsOneClearSentence() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir, trips: 1)

@@ -11,7 +11,7 @@ import Glibc
 /// `bikepathd review` and `review pair` as separate processes, as on a Pi with no
 /// daemon running: the code `review pair` writes into the store pairs with the
 /// page the other process serves; SIGTERM ends it cleanly.
-@Suite(.timeLimit(.minutes(3)), .ownThreads) struct ReviewCommandTests {
+@Suite(.timeLimitOnceRunning(.minutes(3)), .ownThreads) struct ReviewCommandTests {
     @Test func reviewServesAndPairIssuesTheCodeFromAnotherProcess() async throws {
         let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
         let dir = try TempDir()

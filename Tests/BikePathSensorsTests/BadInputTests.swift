@@ -45,7 +45,7 @@ struct BadInputTests {
     @Test("IIO device with a scan element of unknown type: counted, ignored, the rest read",
           .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
                    "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func unknownChannel() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(variant: "unknown-channel")
@@ -65,7 +65,7 @@ struct BadInputTests {
     @Test("IIO device whose accel format is unsupported: refused with a reason, counted, no crash",
           .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
                    "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func unsupportedFormat() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(variant: "bad-format")
@@ -85,7 +85,7 @@ struct BadInputTests {
     @Test("IIO buffer reads that stall: timeouts counted and logged, reading resumes, the gap is counted",
           .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
                    "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func stalledReads() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(feederOptions: ["--stall-after", "105", "--stall-seconds", "2.5"])

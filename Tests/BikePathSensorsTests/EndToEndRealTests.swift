@@ -20,7 +20,7 @@ struct EndToEndRealTests {
     @Test("trip detected, stored, continued after SIGTERM, survives gpsd restart, confirmed and synced once",
           .enabled(if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
                    "needs root, gpsd, iiod, unshare, sqlite3 and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(3)))
+          .timeLimitOnceRunning(.minutes(3)))
     func endToEnd() async throws {
         guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")

@@ -66,7 +66,7 @@ struct GPSDSourceRealTests {
 
     @Test("sees every epoch and every sentence, then reconnects after gpsd is killed and restarted",
           .enabled(if: RealDaemons.shouldRun(["gpsd"]), "needs gpsd and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func everyEpochAndReconnect() async throws {
         guard RealDaemons.check(["gpsd"]) else { return }
         let gpsd = Gpsd()

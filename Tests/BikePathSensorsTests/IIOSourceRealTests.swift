@@ -39,7 +39,7 @@ struct IIOSourceRealTests {
     @Test("scaled samples equal the values written; survives the device disappearing and coming back",
           .enabled(if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
                    "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func valuesAndRecovery() async throws {
         guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU()

@@ -16,7 +16,7 @@ struct RecordReplayRealTests {
     @Test("replaying the recording gives the live run's outputs, byte for byte",
           .enabled(if: RealDaemons.shouldRun(["gpsd", "iiod", "unshare"], needsRoot: true),
                    "needs root, gpsd, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func recordThenReplay() async throws {
         guard RealDaemons.check(["gpsd", "iiod", "unshare"], needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")

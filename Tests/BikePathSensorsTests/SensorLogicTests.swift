@@ -95,7 +95,7 @@ struct SensorLogicTests {
 @Suite("Source lifecycle without daemons", .ownThreads)
 struct SourceLifecycleTests {
     @Test("streams finish when the sources stop, and connection failures are counted meanwhile",
-          .timeLimit(.minutes(1)))
+          .timeLimitOnceRunning(.minutes(1)))
     func streamsFinish() async {
         let gnss = GPSDSource(configuration: GPSDConfiguration(host: "127.0.0.1", port: RealDaemons.freePort(),
                                                                initialBackoff: 0.05, maximumBackoff: 0.1))

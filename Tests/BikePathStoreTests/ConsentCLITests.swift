@@ -73,7 +73,7 @@ import Testing
     /// `run` turned the rider's consent off again because the file's default
     /// (share_trips = false) overrode it; a key written as false is a ceiling
     /// the rider is told about.
-    @Test(.timeLimit(.minutes(2))) func runKeepsTheRidersConsentAndTheFileOnlyForbids() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func runKeepsTheRidersConsentAndTheFileOnlyForbids() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         #expect(try runProcess(bin, ["sync", "consent", "trips", "on", "--db", db]).status == 0)
@@ -122,7 +122,7 @@ import Testing
     /// start, so `sync consent sos off` (given without `--config`) was undone behind the
     /// rider's back, and with `--config` it was refused. Consent now changes only by the
     /// rider's command; an SOS that would stay on the device is said, not "fixed".
-    @Test(.timeLimit(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         let config = try write("""

@@ -9,7 +9,7 @@ import Testing
 /// Issue 6's proof: every fault against the real hub on loopback, then the hub
 /// holds exactly what the device meant to send (`Device.verifyHub`).
 @Suite(.serialized, .ownThreads) struct FaultInjectionTests {
-    @Test(.timeLimit(.minutes(2))) func hubDownAtStart() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func hubDownAtStart() async throws {
         let device = try Device()
         defer { device.dir.cleanup() }
         let probe = try device.hub()
@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func randomServerErrors() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func randomServerErrors() async throws {
         let device = try Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-fail-ratio", "0.5", "--test-seed", "11"])
@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func slowPastTheTimeout() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func slowPastTheTimeout() async throws {
         let device = try Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-delay-ratio", "0.5", "--test-delay-ms", "1500", "--test-seed", "5"])
@@ -55,7 +55,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func hubCommitsThenDropsTheConnection() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func hubCommitsThenDropsTheConnection() async throws {
         let device = try Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-drop-after-commit-ratio", "0.5", "--test-seed", "3"])
@@ -67,7 +67,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(3))) func clientKilledMidUpload() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func clientKilledMidUpload() async throws {
         guard let bikepathd = builtExecutable("bikepathd") else { throw TestFailure(description: "bikepathd is not built") }
         // 8 trips, 8 drafts confirmed: about 24 records at 300 ms each (7 s) against
         // 3 s of rounds, so the client is always killed mid-work (with 150 ms and 4
@@ -96,7 +96,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func hubRestarts() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func hubRestarts() async throws {
         let device = try Device(trips: 6, seconds: 300, confirm: 3)
         defer { device.dir.cleanup() }
         var hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "200"])
@@ -122,7 +122,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func tokenRevoked() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func tokenRevoked() async throws {
         let device = try Device(consent: Consent(tripsAndDrafts: true, sos: false))
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -158,7 +158,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func consentOffStopsTheStreamAtOnce() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func consentOffStopsTheStreamAtOnce() async throws {
         let device = try Device(trips: 6, seconds: 300, confirm: 3)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "250"])
@@ -185,7 +185,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func sosConsentOffKeepsSOSOnTheDevice() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func sosConsentOffKeepsSOSOnTheDevice() async throws {
         let consent = Consent(tripsAndDrafts: true, sos: false)
         let device = try Device(consent: consent)
         defer { device.dir.cleanup() }
@@ -201,7 +201,7 @@ import Testing
 
     /// Issue 22: `privacy.share_trips = false` used to turn the rider's consent off in the
     /// store; now it is recorded apart and only holds the stream back while it stands.
-    @Test(.timeLimit(.minutes(2))) func aFileThatForbidsTripsHoldsThemWithoutTouchingConsent() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aFileThatForbidsTripsHoldsThemWithoutTouchingConsent() async throws {
         let consent = Consent(tripsAndDrafts: true, sos: true)
         let device = try Device(consent: consent)
         defer { device.dir.cleanup() }

@@ -15,7 +15,7 @@ import Testing
 
     // MARK: 1. Revocation outlives restarts and the tokens file
 
-    @Test(.timeLimit(.minutes(3))) func revocationOutlivesRestartsAndTheTokensFile() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func revocationOutlivesRestartsAndTheTokensFile() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hubExe = try #require(builtExecutable("bikepath-hub"))
@@ -63,7 +63,7 @@ import Testing
 
     // MARK: 5. Decompression amplification
 
-    @Test(.timeLimit(.minutes(3))) func inflationBombsAreRefusedWhileHealthAnswers() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(3))) func inflationBombsAreRefusedWhileHealthAnswers() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -112,7 +112,7 @@ import Testing
 
     // MARK: 6. Idle connections, slow heads, oversized heads, descriptor exhaustion
 
-    @Test(.timeLimit(.minutes(2))) func halfSentAndIdleConnectionsAreClosed() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func halfSentAndIdleConnectionsAreClosed() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--header-timeout", "1", "--idle-timeout", "2"])
@@ -144,7 +144,7 @@ import Testing
         #expect(idleFor > 1.5 && idleFor < 5, "closed after \(idleFor) s, the idle timeout is 2 s")
     }
 
-    @Test(.timeLimit(.minutes(2))) func idleConnectionsCannotLockOutAFreshClient() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func idleConnectionsCannotLockOutAFreshClient() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         // 128 descriptors: on main, ~100 idle connections exhaust them and the hub stops accepting.
@@ -161,7 +161,7 @@ import Testing
 
     /// A body trickled one byte every 0.3 s is cut at the body deadline: every byte used to
     /// reset the idle timer, so a connection lived as long as its sender liked.
-    @Test(.timeLimit(.minutes(2))) func aTrickledBodyIsCutAtTheBodyDeadline() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aTrickledBodyIsCutAtTheBodyDeadline() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--body-timeout", "2", "--idle-timeout", "2"])
@@ -180,7 +180,7 @@ import Testing
 
     /// 150 connections of one client trickling bodies take its share (64), not the hub:
     /// another client's health check is answered at once (it waited 40 s).
-    @Test(.timeLimit(.minutes(2))) func oneClientsTricklesCannotStarveAnother() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func oneClientsTricklesCannotStarveAnother() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -203,7 +203,7 @@ import Testing
         #expect(open <= 64, "\(open) connections of one address are open; its share is 64")
     }
 
-    @Test(.timeLimit(.minutes(2))) func oversizedHeadsAreAnswered431() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func oversizedHeadsAreAnswered431() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -222,7 +222,7 @@ import Testing
 
     // MARK: 13. Strict bodies, case-insensitive scheme, canonical numbers
 
-    @Test(.timeLimit(.minutes(2))) func bodiesAreReadStrictly() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func bodiesAreReadStrictly() async throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -258,7 +258,7 @@ import Testing
 
     // MARK: 10, 13. Private files, tokens checked at load and never printed
 
-    @Test(.timeLimit(.minutes(2))) func hubFilesArePrivateAndTokensAreCheckedAtStart() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func hubFilesArePrivateAndTokensAreCheckedAtStart() throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -280,7 +280,7 @@ import Testing
         #expect(!control.output.contains("secret-token") && !control.output.contains("value-0123"))
     }
 
-    @Test(.timeLimit(.minutes(2))) func aControlByteInTheDeviceTokenIsAConfigurationError() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aControlByteInTheDeviceTokenIsAConfigurationError() throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()

@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized, .ownThreads) struct HubOnPostgresEndToEndTests {
     static var postgresExpected: Bool { PostgresCluster.binDirectory != nil || PostgresCluster.required }
 
-    @Test(.enabled(if: postgresExpected), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: postgresExpected), .timeLimitOnceRunning(.minutes(5)))
     func corroboratedObstaclesAppearWithTheirRiderCount() async throws {
         let cluster = try PostgresCluster.shared.get()
         let url = try cluster.createDatabase()

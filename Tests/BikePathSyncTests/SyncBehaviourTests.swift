@@ -94,7 +94,7 @@ import Testing
 }
 
 @Suite(.serialized, .ownThreads) struct SyncBehaviourTests {
-    @Test(.timeLimit(.minutes(2))) func priorityOrderSOSConfirmationsDraftsTrips() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func priorityOrderSOSConfirmationsDraftsTrips() async throws {
         let device = try Device(trips: 4, seconds: 300, confirm: 2)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -109,7 +109,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func conflictIsQuarantinedWithItsReasonAndNotRetried() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func conflictIsQuarantinedWithItsReasonAndNotRetried() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -133,7 +133,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func invalidRecordIsQuarantinedTheRestGoes() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func invalidRecordIsQuarantinedTheRestGoes() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         var stats = ValidationTests.stats
@@ -156,7 +156,7 @@ import Testing
     /// Issue 13 item 6: an outbox row edited on the card ("dropped":true → false)
     /// published a rider-dropped obstacle. The upload now refuses any record whose
     /// bytes differ from what the hash chain linked when it was queued.
-    @Test(.timeLimit(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let id = try #require(try device.store.listDrafts().first?.id)
@@ -181,7 +181,7 @@ import Testing
 
     /// Issue 13 item 7: stored privacy settings that could not be read fell back to
     /// "no zones", so positions inside the rider's zones went out. Now nothing goes.
-    @Test(.timeLimit(.minutes(2))) func unreadablePrivacySettingsSendNothing() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func unreadablePrivacySettingsSendNothing() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         try device.store.setMetaValue(Store.privacyKey, "{\"zones\": 7}")
@@ -196,7 +196,7 @@ import Testing
         #expect(try hub.records().isEmpty, "nothing left the device")
     }
 
-    @Test(.timeLimit(.minutes(2))) func badTokenStopsSyncing() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func badTokenStopsSyncing() async throws {
         let device = try Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -213,7 +213,7 @@ import Testing
         #expect(try device.store.syncDiagnosis().pending.values.reduce(0, +) > 0)
     }
 
-    @Test(.timeLimit(.minutes(2))) func retryAfterIsHonoured() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func retryAfterIsHonoured() async throws {
         let device = try Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-busy-ratio", "1"])
@@ -225,7 +225,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func editedDraftGoesAsANewRevision() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func editedDraftGoesAsANewRevision() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -256,7 +256,7 @@ import Testing
         #expect(!trip.payload.contains("lat") && !trip.payload.contains("path"))
     }
 
-    @Test(.timeLimit(.minutes(2))) func livePositionIsLatestOnlyNeverQueued() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func livePositionIsLatestOnlyNeverQueued() async throws {
         let device = try Device(trips: 1, seconds: 120, consent: Consent(tripsAndDrafts: false, sos: false, livePosition: true))
         defer { device.dir.cleanup() }
         let probe = try device.hub()

@@ -12,7 +12,7 @@ import Testing
         return path
     }
 
-    @Test(.timeLimit(.minutes(2))) func syncOnceTakesTheHubAndTokenFromTheConfigurationFile() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceTakesTheHubAndTokenFromTheConfigurationFile() throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -31,7 +31,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func aFlagOverridesTheFilesKeyAndNoHubAnywhereIsAUsageError() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aFlagOverridesTheFilesKeyAndNoHubAnywhereIsAUsageError() throws {
         let device = try Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()

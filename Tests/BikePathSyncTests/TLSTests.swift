@@ -24,7 +24,7 @@ import Testing
                  "-CAcreateserial", "-days", "2", "-out", dir.file("hub.pem"), "-extfile", dir.file("ext")])
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")), .timeLimitOnceRunning(.minutes(2)))
     func privateCAIsTrustedOnlyWhenGiven() async throws {
         let device = try Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }

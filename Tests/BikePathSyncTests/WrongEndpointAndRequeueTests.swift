@@ -9,7 +9,7 @@ import Testing
 /// and says so, and nothing is quarantined. Quarantined records can be put back
 /// with `bikepathd sync requeue`.
 @Suite(.serialized, .ownThreads) struct WrongEndpointAndRequeueTests {
-    @Test(.timeLimit(.minutes(2))) func wrongHubURLStopsAndQuarantinesNothing() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func wrongHubURLStopsAndQuarantinesNothing() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -40,7 +40,7 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    @Test(.timeLimit(.minutes(2))) func syncOnceExitsFiveOnAWrongURL() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceExitsFiveOnAWrongURL() throws {
         let device = try Device(trips: 1, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
@@ -56,7 +56,7 @@ import Testing
     /// A proxy, captive portal or WAF answers where the hub should: its 4xx/3xx is no
     /// verdict on a record. Nothing is quarantined, the SOS stays first in line, and
     /// `sync run --once` fails (exit 3, retried later) instead of saying "drained".
-    @Test(.timeLimit(.minutes(2)), arguments: [400, 403, 410, 422, 301, 200])
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: [400, 403, 410, 422, 301, 200])
     func notTheHubQuarantinesNothing(status: Int) async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
@@ -81,7 +81,7 @@ import Testing
         #expect(after.pending.values.reduce(0, +) >= pendingBefore.values.reduce(0, +), "nothing left the queue: \(after.pending)")
     }
 
-    @Test(.timeLimit(.minutes(2))) func requeueReleasesQuarantinedRecordsAndRefusesWrongIDs() async throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func requeueReleasesQuarantinedRecordsAndRefusesWrongIDs() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()

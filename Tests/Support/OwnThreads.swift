@@ -99,7 +99,47 @@ public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil else { return try await function() }
         await TestAdmission.shared.enter()
         defer { Task { await TestAdmission.shared.leave() } }
-        try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
+        let limit = test.traits.compactMap { ($0 as? TimeLimitOnceRunning)?.limit }.min()
+        try await withTaskExecutorPreference(OwnThreadsExecutor.shared) {
+            guard let limit else { return try await function() }
+            try await TimeLimitOnceRunning.run(function, within: limit)
+        }
+    }
+}
+
+/// A test's time limit counted from its admission, not from its start.
+///
+/// Why not `.timeLimit`: swift-testing starts that clock before the scoping traits run,
+/// so it counted the wait for one of the `BIKEPATH_TEST_WIDTH` slots. On CI's two cores
+/// most tests were admitted after ~130 s of waiting behind the PostgreSQL, browser
+/// and daemon suites, and fifteen tests that run for seconds "exceeded" 60 or 120 s.
+/// `OwnThreads` applies this limit once the test holds its slot; alone it does nothing,
+/// which `TestHygieneTests` rules out by requiring `.ownThreads` on every such suite.
+public struct TimeLimitOnceRunning: TestTrait, SuiteTrait {
+    public var isRecursive: Bool { true }
+    let limit: Duration
+
+    /// Runs `body`; once `limit` has passed, records an issue and cancels it (a body
+    /// blocked in a system call still has to return, as with swift-testing's limit).
+    public static func run(_ body: @Sendable () async throws -> Void, within limit: Duration) async throws {
+        try await withoutActuallyEscaping(body) { body in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try await body(); return true }
+                group.addTask { try await Task.sleep(for: limit); return false }
+                let finished = try await group.next() ?? true
+                group.cancelAll()
+                if finished { return }
+                Issue.record("Time limit was exceeded once admitted: \(limit)")
+                while (try? await group.next()) != nil {}
+            }
+        }
+    }
+}
+
+extension Trait where Self == TimeLimitOnceRunning {
+    /// A time limit that starts when the test is admitted (see `TimeLimitOnceRunning`).
+    public static func timeLimitOnceRunning(_ limit: TimeLimitTrait.Duration) -> Self {
+        TimeLimitOnceRunning(limit: TimeLimitTrait.timeLimit(limit).timeLimit)
     }
 }
 
