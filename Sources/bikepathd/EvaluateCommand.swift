@@ -1,3 +1,4 @@
+import BikePathCLI
 import ArgumentParser
 import BikePathCore
 import BikePathDaemon

@@ -1,3 +1,5 @@
+import BikePathCLI
+import BikePathAPI
 import ArgumentParser
 import BikePathDaemon
 import BikePathStore

@@ -1,3 +1,4 @@
+import BikePathCLI
 import ArgumentParser
 import BikePathCore
 import BikePathDaemon
@@ -46,9 +47,9 @@ struct SyncCommand: AsyncParsableCommand {
             let sync: StandaloneSync
             do { sync = try StandaloneSync(store: store, endpoint: endpoint, batchSize: batchSize) } catch { options.fail("\(error)") }
             if once {
-                let (result, wire) = await sync.once()
+                let (result, wire, seconds) = await sync.once()
                 standardErrorLine(SyncText.pass(result))
-                standardErrorLine(wire)
+                standardErrorLine(SyncText.wire(wire, seconds: seconds))
                 if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
                 return
             }

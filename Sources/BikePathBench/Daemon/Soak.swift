@@ -1,3 +1,5 @@
+import BikePathCLI
+import BikePathAPI
 import BikePathDaemon
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BikePathAPI
 import Foundation
 
 extension DaemonConfiguration {

@@ -1,3 +1,5 @@
+import BikePathAPI
+@testable import BikePathCLI
 import BikePathCore
 import BikePathFixtures
 import BikePathStore

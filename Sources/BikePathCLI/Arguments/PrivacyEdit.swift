@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathCore
 
 /// `sync privacy`'s changes to the rider's privacy settings (docs/sync.md):

@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathCore
 import BikePathStore
 import Foundation

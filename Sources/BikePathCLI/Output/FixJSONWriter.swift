@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathCore
 import BikePathSensors
 #if canImport(Glibc)
