@@ -35,7 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // Sync (issue 6): reference hub and upstream client.
+        // Sync: reference hub and upstream client.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
@@ -49,9 +49,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         // `bikepathd run`: its parts as services in one ServiceGroup (docs/daemon.md).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        // The rider's review page (issue 12): server-rendered HTML templates.
+        // The rider's review page: server-rendered HTML templates.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
-        // The hub on PostgreSQL (issue 15) and its /metrics.
+        // The hub on PostgreSQL and its /metrics.
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),

@@ -35,7 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try options.open()
-            // The file's sync.* keys with the flags on top, by the rule `run` uses (issue 22: `--config` was ignored).
+            // The file's sync.* keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
             let settings: DaemonConfiguration
             do {
                 settings = try options.fileConfiguration.merging(ConfigurationOverrides(hubURL: hub, hubTokenFile: tokenFile, hubCAFile: caFile))
