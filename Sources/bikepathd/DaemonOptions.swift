@@ -1,7 +1,7 @@
-import BikePathCLI
 import ArgumentParser
-import Foundation
+import BikePathCLI
 import BikePathDaemon
+import Foundation
 
 extension LogLevelName: ExpressibleByArgument {}
 

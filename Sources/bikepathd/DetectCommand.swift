@@ -1,5 +1,5 @@
-import BikePathCLI
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 
 /// `bikepathd detect`: the obstacle detector on one column of vertical acceleration.

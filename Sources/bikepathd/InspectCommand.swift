@@ -1,5 +1,5 @@
-import BikePathCLI
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 
 /// `bikepathd inspect FILE`: header, record counts, time span and any damage of a recording.

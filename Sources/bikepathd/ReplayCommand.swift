@@ -1,7 +1,7 @@
-import BikePathCLI
 import ArgumentParser
-import BikePathDaemon
+import BikePathCLI
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 import Foundation
 

@@ -1,5 +1,5 @@
-import BikePathCLI
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 import BikePathSensors
 import Foundation

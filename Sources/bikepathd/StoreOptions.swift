@@ -1,6 +1,6 @@
-import BikePathCLI
-import BikePathAPI
 import ArgumentParser
+import BikePathAPI
+import BikePathCLI
 import BikePathDaemon
 import BikePathStore
 import Foundation

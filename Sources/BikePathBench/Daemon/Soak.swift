@@ -1,5 +1,5 @@
-import BikePathCLI
 import BikePathAPI
+import BikePathCLI
 import BikePathDaemon
 import Foundation
 import Logging

@@ -1,5 +1,5 @@
-import BikePathDaemon
 import BikePathCore
+import BikePathDaemon
 import BikePathStore
 import Foundation
 

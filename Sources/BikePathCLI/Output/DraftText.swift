@@ -1,5 +1,5 @@
-import BikePathDaemon
 import BikePathCore
+import BikePathDaemon
 import BikePathReview
 import BikePathStore
 import Foundation

@@ -1,5 +1,5 @@
-import BikePathDaemon
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 import Foundation
 

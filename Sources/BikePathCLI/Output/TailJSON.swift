@@ -1,5 +1,5 @@
-import BikePathDaemon
 import BikePathAPI
+import BikePathDaemon
 import Foundation
 
 /// `tail --json`: one event per line in the schema of docs/json.md: `type`, `utc`,
