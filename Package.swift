@@ -6,17 +6,21 @@ import PackageDescription
 //   CGPS, CIIO         the system's libgps and libiio, as C modules
 //   BikePathSensors    recording files, importers, gpsd (libgps) and IIO (libiio) sources
 //   BikePathStore      SQLite (GRDB) buffer: trips, events, drafts, outbox, consent
-//   BikePathAPI        the wire format shared by the sync client and the hub (docs/api.yaml)
+//   BikePathAPI        the wire format shared by the sync client and the hub (docs/api.yaml), and
+//                      JSONText, the one JSON encoder
 //   BikePathSync       the upstream client: outbox to hub, consent, privacy, live position
 //   BikePathServing    the connection policy of every server (deadlines, caps, fair shares)
 //   BikePathReview     the rider's review page (pairing, drafts, street tiles)
 //   BikePathDaemon     the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
 //                      inputs, and `run`/`record` assembled as services (Daemon.makeServiceGroup)
-//   bikepathd          the executable: argument parsing and printing over BikePathDaemon
+//   BikePathCLI        what bikepathd prints (texts, --json documents) and the rider's typed arguments
+//   bikepathd          the executable: swift-argument-parser's commands over BikePathDaemon and BikePathCLI
 //   BikePathHub        the hub as a library: routes, storage (SQLite or PostgreSQL), the shared map in tiles
 //   bikepath-hub       the hub's executable: argument parsing and printing only
 //   BikePathFixtures   synthetic inputs shared by tests and benchmarks (rides, the simulated city)
 //   BikePathBench      benchmarks and load generators (bench/)
+//   BikePathTestSupport, bikepath-hub-faults   test-only: real daemons, throwaway PostgreSQL, WebDriver,
+//                      the tests' admission; the hub with injected faults (Tests/HubFaults)
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
@@ -31,7 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // Sync (issue 6): reference hub and upstream client.
+        // Sync: reference hub and upstream client.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
@@ -45,9 +49,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         // `bikepathd run`: its parts as services in one ServiceGroup (docs/daemon.md).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        // The rider's review page (issue 12): server-rendered HTML templates.
+        // The rider's review page: server-rendered HTML templates.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", exact: "2.1.1"),
-        // The hub on PostgreSQL (issue 15) and its /metrics.
+        // The hub on PostgreSQL and its /metrics.
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
@@ -66,7 +70,7 @@ let package = Package(
         .target(
             name: "BikePathStore",
             dependencies: [
-                "BikePathCore",
+                "BikePathCore", "BikePathAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite that GRDB links, for the track-point fast path.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -76,17 +80,21 @@ let package = Package(
         .target(
             name: "BikePathDaemon",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathServing",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathServing", "BikePathAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "BikePathCLI",
+            dependencies: ["BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathDaemon", "BikePathAPI"]
+        ),
         .executableTarget(
             name: "bikepathd",
             dependencies: [
-                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathSync", "BikePathReview",
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathSync", "BikePathReview", "BikePathCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -123,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "BikePathBench",
             dependencies: [
-                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathHub", "BikePathAPI",
+                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathCLI", "BikePathHub", "BikePathAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -182,7 +190,12 @@ let package = Package(
         // Test-only: the hub with its fault hook driven by `--test-*` switches (never shipped).
         .executableTarget(
             name: "bikepath-hub-faults",
-            dependencies: ["BikePathHub", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "BikePathHub", "BikePathAPI", "BikePathCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/HubFaults"
         ),
         .testTarget(
@@ -231,7 +244,7 @@ let package = Package(
         // codes, JSON shapes, replay, the rider's loop, the CLI docs.
         .testTarget(
             name: "BikePathCLITests",
-            dependencies: ["BikePathCore", "BikePathSensors", "BikePathStore", "BikePathFixtures", "BikePathTestSupport"]
+            dependencies: ["BikePathCLI", "BikePathDaemon", "BikePathAPI", "BikePathSync", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathFixtures", "BikePathTestSupport"]
         ),
         // Running the built executables from tests (shared by the test targets below).
         .target(
@@ -253,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "BikePathDaemonTests",
             dependencies: [
-                "BikePathDaemon", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathFixtures",
+                "BikePathDaemon", "BikePathAPI", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathFixtures",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

@@ -55,9 +55,7 @@ public enum RecordBody: Sendable, Equatable {
 public enum WireJSON {
     /// Sorted keys, and `-0.0` written as `0` (equal numbers, equal bytes).
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return JSONShape.canonicalZeros(try e.encode(value))
+        JSONShape.canonicalZeros(try JSONText.data(value))
     }
 }
 

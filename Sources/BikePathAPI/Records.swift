@@ -169,7 +169,7 @@ public struct LivePositionUpload: Sendable, Codable, Equatable {
 
 // Optional fields are left out when they have no value; `null` is refused. docs/api.yaml
 // declares no field nullable, and the client's encoder never writes `null`, so refusing it
-// keeps one spelling of "no value" and keeps the hub inside its own schema (issue 23: the
+// keeps one spelling of "no value" and keeps the hub inside its own schema (the
 // contract test found `position: null` and `endUtcNs: null` accepted). The synthesized
 // decoders took `null` as absent.
 extension KeyedDecodingContainer {

@@ -3,10 +3,10 @@ import BikePathSensors
 import Foundation
 
 /// Trip distance against the receiver's own Doppler speed integrated over the trip
-/// (issue 22 item 2, docs/evaluation.md "Trip distance"). Each ride goes the product's way:
+/// (docs/evaluation.md "Trip distance"). Each ride goes the product's way:
 /// a GoPro CSV export is imported as `bikepathd import gopro PREFIX` does (GPS rows become
 /// RMC + GGA sentences), a recording is read as it is, and the chain replays it. Printed per
-/// trip: the distance from positions alone (the chain before issue 22, the same chain with
+/// trip: the distance from positions alone (the chain before the Doppler integration, the same chain with
 /// the ground-speed integration switched off), the distance now, and the Doppler integral.
 enum DistanceEvaluation {
     struct Row {
@@ -42,7 +42,7 @@ enum DistanceEvaluation {
         print("ride                          start(s)  end(s)  positions(m)  vs Doppler  now(m)  vs Doppler  Doppler(m)")
         for ride in rides {
             var positionsOnly = PipelineConfiguration()
-            positionsOnly.dopplerDistanceMaxGapSeconds = -1   // every step between positions: the chain before issue 22
+            positionsOnly.dopplerDistanceMaxGapSeconds = -1   // every step between positions: the chain before the Doppler integration
             let before = trips(ride.records, configuration: positionsOnly)
             let after = trips(ride.records, configuration: PipelineConfiguration())
             let speeds = groundSpeeds(ride.records)

@@ -2,7 +2,7 @@ import BikePathCore
 import BikePathFixtures
 import Foundation
 
-/// The detector on a real ride (issue 11's yardstick, docs/evaluation.md "Bicycle"):
+/// The detector on a real ride (the detector's yardstick, docs/evaluation.md "Bicycle"):
 /// candidates per km at the defaults, whether the ride's largest jolts are among them, and
 /// the recall of physically modelled wheel impacts injected into the same ride's IMU.
 enum ObstacleBenchmark {

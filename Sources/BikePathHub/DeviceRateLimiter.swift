@@ -2,7 +2,7 @@ import Synchronization
 
 /// Per-device token buckets counted in **records**: a device may send `perSecond` records a
 /// second on average and `burst` at once; a single PUT costs 1, a batch of n records costs n
-/// (issue 23: counting requests let one device send ~10,000 records/s in 1,000-record
+/// (counting requests let one device send ~10,000 records/s in 1,000-record
 /// batches). A request is admitted while the bucket holds at least one token and then pays
 /// its whole cost, so the bucket may go into debt: a 1,000-record batch is never refused for
 /// its size alone, and the device then waits until the debt is paid back. Past that it is

@@ -34,15 +34,15 @@ public struct HubConfiguration: Sendable {
 /// storage and limits into an application the caller runs (`runService()`), in the
 /// `bikepath-hub` executable or in a test process.
 public enum Hub {
-    /// The hub's application on `store` (already migrated). `faults` is the test-only
-    /// fault hook; `onListening` gets the bound port.
+    /// The hub's application on `store` (already migrated). `middleware` runs on every
+    /// request after the request log, the metrics and the method check, before the routes
+    /// (the tests' fault injection, `Tests/HubFaults`); `onListening` gets the bound port.
     public static func buildApplication(configuration: HubConfiguration, store: any HubStore, logger: Logger,
-                                        faults: HubFaults = HubFaults(),
+                                        middleware: (any RouterMiddleware<HubContext>)? = nil,
                                         onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        if faults.isActive { logger.warning("TEST-ONLY fault injection is on: \(faults)") }
         let workers = DecodeWorkers()
         let map = MapMaintainer(store: store, logger: logger)
-        let server = HubServer(store: store, dice: FaultDice(faults), workers: workers, map: map, metrics: HubMetrics(),
+        let server = HubServer(store: store, middleware: middleware, workers: workers, map: map, metrics: HubMetrics(),
                                rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRecordsPerSecond,
                                                               burst: configuration.limits.deviceBurst),
                                mapPage: MapPage(settings: configuration.mapPage, logger: logger), logger: logger)

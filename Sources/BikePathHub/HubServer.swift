@@ -6,11 +6,13 @@ import NIOCore
 
 /// Request context that keeps the connection, so that the test-only
 /// "commit then drop the connection" fault can close it.
-struct HubContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
+/// A request's context: Hummingbird's, its channel, and what the routes learnt for its
+/// log event. Public for middleware a caller adds (`Hub.buildApplication`'s `middleware`).
+public struct HubContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let channel: any Channel
 
-    init(source: ApplicationRequestContextSource) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }
@@ -19,19 +21,22 @@ struct HubContext: RequestContext {
     let facts = RequestFacts()
 
     /// Wire size limit; the inflated one is `HubLimits.maxInflated`.
-    var maxUploadSize: Int { HubLimits.maxBody }
+    public var maxUploadSize: Int { HubLimits.maxBody }
 }
 
 /// Thrown after the connection was deliberately closed (test-only fault).
-struct ConnectionDropped: Error {}
+/// Thrown by a middleware that closed the connection on purpose: no answer follows.
+public struct ConnectionDropped: Error {
+    public init() {}
+}
 
-/// The routes of docs/api.yaml. A record request goes: faults (test-only), token, rate
+/// The routes of docs/api.yaml. A record request goes: the caller's middleware, token, rate
 /// limit, Content-Encoding and Content-Type, body read within `HubLimits.maxBody`, then
 /// inflated, shape-checked, decoded and validated on `DecodeWorkers`, charged to the
 /// device's rate limit by its number of records, then stored (one transaction).
 struct HubServer {
     let store: any HubStore
-    let dice: FaultDice
+    let middleware: (any RouterMiddleware<HubContext>)?
     let workers: DecodeWorkers
     let map: MapMaintainer
     let metrics: HubMetrics
@@ -45,6 +50,7 @@ struct HubServer {
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
+        if let middleware { router.add(middleware: CallersMiddleware(base: middleware)) }
         table.on(router, "metrics", .get) { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
@@ -103,17 +109,12 @@ struct HubServer {
         return router
     }
 
-    /// Faults, authentication, body limits and off-pool decoding shared by every record route.
+    /// Authentication, body limits and off-pool decoding shared by every record route.
     private func guarded<Parsed: Sendable>(_ request: Request, _ context: HubContext,
                                            parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
                                            cost: (Parsed) -> Int = { _ in 1 },
                                            store: (String, Parsed) async throws -> Response) async throws -> Response {
         var request = request
-        let f = dice.faults
-        if dice.roll(f.failRatio) { return error(.internalServerError, "injected", "test-only fault: random 500") }
-        if dice.roll(f.busyRatio) { return busy("test-only fault: try again later") }
-        if f.delayMilliseconds > 0, dice.roll(f.delayRatio) { try await Task.sleep(for: .milliseconds(f.delayMilliseconds)) }
-
         let device: String
         switch try await authenticate(request, context) {
         case .success(let d): device = d
@@ -146,11 +147,6 @@ struct HubServer {
         case .success(let parsed)?:
             rateLimiter.charge(device, records: max(cost(parsed), 1) - 1)  // admit took 1
             response = try await store(device, parsed)
-        }
-        if response.status.code < 300, request.method != .get, dice.roll(f.dropAfterCommitRatio) {
-            logger.notice("test-only fault: committed, now dropping the connection")
-            try? await context.channel.close()
-            throw ConnectionDropped()
         }
         return response
     }
@@ -243,5 +239,15 @@ extension HubServer {
     static func json<T: Encodable>(_ status: HTTPResponse.Status, _ value: T) -> Response {
         let data = (try? WireJSON.encode(value)) ?? Data("{}".utf8)
         return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// The caller's middleware as a concrete type (`Router.add` takes `some RouterMiddleware`).
+private struct CallersMiddleware: RouterMiddleware {
+    let base: any RouterMiddleware<HubContext>
+
+    func handle(_ request: Request, context: HubContext,
+                next: (Request, HubContext) async throws -> Response) async throws -> Response {
+        try await base.handle(request, context: context, next: next)
     }
 }

@@ -54,7 +54,7 @@ public struct InterfaceAddress: Sendable, Equatable {
 ///
 /// Without this check a DNS-rebinding page (`evil.example` re-pointed at the Pi's
 /// address) reaches `/pair` from the rider's own browser and can burn the code's 5
-/// tries (issue 22). Such a request carries the attacker's name in `Host`, so only
+/// tries. Such a request carries the attacker's name in `Host`, so only
 /// the names the rider could have typed are accepted: the listen address; with a
 /// loopback address also `localhost`; bound to every interface (`0.0.0.0`, `::`)
 /// every interface's address, `localhost`, the machine's host name and its mDNS

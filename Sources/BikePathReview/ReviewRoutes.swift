@@ -51,8 +51,8 @@ struct ReviewRoutes: Sendable {
                 return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot, background: self.streetMap == .none))
             }
         }
-        // Add mode (issue 22: a tap on the map used to add an obstacle at once, so a rider
-        // tapping a dot to look at it added a duplicate). GET only shows: pick a kind, tap
+        // Add mode (a tap that added an obstacle at once made a rider tapping a dot to look
+        // at it add a duplicate). GET only shows: pick a kind, tap
         // the line, see the spot ringed, then add it with the one POST below.
         router.get("/drafts/:draft/add") { request, context in
             try await self.withSession(request) { session in
@@ -142,7 +142,7 @@ struct ReviewRoutes: Sendable {
     }
 
     /// A path parameter, percent-decoded: the router hands `%231` over as it came, and
-    /// the documented obstacle reference `#N` can only travel in a URL as `%23N` (issue 22).
+    /// the documented obstacle reference `#N` can only travel in a URL as `%23N`.
     static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
         let raw = try context.parameters.require(name)
         return raw.removingPercentEncoding ?? raw
@@ -262,7 +262,7 @@ struct ReviewRoutes: Sendable {
 
     static func choice<T: RawRepresentable & CaseIterable>(_ value: String?, _ what: String) throws -> T where T.RawValue == String {
         guard let value, let choice = T(rawValue: value) else {
-            // "an obstacle kind", "a path status" (issue 22: it said "a obstacle kind").
+            // "an obstacle kind", "a path status": the article follows the word.
             let article = what.first.map { "aeiou".contains($0) } == true ? "an" : "a"
             throw StoreError.invalidEdit("\(value ?? "nothing") is not \(article) \(what) (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
         }

@@ -14,7 +14,7 @@ enum ReviewTemplates {
                                           ("pair", pair), ("problem", problem), ("add", add), ("reject", reject),
                                           ("tile", tile), ("street", street)]
 
-    // Sizes (issue 22, a 390 px phone): every page fits 360 px wide (the list's six columns
+    // Sizes (checked on a 390 px phone): every page fits 360 px wide (the list's six columns
     // made it 438 px; the map was 362 px plus padding), and every button, select, link
     // button and nav link is at least 44 px tall (they were 33 px), the fingertip size
     // of Apple's and W3C's (WCAG 2.5.5) guidance.

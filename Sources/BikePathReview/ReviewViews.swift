@@ -96,8 +96,8 @@ struct SimplePage {
 /// the device's time zone (what the rider's watch said).
 public enum ReviewFormat {
     /// CO₂ avoided as the rider reads it everywhere (review page, `stats`, `drafts show`,
-    /// `replay`): kg with two decimals, "0.09 kg" for 90 g. Issue 22: it was "90 g" in
-    /// one place and "0.09 kg" in another. JSON keeps grams (`co2_avoided_g`).
+    /// `replay`): kg with two decimals, "0.09 kg" for 90 g, one spelling everywhere ("90 g" in
+    /// one place and "0.09 kg" in another read as two figures). JSON keeps grams (`co2_avoided_g`).
     public static func co2(_ grams: Double) -> String { String(format: "%.2f kg", grams / 1000) }
 
     static func date(_ utcNanoseconds: Int64?) -> (date: String, time: String) {
@@ -141,7 +141,7 @@ public enum ReviewFormat {
 }
 
 enum ReviewViews {
-    /// What the rider reads for a path status (issue 22: the page said "requiresMaintenance").
+    /// What the rider reads for a path status (words, not the Swift case "requiresMaintenance").
     static func label(_ status: PathStatus) -> String {
         switch status {
         case .optimal: "optimal"
@@ -268,7 +268,7 @@ enum ReviewViews {
             hasEdits: !d.edits.isEmpty, edits: d.edits.map { edit($0, in: d, shown: shown) }, sharing: sharing)
     }
 
-    /// One edit in words, candidates by their number on the page (issue 22: it showed the raw JSON with UUIDs).
+    /// One edit in words, candidates by their number on the page (not the raw JSON with UUIDs).
     static func edit(_ e: DraftDocument.Edit, in d: DraftDocument, shown: [DraftDocument.Obstacle]) -> String {
         let detail = (try? JSONDecoder().decode([String: String].self, from: Data(e.detail.utf8))) ?? [:]
         let candidate = detail["obstacle"].flatMap { id in shown.firstIndex { $0.id == id } }.map { "candidate \($0 + 1)" } ?? "a candidate"

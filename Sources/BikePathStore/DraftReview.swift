@@ -100,7 +100,7 @@ extension Store {
     /// A trip as `export` takes it: its own id (`trip_id` of `drafts list --json`) or a
     /// unique prefix of it, or its draft named as every `drafts` command names one (the
     /// draft's id, a unique prefix, its number in `drafts list`), by `resolveDraftID`.
-    /// Issue 22: `export` took only a full trip id while its help pointed to `drafts list`.
+    /// `export` takes the same references, since its help points to `drafts list`.
     public func resolveTripID(_ reference: String) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
         let trips = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }

@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 import GRDB
@@ -278,7 +279,7 @@ extension Store {
     public func confirmDraft(_ id: String) throws -> DraftDocument {
         try queue.write { db in
             try Drafts.transition(db, id, to: .confirmed)
-            let payload = try JSONText.encode(try Drafts.document(db, id))
+            let payload = try JSONText.compact(try Drafts.document(db, id))
             try db.execute(sql: "UPDATE drafts SET confirmed_payload = ? WHERE id = ?", arguments: [payload, id])
             try HashChain.append(db, kind: "draft", id: id)
             try Calibration.recordAnswers(db, draftID: id)
@@ -367,7 +368,7 @@ extension Store {
                 (action, detail, touched) = ("set-path-status", ["status": status.rawValue, "from": current.pathStatus?.rawValue ?? ""], nil)
             }
             try db.execute(sql: "INSERT INTO draft_edits (draft_id, action, detail) VALUES (?, ?, ?)",
-                           arguments: [id, action, try JSONText.encode(detail)])
+                           arguments: [id, action, try JSONText.compact(detail)])
             return touched
         }
     }

@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 import GRDB
@@ -141,6 +142,6 @@ enum GeoJSONWriter {
             if let utc: Int64 = o["utc_ns"] { props["time"] = GPXWriter.isoTime(utc) }
             features.append(Feature(geometry: Geometry(type: "Point", coordinates: .point([o["lon"], o["lat"]])), properties: props))
         }
-        return try JSONText.encode(Collection(features: features), pretty: true) + "\n"
+        return try JSONText.document(Collection(features: features)) + "\n"
     }
 }

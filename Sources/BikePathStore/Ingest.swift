@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 import GRDB
@@ -70,7 +71,7 @@ struct Ingest {
             let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
                                      impact_peak: sos.impactPeak, utc_ns: fix?.time?.nanosecondsSince1970,
                                      lat: fix?.latitude, lon: fix?.longitude)
-            try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.encode(payload))
+            try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.compact(payload))
             chainHead = nil  // the outbox record was linked after the event
         }
     }
@@ -246,10 +247,3 @@ public struct SOSPayload: Codable, Sendable {
     public var lon: Double?
 }
 
-enum JSONText {
-    static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-}

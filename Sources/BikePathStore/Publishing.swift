@@ -3,7 +3,7 @@ import BikePathCore
 /// What decides whether a confirmed draft leaves the device: the hub address and
 /// the file's privacy ceiling (both from the configuration file) and the rider's
 /// consent (in the store). The one rule behind `bikepathd drafts confirm`'s answer
-/// and the review page's notice, so the two say the same thing (issue 22: the page
+/// and the review page's notice, so the two say the same thing (the page once
 /// said "queued for publishing" with no hub and consent off).
 public struct PublishingSetup: Sendable, Equatable {
     /// `sync.hub_url` is set.

@@ -25,7 +25,7 @@ enum Schema {
         }
         migrator.registerMigration("v3-obstacle-review") { db in try db.execute(sql: v3) }
         migrator.registerMigration("v4-trust") { db in
-            // Issue 13: track points remember whether the chain counted them as
+            // Trust: track points remember whether the chain counted them as
             // riding (NULL before: recovery falls back to the speed rule), trips
             // keep a digest of their track, and the chain also links closed trips
             // and every outbox record, so that every byte that leaves is covered.
@@ -55,7 +55,7 @@ enum Schema {
             try db.execute(sql: "PRAGMA user_version = 4")
         }
         migrator.registerMigration("v5-evidence") { db in
-            // Issue 22: a track point keeps the receiver's own speed over ground, which
+            // Evidence: a track point keeps the receiver's own speed over ground, which
             // the trip distance integrates (so a trip closed by recovery measures as the
             // chain did), and a window knows which of its samples is the peak, which the
             // review plot marks. NULL in rows written before: those fall back to the
@@ -69,7 +69,7 @@ enum Schema {
         return migrator
     }
 
-    /// Issue 11: who reported an obstacle and how sure the detector is (NULL in rows
+    /// Who reported an obstacle and how sure the detector is (NULL in rows
     /// written before: those hash as they did, see `HashChain.hashedValues`), which
     /// candidates a draft holds back, and the rider's answers that calibrate the detector.
     private static let v3 = """

@@ -2,7 +2,7 @@ import BikePathCore
 import Foundation
 import GRDB
 
-// What the sync client (BikePathSync, issue 6) needs from the store, added
+// What the sync client (BikePathSync) needs from the store, added
 // beside the outbox without changing it: queueing trips and draft revisions,
 // withholding a stream whose consent was turned off, settings in `meta`, and
 // the figures `diagnose` and `bikepathd sync status` show.

@@ -298,7 +298,7 @@ public actor SyncEngine {
             try store.recordSyncAttempt(seq: item.seq, outcome: .sent, utcNanoseconds: wallClock())
             if item.kind == .confirmation {
                 // The draft may already be marked synced (a resend after a lost answer); any
-                // other failure is the store's and fails the pass (it was `try?`, issue 24).
+                // other failure is the store's and fails the pass (a `try?` would hide a full disk).
                 do { try store.markDraftSynced(item.recordID) } catch StoreError.illegalTransition(_, from: .synced, to: _) {}
             }
             return .sent

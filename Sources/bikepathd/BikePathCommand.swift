@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathCLI
 
 @main
 struct BikePathCommand: AsyncParsableCommand {

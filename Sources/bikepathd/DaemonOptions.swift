@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import BikePathCLI
 import BikePathDaemon
+import Foundation
 
 extension LogLevelName: ExpressibleByArgument {}
 
@@ -19,7 +20,7 @@ struct DaemonOptions: ParsableArguments {
 
     var overrides: ConfigurationOverrides {
         var o = sensors.overrides
-        // `run` ignored $BIKEPATHD_DB while every other command took it (issue 24).
+        // $BIKEPATHD_DB applies to `run` as to every other command (docs/storage.md).
         o.storePath = database ?? storeAlias ?? StoreOptions.environmentPath
         o.hubURL = hub ?? hubURLAlias
         o.logLevel = logLevel

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 
 /// `bikepathd detect`: the obstacle detector on one column of vertical acceleration.

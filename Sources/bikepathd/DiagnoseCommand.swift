@@ -1,4 +1,6 @@
 import ArgumentParser
+import BikePathAPI
+import BikePathCLI
 import BikePathDaemon
 import BikePathSensors
 import Foundation
@@ -21,7 +23,7 @@ struct DiagnoseCommand: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`. Without it `diagnose --store PATH` was answered
-    /// "Did you mean '--no-store'?", the opposite of what was asked (issue 22).
+    /// "Did you mean '--no-store'?", the opposite of what was asked.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
     @Flag(help: "Skip the store and sync checks.") var noStore = false
     @Flag(help: "Print JSON instead of text.") var json = false

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathCLI
 import BikePathCore
 import BikePathDaemon
 

@@ -1,6 +1,7 @@
 import ArgumentParser
-import BikePathDaemon
+import BikePathCLI
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 
 #if canImport(Glibc)

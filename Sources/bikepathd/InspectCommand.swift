@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 
 /// `bikepathd inspect FILE`: header, record counts, time span and any damage of a recording.

@@ -1,10 +1,8 @@
 import ArgumentParser
+import BikePathCLI
 import BikePathDaemon
 import Foundation
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `bikepathd run`: the daemon. Sources → chain → store → sync, with systemd
 /// notification and watchdog, the status socket, SIGHUP reload and a clean
@@ -69,7 +67,5 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(report.exitStatus)
         }
         logger.notice("\(report.closingLine)")
-        // Reader threads may sit in a blocking call (libiio, libgps): the work is done, do not wait for them.
-        Glibc.exit(0)
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import BikePathAPI
+import BikePathCLI
 import BikePathDaemon
 import BikePathStore
 import Foundation

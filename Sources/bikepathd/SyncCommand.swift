@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathCLI
 import BikePathCore
 import BikePathDaemon
 import BikePathStore
@@ -34,7 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try options.open()
-            // The file's sync.* keys with the flags on top, by the rule `run` uses (issue 22: `--config` was ignored).
+            // The file's sync.* keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
             let settings: DaemonConfiguration
             do {
                 settings = try options.fileConfiguration.merging(ConfigurationOverrides(hubURL: hub, hubTokenFile: tokenFile, hubCAFile: caFile))
@@ -46,9 +47,9 @@ struct SyncCommand: AsyncParsableCommand {
             let sync: StandaloneSync
             do { sync = try StandaloneSync(store: store, endpoint: endpoint, batchSize: batchSize) } catch { options.fail("\(error)") }
             if once {
-                let (result, wire) = await sync.once()
+                let (result, wire, seconds) = await sync.once()
                 standardErrorLine(SyncText.pass(result))
-                standardErrorLine(wire)
+                standardErrorLine(SyncText.wire(wire, seconds: seconds))
                 if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
                 return
             }

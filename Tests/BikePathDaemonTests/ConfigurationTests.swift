@@ -125,21 +125,21 @@ struct ConfigurationTests {
         #expect(json.contains("\"commit_interval_s\" : 1"))
         let decoded = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.utf8))
         #expect(decoded == DaemonConfiguration())
+        var c = DaemonConfiguration()
+        c.privacy.zones = [.init(name: "home", lat: -33.8688, lon: 151.2093, radiusM: 250)]
+        c.privacy.shareSOS = false
+        c.imu.rateHz = 123.456
+        c.log.level = .trace
+        c.obstacles.reviewBudget = 7
+        #expect(!DaemonConfiguration().jsonText().contains("share_sos"), "absent: the rider decides")
+        #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(c.jsonText().utf8)) == c)
     }
 
     @Test("Every key is documented in docs/configuration.md")
     func everyKeyDocumented() throws {
         let doc = try Repository.text("docs/configuration.md")
-        let text = DaemonConfiguration().tomlText()
-        var section = ""
-        var keys: [String] = []
-        for line in text.split(separator: "\n") {
-            if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()) }
-            else if let eq = line.firstIndex(of: "=") { keys.append(section + "." + line[..<eq].trimmingCharacters(in: .whitespaces)) }
-        }
-        // The three privacy.share_* keys are absent by default (absent: the rider decides), so not rendered.
-        #expect(keys.count == 33)  // + review.tiles_url, tiles_attribution, mbtiles (issue 22)
-        keys += ["privacy.share_trips", "privacy.share_sos", "privacy.share_live_position"]
+        let keys = ConfigurationKey.all.map(\.path)
+        #expect(keys.count == 36)
         for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
     }
 }
@@ -175,8 +175,8 @@ struct OverrideTests {
 @Suite("SIGHUP: what a reload cannot apply is said", .ownThreads)
 struct ReloadRestartTests {
     /// `obstacles.review_budget` and `milestones` are read once, when the store opens: a
-    /// reload changed them and said nothing (issue 24). Chain and sensor settings apply.
-    @Test func settingsReadAtStartAreNamed() {
+    /// reload that changed them must say so. Chain and sensor settings apply.
+    @Test func eachChangedKeyIsNamedWithWhenItApplies() {
         let current = DaemonConfiguration()
         var fresh = current
         fresh.obstacles.reviewBudget += 3
@@ -184,7 +184,16 @@ struct ReloadRestartTests {
         fresh.review.listen = "0.0.0.0:18084"
         fresh.trip.endAfterS += 60
         fresh.gnss.port = 3000
-        #expect(ConfigurationReloader.needingRestart(from: current, to: fresh) == ["obstacles.review_budget", "milestones", "review"])
-        #expect(ConfigurationReloader.needingRestart(from: current, to: current).isEmpty)
+        #expect(ConfigurationReloader.report(ConfigurationKey.changed(from: current, to: fresh))
+            == "chain settings apply when no trip is under way (trip.end_after_s); sensors at once (gnss.port); "
+            + "at the next restart only (obstacles.review_budget, milestones.every_km, review.listen)")
+        #expect(ConfigurationKey.changed(from: current, to: current).isEmpty)
+    }
+
+    /// Every key has one declaration: distinct paths, each section known.
+    @Test func everyKeyIsDeclaredOnce() {
+        let paths = ConfigurationKey.all.map(\.path)
+        #expect(Set(paths).count == paths.count)
+        #expect(ConfigurationKey.all.allSatisfy { ConfigurationKey.sections.contains($0.section) })
     }
 }

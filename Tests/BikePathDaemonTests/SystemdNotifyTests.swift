@@ -101,8 +101,8 @@ struct SystemdNotifyTests {
         #expect(socket.drain() == ["WATCHDOG=1", "WATCHDOG=1"])
     }
 
-    @Test("On its thread: pings while the pipeline beats, none once it stalls")
-    func stalledPipelineStopsPings() throws {
+    @Test("Running: pings while the pipeline beats, none once it stalls")
+    func stalledPipelineStopsPings() async throws {
         let socket = try NotifySocket()
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name])
         let heartbeat = Heartbeat()
@@ -113,7 +113,7 @@ struct SystemdNotifyTests {
         let watchdog = try #require(Watchdog(notifier: notifier, heartbeat: heartbeat, interval: .milliseconds(20)) { _ in
             if heartbeat.count == beats { stallsAfterEnd.increment() }
         })
-        watchdog.start()
+        let running = Task { await watchdog.run() }
         for _ in 0..<beats {
             heartbeat.beat()
             usleep(5_000)
@@ -124,7 +124,8 @@ struct SystemdNotifyTests {
         let whileBeating = socket.drain()
         while stallsAfterEnd.value < 6 { usleep(5_000) }
         let whileStalled = socket.drain()
-        watchdog.stop()
+        running.cancel()
+        await running.value
         #expect(whileBeating.count >= 2)
         #expect(Set(whileBeating) == ["WATCHDOG=1"])
         #expect(whileStalled.isEmpty)

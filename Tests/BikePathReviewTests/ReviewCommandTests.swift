@@ -112,9 +112,11 @@ import Glibc
         #expect(await waitUntil(polls: 600, every: .milliseconds(100)) { log().contains("review page on") }, "\(log())")
         let idle = (0..<200).compactMap { _ in try? RawConnection(port: port, timeout: 5) }
         #expect(idle.count == 200)
-        try await Task.sleep(for: .milliseconds(300))
+        // Closed as they are accepted; on a loaded machine (CI on two cores) accepting 200
+        // takes longer than the 300 ms once waited here, so the test polls for up to 5 s.
+        let closed = await waitUntil(polls: 50, every: .milliseconds(100)) { idle.filter { $0.isOpen }.count <= 8 }
         let stillOpen = idle.filter { $0.isOpen }.count
-        #expect(stillOpen <= 8, "\(stillOpen) idle connections of one address held; its share is 8")
+        #expect(closed, "\(stillOpen) idle connections of one address held after 5 s; its share is 8")
 
         let other = try RawConnection(port: port, timeout: 5, source: "127.0.0.2")
         let t0 = Date()

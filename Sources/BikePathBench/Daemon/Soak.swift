@@ -1,3 +1,5 @@
+import BikePathAPI
+import BikePathCLI
 import BikePathDaemon
 import Foundation
 import Logging

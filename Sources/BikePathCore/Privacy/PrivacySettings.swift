@@ -1,4 +1,4 @@
-/// What the rider allows to leave the device (issue 6). Private by default:
+/// What the rider allows to leave the device. Private by default:
 /// every stream starts switched off and must be turned on explicitly.
 public enum SyncStream: String, Sendable, Codable, CaseIterable {
     /// Trip summaries, private drafts and confirmed (published) drafts.

@@ -4,7 +4,8 @@ import Synchronization
 /// SIGHUP's work for `bikepathd run` (`ConfigurationReloadService` calls it):
 /// read the file again with the same checks; on any problem keep the running
 /// configuration. Sensor settings apply at once, chain settings when no trip
-/// is under way; the rest is logged as needing a restart.
+/// is under way, the rest at the next restart; the log names each changed key
+/// under when it applies (`ConfigurationKey.reload`).
 final class ConfigurationReloader: Sendable {
     private let load: @Sendable () throws(ConfigurationError) -> DaemonConfiguration
     private let loop: DaemonLoop
@@ -35,25 +36,20 @@ final class ConfigurationReloader: Sendable {
         }
         loop.reload(fresh.pipelineConfiguration)
         sensors?.reconfigure(gnss: fresh.gpsdConfiguration, imu: fresh.iioConfiguration)
-        let needRestart = Self.needingRestart(from: current, to: fresh)
         running.withLock { $0 = fresh }
-        let later = needRestart.isEmpty ? "" : "; \(needRestart.joined(separator: ", ")) apply at the next restart"
-        logger.notice("configuration reloaded: chain settings apply when no trip is under way, sensors at once\(later)")
+        logger.notice("configuration reloaded: \(Self.report(ConfigurationKey.changed(from: current, to: fresh)))")
     }
 
-    /// The changed settings that only a restart applies: those read once at start (the
-    /// store and what it is opened with, sync, logging, the sockets, the review page).
-    /// `obstacles.review_budget` and `milestones` were applied by nothing and said by
-    /// nothing (issue 24).
-    static func needingRestart(from current: DaemonConfiguration, to fresh: DaemonConfiguration) -> [String] {
-        var keys: [String] = []
-        if fresh.store != current.store { keys.append("store") }
-        if fresh.obstacles.reviewBudget != current.obstacles.reviewBudget { keys.append("obstacles.review_budget") }
-        if fresh.milestones != current.milestones { keys.append("milestones") }
-        if fresh.sync != current.sync || fresh.privacy != current.privacy { keys.append("sync/privacy") }
-        if fresh.log != current.log { keys.append("log") }
-        if fresh.status != current.status { keys.append("status") }
-        if fresh.review != current.review { keys.append("review") }
-        return keys
+    /// Each changed key under when it takes effect (`ConfigurationKey.reload`), chain
+    /// settings first: "chain settings apply when no trip is under way (trip.end_after_s);
+    /// sensors at once (gnss.port); at the next restart only (store.path)".
+    static func report(_ changed: [ConfigurationKey]) -> String {
+        let parts: [(ConfigurationKey.ReloadEffect, String)] = [
+            (.chain, "chain settings apply when no trip is under way"), (.sensors, "sensors at once"), (.restart, "at the next restart only"),
+        ]
+        return parts.compactMap { effect, words in
+            let keys = changed.filter { $0.reload == effect }.map(\.path)
+            return keys.isEmpty ? nil : "\(words) (\(keys.joined(separator: ", ")))"
+        }.joined(separator: "; ")
     }
 }

@@ -19,13 +19,13 @@ public struct StandaloneSync: Sendable {
         engine = SyncEngine(store: store, client: client, options: options)
     }
 
-    /// One pass over the outbox, and what it cost on the wire.
-    public func once() async -> (result: PassResult, wire: String) {
+    /// One pass over the outbox, what it cost on the wire and how long it took.
+    public func once() async -> (result: PassResult, wire: WireCounters, seconds: Double) {
         let started = DispatchTime.now().uptimeNanoseconds
         let result = await engine.syncOnce()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         await client.shutdown()
-        return (result, SyncText.wire(client.wire, seconds: seconds))
+        return (result, client.wire, seconds)
     }
 
     /// Syncs until SIGTERM/SIGINT or until the hub refuses the token or the URL

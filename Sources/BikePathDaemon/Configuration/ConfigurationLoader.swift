@@ -105,78 +105,12 @@ public enum ConfigurationLoader {
         }
     }
 
-    // The one place that knows every key; docs/configuration.md mirrors it
-    // (a test checks that every key is documented).
+    /// Each section's keys as `ConfigurationKey.all` declares them; any other key is a problem.
     static func read(_ root: inout TableReader, into c: inout DaemonConfiguration) {
-        root.table("gnss") { t in
-            t.string("host", &c.gnss.host, check: Checks.nonEmpty)
-            t.int("port", &c.gnss.port, range: 1...65535)
-        }
-        root.table("imu") { t in
-            t.string("uri", &c.imu.uri, check: Checks.iioURI)
-            t.string("device", &c.imu.device)
-            t.double("rate_hz", &c.imu.rateHz, range: 1...4000)
-        }
-        root.table("store") { t in
-            t.string("path", &c.store.path, check: Checks.absolutePath)
-            t.double("budget_mb", &c.store.budgetMB, range: 16...1_048_576)
-            t.double("commit_interval_s", &c.store.commitIntervalS, range: 0.05...60)
-        }
-        root.table("trip") { t in
-            t.double("start_after_s", &c.trip.startAfterS, range: 0...3600)
-            t.double("start_after_m", &c.trip.startAfterM, range: 0...100_000)
-            t.double("end_after_s", &c.trip.endAfterS, range: 10...86_400)
-        }
-        root.table("obstacles") { t in
-            t.bool("enabled", &c.obstacles.enabled)
-            t.double("min_speed_mps", &c.obstacles.minSpeedMps, range: 0...20)
-            t.double("threshold_sigmas", &c.obstacles.thresholdSigmas, range: 0.5...20)
-            t.double("min_peak_mps2", &c.obstacles.minPeakMps2, range: 0...100)
-            t.double("merge_m", &c.obstacles.mergeM, range: 0...1000)
-            t.double("wheelbase_m", &c.obstacles.wheelbaseM, range: 0.5...2.5)
-            t.int("review_budget", &c.obstacles.reviewBudget, range: 0...1000)
-        }
-        root.table("crash") { t in
-            t.bool("enabled", &c.crash.enabled)
-        }
-        root.table("privacy") { t in
-            var zones: [DaemonConfiguration.Zone] = []
-            t.tables("zones") { z in
-                z.require("name", "lat", "lon", "radius_m")
-                var zone = DaemonConfiguration.Zone(name: "", lat: 0, lon: 0, radiusM: 100)
-                z.string("name", &zone.name, check: Checks.nonEmpty)
-                z.double("lat", &zone.lat, range: -90...90)
-                z.double("lon", &zone.lon, range: -180...180)
-                z.double("radius_m", &zone.radiusM, range: PrivacyZone.radiusRange)
-                zones.append(zone)
+        for section in ConfigurationKey.sections {
+            root.table(section) { t in
+                for key in ConfigurationKey.all where key.section == section { key.read(&t, &c) }
             }
-            if t.source["zones"] != nil { c.privacy.zones = zones }
-            t.double("trim_s", &c.privacy.trimS, range: 0...3600)
-            t.double("trim_m", &c.privacy.trimM, range: 0...10_000)
-            t.bool("share_trips", &c.privacy.shareTrips)
-            t.bool("share_sos", &c.privacy.shareSOS)
-            t.bool("share_live_position", &c.privacy.shareLivePosition)
-        }
-        root.table("sync") { t in
-            t.string("hub_url", &c.sync.hubURL, check: Checks.hubURL)
-            t.string("token_file", &c.sync.tokenFile, check: Checks.absolutePath)
-            t.string("ca_file", &c.sync.caFile, check: Checks.optionalAbsolutePath)
-            t.double("interval_s", &c.sync.intervalS, range: 5...86_400)
-        }
-        root.table("milestones") { t in
-            t.double("every_km", &c.milestones.everyKm, range: 1...1_000_000)
-        }
-        root.table("log") { t in
-            t.choice("level", &c.log.level)
-        }
-        root.table("status") { t in
-            t.string("socket", &c.status.socket, check: Checks.socketPath)
-        }
-        root.table("review") { t in
-            t.string("listen", &c.review.listen, check: Checks.listenAddress)
-            t.string("tiles_url", &c.review.tilesURL, check: Checks.tileTemplate)
-            t.string("tiles_attribution", &c.review.tilesAttribution)
-            t.string("mbtiles", &c.review.mbtiles, check: Checks.optionalAbsolutePath)
         }
     }
 }

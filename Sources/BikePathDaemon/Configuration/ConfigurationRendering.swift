@@ -1,74 +1,59 @@
+import BikePathAPI
 import Foundation
 
 extension DaemonConfiguration {
-    /// The effective configuration as TOML, in the file's section order, every
-    /// key written out (`bikepathd config show`). Parsing it gives back `self`
-    /// (tested), so it can be saved as a starting file.
+    /// The effective configuration as TOML, in the file's section order, every key
+    /// written out but the ones the file leaves unset (`bikepathd config show`). Parsing
+    /// it gives back `self` (tested), so it can be saved as a starting file.
     public func tomlText() -> String {
         var out = ""
-        func section(_ name: String, _ keys: [(String, String)]) {
-            out += "[\(name)]\n"
-            for (key, value) in keys { out += "\(key) = \(value)\n" }
+        for section in ConfigurationKey.sections {
+            out += "[\(section)]\n"
+            for key in ConfigurationKey.all where key.section == section {
+                if let value = key.value(self) { out += "\(key.name) = \(value.tomlText)\n" }
+            }
             out += "\n"
         }
-        section("gnss", [("host", q(gnss.host)), ("port", "\(gnss.port)")])
-        section("imu", [("uri", q(imu.uri)), ("device", q(imu.device)), ("rate_hz", n(imu.rateHz))])
-        section("store", [("path", q(store.path)), ("budget_mb", n(store.budgetMB)),
-                          ("commit_interval_s", n(store.commitIntervalS))])
-        section("trip", [("start_after_s", n(trip.startAfterS)), ("start_after_m", n(trip.startAfterM)),
-                         ("end_after_s", n(trip.endAfterS))])
-        section("obstacles", [("enabled", "\(obstacles.enabled)"), ("min_speed_mps", n(obstacles.minSpeedMps)),
-                              ("threshold_sigmas", n(obstacles.thresholdSigmas)),
-                              ("min_peak_mps2", n(obstacles.minPeakMps2)), ("merge_m", n(obstacles.mergeM)),
-                              ("wheelbase_m", n(obstacles.wheelbaseM)),
-                              ("review_budget", "\(obstacles.reviewBudget)")])
-        section("crash", [("enabled", "\(crash.enabled)")])
-        let zones = privacy.zones.map {
-            "{ name = \(q($0.name)), lat = \(n($0.lat)), lon = \(n($0.lon)), radius_m = \(n($0.radiusM)) }"
-        }
-        section("privacy", [("zones", "[" + zones.joined(separator: ", ") + "]"),
-                            ("trim_s", n(privacy.trimS)), ("trim_m", n(privacy.trimM))]
-                            // Absent means "the rider decides": shown only when the file sets it.
-                            + [("share_trips", privacy.shareTrips), ("share_sos", privacy.shareSOS),
-                               ("share_live_position", privacy.shareLivePosition)].compactMap { key, value in value.map { (key, "\($0)") } })
-        section("sync", [("hub_url", q(sync.hubURL)), ("token_file", q(sync.tokenFile)),
-                         ("ca_file", q(sync.caFile)), ("interval_s", n(sync.intervalS))])
-        section("milestones", [("every_km", n(milestones.everyKm))])
-        section("log", [("level", q(log.level.rawValue))])
-        section("status", [("socket", q(status.socket))])
-        section("review", [("listen", q(review.listen)), ("tiles_url", q(review.tilesURL)),
-                           ("tiles_attribution", q(review.tilesAttribution)), ("mbtiles", q(review.mbtiles))])
         out.removeLast()
         return out
     }
 
     /// The effective configuration as JSON, with the file's key names and the schema version.
     public func jsonText() -> String {
-        // Encoding plain structs of strings and numbers cannot fail.
+        // Encoding plain strings, finite numbers and booleans cannot fail.
         (try? JSONText.document(JSONText.Versioned(self))) ?? "{}"
     }
 }
 
-/// A TOML basic string.
-private func q(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-            out += String(format: "\\u%04X", scalar.value)
-        default: out.unicodeScalars.append(scalar)
+/// JSON in the file's shape (`config show --json`): a section per object, the file's key
+/// names; read back, an absent or mistyped key keeps its default.
+extension DaemonConfiguration: Codable {
+    private struct Name: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var root = encoder.container(keyedBy: Name.self)
+        for section in ConfigurationKey.sections {
+            var keys = root.nestedContainer(keyedBy: Name.self, forKey: Name(section))
+            for key in ConfigurationKey.all where key.section == section {
+                try keys.encodeIfPresent(key.value(self), forKey: Name(key.name))
+            }
         }
     }
-    return out + "\""
-}
 
-/// A TOML float that reads back as exactly the same Double.
-private func n(_ d: Double) -> String {
-    if d == d.rounded(), abs(d) < 1e15 { return String(format: "%.1f", d) }
-    return "\(d)"
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let root = try decoder.container(keyedBy: Name.self)
+        for section in ConfigurationKey.sections where root.contains(Name(section)) {
+            let keys = try root.nestedContainer(keyedBy: Name.self, forKey: Name(section))
+            for key in ConfigurationKey.all where key.section == section {
+                if let value = try keys.decodeIfPresent(ConfigurationValue.self, forKey: Name(key.name)) { _ = key.assign(&self, value) }
+            }
+        }
+    }
 }

@@ -7,8 +7,8 @@ import BikePathStore
 /// `privacy.share_*` key set to false forbids its stream without rewriting the
 /// rider's choice, an absent key leaves that choice in force. Nothing in
 /// the file ever turns a stream on: consent is on only by the rider's own
-/// `sync consent STREAM on` (issue 22: crash detection used to turn SOS sharing on
-/// at every start, undoing the rider's `sync consent sos off`). Crash detection
+/// `sync consent STREAM on` (were crash detection to turn SOS sharing on at every
+/// start, it would undo the rider's `sync consent sos off`). Crash detection
 /// with SOS sharing off is reported instead (`sosStaysOnDevice`).
 public enum ConsentPolicy {
     /// Why the file refuses a consent change.
@@ -57,7 +57,7 @@ public enum ConsentPolicy {
         /// In the outbox; sync sends it on its next pass (`run` or `bikepathd sync`).
         case queued
         /// In the outbox, but this configuration names no hub: `bikepathd sync --hub URL`
-        /// (or `sync.hub_url`) sends it. Issue 22: this used to say it "stays on this device".
+        /// (or `sync.hub_url`) sends it; saying it "stays on this device" would be false.
         case queuedWithoutHub
         /// Withheld: it stays on the device, and why.
         case heldBack(String)

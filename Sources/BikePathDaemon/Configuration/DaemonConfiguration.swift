@@ -4,7 +4,7 @@ import BikePathCore
 /// (docs/configuration.md, systemd/bikepathd.toml). Plain values: the file
 /// reader (`ConfigurationLoader`) and the command-line overrides
 /// (`ConfigurationOverrides`) only ever produce one of these.
-public struct DaemonConfiguration: Sendable, Equatable, Codable {
+public struct DaemonConfiguration: Sendable, Equatable {
     public static let defaultPath = "/etc/bikepath/bikepathd.toml"
 
     public var gnss = GNSS()
@@ -24,50 +24,43 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     public init() {}
 
     /// `[gnss]`: where gpsd listens.
-    public struct GNSS: Sendable, Equatable, Codable {
+    public struct GNSS: Sendable, Equatable {
         /// gpsd's host and port.
         public var host = "localhost"
         public var port = 2947
     }
 
     /// `[imu]`: which IIO context and device to read, and at what rate (Hz).
-    public struct IMU: Sendable, Equatable, Codable {
+    public struct IMU: Sendable, Equatable {
         /// libiio context URI: `local:` on the device, `ip:HOST[:PORT]` for iiod.
         public var uri = "local:"
         /// Device name or id; empty: the first device with accelerometer channels.
         public var device = ""
         public var rateHz = 100.0
-        enum CodingKeys: String, CodingKey { case uri, device, rateHz = "rate_hz" }
     }
 
     /// `[store]`: the database file, its disk budget (MB) and how often samples are committed (s).
-    public struct Store: Sendable, Equatable, Codable {
+    public struct Store: Sendable, Equatable {
         /// Under systemd's StateDirectory=bikepath.
         public var path = "/var/lib/bikepath/bikepath.sqlite"
         public var budgetMB = 512.0
         /// Samples are committed in batches at most this far apart (what a power cut can lose).
         public var commitIntervalS = 1.0
-        enum CodingKeys: String, CodingKey {
-            case path, budgetMB = "budget_mb", commitIntervalS = "commit_interval_s"
-        }
     }
 
     /// `[trip]`: when a trip starts (cycling seconds and metres) and ends (seconds without
     /// cycling).
-    public struct Trip: Sendable, Equatable, Codable {
+    public struct Trip: Sendable, Equatable {
         /// A trip starts after this much cycling time and distance (the chain's defaults).
         public var startAfterS = chainDefaults.tripStartCyclingSeconds
         public var startAfterM = chainDefaults.tripStartCyclingMeters
         /// …and ends after this long without cycling.
         public var endAfterS = chainDefaults.tripEndInactivitySeconds
-        enum CodingKeys: String, CodingKey {
-            case startAfterS = "start_after_s", startAfterM = "start_after_m", endAfterS = "end_after_s"
-        }
     }
 
     /// Defaults are the chain's own (`chainDefaults`), so `run`, `record` and `replay`
     /// detect alike when the file is silent.
-    public struct Obstacles: Sendable, Equatable, Codable {
+    public struct Obstacles: Sendable, Equatable {
         public var enabled = true
         /// No detection below this speed (pushing, standing, mounting).
         public var minSpeedMps = chainDefaults.obstacleMinSpeed
@@ -81,14 +74,10 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         public var mergeM = chainDefaults.obstacleMergeMeters
         /// Detected candidates a draft asks the rider about, best first (ReviewBudget).
         public var reviewBudget = ReviewBudget.defaultBudget
-        enum CodingKeys: String, CodingKey {
-            case enabled, minSpeedMps = "min_speed_mps", thresholdSigmas = "threshold_sigmas"
-            case minPeakMps2 = "min_peak_mps2", mergeM = "merge_m", reviewBudget = "review_budget", wheelbaseM = "wheelbase_m"
-        }
     }
 
     /// `[crash]`: crash detection and SOS, off unless enabled.
-    public struct Crash: Sendable, Equatable, Codable {
+    public struct Crash: Sendable, Equatable {
         /// Opt-in: no SOS is ever raised unless this is true.
         public var enabled = false
     }
@@ -110,7 +99,7 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
     }
 
     /// `[privacy]`: zones, the trim of every uploaded trip, and the operator's ceilings on consent.
-    public struct Privacy: Sendable, Equatable, Codable {
+    public struct Privacy: Sendable, Equatable {
         /// Circles inside which no position leaves the device.
         public var zones: [Zone] = []
         /// Cut from the start and the end of every uploaded trip: a point is kept
@@ -142,39 +131,31 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
             case .livePosition: "privacy.share_live_position"
             }
         }
-        enum CodingKeys: String, CodingKey {
-            case zones, trimS = "trim_s", trimM = "trim_m", shareTrips = "share_trips"
-            case shareSOS = "share_sos", shareLivePosition = "share_live_position"
-        }
     }
 
     /// `[sync]`: the hub, the token file, an extra CA and the sync interval (s); no hub URL, no
     /// sync.
-    public struct Sync: Sendable, Equatable, Codable {
+    public struct Sync: Sendable, Equatable {
         /// Empty: no sync at all.
         public var hubURL = ""
         public var tokenFile = "/etc/bikepath/hub-token"
         /// Extra CA certificate for a self-hosted hub; empty: the system's.
         public var caFile = ""
         public var intervalS = 300.0
-        enum CodingKeys: String, CodingKey {
-            case hubURL = "hub_url", tokenFile = "token_file", caFile = "ca_file", intervalS = "interval_s"
-        }
     }
 
     /// `[milestones]`: a milestone every this many kilometres of lifetime distance.
-    public struct Milestones: Sendable, Equatable, Codable {
+    public struct Milestones: Sendable, Equatable {
         public var everyKm = 100.0
-        enum CodingKeys: String, CodingKey { case everyKm = "every_km" }
     }
 
     /// `[log]`: the least severe level written.
-    public struct Log: Sendable, Equatable, Codable {
+    public struct Log: Sendable, Equatable {
         public var level = LogLevelName.info
     }
 
     /// `[review]`: the rider's review page.
-    public struct Review: Sendable, Equatable, Codable {
+    public struct Review: Sendable, Equatable {
         /// `HOST:PORT` the rider's review page listens on (docs/review.md); empty: no page.
         /// Anything but loopback lets the Wi-Fi reach it (pairing still guards every change).
         public var listen = ""
@@ -186,13 +167,10 @@ public struct DaemonConfiguration: Sendable, Equatable, Codable {
         /// An MBTiles file (raster) on the device, served by the page itself; takes precedence over `tilesURL`.
         public var mbtiles = ""
 
-        enum CodingKeys: String, CodingKey {
-            case listen, tilesURL = "tiles_url", tilesAttribution = "tiles_attribution", mbtiles
-        }
     }
 
     /// `[status]`: the status socket's path.
-    public struct Status: Sendable, Equatable, Codable {
+    public struct Status: Sendable, Equatable {
         /// Under systemd's RuntimeDirectory=bikepath; mode 0660.
         public var socket = "/run/bikepath/status.sock"
     }

@@ -1,7 +1,6 @@
 import ServiceLifecycle
 
-/// systemd's watchdog pings (`Watchdog`, on its own thread so that a stuck
-/// pipeline cannot keep it pinging) from start until shutdown.
+/// systemd's watchdog pings (`Watchdog.run`) from start until graceful shutdown.
 public struct WatchdogService: Service, CustomStringConvertible {
     let watchdog: Watchdog
 
@@ -10,11 +9,8 @@ public struct WatchdogService: Service, CustomStringConvertible {
 
     public var description: String { "watchdog" }
 
-    /// Starts the watchdog's thread and stops it at graceful shutdown (or cancellation).
+    /// Checks until graceful shutdown (or cancellation); returns after the last check.
     public func run() async {
-        watchdog.start()
-        // Throws only when cancelled: the pings stop either way.
-        try? await gracefulShutdown()
-        watchdog.stop()
+        await cancelWhenGracefulShutdown { await watchdog.run() }
     }
 }

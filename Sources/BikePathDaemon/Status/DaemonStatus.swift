@@ -1,3 +1,4 @@
+import BikePathAPI
 import Foundation
 
 /// What `bikepathd status` shows; the daemon fills it from its parts on each
@@ -129,14 +130,9 @@ public struct DaemonEvent: Sendable, Equatable, Codable {
     }
 }
 
-/// The one JSON form of the socket protocol: snake_case keys, sorted, one line.
+/// Reads the socket protocol's lines, which `JSONText.snakeCaseLine` writes (status and
+/// events hold strings and finite numbers: rates and ages come from positive intervals).
 enum StatusJSON {
-    static func encode<T: Encodable>(_ value: T) -> String {
-        // Status and events hold strings and finite numbers (rates and ages are
-        // computed from positive intervals): encoding cannot fail. The one encoder (JSONText).
-        JSONText.snakeCaseLine(value)
-    }
-
     static func decode<T: Decodable>(_ type: T.Type, from line: String) throws -> T {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase

@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 
 /// The daemon's answer to `mark KIND` on the status socket (`bikepathd mark`): the
@@ -49,7 +50,7 @@ public struct MarkReply: Sendable, Equatable, Codable {
     }
 
     /// The reply as one JSON line (`mark --json`, the socket's answer).
-    public func jsonLine() -> String { StatusJSON.encode(JSONText.Versioned(self)) }
+    public func jsonLine() -> String { JSONText.snakeCaseLine(JSONText.Versioned(self)) }
 }
 
 /// `mark [KIND]` on the status socket: the kind named, pothole when none is.

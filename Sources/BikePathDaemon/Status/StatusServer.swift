@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathServing
 import Foundation
 
@@ -127,7 +128,7 @@ public final class StatusServer: @unchecked Sendable {
     /// Sends an event to every tail client. Cheap and never blocks: it only
     /// appends to buffers and wakes the server thread.
     public func publish(_ event: DaemonEvent) {
-        let line = Array((StatusJSON.encode(event) + "\n").utf8)
+        let line = Array((JSONText.snakeCaseLine(event) + "\n").utf8)
         lock.lock()
         for (fd, var client) in clients where client.tailing {
             if client.output.count + line.count > Self.maximumBuffered {
@@ -190,7 +191,7 @@ public final class StatusServer: @unchecked Sendable {
     private static func droppedLine(_ count: Int) -> [UInt8] {
         let event = DaemonEvent(time: isoNow(), kind: "dropped", message: "\(count) events dropped: client too slow",
                                 fields: ["count": "\(count)"])
-        return Array((StatusJSON.encode(event) + "\n").utf8)
+        return Array((JSONText.snakeCaseLine(event) + "\n").utf8)
     }
 
     private func serve() {
@@ -331,13 +332,13 @@ public final class StatusServer: @unchecked Sendable {
             let reply: String?
             var tail = false
             switch (request, MarkRequest.parse(request)) {
-            case ("status", _): reply = StatusJSON.encode(statusProvider())
+            case ("status", _): reply = JSONText.snakeCaseLine(statusProvider())
             case ("tail", _):
                 lock.lock()
                 let tails = clients.values.filter { $0.tailing && $0.uid == client.uid }.count
                 lock.unlock()
                 if tails >= tailShare {
-                    reply = StatusJSON.encode(["error": "this user already has \(tails) tail clients, the most one user may hold"])
+                    reply = JSONText.snakeCaseLine(["error": "this user already has \(tails) tail clients, the most one user may hold"])
                 } else {
                     reply = nil
                     tail = true
@@ -355,7 +356,7 @@ public final class StatusServer: @unchecked Sendable {
                 } else {
                     reply = MarkReply.failure("this daemon takes no marks").jsonLine()
                 }
-            default: reply = StatusJSON.encode(["error": "unknown request \"\(request)\"; expected status, tail or mark [KIND]"])
+            default: reply = JSONText.snakeCaseLine(["error": "unknown request \"\(request)\"; expected status, tail or mark [KIND]"])
             }
             lock.lock()
             guard var current = clients[fd], current.serial == client.serial else { lock.unlock(); return }

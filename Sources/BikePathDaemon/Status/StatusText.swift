@@ -1,3 +1,4 @@
+import BikePathAPI
 import Foundation
 
 extension DaemonStatus {
@@ -63,10 +64,10 @@ extension DaemonEvent {
     }
 
     /// The event as one JSON line.
-    public func jsonLine() -> String { StatusJSON.encode(self) }
+    public func jsonLine() -> String { JSONText.snakeCaseLine(self) }
 }
 
 extension DaemonStatus {
     /// The status as one JSON line, with its schema version (`status --json`).
-    public func jsonLine() -> String { StatusJSON.encode(JSONText.Versioned(self)) }
+    public func jsonLine() -> String { JSONText.snakeCaseLine(JSONText.Versioned(self)) }
 }

@@ -1,42 +1,33 @@
 import Foundation
+import Synchronization
 
 /// A counter the pipeline loop advances on every pass, including passes that
 /// found no data (the loop waits with a timeout), so "no progress" means the
 /// loop itself is stuck, not that the rider is standing still or gpsd is gone.
-public final class Heartbeat: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: UInt64 = 0
+public final class Heartbeat: Sendable {
+    private let value = Atomic<UInt64>(0)
 
     /// Creates a heartbeat at 0.
     public init() {}
 
     /// Advances the count by one; safe from any thread.
-    public func beat() {
-        lock.lock()
-        value &+= 1
-        lock.unlock()
-    }
+    public func beat() { value.wrappingAdd(1, ordering: .relaxed) }
 
-    public var count: UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
+    public var count: UInt64 { value.load(ordering: .relaxed) }
 }
 
 /// Sends WATCHDOG=1 only while the heartbeat advances: a stalled pipeline stops
-/// the pings and systemd (WatchdogSec=) restarts the service. Runs on its own
-/// thread so that a stuck pipeline cannot keep it pinging.
-public final class Watchdog: @unchecked Sendable {
+/// the pings and systemd (WatchdogSec=) restarts the service. The pipeline runs on a
+/// thread of its own, so a stuck pipeline stops the heartbeat, not these checks; a
+/// cooperative pool blocked for a whole interval misses a ping, and a daemon that stuck
+/// should be restarted too.
+public final class Watchdog: Sendable {
     public let interval: Duration
     private let notifier: SystemdNotifier
     private let heartbeat: Heartbeat
     private let onStall: @Sendable (UInt64) -> Void
-    private let condition = NSCondition()
-    private var lastSeen: UInt64?
-    private var stalledChecks: UInt64 = 0
-    private var running = false
-    private var thread: Thread?
+    /// The count at the previous check, and how many checks in a row saw no progress.
+    private let state = Mutex<(lastSeen: UInt64?, stalled: UInt64)>((nil, 0))
 
     /// `interval` defaults to half of WATCHDOG_USEC; nil when systemd asked for no watchdog.
     /// `onStall` is called with the number of checks in a row without progress.
@@ -55,12 +46,11 @@ public final class Watchdog: @unchecked Sendable {
     @discardableResult
     public func check() -> Bool {
         let now = heartbeat.count
-        condition.lock()
-        let progressed = lastSeen.map { $0 != now } ?? true
-        lastSeen = now
-        stalledChecks = progressed ? 0 : stalledChecks + 1
-        let stalled = stalledChecks
-        condition.unlock()
+        let (progressed, stalled) = state.withLock { state in
+            let progressed = state.lastSeen.map { $0 != now } ?? true
+            state = (now, progressed ? 0 : state.stalled + 1)
+            return (progressed, state.stalled)
+        }
         if progressed {
             // A failed send is retried on the next check; nothing else to do.
             try? notifier.watchdogPing()
@@ -70,39 +60,11 @@ public final class Watchdog: @unchecked Sendable {
         return progressed
     }
 
-    /// Starts the pinging thread (a second call does nothing).
-    public func start() {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !running else { return }
-        running = true
-        let thread = Thread { [self] in loop() }
-        thread.name = "watchdog"
-        self.thread = thread
-        thread.start()
-    }
-
-    /// Returns once the thread has stopped; no ping is sent after this.
-    public func stop() {
-        condition.lock()
-        running = false
-        condition.broadcast()
-        while thread != nil { condition.wait() }
-        condition.unlock()
-    }
-
-    private func loop() {
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        condition.lock()
-        while running {
-            condition.unlock()
+    /// Checks every `interval` until cancelled; no ping is sent after it returns.
+    public func run() async {
+        while !Task.isCancelled {
             check()
-            condition.lock()
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while running && Date() < deadline { _ = condition.wait(until: deadline) }
+            try? await Task.sleep(for: interval)
         }
-        thread = nil
-        condition.broadcast()
-        condition.unlock()
     }
 }

@@ -339,7 +339,7 @@ public struct CorroborationRule: Sendable, Equatable {
             // two points, a gap across a privacy zone, or a forged path: 1,000 km is 133,000
             // steps) is measured against every spot instead: the same test, at most
             // `spots.count` measurements. Walking a valid path of 25 points across the globe
-            // took minutes and stalled every map answer (issue 23, found by the contract test).
+            // took minutes and stalled every map answer (found by the contract test).
             if steps >= spots.count {
                 for s in spots.indices where !found.contains(s) {
                     if (Geodesic.distance(from: spots[s], toPath: [a, b]) ?? .infinity) <= radiusMeters { found.insert(s) }

@@ -73,7 +73,7 @@ public struct BoundingBox: Sendable, Equatable {
     /// `WEST,SOUTH,EAST,NORTH`, within `maxSquareKm` (a city is ~900 km²; the limit bounds one answer).
     public static func parse(_ text: String, maxSquareKm: Double = 10_000) throws(Problem) -> BoundingBox {
         // Exactly four plain decimals (docs/api.yaml's pattern): `1,,2,3,4`, `1,x,2,3,4` and
-        // `0x1p3` were accepted by a lenient split before issue 23.
+        // `0x1p3` are what a lenient split would accept.
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
         let parts = fields.compactMap { DecimalText.number($0, exponent: false) }
         guard fields.count == 4, parts.count == 4 else { throw .malformed(text) }

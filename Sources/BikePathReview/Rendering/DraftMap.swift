@@ -11,7 +11,7 @@ public struct DraftMap: Sendable {
 
     /// The canvas width: a 360 px phone screen less the page's 2 × 8 px padding and the
     /// map's 2 × 1 px border leaves 342; 328 keeps 14 px spare, so no page scrolls sideways
-    /// (issue 22: at 360 the map alone pushed the page to 378 px).
+    /// (at 360 the map alone pushed the page to 378 px).
     public static let width = 328.0
 
     /// `shown`: the obstacles numbered on the page, in that order.

@@ -39,7 +39,7 @@ public struct CandidateAnswer: Sendable, Equatable {
     }
 }
 
-/// Calibration from the rider's answers (issue 11): a mount, a tyre pressure or a
+/// Calibration from the rider's answers: a mount, a tyre pressure or a
 /// suspension fork change what a hole looks like, so the reporting threshold of each kind
 /// is fitted to what this rider kept and dropped.
 ///

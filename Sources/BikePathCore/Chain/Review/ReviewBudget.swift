@@ -26,7 +26,7 @@ public struct ReviewCandidate: Sendable, Equatable {
     public var score: Double { severity * confidence }
 }
 
-/// Which candidates of a ride the draft asks the rider about (issue 11, docs/chain.md
+/// Which candidates of a ride the draft asks the rider about (docs/chain.md
 /// "Review budget"): at most `budget` detected candidates, the highest
 /// severity × confidence first (ties: the larger strength, then the earlier). The rest
 /// are held back: stored, counted toward road quality, not asked about. The rider's own

@@ -141,7 +141,7 @@ struct TripSegmenter: Sendable {
         }
     }
 
-    /// The open trip's totals up to its last fix (elapsed time included: issue 22, `status`
-    /// showed "0 s" for a trip under way).
+    /// The open trip's totals up to its last fix (elapsed time included, or `status`
+    /// would show "0 s" for a trip under way).
     var statistics: TripStatistics? { trip.map { $0.stats.soFar(start: $0.start, now: $0.lastFix?.time ?? $0.start) } }
 }

@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathSensors
 
 /// `text` on stderr, unbuffered (progress, warnings and errors interleave with

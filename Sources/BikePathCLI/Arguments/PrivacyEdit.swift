@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 
 /// `sync privacy`'s changes to the rider's privacy settings (docs/sync.md):
 /// zones added (a zone of the same name is replaced) and removed, and the trim.

@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathStore
 import Foundation
 

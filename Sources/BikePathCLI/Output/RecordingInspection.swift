@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 
 /// `bikepathd inspect`: a recording's header, record counts, time span and damage.

@@ -28,7 +28,9 @@ struct FaultyHub: AsyncParsableCommand {
             try await Hub.applyTokensFile(path: tokens, to: store, logger: logger)
             // The fault tests retry in tight loops: no per-device rate limit here.
             let configuration = HubConfiguration(port: port, limits: HubLimits(deviceRecordsPerSecond: 0))
-            let app = try Hub.buildApplication(configuration: configuration, store: store, logger: logger, faults: faults) { port in
+            logger.warning("TEST-ONLY fault injection is on: \(faults)")
+            let app = try Hub.buildApplication(configuration: configuration, store: store, logger: logger,
+                                               middleware: FaultMiddleware(faults, logger: logger)) { port in
                 FileHandle.standardOutput.write(Data("bikepath-hub listening on 127.0.0.1:\(port)\n".utf8))
             }
             try await app.runService()

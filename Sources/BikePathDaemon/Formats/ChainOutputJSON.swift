@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 

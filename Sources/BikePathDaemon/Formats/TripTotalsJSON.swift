@@ -27,6 +27,11 @@ public struct JSONMerged<Head: Encodable, Tail: Encodable>: Encodable {
     public var head: Head
     public var tail: Tail
 
+    public init(head: Head, tail: Tail) {
+        self.head = head
+        self.tail = tail
+    }
+
     public func encode(to encoder: any Encoder) throws {
         try head.encode(to: encoder)
         try tail.encode(to: encoder)

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 import BikePathSensors
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import BikePathAPI
+import BikePathDaemon
 import Foundation
 
 /// `tail --json`: one event per line in the schema of docs/json.md: `type`, `utc`,

@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathSensors
 import Foundation
 

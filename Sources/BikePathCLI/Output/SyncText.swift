@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 import BikePathStore
 import BikePathSync
 import Foundation

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 import Foundation
 
 /// `bikepathd detect`: the bare-series obstacle detector (speed unknown) on a file

@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathReview
 import BikePathStore
 

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDaemon
 import BikePathReview
 import BikePathSensors
 import Foundation

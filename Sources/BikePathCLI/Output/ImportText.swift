@@ -1,3 +1,4 @@
+import BikePathDaemon
 import BikePathSensors
 
 /// The closing line of `bikepathd import`: what was read into the recording.

@@ -1,11 +1,13 @@
+import BikePathAPI
+@testable import BikePathCLI
 import BikePathCore
+@testable import BikePathDaemon
 import BikePathFixtures
 import BikePathStore
 import BikePathSync
 import BikePathTestSupport
 import Foundation
 import Testing
-@testable import BikePathDaemon
 
 /// What `bikepathd`'s subcommands hand to the runtime library, in process: the
 /// rider's typed edits, privacy changes, `--require`, sync's words and exit

@@ -1,0 +1,219 @@
+import BikePathCore
+import Foundation
+
+/// One key of bikepathd.toml, declared once (`ConfigurationKey.all`): its section and
+/// name, how it is read (type, range, check), where it lives in a `DaemonConfiguration`,
+/// and when SIGHUP applies it. The file reader, `config show` (TOML and JSON), the
+/// reload's report and the documentation test all walk the same list, so a key added
+/// here is read, shown, reported and checked against docs/configuration.md at once.
+public struct ConfigurationKey: Sendable {
+    public let section: String
+    public let name: String
+    public let reload: ReloadEffect
+    let read: @Sendable (inout TableReader, inout DaemonConfiguration) -> Void
+    /// The key's value; nil when the file leaves it unset and nothing is shown.
+    let value: @Sendable (DaemonConfiguration) -> ConfigurationValue?
+    /// Sets the key from a shown value (`config show --json` read back); false when the value has the wrong type.
+    let assign: @Sendable (inout DaemonConfiguration, ConfigurationValue) -> Bool
+
+    /// `section.name`, as messages and docs/configuration.md spell it.
+    public var path: String { section + "." + name }
+
+    /// When a SIGHUP's new value takes effect.
+    public enum ReloadEffect: Sendable {
+        /// The live sensors are reconfigured at once.
+        case sensors
+        /// The chain takes it when no trip is under way (a new chain would lose the trip's state).
+        case chain
+        /// Read once at start (the store and what it is opened with, sync, logging, the sockets).
+        case restart
+    }
+
+    /// The file's sections, in the order `config show` writes them.
+    public static let sections = ["gnss", "imu", "store", "trip", "obstacles", "crash", "privacy", "sync", "milestones", "log", "status", "review"]
+
+    /// Every key, in `config show`'s order within each section.
+    public static let all: [ConfigurationKey] = [
+        .string("gnss", "host", \.gnss.host, check: Checks.nonEmpty, reload: .sensors),
+        .int("gnss", "port", \.gnss.port, range: 1...65535, reload: .sensors),
+        .string("imu", "uri", \.imu.uri, check: Checks.iioURI, reload: .sensors),
+        .string("imu", "device", \.imu.device, reload: .sensors),
+        .double("imu", "rate_hz", \.imu.rateHz, range: 1...4000, reload: .sensors),
+        .string("store", "path", \.store.path, check: Checks.absolutePath, reload: .restart),
+        .double("store", "budget_mb", \.store.budgetMB, range: 16...1_048_576, reload: .restart),
+        .double("store", "commit_interval_s", \.store.commitIntervalS, range: 0.05...60, reload: .restart),
+        .double("trip", "start_after_s", \.trip.startAfterS, range: 0...3600, reload: .chain),
+        .double("trip", "start_after_m", \.trip.startAfterM, range: 0...100_000, reload: .chain),
+        .double("trip", "end_after_s", \.trip.endAfterS, range: 10...86_400, reload: .chain),
+        .bool("obstacles", "enabled", \.obstacles.enabled, reload: .chain),
+        .double("obstacles", "min_speed_mps", \.obstacles.minSpeedMps, range: 0...20, reload: .chain),
+        .double("obstacles", "threshold_sigmas", \.obstacles.thresholdSigmas, range: 0.5...20, reload: .chain),
+        .double("obstacles", "min_peak_mps2", \.obstacles.minPeakMps2, range: 0...100, reload: .chain),
+        .double("obstacles", "merge_m", \.obstacles.mergeM, range: 0...1000, reload: .chain),
+        .double("obstacles", "wheelbase_m", \.obstacles.wheelbaseM, range: 0.5...2.5, reload: .chain),
+        // Read when the store opens (`StoreConfiguration.reviewBudget`), as milestones are.
+        .int("obstacles", "review_budget", \.obstacles.reviewBudget, range: 0...1000, reload: .restart),
+        .bool("crash", "enabled", \.crash.enabled, reload: .chain),
+        .zones,
+        .double("privacy", "trim_s", \.privacy.trimS, range: 0...3600, reload: .restart),
+        .double("privacy", "trim_m", \.privacy.trimM, range: 0...10_000, reload: .restart),
+        // Absent means "the rider decides": shown only when the file sets them.
+        .optionalBool("privacy", "share_trips", \.privacy.shareTrips, reload: .restart),
+        .optionalBool("privacy", "share_sos", \.privacy.shareSOS, reload: .restart),
+        .optionalBool("privacy", "share_live_position", \.privacy.shareLivePosition, reload: .restart),
+        .string("sync", "hub_url", \.sync.hubURL, check: Checks.hubURL, reload: .restart),
+        .string("sync", "token_file", \.sync.tokenFile, check: Checks.absolutePath, reload: .restart),
+        .string("sync", "ca_file", \.sync.caFile, check: Checks.optionalAbsolutePath, reload: .restart),
+        .double("sync", "interval_s", \.sync.intervalS, range: 5...86_400, reload: .restart),
+        .double("milestones", "every_km", \.milestones.everyKm, range: 1...1_000_000, reload: .restart),
+        .choice("log", "level", \.log.level, reload: .restart),
+        .string("status", "socket", \.status.socket, check: Checks.socketPath, reload: .restart),
+        .string("review", "listen", \.review.listen, check: Checks.listenAddress, reload: .restart),
+        .string("review", "tiles_url", \.review.tilesURL, check: Checks.tileTemplate, reload: .restart),
+        .string("review", "tiles_attribution", \.review.tilesAttribution, reload: .restart),
+        .string("review", "mbtiles", \.review.mbtiles, check: Checks.optionalAbsolutePath, reload: .restart),
+    ]
+
+    /// The keys whose values differ between `a` and `b`.
+    public static func changed(from a: DaemonConfiguration, to b: DaemonConfiguration) -> [ConfigurationKey] {
+        all.filter { $0.value(a) != $0.value(b) }
+    }
+}
+
+/// A key's value as `config show` writes it.
+public enum ConfigurationValue: Sendable, Equatable, Codable {
+    case string(String), int(Int), double(Double), bool(Bool), zones([DaemonConfiguration.Zone])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let i = try? c.decode(Int.self) { self = .int(i) }
+        else if let d = try? c.decode(Double.self) { self = .double(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else { self = .zones(try c.decode([DaemonConfiguration.Zone].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .string(let s): try c.encode(s)
+        case .int(let i): try c.encode(i)
+        case .double(let d): try c.encode(d)
+        case .bool(let b): try c.encode(b)
+        case .zones(let z): try c.encode(z)
+        }
+    }
+
+    /// The value as TOML (a float always with its point, so it reads back as a float).
+    var tomlText: String {
+        switch self {
+        case .string(let s): TOMLText.string(s)
+        case .int(let i): "\(i)"
+        case .double(let d): TOMLText.number(d)
+        case .bool(let b): "\(b)"
+        case .zones(let zones):
+            "[" + zones.map {
+                "{ name = \(TOMLText.string($0.name)), lat = \(TOMLText.number($0.lat)), lon = \(TOMLText.number($0.lon)), radius_m = \(TOMLText.number($0.radiusM)) }"
+            }.joined(separator: ", ") + "]"
+        }
+    }
+}
+
+extension ConfigurationKey {
+    typealias Path<Value> = WritableKeyPath<DaemonConfiguration, Value> & Sendable
+
+    static func string(_ section: String, _ name: String, _ path: Path<String>,
+                       check: @escaping @Sendable (String) -> String? = { _ in nil }, reload: ReloadEffect) -> Self {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.string(name, &c[keyPath: path], check: check) },
+             value: { .string($0[keyPath: path]) },
+             assign: { c, v in guard case .string(let s) = v else { return false }; c[keyPath: path] = s; return true })
+    }
+
+    static func int(_ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, reload: ReloadEffect) -> Self {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.int(name, &c[keyPath: path], range: range) },
+             value: { .int($0[keyPath: path]) },
+             assign: { c, v in guard case .int(let i) = v else { return false }; c[keyPath: path] = i; return true })
+    }
+
+    static func double(_ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, reload: ReloadEffect) -> Self {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.double(name, &c[keyPath: path], range: range) },
+             value: { .double($0[keyPath: path]) },
+             assign: { c, v in
+                 // JSON writes 100.0 as 100.
+                 switch v {
+                 case .double(let d): c[keyPath: path] = d
+                 case .int(let i): c[keyPath: path] = Double(i)
+                 default: return false
+                 }
+                 return true
+             })
+    }
+
+    static func bool(_ section: String, _ name: String, _ path: Path<Bool>, reload: ReloadEffect) -> Self {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+             value: { .bool($0[keyPath: path]) },
+             assign: { c, v in guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true })
+    }
+
+    static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect) -> Self {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+             value: { $0[keyPath: path].map(ConfigurationValue.bool) },
+             assign: { c, v in guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true })
+    }
+
+    static func choice<E: RawRepresentable & CaseIterable & Sendable>(_ section: String, _ name: String, _ path: Path<E>,
+                                                                     reload: ReloadEffect) -> Self where E.RawValue == String {
+        Self(section: section, name: name, reload: reload, read: { t, c in t.choice(name, &c[keyPath: path]) },
+             value: { .string($0[keyPath: path].rawValue) },
+             assign: { c, v in
+                 guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
+                 c[keyPath: path] = e
+                 return true
+             })
+    }
+
+    /// `[[privacy.zones]]` (or `zones = [...]`): every zone needs all four fields.
+    static var zones: Self {
+        Self(section: "privacy", name: "zones", reload: .restart, read: { t, c in
+            var zones: [DaemonConfiguration.Zone] = []
+            t.tables("zones") { z in
+                z.require("name", "lat", "lon", "radius_m")
+                var zone = DaemonConfiguration.Zone(name: "", lat: 0, lon: 0, radiusM: 100)
+                z.string("name", &zone.name, check: Checks.nonEmpty)
+                z.double("lat", &zone.lat, range: -90...90)
+                z.double("lon", &zone.lon, range: -180...180)
+                z.double("radius_m", &zone.radiusM, range: PrivacyZone.radiusRange)
+                zones.append(zone)
+            }
+            if t.source["zones"] != nil { c.privacy.zones = zones }
+        }, value: { .zones($0.privacy.zones) },
+             assign: { c, v in guard case .zones(let z) = v else { return false }; c.privacy.zones = z; return true })
+    }
+}
+
+/// TOML literals that read back as exactly the value written.
+enum TOMLText {
+    /// A TOML basic string.
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\u%04X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A TOML float that reads back as exactly the same Double.
+    static func number(_ d: Double) -> String {
+        if d == d.rounded(), abs(d) < 1e15 { return String(format: "%.1f", d) }
+        return "\(d)"
+    }
+}
