@@ -89,7 +89,9 @@ let package = Package(
         ),
         .target(
             name: "BikePathCLI",
-            dependencies: ["BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathDaemon", "BikePathAPI"]
+            dependencies: [
+                "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathDaemon", "BikePathAPI",
+            ]
         ),
         .executableTarget(
             name: "bikepathd",
@@ -131,7 +133,8 @@ let package = Package(
         .executableTarget(
             name: "BikePathBench",
             dependencies: [
-                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathCLI", "BikePathHub", "BikePathAPI",
+                "BikePathCore", "BikePathFixtures", "BikePathSensors", "BikePathStore", "BikePathDaemon", "BikePathCLI", "BikePathHub",
+                "BikePathAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -234,7 +237,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport", "BikePathFixtures"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "BikePathCoreTests", dependencies: ["BikePathCore", "BikePathTestSupport", "BikePathFixtures"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "BikePathSensorsTests",
             dependencies: ["BikePathSensors", "BikePathCore", "BikePathStore", "BikePathTestSupport", "BikePathFixtures"],
@@ -244,7 +249,10 @@ let package = Package(
         // codes, JSON shapes, replay, the rider's loop, the CLI docs.
         .testTarget(
             name: "BikePathCLITests",
-            dependencies: ["BikePathCLI", "BikePathDaemon", "BikePathAPI", "BikePathSync", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathFixtures", "BikePathTestSupport"]
+            dependencies: [
+                "BikePathCLI", "BikePathDaemon", "BikePathAPI", "BikePathSync", "BikePathCore", "BikePathSensors", "BikePathStore",
+                "BikePathFixtures", "BikePathTestSupport",
+            ]
         ),
         // Running the built executables from tests (shared by the test targets below).
         .target(
@@ -260,13 +268,16 @@ let package = Package(
         ),
         .testTarget(
             name: "BikePathStoreTests",
-            dependencies: ["BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "BikePathDaemonTests",
             dependencies: [
-                "BikePathDaemon", "BikePathAPI", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathFixtures",
+                "BikePathDaemon", "BikePathAPI", "BikePathTestSupport", "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync",
+                "BikePathFixtures",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

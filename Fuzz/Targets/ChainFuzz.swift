@@ -26,17 +26,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case 0..<90:
             let z = float(offset + 3)
             let small = Float(Int8(bitPattern: input[offset + 7])) / 8
-            batch.append(.imu(IMUSample(time: t, accel: Vector3(x: small, y: small / 2, z: z),
-                                        gyro: kind & 1 == 0 ? Vector3(x: small / 10, y: 0, z: 0) : nil)))
+            batch.append(
+                .imu(
+                    IMUSample(
+                        time: t, accel: Vector3(x: small, y: small / 2, z: z),
+                        gyro: kind & 1 == 0 ? Vector3(x: small / 10, y: 0, z: 0) : nil)))
         case 90..<115:
             outputs += pipeline.process(batch); batch.removeAll()
             let lat = Double(Int16(bitPattern: UInt16(input[offset + 3]) | UInt16(input[offset + 4]) << 8)) / 300
             let lon = Double(Int16(bitPattern: UInt16(input[offset + 5]) | UInt16(input[offset + 6]) << 8)) / 150
-            let fix = GNSSFix(receivedAt: t, time: UTCTime(nanosecondsSince1970: time &+ 1_700_000_000_000_000_000),
-                              mode: FixMode(rawValue: Int(input[offset + 7] % 4)) ?? .noFix,
-                              latitude: 45 + lat / 100, longitude: 7 + lon / 100,
-                              altitudeMSL: Double(float(offset + 8)), speed: Double(input[offset + 9]) / 8,
-                              hdop: Double(input[offset + 10]) / 10)
+            let fix = GNSSFix(
+                receivedAt: t, time: UTCTime(nanosecondsSince1970: time &+ 1_700_000_000_000_000_000),
+                mode: FixMode(rawValue: Int(input[offset + 7] % 4)) ?? .noFix,
+                latitude: 45 + lat / 100, longitude: 7 + lon / 100,
+                altitudeMSL: Double(float(offset + 8)), speed: Double(input[offset + 9]) / 8,
+                hdop: Double(input[offset + 10]) / 10)
             outputs += pipeline.process(fix: fix)
         case 115..<120:
             batch.append(.marker(t, input[offset + 3] & 1 == 0 ? .tripStart : .tripStop))

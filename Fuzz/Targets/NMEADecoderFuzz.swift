@@ -14,8 +14,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     while start <= size {
         var end = start
         while end < size && input[end] != 0x0A { end += 1 }
-        decoder.decode(sentence: UnsafeRawBufferPointer(rebasing: input[start..<end]),
-                       receivedAt: SampleTime(nanoseconds: lineIndex * 1_000_000), into: &fixes)
+        decoder.decode(
+            sentence: UnsafeRawBufferPointer(rebasing: input[start..<end]),
+            receivedAt: SampleTime(nanoseconds: lineIndex * 1_000_000), into: &fixes)
         lineIndex += 1
         start = end + 1
     }

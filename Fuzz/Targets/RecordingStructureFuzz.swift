@@ -89,8 +89,10 @@ private func float(_ input: inout FuzzInput) -> Float {
     }
 }
 
-private let extremeFloats: [Float] = [.nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                                      .leastNonzeroMagnitude, 0, -0.0]
+private let extremeFloats: [Float] = [
+    .nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+    .leastNonzeroMagnitude, 0, -0.0,
+]
 
 /// An RMC sentence with its time, date and speed from the input (23:59:59 and 00:00:00
 /// often, the day's edges that move a day offset) and a correct checksum.
@@ -113,7 +115,8 @@ private func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
 /// Magic, version and a header whose created-utc year is any of 0000–9999.
 private func header(year: Int) -> [UInt8] {
     let y = String(year)
-    let text = "clock=monotonic-ns\ncreated-utc=\(String(repeating: "0", count: 4 - y.count) + y)-06-30T23:59:59Z\n"
+    let text =
+        "clock=monotonic-ns\ncreated-utc=\(String(repeating: "0", count: 4 - y.count) + y)-06-30T23:59:59Z\n"
         + "created-at-monotonic-ns=0\nsource=fuzz\n"
     let bytes = Array(text.utf8)
     var out: [UInt8] = RecordingFormat.magic

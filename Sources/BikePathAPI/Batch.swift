@@ -131,8 +131,10 @@ public struct RecordResult: Sendable, Codable, Equatable {
     public var storedSha256: String?
     public var receivedSha256: String?
     /// Creates a result; `status` is the HTTP status the record alone would have had.
-    public init(kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,
-                storedSha256: String? = nil, receivedSha256: String? = nil) {
+    public init(
+        kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,
+        storedSha256: String? = nil, receivedSha256: String? = nil
+    ) {
         self.kind = kind
         self.id = id
         self.status = status

@@ -129,7 +129,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         box.members.append((key.stringValue, bytes))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         nested(key).container(keyedBy: keyType)
     }
 

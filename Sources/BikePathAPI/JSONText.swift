@@ -41,7 +41,8 @@ public enum JSONText {
         try text(value, [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes], snakeCase: true)
     }
 
-    private static func text<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting, snakeCase: Bool = false) throws -> String {
+    private static func text<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting, snakeCase: Bool = false) throws -> String
+    {
         String(decoding: try encoder(formatting, snakeCase: snakeCase).encode(value), as: UTF8.self)
     }
 

@@ -47,8 +47,10 @@ public struct TripStatisticsUpload: Sendable, Codable, Equatable {
     public var elevationGainM: Double
     public var co2AvoidedG: Double
     /// Creates trip statistics from their fields.
-    public init(distanceM: Double, elapsedS: Double, movingS: Double, avgMovingSpeed: Double, maxSpeed: Double,
-                elevationGainM: Double, co2AvoidedG: Double) {
+    public init(
+        distanceM: Double, elapsedS: Double, movingS: Double, avgMovingSpeed: Double, maxSpeed: Double,
+        elevationGainM: Double, co2AvoidedG: Double
+    ) {
         self.distanceM = distanceM
         self.elapsedS = elapsedS
         self.movingS = movingS
@@ -106,8 +108,10 @@ public struct RoadSegmentUpload: Sendable, Codable, Equatable {
     public var roughness: Double
     public var status: String
     /// Creates a road-quality stretch from its fields.
-    public init(startOffsetS: Double, endOffsetS: Double, start: WirePosition?, end: WirePosition?, lengthM: Double,
-                roughness: Double, status: String) {
+    public init(
+        startOffsetS: Double, endOffsetS: Double, start: WirePosition?, end: WirePosition?, lengthM: Double,
+        roughness: Double, status: String
+    ) {
         self.startOffsetS = startOffsetS
         self.endOffsetS = endOffsetS
         self.start = start
@@ -129,8 +133,10 @@ public struct DraftUpload: Sendable, Codable, Equatable {
     public var obstacles: [ObstacleUpload]
     public var roadQuality: [RoadSegmentUpload]
     /// Creates a draft from its fields.
-    public init(id: String, trip: TripUpload, pathStatus: String?, path: [[Double]], obstacles: [ObstacleUpload],
-                roadQuality: [RoadSegmentUpload]) {
+    public init(
+        id: String, trip: TripUpload, pathStatus: String?, path: [[Double]], obstacles: [ObstacleUpload],
+        roadQuality: [RoadSegmentUpload]
+    ) {
         self.id = id
         self.trip = trip
         self.pathStatus = pathStatus
@@ -177,8 +183,11 @@ extension KeyedDecodingContainer {
     func decodeOptionalField<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard contains(key) else { return nil }
         if try decodeNil(forKey: key) {
-            throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath + [key],
-                                                            debugDescription: "null is not a value here: leave the field out"))
+            throw DecodingError.valueNotFound(
+                T.self,
+                .init(
+                    codingPath: codingPath + [key],
+                    debugDescription: "null is not a value here: leave the field out"))
         }
         return try decode(T.self, forKey: key)
     }
@@ -187,63 +196,72 @@ extension KeyedDecodingContainer {
 extension SOSUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try c.decode(String.self, forKey: .id), timeNs: try c.decode(Int64.self, forKey: .timeNs),
-                  impactTimeNs: try c.decode(Int64.self, forKey: .impactTimeNs), impactPeak: try c.decode(Double.self, forKey: .impactPeak),
-                  utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs),
-                  position: try c.decodeOptionalField(WirePosition.self, forKey: .position))
+        self.init(
+            id: try c.decode(String.self, forKey: .id), timeNs: try c.decode(Int64.self, forKey: .timeNs),
+            impactTimeNs: try c.decode(Int64.self, forKey: .impactTimeNs), impactPeak: try c.decode(Double.self, forKey: .impactPeak),
+            utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs),
+            position: try c.decodeOptionalField(WirePosition.self, forKey: .position))
     }
 }
 
 extension TripUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try c.decode(String.self, forKey: .id), startUtcNs: try c.decodeOptionalField(Int64.self, forKey: .startUtcNs),
-                  endUtcNs: try c.decodeOptionalField(Int64.self, forKey: .endUtcNs),
-                  statistics: try c.decode(TripStatisticsUpload.self, forKey: .statistics))
+        self.init(
+            id: try c.decode(String.self, forKey: .id), startUtcNs: try c.decodeOptionalField(Int64.self, forKey: .startUtcNs),
+            endUtcNs: try c.decodeOptionalField(Int64.self, forKey: .endUtcNs),
+            statistics: try c.decode(TripStatisticsUpload.self, forKey: .statistics))
     }
 }
 
 extension ObstacleUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try c.decode(String.self, forKey: .id), kind: try c.decode(String.self, forKey: .kind),
-                  offsetS: try c.decodeOptionalField(Double.self, forKey: .offsetS),
-                  position: try c.decodeOptionalField(WirePosition.self, forKey: .position), origin: try c.decode(String.self, forKey: .origin))
+        self.init(
+            id: try c.decode(String.self, forKey: .id), kind: try c.decode(String.self, forKey: .kind),
+            offsetS: try c.decodeOptionalField(Double.self, forKey: .offsetS),
+            position: try c.decodeOptionalField(WirePosition.self, forKey: .position), origin: try c.decode(String.self, forKey: .origin))
     }
 }
 
 extension RoadSegmentUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(startOffsetS: try c.decode(Double.self, forKey: .startOffsetS), endOffsetS: try c.decode(Double.self, forKey: .endOffsetS),
-                  start: try c.decodeOptionalField(WirePosition.self, forKey: .start), end: try c.decodeOptionalField(WirePosition.self, forKey: .end),
-                  lengthM: try c.decode(Double.self, forKey: .lengthM), roughness: try c.decode(Double.self, forKey: .roughness),
-                  status: try c.decode(String.self, forKey: .status))
+        self.init(
+            startOffsetS: try c.decode(Double.self, forKey: .startOffsetS), endOffsetS: try c.decode(Double.self, forKey: .endOffsetS),
+            start: try c.decodeOptionalField(WirePosition.self, forKey: .start),
+            end: try c.decodeOptionalField(WirePosition.self, forKey: .end),
+            lengthM: try c.decode(Double.self, forKey: .lengthM), roughness: try c.decode(Double.self, forKey: .roughness),
+            status: try c.decode(String.self, forKey: .status))
     }
 }
 
 extension DraftUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try c.decode(String.self, forKey: .id), trip: try c.decode(TripUpload.self, forKey: .trip),
-                  pathStatus: try c.decodeOptionalField(String.self, forKey: .pathStatus), path: try c.decode([[Double]].self, forKey: .path),
-                  obstacles: try c.decode([ObstacleUpload].self, forKey: .obstacles),
-                  roadQuality: try c.decode([RoadSegmentUpload].self, forKey: .roadQuality))
+        self.init(
+            id: try c.decode(String.self, forKey: .id), trip: try c.decode(TripUpload.self, forKey: .trip),
+            pathStatus: try c.decodeOptionalField(String.self, forKey: .pathStatus), path: try c.decode([[Double]].self, forKey: .path),
+            obstacles: try c.decode([ObstacleUpload].self, forKey: .obstacles),
+            roadQuality: try c.decode([RoadSegmentUpload].self, forKey: .roadQuality))
     }
 }
 
 extension ConfirmationUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(confirmed: try c.decode(Bool.self, forKey: .confirmed), confirmedSha256: try c.decodeOptionalField(String.self, forKey: .confirmedSha256),
-                  draft: try c.decode(DraftUpload.self, forKey: .draft))
+        self.init(
+            confirmed: try c.decode(Bool.self, forKey: .confirmed),
+            confirmedSha256: try c.decodeOptionalField(String.self, forKey: .confirmedSha256),
+            draft: try c.decode(DraftUpload.self, forKey: .draft))
     }
 }
 
 extension LivePositionUpload {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs), position: try c.decode(WirePosition.self, forKey: .position),
-                  speed: try c.decodeOptionalField(Double.self, forKey: .speed))
+        self.init(
+            utcNs: try c.decodeOptionalField(Int64.self, forKey: .utcNs), position: try c.decode(WirePosition.self, forKey: .position),
+            speed: try c.decodeOptionalField(Double.self, forKey: .speed))
     }
 }

@@ -3,9 +3,10 @@
 public enum Validation {
     /// Device-made ids: 1–64 characters of letters, digits, '-' and '_' (UUIDs fit).
     public static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
-        }
+        !id.isEmpty && id.utf8.count <= 64
+            && id.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+            }
     }
 
     public static let maxPathPoints = 200_000
@@ -22,7 +23,9 @@ public enum Validation {
         case .draft(let d): check(d, &p, "")
         case .confirmation(let c):
             if !c.confirmed { p.add("confirmed", "must be true: a draft is published only after the rider confirmed it") }
-            if let h = c.confirmedSha256, !(h.utf8.count == 64 && h.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
+            if let h = c.confirmedSha256,
+                !(h.utf8.count == 64 && h.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+            {
                 p.add("confirmedSha256", "must be 64 lowercase hex digits")
             }
             check(c.draft, &p, "draft.")
@@ -51,7 +54,9 @@ public enum Validation {
 
     static func utc(_ v: Int64?, _ p: inout Problems, _ field: String) {
         // 2000-01-01 .. 2100-01-01: rejects GNSS week-rollover dates and zeros.
-        if let v, v < 946_684_800_000_000_000 || v > 4_102_444_800_000_000_000 { p.add(field, "must be a UTC time in ns between 2000 and 2100") }
+        if let v, v < 946_684_800_000_000_000 || v > 4_102_444_800_000_000_000 {
+            p.add(field, "must be a UTC time in ns between 2000 and 2100")
+        }
     }
 
     static func check(_ s: SOSUpload, _ p: inout Problems, _ prefix: String) {
@@ -81,7 +86,9 @@ public enum Validation {
     static func check(_ d: DraftUpload, _ p: inout Problems, _ prefix: String) {
         id(d.id, &p, prefix + "id")
         check(d.trip, &p, prefix + "trip.")
-        if let s = d.pathStatus, !RoadSegmentUpload.statuses.contains(s) { p.add(prefix + "pathStatus", "must be one of \(RoadSegmentUpload.statuses.sorted())") }
+        if let s = d.pathStatus, !RoadSegmentUpload.statuses.contains(s) {
+            p.add(prefix + "pathStatus", "must be one of \(RoadSegmentUpload.statuses.sorted())")
+        }
         if d.path.count > maxPathPoints { p.add(prefix + "path", "at most \(maxPathPoints) points") }
         for (i, pair) in d.path.enumerated() {
             guard pair.count == 2 else { p.add(prefix + "path[\(i)]", "must be [lat, lon]"); continue }
@@ -106,7 +113,9 @@ public enum Validation {
             position(r.end, &p, f + "end")
             finite(r.lengthM, &p, f + "lengthM", max: 1_000_000)
             finite(r.roughness, &p, f + "roughness", max: 1_000_000)
-            if !RoadSegmentUpload.statuses.contains(r.status) { p.add(f + "status", "must be one of \(RoadSegmentUpload.statuses.sorted())") }
+            if !RoadSegmentUpload.statuses.contains(r.status) {
+                p.add(f + "status", "must be one of \(RoadSegmentUpload.statuses.sorted())")
+            }
         }
     }
 

@@ -13,7 +13,7 @@ enum ChainBenchmark {
         var batches: [[SensorRecord]] = []
         batches.reserveCapacity(seconds)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func noise() -> Float {   // xorshift: deterministic, cheap road vibration
+        func noise() -> Float {  // xorshift: deterministic, cheap road vibration
             state ^= state << 13; state ^= state >> 7; state ^= state << 17
             return Float(Int64(bitPattern: state >> 11) % 2001 - 1000) / 1000
         }
@@ -32,9 +32,12 @@ enum ChainBenchmark {
             for i in 0..<perSecond {
                 let t = Double(s) + Double(i) / imuRate
                 let z = 9.81 + 0.8 * noise() + (s % 7 == 0 ? pothole(at: Double(i) / imuRate - 0.5) : 0)
-                batch.append(.imu(IMUSample(time: SampleTime(seconds: t),
-                                            accel: Vector3(x: 0.3 * noise(), y: 0.3 * noise(), z: z),
-                                            gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise()))))
+                batch.append(
+                    .imu(
+                        IMUSample(
+                            time: SampleTime(seconds: t),
+                            accel: Vector3(x: 0.3 * noise(), y: 0.3 * noise(), z: z),
+                            gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise()))))
             }
             batch.sort { $0.time < $1.time }
             batches.append(batch)
@@ -45,9 +48,10 @@ enum ChainBenchmark {
     /// A pothole crossing every 7 s (front and rear wheel, `WheelImpact` at the ride's
     /// 5.5 m/s, 16 m/s² at the bar), the same in time at every rate, so the 200 Hz and 1 kHz
     /// runs exercise the trigger and the judge alike and both report it.
-    static let crossing = WheelImpact(kind: .pothole, peak: 16, speed: 5.5, wheelbase: 1.05, rearRatio: 0.6,
-                                      contactLength: 0.1, obstacleLength: 0.4, drop: 3.5, ringHz: 18,
-                                      ringDamping: 0.12, ringRatio: 0.4)
+    static let crossing = WheelImpact(
+        kind: .pothole, peak: 16, speed: 5.5, wheelbase: 1.05, rearRatio: 0.6,
+        contactLength: 0.1, obstacleLength: 0.4, drop: 3.5, ringHz: 18,
+        ringDamping: 0.12, ringRatio: 0.4)
 
     static func pothole(at t: Double) -> Float {
         crossing.span.contains(t) ? Float(crossing.acceleration(at: t)) : 0
@@ -60,8 +64,9 @@ enum ChainBenchmark {
         let lat = String(format: "%02d%08.5f", degrees, minutes)
         let lon = "00007.20000"
         let secondOfDay = Int(t) % 86_400
-        let time = String(format: "%02d%02d%05.2f", secondOfDay / 3600, secondOfDay / 60 % 60,
-                          Double(secondOfDay % 60) + t.truncatingRemainder(dividingBy: 1))
+        let time = String(
+            format: "%02d%02d%05.2f", secondOfDay / 3600, secondOfDay / 60 % 60,
+            Double(secondOfDay % 60) + t.truncatingRemainder(dividingBy: 1))
         let rmc = "GPRMC,\(time),A,\(lat),N,\(lon),W,10.69,0.0,140723,,,A"
         let gga = "GPGGA,\(time),\(lat),N,\(lon),W,1,09,0.9,20.0,M,47.0,M,,"
         return [rmc, gga].map { body in
@@ -76,7 +81,7 @@ enum ChainBenchmark {
             let batches = ride(hours: hours, imuRate: rate)
             let samples = Int(hours * 3600 * rate)
             var configuration = PipelineConfiguration()
-            configuration.crashDetectionEnabled = true     // every stage on: the worst case
+            configuration.crashDetectionEnabled = true  // every stage on: the worst case
             var outputs = 0
             var obstacles = 0, segments = 0, trips = 0
             var times: [Double] = []
@@ -107,10 +112,12 @@ enum ChainBenchmark {
             }
             times.sort(); cpuTimes.sort()
             let median = times[times.count / 2], best = times[0], cpu = cpuTimes[cpuTimes.count / 2]
-            print(String(format: "  IMU %4.0f Hz: %9d samples: wall median %.3f s = %.1f M samples/s, best %.3f s = %.1f M samples/s; "
-                         + "thread CPU median %.3f s = %.1f M samples/s (%d outputs)",
-                         rate, samples, median, Double(samples) / median / 1e6, best, Double(samples) / best / 1e6,
-                         cpu, Double(samples) / cpu / 1e6, outputs))
+            print(
+                String(
+                    format: "  IMU %4.0f Hz: %9d samples: wall median %.3f s = %.1f M samples/s, best %.3f s = %.1f M samples/s; "
+                        + "thread CPU median %.3f s = %.1f M samples/s (%d outputs)",
+                    rate, samples, median, Double(samples) / median / 1e6, best, Double(samples) / best / 1e6,
+                    cpu, Double(samples) / cpu / 1e6, outputs))
             print("    trips \(trips), obstacles \(obstacles), road-quality segments \(segments)")
         }
     }

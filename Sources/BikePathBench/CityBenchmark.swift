@@ -29,7 +29,9 @@ enum CityBenchmark {
             allMet = allMet && met
         }
         let falling = zip(recalls, recalls.dropFirst()).contains { $1 < $0 - 1.0 }
-        print("goal: precision ≥ 95 % and recall ≥ 90 % at every scale: \(allMet ? "met" : "NOT met"); recall not falling as data grows (1 point of slack): \(falling ? "NOT met" : "met")")
+        print(
+            "goal: precision ≥ 95 % and recall ≥ 90 % at every scale: \(allMet ? "met" : "NOT met"); recall not falling as data grows (1 point of slack): \(falling ? "NOT met" : "met")"
+        )
     }
 
     /// One city at one size; returns precision and recall (%) and whether both goals are met.
@@ -44,15 +46,20 @@ enum CityBenchmark {
         let radius = CorroborationRule().radiusMeters
         let truePositives = published.filter { p in truth.contains { Geodesic.distance($0, p.position) <= radius } }.count
         let found = truth.filter { t in published.contains { Geodesic.distance(t, $0.position) <= radius } }.count
-        let city = BoundingBox(west: origin.longitude - 0.01, south: origin.latitude - 0.01,
-                               east: at(4_100, 0).longitude, north: at(0, 4_100).latitude)
+        let city = BoundingBox(
+            west: origin.longitude - 0.01, south: origin.latitude - 0.01,
+            east: at(4_100, 0).longitude, north: at(0, 4_100).latitude)
         var features = 0
         let queries = 20
-        let query = clock.measure { for _ in 0..<queries { features = map.publishedObstacles(in: city).count + map.publishedStatus(in: city).count } }
+        let query = clock.measure {
+            for _ in 0..<queries { features = map.publishedObstacles(in: city).count + map.publishedStatus(in: city).count }
+        }
         if ProcessInfo.processInfo.environment["CITY_DEBUG"] != nil {
             let allSpots = spots.map { at($0.x, $0.y) }
             for p in published where !truth.contains(where: { Geodesic.distance($0, p.position) <= radius }) {
-                let nearest = allSpots.enumerated().min { Geodesic.distance($0.element, p.position) < Geodesic.distance($1.element, p.position) }!
+                let nearest = allSpots.enumerated().min {
+                    Geodesic.distance($0.element, p.position) < Geodesic.distance($1.element, p.position)
+                }!
                 var near = 0, headings: [Int] = []
                 for c in confirmations {
                     guard let u = try? JSONDecoder().decode(ConfirmationUpload.self, from: c.body) else { continue }
@@ -63,27 +70,41 @@ enum CityBenchmark {
                     }
                 }
                 print("  passes within radius \(near), headings \(headings)")
-                print("FP \(p.kind) riders \(p.riders) trips \(p.reportingTrips) misses \(p.passesWithoutReport) conf \(p.confidence) nearest spot \(nearest.offset) real \(spots[nearest.offset].real) at \(Geodesic.distance(nearest.element, p.position)) m")
+                print(
+                    "FP \(p.kind) riders \(p.riders) trips \(p.reportingTrips) misses \(p.passesWithoutReport) conf \(p.confidence) nearest spot \(nearest.offset) real \(spots[nearest.offset].real) at \(Geodesic.distance(nearest.element, p.position)) m"
+                )
             }
             // The true obstacles not found, with every spot within the radius (none: no two
             // reports made a spot there) and how far the obstacle lies from its crossing.
             for (i, s) in spots.enumerated() where s.real {
                 let t = at(s.x, s.y)
                 guard !published.contains(where: { Geodesic.distance(t, $0.position) <= radius }) else { continue }
-                let fromCrossing = max(min(s.x.truncatingRemainder(dividingBy: CitySimulation.spacing), CitySimulation.spacing - s.x.truncatingRemainder(dividingBy: CitySimulation.spacing)),
-                                       min(s.y.truncatingRemainder(dividingBy: CitySimulation.spacing), CitySimulation.spacing - s.y.truncatingRemainder(dividingBy: CitySimulation.spacing)))
+                let fromCrossing = max(
+                    min(
+                        s.x.truncatingRemainder(dividingBy: CitySimulation.spacing),
+                        CitySimulation.spacing - s.x.truncatingRemainder(dividingBy: CitySimulation.spacing)),
+                    min(
+                        s.y.truncatingRemainder(dividingBy: CitySimulation.spacing),
+                        CitySimulation.spacing - s.y.truncatingRemainder(dividingBy: CitySimulation.spacing)))
                 let near = map.obstacles.filter { Geodesic.distance(t, $0.position) <= radius }.map {
                     "[\($0.kind) riders \($0.riders) trips \($0.reportingTrips) silent rides \($0.passesWithoutReport) conf \(String(format: "%.2f", $0.confidence)) at \(Int(Geodesic.distance(t, $0.position).rounded())) m]"
                 }
-                print("MISSED \(i) at (\(Int(s.x)), \(Int(s.y))), \(Int(fromCrossing.rounded())) m from a crossing: \(near.isEmpty ? "no spot" : near.joined(separator: " "))")
+                print(
+                    "MISSED \(i) at (\(Int(s.x)), \(Int(s.y))), \(Int(fromCrossing.rounded())) m from a crossing: \(near.isEmpty ? "no spot" : near.joined(separator: " "))"
+                )
             }
         }
         let precision = 100 * Double(truePositives) / Double(max(1, published.count))
         let recall = 100 * Double(found) / Double(truth.count)
         let met = precision >= 95 && recall >= 90
-        print("\(label): riders \(riders) × rides \(rides), \(map.reports.count) confirmed reports, \(map.obstacles.count) spots, \(published.count) corroborated")
-        print(String(format: "\(label): precision %.1f %% (%d of %d corroborated spots are true), recall %.1f %% (%d of %d true obstacles found): %@",
-                     precision, truePositives, published.count, recall, found, truth.count, met ? "goals met" : "goals NOT met"))
+        print(
+            "\(label): riders \(riders) × rides \(rides), \(map.reports.count) confirmed reports, \(map.obstacles.count) spots, \(published.count) corroborated"
+        )
+        print(
+            String(
+                format:
+                    "\(label): precision %.1f %% (%d of %d corroborated spots are true), recall %.1f %% (%d of %d true obstacles found): %@",
+                precision, truePositives, published.count, recall, found, truth.count, met ? "goals met" : "goals NOT met"))
         print("\(label): map build \(build), city bbox query \(query / queries) (\(features) features)")
         return (precision, recall, met)
     }

@@ -42,17 +42,20 @@ enum DistanceEvaluation {
         print("ride                          start(s)  end(s)  positions(m)  vs Doppler  now(m)  vs Doppler  Doppler(m)")
         for ride in rides {
             var positionsOnly = PipelineConfiguration()
-            positionsOnly.dopplerDistanceMaxGapSeconds = -1   // every step between positions: the chain before the Doppler integration
+            positionsOnly.dopplerDistanceMaxGapSeconds = -1  // every step between positions: the chain before the Doppler integration
             let before = trips(ride.records, configuration: positionsOnly)
             let after = trips(ride.records, configuration: PipelineConfiguration())
             let speeds = groundSpeeds(ride.records)
             for (a, b) in zip(before, after) {
                 let doppler = integral(speeds, from: b.startTime, to: b.endTime)
-                let row = Row(ride: ride.name, start: b.startTime.seconds, end: b.endTime.seconds,
-                              positions: a.statistics.distanceMeters, now: b.statistics.distanceMeters, doppler: doppler)
+                let row = Row(
+                    ride: ride.name, start: b.startTime.seconds, end: b.endTime.seconds,
+                    positions: a.statistics.distanceMeters, now: b.statistics.distanceMeters, doppler: doppler)
                 rows.append(row)
-                print(String(format: "%-28@ %8.1f %7.1f %11.0f %+10.1f %% %7.0f %+9.1f %% %10.0f", row.ride, row.start, row.end,
-                             row.positions, percent(row.positions, row.doppler), row.now, percent(row.now, row.doppler), row.doppler))
+                print(
+                    String(
+                        format: "%-28@ %8.1f %7.1f %11.0f %+10.1f %% %7.0f %+9.1f %% %10.0f", row.ride, row.start, row.end,
+                        row.positions, percent(row.positions, row.doppler), row.now, percent(row.now, row.doppler), row.doppler))
             }
         }
         guard !rows.isEmpty else { print("no trips"); return }

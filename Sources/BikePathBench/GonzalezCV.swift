@@ -47,8 +47,11 @@ enum GonzalezCV {
         for (label, t) in total {
             let f = flagged[label] ?? 0
             n += t
-            if label == "regular_road" { correct += t - f; s.fpr = Double(f) / Double(t) }
-            else { correct += f; s.recall[label] = Double(f) / Double(t) }
+            if label == "regular_road" {
+                correct += t - f; s.fpr = Double(f) / Double(t)
+            } else {
+                correct += f; s.recall[label] = Double(f) / Double(t)
+            }
         }
         s.accuracy = Double(correct) / Double(max(n, 1))
         return s
@@ -72,10 +75,13 @@ enum GonzalezCV {
         print("González 2017: \(windows.count) windows")
         let candidates = grid()
         for (name, objective) in [
-            ("max balanced accuracy (mean of anomaly recall and regular specificity)", { (s: Score) in
-                let anomalies = s.recall.values.reduce(0, +) / Double(max(s.recall.count, 1))
-                return (anomalies + 1 - s.fpr) / 2
-            }),
+            (
+                "max balanced accuracy (mean of anomaly recall and regular specificity)",
+                { (s: Score) in
+                    let anomalies = s.recall.values.reduce(0, +) / Double(max(s.recall.count, 1))
+                    return (anomalies + 1 - s.fpr) / 2
+                }
+            ),
             ("max accuracy", { (s: Score) in s.accuracy }),
             ("max accuracy with FPR <= 3%", { (s: Score) in s.fpr <= 0.03 ? s.accuracy : -1 }),
         ] as [(String, (Score) -> Double)] {

@@ -34,13 +34,21 @@ enum HubLoadBenchmark {
     static func ride(device: Int, n: Int) -> [BatchRequest.Item] {
         let id = "D\(device)-R\(n)"
         let start: Int64 = 1_793_520_000_000_000_000 + Int64(n) * 1_800_000_000_000
-        let stats = TripStatisticsUpload(distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
+        let stats = TripStatisticsUpload(
+            distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
         let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 900_000_000_000, statistics: stats)
         let lat = 52.50 + Double(device % 50) * 0.002, lon = 13.30 + Double(n % 50) * 0.002
         let path = (0..<120).map { [lat + Double($0) * 0.0002, lon] }
-        let obstacles = (0..<3).map { ObstacleUpload(id: "O\($0)", kind: "pothole", offsetS: Double(60 + $0 * 100), position: WirePosition(lat: lat + Double($0) * 0.005, lon: lon), origin: "detected") }
+        let obstacles = (0..<3).map {
+            ObstacleUpload(
+                id: "O\($0)", kind: "pothole", offsetS: Double(60 + $0 * 100),
+                position: WirePosition(lat: lat + Double($0) * 0.005, lon: lon), origin: "detected")
+        }
         let draft = DraftUpload(id: id, trip: trip, pathStatus: "medium", path: path, obstacles: obstacles, roadQuality: [])
-        return [.init(id: trip.id, body: .trip(trip)), .init(id: id, body: .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft)))]
+        return [
+            .init(id: trip.id, body: .trip(trip)),
+            .init(id: id, body: .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))),
+        ]
     }
 
     /// The device's batch bodies, encoded: `count` batches of `batch` records (whole rides).
@@ -69,7 +77,8 @@ enum HubLoadBenchmark {
         let interval = rate.map { Duration.seconds(Double(devices * batch) / $0) }
         let begin = ContinuousClock.now
         let stopSending = begin + .seconds(seconds)
-        let results = try await withThrowingTaskGroup(of: (acked: Int, latencies: [Double], retries: Int, ranOut: Bool, unsent: Int).self) { group in
+        let results = try await withThrowingTaskGroup(of: (acked: Int, latencies: [Double], retries: Int, ranOut: Bool, unsent: Int).self) {
+            group in
             for (d, batches) in prepared.enumerated() {
                 group.addTask {
                     var acked = 0, retries = 0, target = d
@@ -96,9 +105,10 @@ enum HubLoadBenchmark {
                             request.body = .bytes(upload.body)
                             let sent = interval == nil ? ContinuousClock.now : scheduled
                             if let response = try? await http.execute(request, timeout: .seconds(10)), response.status == .ok,
-                               let answer = try? await response.body.collect(upTo: 1 << 22),
-                               let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView)),
-                               decoded.results.allSatisfy({ $0.status < 300 }) {
+                                let answer = try? await response.body.collect(upTo: 1 << 22),
+                                let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView)),
+                                decoded.results.allSatisfy({ $0.status < 300 })
+                            {
                                 let elapsed = ContinuousClock.now - sent
                                 latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                                 acked += upload.records
@@ -125,10 +135,18 @@ enum HubLoadBenchmark {
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
         let acked = results.map(\.0).reduce(0, +)
         let latencies = results.flatMap(\.1).sorted()
-        func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        print(String(format: "records acknowledged: %d in %.2f s = %.0f records/s; %d requests of %d records, p50 %.1f ms, p99 %.1f ms; %d retried",
-                     acked, wallSeconds, Double(acked) / wallSeconds, latencies.count, batch, percentile(0.5), percentile(0.99), results.map(\.2).reduce(0, +)))
-        if results.contains(where: { $0.3 }) { print("note: a device sent all its \(perDevice) prepared batches before the time was up (a floor)") }
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
+        print(
+            String(
+                format:
+                    "records acknowledged: %d in %.2f s = %.0f records/s; %d requests of %d records, p50 %.1f ms, p99 %.1f ms; %d retried",
+                acked, wallSeconds, Double(acked) / wallSeconds, latencies.count, batch, percentile(0.5), percentile(0.99),
+                results.map(\.2).reduce(0, +)))
+        if results.contains(where: { $0.3 }) {
+            print("note: a device sent all its \(perDevice) prepared batches before the time was up (a floor)")
+        }
         if rate != nil {
             let unsent = results.map(\.4).reduce(0, +)
             print("batches due but never sent: \(unsent) (\(unsent * batch) records; the hub fell behind the offered rate when not 0)")

@@ -22,7 +22,9 @@ enum MapTilesBenchmark {
         }
         // Against 1× only when 1× ran in the same invocation (one scale alone compares with nothing).
         if ingest.count > 1, let first = ingest.first, let worst = ingest.max() {
-            print("goal: one confirmation's ingest and map update within 2× of 1× at every scale: \(worst <= first * 2 ? "met" : "NOT met") (worst \(worst) against \(first))")
+            print(
+                "goal: one confirmation's ingest and map update within 2× of 1× at every scale: \(worst <= first * 2 ? "met" : "NOT met") (worst \(worst) against \(first))"
+            )
         }
     }
 
@@ -33,7 +35,9 @@ enum MapTilesBenchmark {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let store = try SQLiteHubStore(path: dir + "/hub.sqlite")
         try await store.migrate()
-        for device in Set(city.confirmations.map(\.device)) { try await store.issueToken(device: device, token: "token-of-\(device)-0123456789") }
+        for device in Set(city.confirmations.map(\.device)) {
+            try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
+        }
         let clock = ContinuousClock()
         let last = 20
         let backlog = city.confirmations.dropLast(last)
@@ -41,10 +45,11 @@ enum MapTilesBenchmark {
         let drained = try await clock.measure { try await MapTiles.update(store) }
         var each: [Duration] = []
         for (i, c) in city.confirmations.suffix(last).enumerated() {
-            each.append(try await clock.measure {
-                _ = try await store.put(device: c.device, records: [(.confirmation, "L\(i)", c.body)])
-                try await MapTiles.update(store)
-            })
+            each.append(
+                try await clock.measure {
+                    _ = try await store.put(device: c.device, records: [(.confirmation, "L\(i)", c.body)])
+                    try await MapTiles.update(store)
+                })
         }
         let mean = each.reduce(.zero, +) / each.count
         // 1 km² boxes at random places of the 4 km city.
@@ -55,19 +60,25 @@ enum MapTilesBenchmark {
             let x = Double(rng.next() % 3_000), y = Double(rng.next() % 3_000)
             let (sw, ne) = (CitySimulation.at(x, y), CitySimulation.at(x + 1_000, y + 1_000))
             let box = BoundingBox(west: sw.longitude, south: sw.latitude, east: ne.longitude, north: ne.latitude)
-            answers.append(try await clock.measure {
-                let range = MapTiles.range(of: box)
-                let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try JSONDecoder().decode(MapSlice.self, from: $0) }
-                let map = SharedMap(slices: slices)
-                let bodies = try map.encodedGeoJSON(in: box)
-                features = bodies.obstacles.count + bodies.status.count
-            })
+            answers.append(
+                try await clock.measure {
+                    let range = MapTiles.range(of: box)
+                    let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
+                        try JSONDecoder().decode(MapSlice.self, from: $0)
+                    }
+                    let map = SharedMap(slices: slices)
+                    let bodies = try map.encodedGeoJSON(in: box)
+                    features = bodies.obstacles.count + bodies.status.count
+                })
         }
         answers.sort()
-        let whole = clock.measure { _ = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) }) }
-        print("\(label): \(city.confirmations.count) confirmations; backlog of \(backlog.count) drained in \(drained); "
-              + "one more confirmation stored and mapped in \(mean) (mean of \(last)); 1 km² box p95 \(answers[answers.count * 95 / 100]) "
-              + "(\(features) bytes of GeoJSON); the whole-map build a replica did before: \(whole)")
+        let whole = clock.measure {
+            _ = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) })
+        }
+        print(
+            "\(label): \(city.confirmations.count) confirmations; backlog of \(backlog.count) drained in \(drained); "
+                + "one more confirmation stored and mapped in \(mean) (mean of \(last)); 1 km² box p95 \(answers[answers.count * 95 / 100]) "
+                + "(\(features) bytes of GeoJSON); the whole-map build a replica did before: \(whole)")
         return mean
     }
 }

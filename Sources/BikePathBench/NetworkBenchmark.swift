@@ -19,14 +19,19 @@ enum NetworkBenchmark {
     static let queries = 40
 
     static func run(kilometres: Double, seed: UInt64, exportDir: String, storages arguments: [String]) async throws {
-        let storages = arguments.map { $0.hasPrefix("sqlite:") ? HubStorage.sqlite(path: String($0.dropFirst(7))) : HubStorage.postgres(url: $0) }
+        let storages = arguments.map {
+            $0.hasPrefix("sqlite:") ? HubStorage.sqlite(path: String($0.dropFirst(7))) : HubStorage.postgres(url: $0)
+        }
         let clock = ContinuousClock()
         let city = GridCity.rides(kilometres: kilometres, seed: seed).map { ConfirmedRecord(device: $0.device, body: $0.body) }
         var network = PathNetwork()
         let built = clock.measure { for ride in city { network.add(ride) } }
-        let publicKm = network.links.filter { $0.value.devices.count >= 2 }
+        let publicKm =
+            network.links.filter { $0.value.devices.count >= 2 }
             .map { Geodesic.distance(network.nodes[$0.key.from]!, network.nodes[$0.key.to]!) }.reduce(0, +) / 1_000
-        print("city: \(city.count) rides; \(network.nodes.count) nodes, \(network.links.count) links, \(Int(publicKm)) km public; built in memory in \(built)")
+        print(
+            "city: \(city.count) rides; \(network.nodes.count) nodes, \(network.links.count) links, \(Int(publicKm)) km public; built in memory in \(built)"
+        )
         var rng = SplitMix64(state: seed)
         let side = GridCity.side(kilometres: kilometres)
         func uniform() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
@@ -49,32 +54,38 @@ enum NetworkBenchmark {
                 let empty = try await appendOneRide(store, seed: seed, clock: clock)
                 let stored = try await clock.measure { try await storeWhole(network, in: store) }
                 let full = try await appendOneRide(store, seed: seed &+ 1, clock: clock)
-                print("\(name): network stored in \(stored); one more ride stored and mapped: \(empty) on an empty store, \(full) on the city "
-                      + "(ratio \(String(format: "%.2f", full / empty)); goal ≤ 2: \(full <= empty * 2 ? "met" : "NOT met"))")
+                print(
+                    "\(name): network stored in \(stored); one more ride stored and mapped: \(empty) on an empty store, \(full) on the city "
+                        + "(ratio \(String(format: "%.2f", full / empty)); goal ≤ 2: \(full <= empty * 2 ? "met" : "NOT met"))")
                 var answers: [Duration] = []
                 var features = 0
                 for box in boxes {
-                    answers.append(try await clock.measure {
-                        let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: 2)
-                        features = try NetworkEdge.geoJSONData(edges).count
-                    })
+                    answers.append(
+                        try await clock.measure {
+                            let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: 2)
+                            features = try NetworkEdge.geoJSONData(edges).count
+                        })
                 }
-                print("\(name): 1 km² /v1/map/network answer p50 \(percentile(answers, 50)), p95 \(percentile(answers, 95)) (last \(features) bytes); "
-                      + "goal p95 < 20 ms: \(percentile(answers, 95) < .milliseconds(20) ? "met" : "NOT met")")
+                print(
+                    "\(name): 1 km² /v1/map/network answer p50 \(percentile(answers, 50)), p95 \(percentile(answers, 95)) (last \(features) bytes); "
+                        + "goal p95 < 20 ms: \(percentile(answers, 95) < .milliseconds(20) ? "met" : "NOT met")")
                 var times: [Duration] = [], overlapsOK = true, best: [[LinkKey]] = []
                 var export = "query,score\n", links = "query,source,target,cost\n"
                 let search = RouteSearch()
                 for (i, (a, b)) in pairs.enumerated() {
                     var routes: [Route] = []
-                    times.append(try await clock.measure {
-                        let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
-                        do {
-                            routes = try await search.routes(from: a, to: b, k: 3, on: graph)
-                        } catch let problem as RouteSearch.Problem {
-                            print("\(name): query \(i): \(problem)")
-                        }
-                    })
-                    for (x, r) in routes.enumerated() { for s in routes[..<x] where r.overlap(with: s) > search.rule.maxOverlap { overlapsOK = false } }
+                    times.append(
+                        try await clock.measure {
+                            let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
+                            do {
+                                routes = try await search.routes(from: a, to: b, k: 3, on: graph)
+                            } catch let problem as RouteSearch.Problem {
+                                print("\(name): query \(i): \(problem)")
+                            }
+                        })
+                    for (x, r) in routes.enumerated() {
+                        for s in routes[..<x] where r.overlap(with: s) > search.rule.maxOverlap { overlapsOK = false }
+                    }
                     best.append(routes.first?.links.map(\.key) ?? [])
                     if n == 0, let top = routes.first {
                         // The exported network: the query's public links with their costs, and
@@ -90,8 +101,10 @@ enum NetworkBenchmark {
                     }
                 }
                 bestRoutes.append(best)
-                print("\(name): route search (k = 3, 2–8 km) p50 \(percentile(times, 50)), p95 \(percentile(times, 95)); goal p95 < 100 ms: "
-                      + "\(percentile(times, 95) < .milliseconds(100) ? "met" : "NOT met"); alternatives within the 70 % overlap bound: \(overlapsOK ? "met" : "NOT met")")
+                print(
+                    "\(name): route search (k = 3, 2–8 km) p50 \(percentile(times, 50)), p95 \(percentile(times, 95)); goal p95 < 100 ms: "
+                        + "\(percentile(times, 95) < .milliseconds(100) ? "met" : "NOT met"); alternatives within the 70 % overlap bound: \(overlapsOK ? "met" : "NOT met")"
+                )
                 if n == 0 {
                     try export.write(toFile: exportDir + "/best.csv", atomically: true, encoding: .utf8)
                     try links.write(toFile: exportDir + "/links.csv", atomically: true, encoding: .utf8)

@@ -16,22 +16,28 @@ enum ObstacleBenchmark {
         let plain = chain(records)
         let km = plain.distanceMeters / 1000
         let perKm = Double(plain.obstacles.count) / max(km, 1e-9)
-        print(String(format: "ride: %@, %.0f m, %d candidates = %.1f per km", (path as NSString).lastPathComponent,
-                     plain.distanceMeters, plain.obstacles.count, perKm))
+        print(
+            String(
+                format: "ride: %@, %.0f m, %d candidates = %.1f per km", (path as NSString).lastPathComponent,
+                plain.distanceMeters, plain.obstacles.count, perKm))
         for o in plain.obstacles {
-            print(String(format: "  t=%7.2f s %-12@ peak %5.1f m/s²  speed %4.1f m/s  severity %.2f  confidence %.2f  strength %.2f",
-                         o.time.seconds, o.kind.rawValue, o.peak, o.speed ?? -1, o.severity, o.confidence, o.strength))
+            print(
+                String(
+                    format: "  t=%7.2f s %-12@ peak %5.1f m/s²  speed %4.1f m/s  severity %.2f  confidence %.2f  strength %.2f",
+                    o.time.seconds, o.kind.rawValue, o.peak, o.speed ?? -1, o.severity, o.confidence, o.strength))
         }
         // The ride's largest jolts: the strongest events the trigger finds with the judge open.
         var open = configuration
         open.obstacle.contextSigmas = 0
         open.obstacle.reportPeak = 0
         open.obstacleMergeMeters = 0
-        open.obstacle.wheelbaseMeters = 0   // no echo test, so no event is taken for another's echo
+        open.obstacle.wheelbaseMeters = 0  // no echo test, so no event is taken for another's echo
         let jolts = chain(records, configuration: open).obstacles.sorted { $0.peak > $1.peak }.prefix(2)
         let joltsKept = jolts.allSatisfy { j in plain.obstacles.contains { abs($0.time.seconds - j.time.seconds) < 0.5 } }
-        print("largest jolts: " + jolts.map { String(format: "t=%.2f s peak %.1f m/s²", $0.time.seconds, $0.peak) }
-            .joined(separator: ", ") + (joltsKept ? " — both among the candidates" : " — NOT all among the candidates"))
+        print(
+            "largest jolts: "
+                + jolts.map { String(format: "t=%.2f s peak %.1f m/s²", $0.time.seconds, $0.peak) }
+                .joined(separator: ", ") + (joltsKept ? " — both among the candidates" : " — NOT all among the candidates"))
 
         var injected = 0, found = 0, elsewhereMax = 0, elsewhereTotal = 0, kindRight = 0
         let avoid = plain.obstacles.map(\.time.seconds)
@@ -48,14 +54,17 @@ enum ObstacleBenchmark {
                 }
                 if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
                     var open = configuration
-                    open.obstacle.contextSigmas = 0; open.obstacle.reportPeak = 0; open.obstacleMergeMeters = 0; open.obstacle.wheelbaseMeters = 0
+                    open.obstacle.contextSigmas = 0; open.obstacle.reportPeak = 0; open.obstacleMergeMeters = 0;
+                    open.obstacle.wheelbaseMeters = 0
                     for o in chain(ImpactInjection.inject(placed, into: records), configuration: open).obstacles
                     where abs(o.time.seconds - p.time) < (ProcessInfo.processInfo.environment["BENCH_WIDE"] != nil ? 6 : 1) {
                         print(String(format: "     open: t=%.2f %@ peak %.1f", o.time.seconds, o.kind.rawValue, o.peak))
                     }
                     let i = p.impact
-                    print(String(format: "   missed t=%.2f %@ peak %.1f speed %.1f rear %.2f contact %.2f", p.time,
-                                 i.kind.rawValue, i.peak, i.speed, i.rearRatio, i.contactLength))
+                    print(
+                        String(
+                            format: "   missed t=%.2f %@ peak %.1f speed %.1f rear %.2f contact %.2f", p.time,
+                            i.kind.rawValue, i.peak, i.speed, i.rearRatio, i.contactLength))
                 }
             }
             let elsewhere = out.filter { o in
@@ -66,9 +75,12 @@ enum ObstacleBenchmark {
             print(String(format: "seed %3d: %d/%d injected found, %d candidates elsewhere", seed, hits, placed.count, elsewhere))
         }
         let recall = Double(found) / Double(max(injected, 1))
-        print(String(format: "injected: %d/%d found = %.1f %%; candidates elsewhere: mean %.2f, max %d (plain ride: %d); kind right for %d of %d found",
-                     found, injected, 100 * recall, Double(elsewhereTotal) / Double(seeds.count), elsewhereMax,
-                     plain.obstacles.count, kindRight, found))
+        print(
+            String(
+                format:
+                    "injected: %d/%d found = %.1f %%; candidates elsewhere: mean %.2f, max %d (plain ride: %d); kind right for %d of %d found",
+                found, injected, 100 * recall, Double(elsewhereTotal) / Double(seeds.count), elsewhereMax,
+                plain.obstacles.count, kindRight, found))
         let densityMet = perKm <= 5 && joltsKept
         let recallMet = recall >= 0.9 && elsewhereMax <= plain.obstacles.count
         print("goal candidates ≤ 5 per km with the largest jolts kept: " + (densityMet ? "met" : "NOT met"))
@@ -113,7 +125,7 @@ enum ObstacleBenchmark {
         var pipeline = Pipeline(configuration: configuration)
         var out: [ChainOutput] = []
         var i = 0
-        while i < records.count {   // one-second-ish batches, as a live source hands them over
+        while i < records.count {  // one-second-ish batches, as a live source hands them over
             let batch = records[i..<min(i + 256, records.count)]
             out += pipeline.process(batch)
             i += 256

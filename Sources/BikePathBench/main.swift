@@ -3,8 +3,9 @@ import Foundation
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "chain":
-    ChainBenchmark.run(hours: Double(arguments.dropFirst().first ?? "1") ?? 1,
-                       rates: arguments.dropFirst(2).compactMap(Double.init))
+    ChainBenchmark.run(
+        hours: Double(arguments.dropFirst().first ?? "1") ?? 1,
+        rates: arguments.dropFirst(2).compactMap(Double.init))
 case "gonzalez-cv":
     guard let root = arguments.dropFirst().first else {
         FileHandle.standardError.write("usage: BikePathBench gonzalez-cv DATASET_DIR\n".data(using: .utf8)!)
@@ -56,12 +57,17 @@ case "hub-load":
     // hub-load URL[,URL…] DEVICES SECONDS BATCH [RATE] (bench/hub.sh)
     let a = Array(arguments.dropFirst())
     guard a.count == 4 || a.count == 5, let devices = Int(a[1]), let seconds = Double(a[2]), let batch = Int(a[3]),
-          a.count == 4 || Double(a[4]).map({ $0 > 0 }) == true else {
-        FileHandle.standardError.write("usage: BikePathBench hub-load URL[,URL…] DEVICES SECONDS BATCH [RECORDS-PER-SECOND]\n".data(using: .utf8)!)
+        a.count == 4 || Double(a[4]).map({ $0 > 0 }) == true
+    else {
+        FileHandle.standardError.write(
+            "usage: BikePathBench hub-load URL[,URL…] DEVICES SECONDS BATCH [RECORDS-PER-SECOND]\n".data(using: .utf8)!)
         exit(2)
     }
     let urls = a[0].split(separator: ",").map(String.init)
-    do { try await HubLoadBenchmark.run(urls: urls, devices: devices, seconds: seconds, batch: batch, rate: a.count == 5 ? Double(a[4]) : nil) } catch {
+    do {
+        try await HubLoadBenchmark.run(
+            urls: urls, devices: devices, seconds: seconds, batch: batch, rate: a.count == 5 ? Double(a[4]) : nil)
+    } catch {
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
@@ -70,14 +76,16 @@ case "city":
     let rest = Array(arguments.dropFirst())
     let a = rest.prefix(3).compactMap { Int($0) }
     let scales = rest.count > 3 ? rest[3].split(separator: ",").compactMap { Double($0) } : [1, 4, 16]
-    CityBenchmark.run(riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
+    CityBenchmark.run(
+        riders: a.count > 0 ? a[0] : 200, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
 case "map-tiles":
     // map-tiles [RIDERS RIDES SEED [SCALES]] (docs/performance.md); SCALES like 1,4,16
     let rest = Array(arguments.dropFirst())
     let a = rest.prefix(3).compactMap { Int($0) }
     let scales = rest.count > 3 ? rest[3].split(separator: ",").compactMap { Double($0) } : [1, 4, 16]
     do {
-        try await MapTilesBenchmark.run(riders: a.count > 0 ? a[0] : 100, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
+        try await MapTilesBenchmark.run(
+            riders: a.count > 0 ? a[0] : 100, rides: a.count > 1 ? a[1] : 20, seed: UInt64(a.count > 2 ? a[2] : 1), scales: scales)
     } catch {
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
@@ -94,7 +102,8 @@ case "network":
         exit(1)
     }
 default:
-    FileHandle.standardError.write("""
+    FileHandle.standardError.write(
+        """
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH

@@ -30,7 +30,9 @@ public enum CitySimulation {
     }
 
     /// A seeded obstacle: `real` ones are true, the others systematic false reports.
-    public struct Spot: Sendable { public var x: Double; public var y: Double; public var kind: String; public var probability: Double; public var real: Bool }
+    public struct Spot: Sendable {
+        public var x: Double; public var y: Double; public var kind: String; public var probability: Double; public var real: Bool
+    }
 
     /// The seeded spots and every rider's confirmations (canonical upload bodies), riders named `rider-N`.
     public static func generate(riders: Int, rides: Int, seed: UInt64) -> (spots: [Spot], confirmations: [(device: String, body: Data)]) {
@@ -54,7 +56,9 @@ public enum CitySimulation {
             }
             return Spot(x: p.x, y: p.y, kind: kinds[Int(uniform() * 3)], probability: 0.6, real: true)
         }
-        spots += (0..<30).map { _ in let p = place(); return Spot(x: p.x, y: p.y, kind: kinds[Int(uniform() * 3)], probability: 0.15, real: false) }
+        spots += (0..<30).map { _ in
+            let p = place(); return Spot(x: p.x, y: p.y, kind: kinds[Int(uniform() * 3)], probability: 0.15, real: false)
+        }
         var byStreet: [String: [Int]] = [:]
         for (i, t) in spots.enumerated() {
             if t.y.truncatingRemainder(dividingBy: spacing) == 0 { byStreet["h\(Int(t.y))", default: []].append(i) }
@@ -65,7 +69,8 @@ public enum CitySimulation {
             ((street(), street()), (0..<15).map { _ in (uniform() < 0.5, (uniform() < 0.5 ? -1.0 : 1.0) * spacing) })
         }
         var confirmations: [(device: String, body: Data)] = []
-        let stats = TripStatisticsUpload(distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 0, co2AvoidedG: 360)
+        let stats = TripStatisticsUpload(
+            distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 0, co2AvoidedG: 360)
         for r in 0..<riders {
             let commute = route()
             for n in 0..<rides {
@@ -74,16 +79,25 @@ public enum CitySimulation {
                 var path: [[Double]] = [], obstacles: [ObstacleUpload] = [], roadQuality: [RoadSegmentUpload] = []
                 func report(_ px: Double, _ py: Double, _ kind: String) {
                     let c = at(px + gaussian() * 4, py + gaussian() * 4)
-                    obstacles.append(ObstacleUpload(id: "O\(obstacles.count)", kind: kind, offsetS: nil, position: WirePosition(lat: c.latitude, lon: c.longitude), origin: "detected"))
+                    obstacles.append(
+                        ObstacleUpload(
+                            id: "O\(obstacles.count)", kind: kind, offsetS: nil, position: WirePosition(lat: c.latitude, lon: c.longitude),
+                            origin: "detected"))
                 }
                 for (horizontal, step) in ride.moves {
-                    let (nx, ny) = horizontal ? (min(max(x + step, 0), Double(blocks) * spacing), y) : (x, min(max(y + step, 0), Double(blocks) * spacing))
-                    for k in stride(from: 0.0, to: 1.0, by: 0.1) { let c = at(x + (nx - x) * k, y + (ny - y) * k); path.append([c.latitude, c.longitude]) }
+                    let (nx, ny) =
+                        horizontal
+                        ? (min(max(x + step, 0), Double(blocks) * spacing), y) : (x, min(max(y + step, 0), Double(blocks) * spacing))
+                    for k in stride(from: 0.0, to: 1.0, by: 0.1) {
+                        let c = at(x + (nx - x) * k, y + (ny - y) * k); path.append([c.latitude, c.longitude])
+                    }
                     let street = horizontal ? "h\(Int(y))" : "v\(Int(x))"
                     let lo = horizontal ? min(x, nx) : min(y, ny), hi = horizontal ? max(x, nx) : max(y, ny)
                     for i in byStreet[street] ?? [] {
                         let t = spots[i], along = horizontal ? t.x : t.y
-                        if along >= lo, along <= hi, uniform() < t.probability { report(t.x, t.y, t.real && uniform() < 0.2 ? "irregularity" : t.kind) }
+                        if along >= lo, along <= hi, uniform() < t.probability {
+                            report(t.x, t.y, t.real && uniform() < 0.2 ? "irregularity" : t.kind)
+                        }
                     }
                     // 0.1 false candidates per km: 0.02 per 200 m block ridden. A move off the
                     // city's edge is clamped to no move at all: no metre ridden, no candidate
@@ -92,19 +106,24 @@ public enum CitySimulation {
                         let k = uniform()
                         report(x + (nx - x) * k, y + (ny - y) * k, kinds[Int(uniform() * 3)])
                     }
-                    if nx != x || ny != y {  // the block as the device rated it: each street has its surface, riders disagree one time in four
+                    // The block as the device rated it: each street has its surface, riders disagree one time in four.
+                    if nx != x || ny != y {
                         let (a, b) = (at(x, y), at(nx, ny))
-                        let surface = Int((horizontal ? y : x) / spacing) % 3, status = statuses[uniform() < 0.75 ? surface : Int(uniform() * 3)]
-                        roadQuality.append(RoadSegmentUpload(startOffsetS: 0, endOffsetS: 60, start: WirePosition(lat: a.latitude, lon: a.longitude),
-                                                             end: WirePosition(lat: b.latitude, lon: b.longitude), lengthM: abs(nx - x) + abs(ny - y),
-                                                             roughness: 0.1, status: status))
+                        let surface = Int((horizontal ? y : x) / spacing) % 3,
+                            status = statuses[uniform() < 0.75 ? surface : Int(uniform() * 3)]
+                        roadQuality.append(
+                            RoadSegmentUpload(
+                                startOffsetS: 0, endOffsetS: 60, start: WirePosition(lat: a.latitude, lon: a.longitude),
+                                end: WirePosition(lat: b.latitude, lon: b.longitude), lengthM: abs(nx - x) + abs(ny - y),
+                                roughness: 0.1, status: status))
                     }
                     (x, y) = (nx, ny)
                 }
                 let end = at(x, y)
                 path.append([end.latitude, end.longitude])
                 let trip = TripUpload(id: "T\(n)", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: stats)
-                let draft = DraftUpload(id: "D\(n)", trip: trip, pathStatus: nil, path: path, obstacles: obstacles, roadQuality: roadQuality)
+                let draft = DraftUpload(
+                    id: "D\(n)", trip: trip, pathStatus: nil, path: path, obstacles: obstacles, roadQuality: roadQuality)
                 let body = (try? WireJSON.encode(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))) ?? Data()
                 confirmations.append((device: "rider-\(r)", body: body))
             }

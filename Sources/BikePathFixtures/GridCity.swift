@@ -14,8 +14,9 @@ public enum GridCity {
 
     /// The point `x` metres east and `y` metres north of `origin`.
     public static func at(_ x: Double, _ y: Double) -> Coordinate {
-        Coordinate(latitude: origin.latitude + y / metresPerDegreeLat,
-                   longitude: origin.longitude + x / (metresPerDegreeLat * cos(origin.latitude * .pi / 180)))
+        Coordinate(
+            latitude: origin.latitude + y / metresPerDegreeLat,
+            longitude: origin.longitude + x / (metresPerDegreeLat * cos(origin.latitude * .pi / 180)))
     }
 
     /// The side (metres) of a city with at least `kilometres` of streets: 2 (side / spacing + 1) streets of `side`.
@@ -45,15 +46,18 @@ public enum GridCity {
                     let path = stride(from: 0.0, through: side, by: 25).map(point)
                     let stretches = stride(from: 0.0, to: side, by: 500).map { a -> RoadSegmentUpload in
                         let (p, q) = (point(a), point(min(a + 500, side)))
-                        return RoadSegmentUpload(startOffsetS: a / 5, endOffsetS: min(a + 500, side) / 5, start: WirePosition(lat: p.latitude, lon: p.longitude),
-                                                 end: WirePosition(lat: q.latitude, lon: q.longitude), lengthM: min(500, side - a), roughness: 0.1,
-                                                 status: surface)
+                        return RoadSegmentUpload(
+                            startOffsetS: a / 5, endOffsetS: min(a + 500, side) / 5, start: WirePosition(lat: p.latitude, lon: p.longitude),
+                            end: WirePosition(lat: q.latitude, lon: q.longitude), lengthM: min(500, side - a), roughness: 0.1,
+                            status: surface)
                     }
-                    let stats = TripStatisticsUpload(distanceM: side, elapsedS: side / 5, movingS: side / 5, avgMovingSpeed: 5, maxSpeed: 8,
-                                                     elevationGainM: 0, co2AvoidedG: side * 0.12)
+                    let stats = TripStatisticsUpload(
+                        distanceM: side, elapsedS: side / 5, movingS: side / 5, avgMovingSpeed: 5, maxSpeed: 8,
+                        elevationGainM: 0, co2AvoidedG: side * 0.12)
                     let trip = TripUpload(id: "T\(out.count)", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: stats)
-                    let draft = DraftUpload(id: "D\(out.count)", trip: trip, pathStatus: surface, path: path.map { [$0.latitude, $0.longitude] },
-                                            obstacles: [], roadQuality: stretches)
+                    let draft = DraftUpload(
+                        id: "D\(out.count)", trip: trip, pathStatus: surface, path: path.map { [$0.latitude, $0.longitude] },
+                        obstacles: [], roadQuality: stretches)
                     let body = (try? WireJSON.encode(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))) ?? Data()
                     out.append((device, body))
                 }

@@ -26,8 +26,10 @@ public enum ImpactInjection {
     /// `count` crossings at riding moments (speed ≥ `minimumSpeed`), at least `spacing`
     /// seconds from each other and from every time in `avoiding` (the plain ride's own
     /// candidates, so a found injection is never a pre-existing candidate).
-    public static func plan(records: [SensorRecord], count: Int, seed: UInt64, avoiding: [Double] = [],
-                            minimumSpeed: Double = 2.5, spacing: Double = 3) -> [Placed] {
+    public static func plan(
+        records: [SensorRecord], count: Int, seed: UInt64, avoiding: [Double] = [],
+        minimumSpeed: Double = 2.5, spacing: Double = 3
+    ) -> [Placed] {
         let track = speeds(records)
         guard let first = track.first?.time, let last = track.last?.time else { return [] }
         var rng = SplitMix64(state: seed)
@@ -37,7 +39,7 @@ public enum ImpactInjection {
             attempts += 1
             let t = Double.random(in: first...last, using: &rng)
             guard let v = speed(at: t, in: track), v >= minimumSpeed,
-                  placed.allSatisfy({ abs($0.time - t) >= spacing }), avoiding.allSatisfy({ abs($0 - t) >= spacing })
+                placed.allSatisfy({ abs($0.time - t) >= spacing }), avoiding.allSatisfy({ abs($0 - t) >= spacing })
             else { continue }
             placed.append(Placed(time: t, impact: .draw(speed: v, using: &rng)))
         }
@@ -47,7 +49,7 @@ public enum ImpactInjection {
     static func speed(at t: Double, in track: [(time: Double, speed: Double)]) -> Double? {
         guard let i = track.firstIndex(where: { $0.time >= t }), i > 0 else { return nil }
         let a = track[i - 1], b = track[i]
-        guard b.time - a.time < 2 else { return nil }   // no speed across a GNSS gap
+        guard b.time - a.time < 2 else { return nil }  // no speed across a GNSS gap
         return a.speed + (t - a.time) / (b.time - a.time) * (b.speed - a.speed)
     }
 
@@ -69,8 +71,12 @@ public enum ImpactInjection {
                 let dt = s.time.seconds - p.time
                 guard span.contains(dt) else { continue }
                 let a = Float(p.impact.acceleration(at: dt)) / norm
-                out[i] = .imu(IMUSample(time: s.time, accel: Vector3(x: s.accel.x + a * up.x, y: s.accel.y + a * up.y,
-                                                                     z: s.accel.z + a * up.z), gyro: s.gyro))
+                out[i] = .imu(
+                    IMUSample(
+                        time: s.time,
+                        accel: Vector3(
+                            x: s.accel.x + a * up.x, y: s.accel.y + a * up.y,
+                            z: s.accel.z + a * up.z), gyro: s.gyro))
             }
         }
         return out

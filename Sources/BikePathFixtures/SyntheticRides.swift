@@ -28,19 +28,31 @@ public enum SyntheticRides {
                 let c = Coordinate(latitude: lat, longitude: lon)
                 path.append(c)
                 let utc = UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + now.nanoseconds)
-                out.append((.trackPoint(TrackPoint(time: now, utc: utc, coordinate: c, altitudeMSL: 34 + Double(s % 20) * 0.1, speed: speed)), now))
+                out.append(
+                    (.trackPoint(TrackPoint(time: now, utc: utc, coordinate: c, altitudeMSL: 34 + Double(s % 20) * 0.1, speed: speed)), now)
+                )
                 if s % 45 == 30 {
                     let window = (0..<windowSamples).map { Float(sin(Double($0 + s) * 0.3)) * 4 }
                     let kind = ObstacleKind.allCases[(s / 45) % ObstacleKind.allCases.count]
-                    out.append((.obstacle(ObstacleEvent(time: now, utc: utc, coordinate: c, speed: speed, kind: kind, peak: 6 + Double(s % 7),
-                                                        energy: 2.5, window: window, windowRate: 100)), now))
+                    out.append(
+                        (
+                            .obstacle(
+                                ObstacleEvent(
+                                    time: now, utc: utc, coordinate: c, speed: speed, kind: kind, peak: 6 + Double(s % 7),
+                                    energy: 2.5, window: window, windowRate: 100)), now
+                        ))
                 }
                 if s > 0, s % 60 == 0 {
                     let segEnd = Coordinate(latitude: lat, longitude: lon)
-                    out.append((.roadQuality(RoadQualitySegment(startTime: segmentStart, endTime: now,
-                                                                start: Coordinate(latitude: lat, longitude: segmentStartLon), end: segEnd,
-                                                                lengthMeters: 300, roughness: Double(s % 9) / 3,
-                                                                status: PathStatus.allCases[(s / 60) % 4])), now))
+                    out.append(
+                        (
+                            .roadQuality(
+                                RoadQualitySegment(
+                                    startTime: segmentStart, endTime: now,
+                                    start: Coordinate(latitude: lat, longitude: segmentStartLon), end: segEnd,
+                                    lengthMeters: 300, roughness: Double(s % 9) / 3,
+                                    status: PathStatus.allCases[(s / 60) % 4])), now
+                        ))
                     segmentStart = now
                     segmentStartLon = lon
                 }
@@ -58,9 +70,10 @@ public enum SyntheticRides {
             stats.averageMovingSpeed = distance / max(1, end - start)
             stats.maxSpeed = 5.8
             stats.co2AvoidedGrams = distance / 1000 * 120
-            let record = TripRecord(startTime: start, endTime: end, startUTC: startUTC,
-                                    endUTC: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + end.nanoseconds),
-                                    statistics: stats, path: path.enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
+            let record = TripRecord(
+                startTime: start, endTime: end, startUTC: startUTC,
+                endUTC: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + end.nanoseconds),
+                statistics: stats, path: path.enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
             out.append((.tripEnded(record), end))
             out.append((.activity(end, .stationary), end))
             t += 120

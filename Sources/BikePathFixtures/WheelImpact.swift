@@ -29,9 +29,11 @@ public struct WheelImpact: Sendable, Equatable {
     public var ringRatio: Double
 
     /// Creates an impact from its fields (units as documented on each).
-    public init(kind: ObstacleKind, peak: Double, speed: Double, wheelbase: Double, rearRatio: Double,
-                contactLength: Double, obstacleLength: Double, drop: Double, ringHz: Double, ringDamping: Double,
-                ringRatio: Double) {
+    public init(
+        kind: ObstacleKind, peak: Double, speed: Double, wheelbase: Double, rearRatio: Double,
+        contactLength: Double, obstacleLength: Double, drop: Double, ringHz: Double, ringDamping: Double,
+        ringRatio: Double
+    ) {
         self.kind = kind
         self.peak = peak
         self.speed = speed
@@ -48,11 +50,12 @@ public struct WheelImpact: Sendable, Equatable {
     /// Draws one crossing at `speed` from the documented ranges.
     public static func draw(speed: Double, using rng: inout SplitMix64) -> WheelImpact {
         func uniform(_ r: ClosedRange<Double>) -> Double { Double.random(in: r, using: &rng) }
-        return WheelImpact(kind: Bool.random(using: &rng) ? .pothole : .bump, peak: uniform(10...26), speed: speed,
-                           wheelbase: uniform(0.98...1.12), rearRatio: uniform(0.35...0.8),
-                           contactLength: uniform(0.08...0.16), obstacleLength: uniform(0.2...0.6),
-                           drop: uniform(2...5), ringHz: uniform(12...25), ringDamping: uniform(0.08...0.2),
-                           ringRatio: uniform(0.3...0.5))
+        return WheelImpact(
+            kind: Bool.random(using: &rng) ? .pothole : .bump, peak: uniform(10...26), speed: speed,
+            wheelbase: uniform(0.98...1.12), rearRatio: uniform(0.35...0.8),
+            contactLength: uniform(0.08...0.16), obstacleLength: uniform(0.2...0.6),
+            drop: uniform(2...5), ringHz: uniform(12...25), ringDamping: uniform(0.08...0.2),
+            ringRatio: uniform(0.3...0.5))
     }
 
     /// Seconds from the front hit to the rear hit.

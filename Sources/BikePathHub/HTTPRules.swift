@@ -10,8 +10,9 @@ enum UploadContentType {
     static func refusal(contentType: String?) -> Refusal? {
         let type = contentType?.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces).lowercased()
         if type == "application/json" { return nil }
-        return Refusal(.unsupportedMediaType, "unsupported-media-type",
-                       contentType == nil ? "send Content-Type: application/json" : "Content-Type must be application/json")
+        return Refusal(
+            .unsupportedMediaType, "unsupported-media-type",
+            contentType == nil ? "send Content-Type: application/json" : "Content-Type must be application/json")
     }
 }
 
@@ -26,7 +27,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         let allowed = Self.methods(for: request.uri.path, in: table.routes)
         guard !allowed.isEmpty, !allowed.contains(request.method) else { return try await next(request, context) }
         let list = allowed.map(\.rawValue).joined(separator: ", ")
-        var r = HubServer.answer(Refusal(.methodNotAllowed, "method-not-allowed", "\(request.method.rawValue) is not served here; use \(list)"))
+        var r = HubServer.answer(
+            Refusal(.methodNotAllowed, "method-not-allowed", "\(request.method.rawValue) is not served here; use \(list)"))
         r.headers[.allow] = list
         return r
     }
@@ -47,8 +49,10 @@ final class RouteTable: Sendable {
     var routes: [(path: String, method: HTTPRequest.Method)] { added.withLock { $0 } }
 
     /// Adds the route to `router` and to the table.
-    func on(_ router: Router<HubContext>, _ path: String, _ method: HTTPRequest.Method,
-            use handler: @Sendable @escaping (Request, HubContext) async throws -> Response) {
+    func on(
+        _ router: Router<HubContext>, _ path: String, _ method: HTTPRequest.Method,
+        use handler: @Sendable @escaping (Request, HubContext) async throws -> Response
+    ) {
         added.withLock { $0.append((path, method)) }
         router.on(RouterPath(path), method: method, use: handler)
     }

@@ -20,8 +20,10 @@ public struct HubConfiguration: Sendable {
     /// The public map page (`/map`): its basemap, and where Leaflet is.
     public var mapPage = MapPageSettings()
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil,
-                mapPage: MapPageSettings = MapPageSettings()) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, limits: HubLimits = HubLimits(), tls: (certificate: String, key: String)? = nil,
+        mapPage: MapPageSettings = MapPageSettings()
+    ) {
         self.host = host
         self.port = port
         self.limits = limits
@@ -37,15 +39,19 @@ public enum Hub {
     /// The hub's application on `store` (already migrated). `middleware` runs on every
     /// request after the request log, the metrics and the method check, before the routes
     /// (the tests' fault injection, `Tests/HubFaults`); `onListening` gets the bound port.
-    public static func buildApplication(configuration: HubConfiguration, store: any HubStore, logger: Logger,
-                                        middleware: (any RouterMiddleware<HubContext>)? = nil,
-                                        onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    public static func buildApplication(
+        configuration: HubConfiguration, store: any HubStore, logger: Logger,
+        middleware: (any RouterMiddleware<HubContext>)? = nil,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
         let workers = DecodeWorkers()
         let map = MapMaintainer(store: store, logger: logger)
-        let server = HubServer(store: store, middleware: middleware, workers: workers, map: map, metrics: HubMetrics(),
-                               rateLimiter: DeviceRateLimiter(perSecond: configuration.limits.deviceRecordsPerSecond,
-                                                              burst: configuration.limits.deviceBurst),
-                               mapPage: MapPage(settings: configuration.mapPage, logger: logger), logger: logger)
+        let server = HubServer(
+            store: store, middleware: middleware, workers: workers, map: map, metrics: HubMetrics(),
+            rateLimiter: DeviceRateLimiter(
+                perSecond: configuration.limits.deviceRecordsPerSecond,
+                burst: configuration.limits.deviceBurst),
+            mapPage: MapPage(settings: configuration.mapPage, logger: logger), logger: logger)
         let limits = configuration.limits
         let cap = limits.connectionCap(descriptorLimit: DescriptorLimit.raise())
         if cap < limits.maxConnections {
@@ -54,8 +60,9 @@ public enum Hub {
         return Application(
             router: server.router(),
             server: try httpServer(limits, tls: configuration.tls),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "bikepath-hub",
-                                 availableConnectionsDelegate: MaximumAvailableConnections(cap, logger: logger)),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "bikepath-hub",
+                availableConnectionsDelegate: MaximumAvailableConnections(cap, logger: logger)),
             services: [workers, map],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? -1) },
             logger: logger)
@@ -78,16 +85,24 @@ public enum Hub {
         note(report.revokedAbsent, "revoked, no longer in the file")
         note(report.keptRevoked, "still revoked (the file cannot restore a device; issue a new token with `bikepath-hub token add`)")
         note(report.ignoredCommandManaged, "line ignored: the token is managed with `bikepath-hub token`")
-        note(report.commandManaged, "not in the file, still allowed: tokens issued with `bikepath-hub token add` (revoke with `token revoke`)")
+        note(
+            report.commandManaged,
+            "not in the file, still allowed: tokens issued with `bikepath-hub token add` (revoke with `token revoke`)")
     }
 
     static func httpServer(_ limits: HubLimits, tls: (certificate: String, key: String)?) throws -> HTTPServerBuilder {
-        let overflow = (try? WireJSON.encode(ErrorBody(error: "headers-too-large", message:
-            "request headers are limited to \(HubLimits.maxHeaderListSize) bytes, \(HubLimits.maxHeaderFieldSize) per field, \(HubLimits.maxHeaderCount) fields"))) ?? Data()
-        let http1 = HTTPServerBuilder.http1(policy: limits.connections,
-                                            overflow: .init(contentType: "application/json", body: Array(overflow)),
-                                            maxHeaderFieldSize: HubLimits.maxHeaderFieldSize, maxHeaderListSize: HubLimits.maxHeaderListSize,
-                                            maxHeaderCount: HubLimits.maxHeaderCount)
+        let overflow =
+            (try? WireJSON.encode(
+                ErrorBody(
+                    error: "headers-too-large",
+                    message:
+                        "request headers are limited to \(HubLimits.maxHeaderListSize) bytes, \(HubLimits.maxHeaderFieldSize) per field, \(HubLimits.maxHeaderCount) fields"
+                ))) ?? Data()
+        let http1 = HTTPServerBuilder.http1(
+            policy: limits.connections,
+            overflow: .init(contentType: "application/json", body: Array(overflow)),
+            maxHeaderFieldSize: HubLimits.maxHeaderFieldSize, maxHeaderListSize: HubLimits.maxHeaderListSize,
+            maxHeaderCount: HubLimits.maxHeaderCount)
         guard let tls else { return http1 }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificate).map { .certificate($0) },

@@ -37,11 +37,14 @@ public struct HubLimits: Sendable {
     public var deviceRecordsPerSecond = 100.0
     public var deviceBurst = 1_000.0
 
-    public init(maxConnections: Int = ConnectionPolicy.hub.maxConnections, idleTimeout: TimeAmount = ConnectionPolicy.hub.idleTimeout,
-                headerTimeout: TimeAmount = ConnectionPolicy.hub.headerTimeout, bodyTimeout: TimeAmount = ConnectionPolicy.hub.bodyTimeout,
-                perClient: Int = ConnectionPolicy.hub.perClient, deviceRecordsPerSecond: Double = 100, deviceBurst: Double = 1_000) {
-        connections = ConnectionPolicy(maxConnections: maxConnections, perClient: perClient, headerTimeout: headerTimeout,
-                                       bodyTimeout: bodyTimeout, idleTimeout: idleTimeout)
+    public init(
+        maxConnections: Int = ConnectionPolicy.hub.maxConnections, idleTimeout: TimeAmount = ConnectionPolicy.hub.idleTimeout,
+        headerTimeout: TimeAmount = ConnectionPolicy.hub.headerTimeout, bodyTimeout: TimeAmount = ConnectionPolicy.hub.bodyTimeout,
+        perClient: Int = ConnectionPolicy.hub.perClient, deviceRecordsPerSecond: Double = 100, deviceBurst: Double = 1_000
+    ) {
+        connections = ConnectionPolicy(
+            maxConnections: maxConnections, perClient: perClient, headerTimeout: headerTimeout,
+            bodyTimeout: bodyTimeout, idleTimeout: idleTimeout)
         self.deviceRecordsPerSecond = deviceRecordsPerSecond
         self.deviceBurst = deviceBurst
     }

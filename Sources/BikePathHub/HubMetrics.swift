@@ -11,26 +11,37 @@ final class HubMetrics: Sendable {
     static let buckets: [Duration] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 10_000].map { .milliseconds($0) }
 
     func request(route: String, method: String, status: Int, duration: Duration) {
-        registry.makeCounter(descriptor: .init(namespace: "bikepath_hub", metricName: "requests", unitName: "total", helpText: "HTTP requests answered"),
-                             labels: [("route", route), ("method", method), ("status", "\(status)")]).increment()
-        registry.makeDurationHistogram(descriptor: .init(namespace: "bikepath_hub", metricName: "request_duration", unitName: "seconds",
-                                                         helpText: "Time from request head to response head"),
-                                       labels: [("route", route)], buckets: Self.buckets).record(duration)
+        registry.makeCounter(
+            descriptor: .init(namespace: "bikepath_hub", metricName: "requests", unitName: "total", helpText: "HTTP requests answered"),
+            labels: [("route", route), ("method", method), ("status", "\(status)")]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(
+                namespace: "bikepath_hub", metricName: "request_duration", unitName: "seconds",
+                helpText: "Time from request head to response head"),
+            labels: [("route", route)], buckets: Self.buckets
+        ).record(duration)
     }
 
     func stored(_ results: [RecordResult]) {
         for r in results {
-            registry.makeCounter(descriptor: .init(namespace: "bikepath_hub", metricName: "records", unitName: "total",
-                                                   helpText: "Records judged: created, duplicate, conflict or invalid"),
-                                 labels: [("kind", r.kind.rawValue), ("outcome", r.outcome.rawValue)]).increment()
+            registry.makeCounter(
+                descriptor: .init(
+                    namespace: "bikepath_hub", metricName: "records", unitName: "total",
+                    helpText: "Records judged: created, duplicate, conflict or invalid"),
+                labels: [("kind", r.kind.rawValue), ("outcome", r.outcome.rawValue)]
+            ).increment()
         }
     }
 
     /// A request refused before anything was stored (`reason`: the error code the client got).
     func rejected(_ reason: String) {
-        registry.makeCounter(descriptor: .init(namespace: "bikepath_hub", metricName: "rejections", unitName: "total",
-                                               helpText: "Requests refused before storing: bad token, too large, rate limited, busy, invalid"),
-                             labels: [("reason", reason)]).increment()
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "bikepath_hub", metricName: "rejections", unitName: "total",
+                helpText: "Requests refused before storing: bad token, too large, rate limited, busy, invalid"),
+            labels: [("reason", reason)]
+        ).increment()
     }
 }
 

@@ -52,8 +52,9 @@ struct HubServer {
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
         if let middleware { router.add(middleware: CallersMiddleware(base: middleware)) }
         table.on(router, "metrics", .get) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer())))
         }
         // Liveness: the process answers. Readiness: its database answers too (a load
         // balancer takes a replica whose PostgreSQL is gone out of rotation; /v1/health
@@ -70,8 +71,10 @@ struct HubServer {
         }
         MapRoutes(store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
         mapPage.add(to: router, table: table)
-        for (path, kind) in [("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
-                             ("v1/drafts/:id/confirmation", .confirmation)] {
+        for (path, kind) in [
+            ("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
+            ("v1/drafts/:id/confirmation", .confirmation),
+        ] {
             table.on(router, path, .put) { request, context in
                 let key = context.parameters.get("id") ?? ""
                 return try await guarded(request, context) { json throws(Refusal) in
@@ -110,10 +113,12 @@ struct HubServer {
     }
 
     /// Authentication, body limits and off-pool decoding shared by every record route.
-    private func guarded<Parsed: Sendable>(_ request: Request, _ context: HubContext,
-                                           parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
-                                           cost: (Parsed) -> Int = { _ in 1 },
-                                           store: (String, Parsed) async throws -> Response) async throws -> Response {
+    private func guarded<Parsed: Sendable>(
+        _ request: Request, _ context: HubContext,
+        parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
+        cost: (Parsed) -> Int = { _ in 1 },
+        store: (String, Parsed) async throws -> Response
+    ) async throws -> Response {
         var request = request
         let device: String
         switch try await authenticate(request, context) {
@@ -122,8 +127,10 @@ struct HubServer {
         }
         if let seconds = rateLimiter.admit(device) {
             metrics.rejected("rate-limited")
-            var r = error(.tooManyRequests, "rate-limited",
-                          "more than \(Int(rateLimiter.perSecond)) records a second (\(Int(rateLimiter.burst)) at once) from this device; a batch of n records counts n; slow down")
+            var r = error(
+                .tooManyRequests, "rate-limited",
+                "more than \(Int(rateLimiter.perSecond)) records a second (\(Int(rateLimiter.burst)) at once) from this device; a batch of n records counts n; slow down"
+            )
             r.headers[.retryAfter] = "\(seconds)"
             return r
         }
@@ -152,8 +159,10 @@ struct HubServer {
     }
 
     /// Body bytes to what the route stores, or the refusal; on a worker thread.
-    private static func decode<Parsed>(_ raw: ByteBuffer, _ encoding: BodyEncoding,
-                                       _ parse: (Data) throws(Refusal) -> Parsed) -> Result<Parsed, Refusal> {
+    private static func decode<Parsed>(
+        _ raw: ByteBuffer, _ encoding: BodyEncoding,
+        _ parse: (Data) throws(Refusal) -> Parsed
+    ) -> Result<Parsed, Refusal> {
         let json: Data
         do {
             json = try RequestBody.json(raw, encoding: encoding)
@@ -192,7 +201,8 @@ struct HubServer {
     /// The confirmations this upload stored (not those held already), for the map's index.
     static func createdConfirmations(_ device: String, _ records: [StorableRecord], _ results: [RecordResult]) -> [IndexableConfirmation] {
         zip(records, results).compactMap { record, result in
-            record.kind == .confirmation && result.outcome == .created ? IndexableConfirmation(device: device, id: record.id, body: record.canonical) : nil
+            record.kind == .confirmation && result.outcome == .created
+                ? IndexableConfirmation(device: device, id: record.id, body: record.canonical) : nil
         }
     }
 
@@ -219,7 +229,8 @@ struct HubServer {
     }
 
     static func answer(_ refusal: Refusal) -> Response {
-        Response(status: refusal.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: refusal.json)))
+        Response(
+            status: refusal.status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: refusal.json)))
     }
 }
 
@@ -246,8 +257,10 @@ extension HubServer {
 private struct CallersMiddleware: RouterMiddleware {
     let base: any RouterMiddleware<HubContext>
 
-    func handle(_ request: Request, context: HubContext,
-                next: (Request, HubContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: HubContext,
+        next: (Request, HubContext) async throws -> Response
+    ) async throws -> Response {
         try await base.handle(request, context: context, next: next)
     }
 }

@@ -62,8 +62,9 @@ public enum HubStorage: Sendable, Equatable {
         case "require": tls = .require(.makeClientConfiguration())
         case let other: throw .badURL(url, why: "sslmode \(other) is not one of disable, prefer, require")
         }
-        var config = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: user, password: c.password,
-                                                  database: database, tls: tls)
+        var config = PostgresClient.Configuration(
+            host: host, port: c.port ?? 5432, username: user, password: c.password,
+            database: database, tls: tls)
         // Each replica's share of the server's connections (PostgreSQL's default max_connections is 100).
         config.options.maximumConnections = 16
         return config

@@ -129,8 +129,9 @@ enum PutOutcome {
     static func result(kind: RecordKind, id: String, stored: String?, received: String) -> RecordResult {
         guard let stored else { return RecordResult(kind: kind, id: id, status: 201, outcome: .created) }
         if stored == received { return RecordResult(kind: kind, id: id, status: 200, outcome: .duplicate) }
-        return RecordResult(kind: kind, id: id, status: 409, outcome: .conflict,
-                            error: "a different \(kind.rawValue) with this id is already stored; nothing was changed",
-                            storedSha256: stored, receivedSha256: received)
+        return RecordResult(
+            kind: kind, id: id, status: 409, outcome: .conflict,
+            error: "a different \(kind.rawValue) with this id is already stored; nothing was changed",
+            storedSha256: stored, receivedSha256: received)
     }
 }

@@ -12,7 +12,10 @@ struct MapRoutes {
     /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
     static let heatCellMeters = (default: 250.0, range: 50.0...5_000.0)
 
-    func add(to router: Router<HubContext>, table: RouteTable, authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult) {
+    func add(
+        to router: Router<HubContext>, table: RouteTable,
+        authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult
+    ) {
         table.on(router, "v1/map/obstacles", .get) { request, _ in
             try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
         }
@@ -43,9 +46,14 @@ struct MapRoutes {
             let text = request.uri.queryParameters.get("cell")
             let cell = text.map { DecimalText.number($0) ?? .nan } ?? Self.heatCellMeters.default
             guard Self.heatCellMeters.range.contains(cell) else {
-                return HubServer.answer(Refusal(.badRequest, "bad-cell", "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
+                return HubServer.answer(
+                    Refusal(
+                        .badRequest, "bad-cell",
+                        "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
-            return try await geoJSON(request) { map, box in try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell))) }
+            return try await geoJSON(request) { map, box in
+                try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)))
+            }
         }
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
@@ -65,7 +73,9 @@ struct MapRoutes {
         }
         // The stored tiles under the box (`MapTiles`): no request builds the map.
         let range = MapTiles.range(of: box)
-        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try JSONDecoder().decode(MapSlice.self, from: $0) }
+        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
+            try JSONDecoder().decode(MapSlice.self, from: $0)
+        }
         return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
     }
 
@@ -74,12 +84,14 @@ struct MapRoutes {
         let box = search.rule.searchBox(query.from, query.to)
         let routes: [Route]
         do {
-            routes = try await search.routes(from: query.from, to: query.to, k: query.k,
-                                             on: try await store.routingGraph(in: box, minRiders: search.minRiders))
+            routes = try await search.routes(
+                from: query.from, to: query.to, k: query.k,
+                on: try await store.routingGraph(in: box, minRiders: search.minRiders))
         } catch let problem as RouteSearch.Problem {
             switch problem {
             case .noPathNear(_, let nearest, _):
-                return HubServer.json(.notFound, NoPathNear(error: "no-path-near", message: problem.description, nearestM: nearest.map { $0.rounded() }))
+                return HubServer.json(
+                    .notFound, NoPathNear(error: "no-path-near", message: problem.description, nearestM: nearest.map { $0.rounded() }))
             case .noRoute:
                 return HubServer.answer(Refusal(.notFound, "no-route", problem.description))
             }
@@ -88,7 +100,8 @@ struct MapRoutes {
         let range = MapTiles.range(of: box)
         let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
             .flatMap { try JSONDecoder().decode(MapSlice.self, from: $0).obstacles }
-        return Self.geoJSONResponse(try WireJSON.encode(Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters)))
+        return Self.geoJSONResponse(
+            try WireJSON.encode(Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters)))
     }
 
     /// 404 `no-path-near`: the refusal with how far the nearest community path is.

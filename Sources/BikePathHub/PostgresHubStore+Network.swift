@@ -7,7 +7,8 @@ import PostgresNIO
 extension PostgresHubStore {
     public func networkCursor() async throws -> NetworkCursor {
         for try await (applied, next) in try await client.query("SELECT applied, next_node FROM map_network_state", logger: logger)
-            .decode((Int64, Int64).self) {
+            .decode((Int64, Int64).self)
+        {
             return NetworkCursor(applied: applied, nextNode: next)
         }
         return NetworkCursor(applied: 0, nextNode: 1)
@@ -15,11 +16,13 @@ extension PostgresHubStore {
 
     public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
         var out: [QueuedRide] = []
-        for try await (seq, device, body) in try await client.query("""
+        for try await (seq, device, body) in try await client.query(
+            """
             SELECT q.seq, r.device_id, r.body FROM map_network_queue q
             JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
             WHERE q.seq > \(sequence) ORDER BY q.seq LIMIT \(limit)
-            """, logger: logger).decode((Int64, String, Data).self) {
+            """, logger: logger
+        ).decode((Int64, String, Data).self) {
             out.append(QueuedRide(sequence: seq, record: ConfirmedRecord(device: device, body: body)))
         }
         return out
@@ -28,10 +31,12 @@ extension PostgresHubStore {
     public func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode] {
         guard !tiles.isEmpty else { return [] }
         var out: [NetworkNode] = []
-        for try await (id, lat, lon) in try await client.query("""
+        for try await (id, lat, lon) in try await client.query(
+            """
             SELECT n.id, n.lat, n.lon FROM map_nodes n JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
             ON n.tile_row = u.r AND n.tile_column = u.c ORDER BY n.id
-            """, logger: logger).decode((Int64, Double, Double).self) {
+            """, logger: logger
+        ).decode((Int64, Double, Double).self) {
             out.append(NetworkNode(id: id, position: Coordinate(latitude: lat, longitude: lon)))
         }
         return out
@@ -42,10 +47,12 @@ extension PostgresHubStore {
         return try await client.withTransaction(logger: logger) { conn in
             // Under READ COMMITTED a second replica's UPDATE waits for the first to commit,
             // then finds the cursor moved and matches no row: it writes nothing.
-            let moved = try await conn.query("""
+            let moved = try await conn.query(
+                """
                 UPDATE map_network_state SET applied = \(to.applied), next_node = \(to.nextNode)
                 WHERE applied = \(from.applied) AND next_node = \(from.nextNode) RETURNING applied
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             guard !moved.isEmpty else { return false }
             try await Self.insert(change.nodes, conn, logger: logger)
             try await Self.upsert(change.links, conn, logger: logger)
@@ -55,7 +62,8 @@ extension PostgresHubStore {
 
     private static func insert(_ nodes: [NetworkNode], _ conn: PostgresConnection, logger: Logger) async throws {
         let tiles = nodes.map { MapTiles.grid.cell(of: $0.position) }
-        try await conn.query("""
+        try await conn.query(
+            """
             INSERT INTO map_nodes SELECT i, la, lo, r, c, ST_SetSRID(ST_MakePoint(lo, la), 4326)
             FROM unnest(\(nodes.map(\.id))::bigint[], \(nodes.map(\.position.latitude))::float8[], \(nodes.map(\.position.longitude))::float8[],
                         \(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(i, la, lo, r, c)
@@ -65,7 +73,8 @@ extension PostgresHubStore {
     private static func upsert(_ links: [NetworkChange.LinkIncrement], _ conn: PostgresConnection, logger: Logger) async throws {
         let e = links.map(\.evidence)
         let sources = links.map(\.key.from), targets = links.map(\.key.to)
-        try await conn.query("""
+        try await conn.query(
+            """
             INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
                 rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column, geom)
             SELECT s, t, fa, fo, ta, tn, len, n, 0, NULLIF(d, -1), r0, r1, r2, r3, tr, tc,
@@ -85,28 +94,33 @@ extension PostgresHubStore {
                 rated_requires_maintenance = map_links.rated_requires_maintenance + excluded.rated_requires_maintenance
             """, logger: logger)
         let riders = links.flatMap { l in l.evidence.devices.sorted().map { (l.key, $0) } }
-        try await conn.query("""
+        try await conn.query(
+            """
             INSERT INTO map_link_riders SELECT l.id, u.d
             FROM unnest(\(riders.map(\.0.from))::bigint[], \(riders.map(\.0.to))::bigint[], \(riders.map(\.1))::text[]) AS u(s, t, d)
             JOIN map_links l ON l.source = u.s AND l.target = u.t ON CONFLICT DO NOTHING
             """, logger: logger)
-        try await conn.query("""
+        try await conn.query(
+            """
             UPDATE map_links l SET riders = (SELECT count(*) FROM map_link_riders r WHERE r.link = l.id)
             FROM unnest(\(sources)::bigint[], \(targets)::bigint[]) AS u(s, t) WHERE l.source = u.s AND l.target = u.t
             """, logger: logger)
-        try await refreshCosts(conn, "(source, target) IN (SELECT * FROM unnest(\(sources)::bigint[], \(targets)::bigint[]))", logger: logger)
+        try await refreshCosts(
+            conn, "(source, target) IN (SELECT * FROM unnest(\(sources)::bigint[], \(targets)::bigint[]))", logger: logger)
     }
 
     public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {
         guard !tiles.isEmpty else { return [] }
-        return try await links("""
+        return try await links(
+            """
             SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links l JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(r, c)
             ON l.tile_row = u.r AND l.tile_column = u.c ORDER BY id
             """)
     }
 
     public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
-        try await links("""
+        try await links(
+            """
             SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links
             WHERE geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326) ORDER BY id
             """)

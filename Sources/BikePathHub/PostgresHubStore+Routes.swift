@@ -24,7 +24,8 @@ extension PostgresHubStore {
             costs.append(RouteRule().cost(link))
         }
         guard !ids.isEmpty else { return }
-        try await conn.query("""
+        try await conn.query(
+            """
             UPDATE map_links l SET cost = u.c FROM unnest(\(ids)::bigint[], \(costs)::float8[]) AS u(id, c) WHERE l.id = u.id
             """, logger: logger)
     }
@@ -41,7 +42,8 @@ struct PgRoutingGraph: RoutingGraph {
     /// which stretch east–west away from the equator, so `count` of them are read and
     /// measured here.
     private func nearestLinks(_ point: Coordinate, count: Int) async throws -> [NetworkLink] {
-        try await store.links("""
+        try await store.links(
+            """
             SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links
             WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope)
             ORDER BY geom <-> ST_SetSRID(ST_MakePoint(\(point.longitude), \(point.latitude)), 4326) LIMIT \(count)
@@ -49,7 +51,8 @@ struct PgRoutingGraph: RoutingGraph {
     }
 
     func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
-        JoiningNodes.among(try await nearestLinks(point, count: JoiningNodes.nearestLinks), near: point, reachMeters: RouteRule().reachMeters)
+        JoiningNodes.among(
+            try await nearestLinks(point, count: JoiningNodes.nearestLinks), near: point, reachMeters: RouteRule().reachMeters)
     }
 
     func nearestNode(to point: Coordinate) async throws -> NearestNode? {
@@ -63,9 +66,13 @@ struct PgRoutingGraph: RoutingGraph {
         // virtual edges (ids from -10 down; pgRouting's own -1 marks a path's last row).
         // Penalties as a VALUES list joined on the id (a hash join): a CASE of hundreds of
         // arms evaluated on every edge took seconds on a city.
-        let penalized = penalties.isEmpty ? "(VALUES (0::bigint, 1::float8))"
-            : "(VALUES " + penalties.sorted { $0.key < $1.key }.map { "(\($0.key)::bigint, \($0.value)::float8)" }.joined(separator: ", ") + ")"
-        let access = starts.enumerated().map { i, s in "SELECT \(-10 - i), -1, \(s.node), \(rule.access(s)), \(rule.access(s))" }
+        let penalized =
+            penalties.isEmpty
+            ? "(VALUES (0::bigint, 1::float8))"
+            : "(VALUES " + penalties.sorted { $0.key < $1.key }.map { "(\($0.key)::bigint, \($0.value)::float8)" }.joined(separator: ", ")
+                + ")"
+        let access =
+            starts.enumerated().map { i, s in "SELECT \(-10 - i), -1, \(s.node), \(rule.access(s)), \(rule.access(s))" }
             + ends.enumerated().map { i, e in "SELECT \(-2_000 - i), \(e.node), -2, \(rule.access(e)), \(rule.access(e))" }
         let edges = """
             SELECT l.id, l.source, l.target, l.cost * coalesce(p.f, 1) AS cost, l.cost * coalesce(p.f, 1) AS reverse_cost
@@ -74,17 +81,22 @@ struct PgRoutingGraph: RoutingGraph {
             UNION ALL \(access.joined(separator: " UNION ALL "))
             """
         var order: [Int64] = []
-        for try await edge in try await store.client.query("""
+        for try await edge in try await store.client.query(
+            """
             SELECT edge FROM pgr_dijkstra(\(edges), -1::bigint, -2::bigint, directed => false) WHERE edge <> -1 ORDER BY path_seq
-            """, logger: store.logger).decode(Int64.self) {
+            """, logger: store.logger
+        ).decode(Int64.self) {
             order.append(edge)
         }
         guard let first = order.first, let last = order.last, first < 0, last < 0 else { return nil }
         let (start, end) = (starts[Int(-10 - first)], ends[Int(-2_000 - last)])
         let real = order.filter { $0 > 0 }
-        let byID = Dictionary(uniqueKeysWithValues: try await store.links("""
-            SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
-            """).map { ($0.id, $0) })
+        let byID = Dictionary(
+            uniqueKeysWithValues: try await store.links(
+                """
+                SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
+                """
+            ).map { ($0.id, $0) })
         return JoinedPath(start: start, links: real.compactMap { byID[$0] }, end: end)
     }
 }

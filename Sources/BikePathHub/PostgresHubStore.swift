@@ -23,96 +23,109 @@ public final class PostgresHubStore: HubStore {
     /// Applied in order, each once, in one transaction with its bookkeeping row. A new
     /// schema change is a new entry at the end; an applied entry is never edited.
     static let migrations: [(version: String, sql: [PostgresQuery])] = [
-        ("v1", [
-            """
-            CREATE TABLE devices (
-                device_id TEXT PRIMARY KEY,
-                token_sha256 TEXT NOT NULL UNIQUE,
-                revoked BOOLEAN NOT NULL DEFAULT false,
-                managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))
-            )
-            """,
-            """
-            CREATE TABLE records (
-                device_id TEXT NOT NULL REFERENCES devices(device_id),
-                kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
-                id TEXT NOT NULL,
-                sha256 TEXT NOT NULL,
-                body BYTEA NOT NULL,
-                received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                PRIMARY KEY (device_id, kind, id)
-            )
-            """,
-            "CREATE INDEX records_by_kind ON records (kind)",
-            """
-            CREATE TABLE live_positions (
-                device_id TEXT PRIMARY KEY,
-                body BYTEA NOT NULL,
-                updates BIGINT NOT NULL DEFAULT 1,
-                received_at TIMESTAMPTZ NOT NULL DEFAULT now()
-            )
-            """,
-        ]),
+        (
+            "v1",
+            [
+                """
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY,
+                    token_sha256 TEXT NOT NULL UNIQUE,
+                    revoked BOOLEAN NOT NULL DEFAULT false,
+                    managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))
+                )
+                """,
+                """
+                CREATE TABLE records (
+                    device_id TEXT NOT NULL REFERENCES devices(device_id),
+                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                    id TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                    PRIMARY KEY (device_id, kind, id)
+                )
+                """,
+                "CREATE INDEX records_by_kind ON records (kind)",
+                """
+                CREATE TABLE live_positions (
+                    device_id TEXT PRIMARY KEY,
+                    body BYTEA NOT NULL,
+                    updates BIGINT NOT NULL DEFAULT 1,
+                    received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+            ]
+        ),
         // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
         // confirmations are indexed by the map maintainer at start (none is in map_indexed).
-        ("v2-map-tiles", [
-            """
-            CREATE TABLE map_tile_records (
-                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
-                PRIMARY KEY (tile_row, tile_column, device_id, id)
-            )
-            """,
-            "CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id))",
-            """
-            CREATE TABLE map_dirty (
-                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version BIGINT NOT NULL, PRIMARY KEY (tile_row, tile_column)
-            )
-            """,
-            "CREATE TABLE map_tiles (tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column))",
-            // One sequence for dirty marks: a tile marked, cleaned and marked again never reuses a version.
-            "CREATE SEQUENCE map_dirty_version",
-        ]),
+        (
+            "v2-map-tiles",
+            [
+                """
+                CREATE TABLE map_tile_records (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, device_id, id)
+                )
+                """,
+                "CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id))",
+                """
+                CREATE TABLE map_dirty (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version BIGINT NOT NULL, PRIMARY KEY (tile_row, tile_column)
+                )
+                """,
+                "CREATE TABLE map_tiles (tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column))",
+                // One sequence for dirty marks: a tile marked, cleaned and marked again never reuses a version.
+                "CREATE SEQUENCE map_dirty_version",
+            ]
+        ),
         // The community path network (docs/hub.md, "The community path network"), the same
         // tables as SQLite's plus PostGIS geometries with GiST indexes: bounding-box reads and
         // nearest-node searches go through them, and pgRouting reads map_links as it is.
-        ("v3-path-network", [
-            "CREATE EXTENSION IF NOT EXISTS postgis",
-            "CREATE EXTENSION IF NOT EXISTS pgrouting",
-            "CREATE TABLE map_network_queue (seq BIGSERIAL PRIMARY KEY, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id))",
-            "INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id",
-            "CREATE TABLE map_network_state (applied BIGINT NOT NULL, next_node BIGINT NOT NULL)",
-            "INSERT INTO map_network_state VALUES (0, 1)",
-            """
-            CREATE TABLE map_nodes (
-                id BIGINT PRIMARY KEY, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
-                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(Point, 4326) NOT NULL
-            )
-            """,
-            "CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column)",
-            "CREATE INDEX map_nodes_geom ON map_nodes USING GIST (geom)",
-            """
-            CREATE TABLE map_links (
-                id BIGSERIAL PRIMARY KEY, source BIGINT NOT NULL, target BIGINT NOT NULL,
-                from_lat DOUBLE PRECISION NOT NULL, from_lon DOUBLE PRECISION NOT NULL,
-                to_lat DOUBLE PRECISION NOT NULL, to_lon DOUBLE PRECISION NOT NULL,
-                length_m DOUBLE PRECISION NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
-                rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
-                rated_requires_maintenance INTEGER NOT NULL,
-                obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence DOUBLE PRECISION NOT NULL DEFAULT 0,
-                cost DOUBLE PRECISION NOT NULL DEFAULT 0,
-                tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(LineString, 4326) NOT NULL,
-                UNIQUE (source, target)
-            )
-            """,
-            "CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column)",
-            "CREATE INDEX map_links_geom ON map_links USING GIST (geom)",
-            "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
-        ]),
+        (
+            "v3-path-network",
+            [
+                "CREATE EXTENSION IF NOT EXISTS postgis",
+                "CREATE EXTENSION IF NOT EXISTS pgrouting",
+                "CREATE TABLE map_network_queue (seq BIGSERIAL PRIMARY KEY, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id))",
+                "INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id",
+                "CREATE TABLE map_network_state (applied BIGINT NOT NULL, next_node BIGINT NOT NULL)",
+                "INSERT INTO map_network_state VALUES (0, 1)",
+                """
+                CREATE TABLE map_nodes (
+                    id BIGINT PRIMARY KEY, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(Point, 4326) NOT NULL
+                )
+                """,
+                "CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column)",
+                "CREATE INDEX map_nodes_geom ON map_nodes USING GIST (geom)",
+                """
+                CREATE TABLE map_links (
+                    id BIGSERIAL PRIMARY KEY, source BIGINT NOT NULL, target BIGINT NOT NULL,
+                    from_lat DOUBLE PRECISION NOT NULL, from_lon DOUBLE PRECISION NOT NULL,
+                    to_lat DOUBLE PRECISION NOT NULL, to_lon DOUBLE PRECISION NOT NULL,
+                    length_m DOUBLE PRECISION NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL,
+                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence DOUBLE PRECISION NOT NULL DEFAULT 0,
+                    cost DOUBLE PRECISION NOT NULL DEFAULT 0,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(LineString, 4326) NOT NULL,
+                    UNIQUE (source, target)
+                )
+                """,
+                "CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column)",
+                "CREATE INDEX map_links_geom ON map_links USING GIST (geom)",
+                "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
+            ]
+        ),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
-    static let extensions = ["v3-path-network": [(name: "postgis", package: "postgresql-15-postgis-3"),
-                                                 (name: "pgrouting", package: "postgresql-15-pgrouting")]]
+    static let extensions = [
+        "v3-path-network": [
+            (name: "postgis", package: "postgresql-15-postgis-3"),
+            (name: "pgrouting", package: "postgresql-15-pgrouting"),
+        ]
+    ]
 
     /// Any fixed number: replicas starting together take turns migrating.
     static let migrationLock: Int64 = 0x6269_6b65_7061_7468
@@ -120,7 +133,8 @@ public final class PostgresHubStore: HubStore {
     public func migrate() async throws {
         try await client.withTransaction(logger: logger) { conn in
             try await conn.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
-            try await conn.query("""
+            try await conn.query(
+                """
                 CREATE TABLE IF NOT EXISTS hub_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
                 """, logger: logger)
             var applied = Set<String>()
@@ -129,8 +143,10 @@ public final class PostgresHubStore: HubStore {
             }
             for m in Self.migrations where !applied.contains(m.version) {
                 for needed in Self.extensions[m.version] ?? [] {
-                    let rows = try await conn.query("SELECT count(*) FROM pg_available_extensions WHERE name = \(needed.name)", logger: logger)
-                        .collect()
+                    let rows = try await conn.query(
+                        "SELECT count(*) FROM pg_available_extensions WHERE name = \(needed.name)", logger: logger
+                    )
+                    .collect()
                     if try rows.first?.decode(Int.self) ?? 0 == 0 {
                         throw MissingExtension(name: needed.name, package: needed.package, migration: m.version)
                     }
@@ -155,20 +171,24 @@ public final class PostgresHubStore: HubStore {
         let bodies = records.map { ByteBuffer(bytes: $0.canonical) }
         return try await client.withTransaction(logger: logger) { conn in
             var created = Set<String>()
-            for try await (kind, id) in try await conn.query("""
+            for try await (kind, id) in try await conn.query(
+                """
                 INSERT INTO records (device_id, kind, id, sha256, body)
                 SELECT \(device), k, i, h, b FROM unnest(\(kinds)::text[], \(ids)::text[], \(hashes)::text[], \(bodies)::bytea[]) AS u(k, i, h, b)
                 ON CONFLICT (device_id, kind, id) DO NOTHING RETURNING kind, id
-                """, logger: logger).decode((String, String).self) {
+                """, logger: logger
+            ).decode((String, String).self) {
                 created.insert(kind + "/" + id)
             }
             var held: [String: String] = [:]
             if created.count < records.count {
                 // Held already (perhaps committed by another replica a moment ago): answer from those rows.
-                for try await (kind, id, sha) in try await conn.query("""
+                for try await (kind, id, sha) in try await conn.query(
+                    """
                     SELECT r.kind, r.id, r.sha256 FROM records r JOIN unnest(\(kinds)::text[], \(ids)::text[]) AS u(k, i)
                     ON r.kind = u.k AND r.id = u.i WHERE r.device_id = \(device)
-                    """, logger: logger).decode((String, String, String).self) where !created.contains(kind + "/" + id) {
+                    """, logger: logger
+                ).decode((String, String, String).self) where !created.contains(kind + "/" + id) {
                     held[kind + "/" + id] = sha
                 }
             }
@@ -180,7 +200,8 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func putLivePosition(device: String, body: Data) async throws {
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO live_positions (device_id, body) VALUES (\(device), \(body))
             ON CONFLICT (device_id) DO UPDATE SET body = excluded.body, updates = live_positions.updates + 1, received_at = now()
             """, logger: logger)
@@ -189,7 +210,8 @@ public final class PostgresHubStore: HubStore {
     public func authenticate(token: String) async throws -> DeviceAuth {
         let h = HubHash.token(token)
         for try await (device, revoked) in try await client.query(
-            "SELECT device_id, revoked FROM devices WHERE token_sha256 = \(h)", logger: logger).decode((String, Bool).self) {
+            "SELECT device_id, revoked FROM devices WHERE token_sha256 = \(h)", logger: logger
+        ).decode((String, Bool).self) {
             return revoked ? .revoked : .device(device)
         }
         return .unknown
@@ -198,23 +220,28 @@ public final class PostgresHubStore: HubStore {
     public func issueToken(device: String, token: String) async throws {
         let sha = HubHash.token(token)
         for try await (holder, revoked, manager) in try await client.query(
-            "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = \(sha) AND device_id <> \(device)", logger: logger)
-            .decode((String, Bool, String).self) {
+            "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = \(sha) AND device_id <> \(device)", logger: logger
+        )
+        .decode((String, Bool, String).self) {
             throw TokenInUse(device: device, line: 0, holder: holder, holderState: TokenInUse.state(revoked: revoked, managedBy: manager))
         }
-        try await client.query("""
+        try await client.query(
+            """
             INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(HubHash.token(token)), false, 'command')
             ON CONFLICT (device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = false, managed_by = 'command'
             """, logger: logger)
     }
 
     public func revoke(device: String) async throws -> Bool {
-        !(try await client.query("UPDATE devices SET revoked = true WHERE device_id = \(device) RETURNING 1", logger: logger).collect()).isEmpty
+        !(try await client.query("UPDATE devices SET revoked = true WHERE device_id = \(device) RETURNING 1", logger: logger).collect())
+            .isEmpty
     }
 
     public func devices() async throws -> [DeviceTokenStatus] {
         try await client.withConnection { conn in
-            try await Self.deviceRows(conn, logger: logger).map { DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy) }
+            try await Self.deviceRows(conn, logger: logger).map {
+                DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy)
+            }
         }
     }
 
@@ -236,8 +263,9 @@ public final class PostgresHubStore: HubStore {
             for change in plan.changes {
                 switch change {
                 case .insert(let device, let sha, let revoked):
-                    try await conn.query("INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(sha), \(revoked), 'file')",
-                                         logger: logger)
+                    try await conn.query(
+                        "INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (\(device), \(sha), \(revoked), 'file')",
+                        logger: logger)
                 case .revoke(let device):
                     try await conn.query("UPDATE devices SET revoked = true WHERE device_id = \(device)", logger: logger)
                 case .setToken(let device, let sha):
@@ -251,7 +279,8 @@ public final class PostgresHubStore: HubStore {
     public func confirmations() async throws -> [ConfirmedRecord] {
         var out: [ConfirmedRecord] = []
         for try await (device, body) in try await client.query(
-            "SELECT device_id, body FROM records WHERE kind = 'confirmation' ORDER BY device_id, id", logger: logger).decode((String, Data).self) {
+            "SELECT device_id, body FROM records WHERE kind = 'confirmation' ORDER BY device_id, id", logger: logger
+        ).decode((String, Data).self) {
             out.append(ConfirmedRecord(device: device, body: body))
         }
         return out
@@ -260,7 +289,8 @@ public final class PostgresHubStore: HubStore {
     public func trips(device: String) async throws -> [Data] {
         var out: [Data] = []
         for try await body in try await client.query(
-            "SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id", logger: logger).decode(Data.self) {
+            "SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id", logger: logger
+        ).decode(Data.self) {
             out.append(body)
         }
         return out
@@ -268,11 +298,13 @@ public final class PostgresHubStore: HubStore {
 
     public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
         var out: [IndexableConfirmation] = []
-        for try await (device, id, body) in try await client.query("""
+        for try await (device, id, body) in try await client.query(
+            """
             SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
             AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
             ORDER BY device_id, id LIMIT \(limit)
-            """, logger: logger).decode((String, String, Data).self) {
+            """, logger: logger
+        ).decode((String, String, Data).self) {
             out.append(IndexableConfirmation(device: device, id: id, body: body))
         }
         return out
@@ -282,20 +314,24 @@ public final class PostgresHubStore: HubStore {
         try await client.withTransaction(logger: logger) { conn in
             for (confirmation, tiles) in entries {
                 let sorted = tiles.sorted()
-                try await conn.query("""
+                try await conn.query(
+                    """
                     INSERT INTO map_tile_records SELECT r, c, \(confirmation.device), \(confirmation.id)
                     FROM unnest(\(sorted.map(\.row))::int[], \(sorted.map(\.column))::int[]) AS u(r, c) ON CONFLICT DO NOTHING
                     """, logger: logger)
-                try await conn.query("INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING",
-                                     logger: logger)
+                try await conn.query(
+                    "INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING",
+                    logger: logger)
                 if !tiles.isEmpty {
-                    try await conn.query("""
+                    try await conn.query(
+                        """
                         INSERT INTO map_network_queue (device_id, id) VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING
                         """, logger: logger)
                 }
             }
             let marked = dirty.sorted()
-            try await conn.query("""
+            try await conn.query(
+                """
                 INSERT INTO map_dirty SELECT r, c, nextval('map_dirty_version')
                 FROM unnest(\(marked.map(\.row))::int[], \(marked.map(\.column))::int[]) AS u(r, c)
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
@@ -306,7 +342,8 @@ public final class PostgresHubStore: HubStore {
     public func dirtyMapTiles(limit: Int) async throws -> [DirtyTile] {
         var out: [DirtyTile] = []
         for try await (row, column, version) in try await client.query(
-            "SELECT tile_row, tile_column, version FROM map_dirty ORDER BY version LIMIT \(limit)", logger: logger).decode((Int, Int, Int64).self) {
+            "SELECT tile_row, tile_column, version FROM map_dirty ORDER BY version LIMIT \(limit)", logger: logger
+        ).decode((Int, Int, Int64).self) {
             out.append(DirtyTile(tile: MapGrid.Cell(row: row, column: column), version: version))
         }
         return out
@@ -316,12 +353,14 @@ public final class PostgresHubStore: HubStore {
         guard !tiles.isEmpty else { return [] }
         let rows = tiles.map(\.row), columns = tiles.map(\.column)
         var out: [ConfirmedRecord] = []
-        for try await (device, body) in try await client.query("""
+        for try await (device, body) in try await client.query(
+            """
             SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
                 SELECT 1 FROM map_tile_records t JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc)
                 ON t.tile_row = u.tr AND t.tile_column = u.tc WHERE t.device_id = r.device_id AND t.id = r.id)
             ORDER BY r.device_id, r.id
-            """, logger: logger).decode((String, Data).self) {
+            """, logger: logger
+        ).decode((String, Data).self) {
             out.append(ConfirmedRecord(device: device, body: body))
         }
         return out
@@ -331,30 +370,36 @@ public final class PostgresHubStore: HubStore {
         let (row, column) = (tile.tile.row, tile.tile.column)
         let ids = links.keys.sorted()
         try await client.withTransaction(logger: logger) { conn in
-            try await conn.query("""
+            try await conn.query(
+                """
                 INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
                 """, logger: logger)
-            try await conn.query("""
+            try await conn.query(
+                """
                 UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = \(row) AND tile_column = \(column) AND obstacles > 0
                 """, logger: logger)
-            try await conn.query("""
+            try await conn.query(
+                """
                 UPDATE map_links l SET obstacles = u.n, obstacle_confidence = u.c
                 FROM unnest(\(ids)::bigint[], \(ids.map { links[$0]!.count })::int[], \(ids.map { links[$0]!.confidence })::float8[]) AS u(id, n, c)
                 WHERE l.id = u.id AND l.tile_row = \(row) AND l.tile_column = \(column)
                 """, logger: logger)
             try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
-            try await conn.query("DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version)",
-                                 logger: logger)
+            try await conn.query(
+                "DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version)",
+                logger: logger)
         }
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
         var out: [Data] = []
-        for try await slice in try await client.query("""
+        for try await slice in try await client.query(
+            """
             SELECT slice FROM map_tiles WHERE tile_row BETWEEN \(rows.lowerBound) AND \(rows.upperBound)
             AND tile_column BETWEEN \(columns.lowerBound) AND \(columns.upperBound) ORDER BY tile_row, tile_column
-            """, logger: logger).decode(Data.self) {
+            """, logger: logger
+        ).decode(Data.self) {
             out.append(slice)
         }
         return out
@@ -369,8 +414,9 @@ public final class PostgresHubStore: HubStore {
     private static func deviceRows(_ conn: PostgresConnection, logger: Logger) async throws -> [DeviceRow] {
         var rows: [DeviceRow] = []
         for try await (device, sha, revoked, manager) in try await conn.query(
-            "SELECT device_id, token_sha256, revoked, managed_by FROM devices ORDER BY device_id", logger: logger)
-            .decode((String, String, Bool, String).self) {
+            "SELECT device_id, token_sha256, revoked, managed_by FROM devices ORDER BY device_id", logger: logger
+        )
+        .decode((String, String, Bool, String).self) {
             rows.append(DeviceRow(device: device, tokenSHA256: sha, revoked: revoked, managedBy: TokenManager(rawValue: manager) ?? .file))
         }
         return rows

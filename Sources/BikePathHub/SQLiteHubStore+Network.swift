@@ -16,11 +16,14 @@ extension SQLiteHubStore {
 
     public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT q.seq, r.device_id, r.body FROM map_network_queue q
-                JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
-                WHERE q.seq > ? ORDER BY q.seq LIMIT ?
-                """, arguments: [sequence, limit]).map {
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT q.seq, r.device_id, r.body FROM map_network_queue q
+                    JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
+                    WHERE q.seq > ? ORDER BY q.seq LIMIT ?
+                    """, arguments: [sequence, limit]
+            ).map {
                 QueuedRide(sequence: $0["seq"], record: ConfirmedRecord(device: $0["device_id"], body: $0["body"]))
             }
         }
@@ -30,40 +33,49 @@ extension SQLiteHubStore {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map {
-                NetworkNode(id: $0["id"], position: Coordinate(latitude: $0["lat"], longitude: $0["lon"]))
-            }
+            try Row.fetchAll(db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id")
+                .map {
+                    NetworkNode(id: $0["id"], position: Coordinate(latitude: $0["lat"], longitude: $0["lon"]))
+                }
         }
     }
 
     public func commit(_ change: NetworkChange) async throws -> Bool {
         try await pool.write { db in
             guard try Self.cursor(db) == change.from else { return false }
-            try db.execute(sql: "UPDATE map_network_state SET applied = ?, next_node = ?", arguments: [change.to.applied, change.to.nextNode])
+            try db.execute(
+                sql: "UPDATE map_network_state SET applied = ?, next_node = ?", arguments: [change.to.applied, change.to.nextNode])
             for n in change.nodes {
                 let tile = MapTiles.grid.cell(of: n.position)
-                try db.execute(sql: "INSERT INTO map_nodes VALUES (?, ?, ?, ?, ?)",
-                               arguments: [n.id, n.position.latitude, n.position.longitude, tile.row, tile.column])
+                try db.execute(
+                    sql: "INSERT INTO map_nodes VALUES (?, ?, ?, ?, ?)",
+                    arguments: [n.id, n.position.latitude, n.position.longitude, tile.row, tile.column])
             }
             for l in change.links {
                 let e = l.evidence, tile = l.tile
-                let id = try Int64.fetchOne(db, sql: """
-                    INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
-                        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (source, target) DO UPDATE SET trips = trips + excluded.trips,
-                        last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
-                        rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
-                        rated_sufficient = rated_sufficient + excluded.rated_sufficient,
-                        rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance
-                    RETURNING id
-                    """, arguments: [l.key.from, l.key.to, l.from.latitude, l.from.longitude, l.to.latitude, l.to.longitude, l.lengthMeters,
-                                      e.trips, e.lastDay, e.ratings[0], e.ratings[1], e.ratings[2], e.ratings[3], tile.row, tile.column])!
+                let id = try Int64.fetchOne(
+                    db,
+                    sql: """
+                        INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
+                            rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (source, target) DO UPDATE SET trips = trips + excluded.trips,
+                            last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
+                            rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
+                            rated_sufficient = rated_sufficient + excluded.rated_sufficient,
+                            rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance
+                        RETURNING id
+                        """,
+                    arguments: [
+                        l.key.from, l.key.to, l.from.latitude, l.from.longitude, l.to.latitude, l.to.longitude, l.lengthMeters,
+                        e.trips, e.lastDay, e.ratings[0], e.ratings[1], e.ratings[2], e.ratings[3], tile.row, tile.column,
+                    ])!
                 for device in e.devices.sorted() {
                     try db.execute(sql: "INSERT OR IGNORE INTO map_link_riders VALUES (?, ?)", arguments: [id, device])
                 }
-                try db.execute(sql: "UPDATE map_links SET riders = (SELECT count(*) FROM map_link_riders WHERE link = ?) WHERE id = ?",
-                               arguments: [id, id])
+                try db.execute(
+                    sql: "UPDATE map_links SET riders = (SELECT count(*) FROM map_link_riders WHERE link = ?) WHERE id = ?",
+                    arguments: [id, id])
             }
             return true
         }
@@ -73,7 +85,10 @@ extension SQLiteHubStore {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id").map(Self.link)
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id"
+            ).map(Self.link)
         }
     }
 
@@ -81,13 +96,18 @@ extension SQLiteHubStore {
         // A link meeting the box has its midpoint within half a link of it: links are at
         // most a few snapping distances long (`NetworkRule`), so 100 m around the box holds them.
         let margin = 100 / 111_320.0, lonMargin = margin / max(min(cos(box.north * .pi / 180), cos(box.south * .pi / 180)), 0.01)
-        let range = MapTiles.range(of: BoundingBox(west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
-                                                   east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
+        let range = MapTiles.range(
+            of: BoundingBox(
+                west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
+                east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
         let links = try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(NetworkLink.storedColumns) FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
-                """, arguments: [range.rows.lowerBound, range.rows.upperBound, range.columns.lowerBound, range.columns.upperBound])
-                .map(Self.link)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(NetworkLink.storedColumns) FROM map_links WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY id
+                    """, arguments: [range.rows.lowerBound, range.rows.upperBound, range.columns.lowerBound, range.columns.upperBound]
+            )
+            .map(Self.link)
         }
         return links.filter { $0.meets(box) }
     }
@@ -99,8 +119,9 @@ extension SQLiteHubStore {
     /// A row of `NetworkLink.storedColumns`, read by position (no name lookups over the
     /// thousands of rows a box holds).
     static func link(_ row: Row) -> NetworkLink {
-        NetworkLink(id: row[0], key: LinkKey(row[1], row[2]), from: Coordinate(latitude: row[3], longitude: row[4]),
-                    to: Coordinate(latitude: row[5], longitude: row[6]), trips: row[7], riders: row[8], lastDay: row[9],
-                    ratings: [row[10], row[11], row[12], row[13]], obstacles: LinkObstacles(count: row[14], confidence: row[15]))
+        NetworkLink(
+            id: row[0], key: LinkKey(row[1], row[2]), from: Coordinate(latitude: row[3], longitude: row[4]),
+            to: Coordinate(latitude: row[5], longitude: row[6]), trips: row[7], riders: row[8], lastDay: row[9],
+            ratings: [row[10], row[11], row[12], row[13]], obstacles: LinkObstacles(count: row[14], confidence: row[15]))
     }
 }

@@ -27,87 +27,91 @@ public final class SQLiteHubStore: HubStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE devices (
-                    device_id TEXT PRIMARY KEY NOT NULL,
-                    token_sha256 TEXT NOT NULL UNIQUE,
-                    revoked INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE TABLE records (
-                    device_id TEXT NOT NULL REFERENCES devices(device_id),
-                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
-                    id TEXT NOT NULL,
-                    sha256 TEXT NOT NULL,       -- of the canonical body; equality means "identical"
-                    body BLOB NOT NULL,         -- canonical JSON
-                    received_utc TEXT NOT NULL,
-                    PRIMARY KEY (device_id, kind, id)
-                ) WITHOUT ROWID;
-                -- A draft is published only through its confirmation record.
-                CREATE VIEW published AS SELECT device_id, id AS draft_id, received_utc FROM records WHERE kind = 'confirmation';
-                CREATE TABLE live_positions (
-                    device_id TEXT PRIMARY KEY NOT NULL,
-                    body BLOB NOT NULL,
-                    updates INTEGER NOT NULL DEFAULT 1,
-                    received_utc TEXT NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices (
+                        device_id TEXT PRIMARY KEY NOT NULL,
+                        token_sha256 TEXT NOT NULL UNIQUE,
+                        revoked INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE records (
+                        device_id TEXT NOT NULL REFERENCES devices(device_id),
+                        kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                        id TEXT NOT NULL,
+                        sha256 TEXT NOT NULL,       -- of the canonical body; equality means "identical"
+                        body BLOB NOT NULL,         -- canonical JSON
+                        received_utc TEXT NOT NULL,
+                        PRIMARY KEY (device_id, kind, id)
+                    ) WITHOUT ROWID;
+                    -- A draft is published only through its confirmation record.
+                    CREATE VIEW published AS SELECT device_id, id AS draft_id, received_utc FROM records WHERE kind = 'confirmation';
+                    CREATE TABLE live_positions (
+                        device_id TEXT PRIMARY KEY NOT NULL,
+                        body BLOB NOT NULL,
+                        updates INTEGER NOT NULL DEFAULT 1,
+                        received_utc TEXT NOT NULL
+                    );
+                    """)
         }
         // Who manages a device's token: the tokens file ('file') or `bikepath-hub token`
         // ('command'); docs/sync.md, "Device tokens". Devices from before are taken as 'file'.
         migrator.registerMigration("v2-token-manager") { db in
-            try db.execute(sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
+            try db.execute(
+                sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
         }
         // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
         // confirmations are indexed by the map maintainer at start (none is in map_indexed).
         migrator.registerMigration("v3-map-tiles") { db in
-            try db.execute(sql: """
-                CREATE TABLE map_tile_records (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column, device_id, id)
-                ) WITHOUT ROWID;
-                CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id)) WITHOUT ROWID;
-                CREATE TABLE map_dirty (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version INTEGER NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column)
-                ) WITHOUT ROWID;
-                CREATE TABLE map_tiles (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BLOB NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column)
-                ) WITHOUT ROWID;
-                -- One counter for dirty marks: a tile marked, cleaned and marked again never reuses a version.
-                CREATE TABLE map_counter (value INTEGER NOT NULL);
-                INSERT INTO map_counter VALUES (0);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE map_tile_records (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column, device_id, id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id)) WITHOUT ROWID;
+                    CREATE TABLE map_dirty (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version INTEGER NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE map_tiles (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BLOB NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column)
+                    ) WITHOUT ROWID;
+                    -- One counter for dirty marks: a tile marked, cleaned and marked again never reuses a version.
+                    CREATE TABLE map_counter (value INTEGER NOT NULL);
+                    INSERT INTO map_counter VALUES (0);
+                    """)
         }
         // The community path network (docs/hub.md, "The community path network"): a queue in
         // arrival order (confirmations indexed before it join in key order), the nodes, the
         // links with their evidence, and which riders rode each link.
         migrator.registerMigration("v4-path-network") { db in
-            try db.execute(sql: """
-                CREATE TABLE map_network_queue (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id)
-                );
-                INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id;
-                CREATE TABLE map_network_state (applied INTEGER NOT NULL, next_node INTEGER NOT NULL);
-                INSERT INTO map_network_state VALUES (0, 1);
-                CREATE TABLE map_nodes (
-                    id INTEGER PRIMARY KEY, lat REAL NOT NULL, lon REAL NOT NULL, tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL
-                );
-                CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column);
-                -- pgRouting's shape (id, source, target, a cost from length_m and the evidence) on both stores.
-                CREATE TABLE map_links (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, source INTEGER NOT NULL, target INTEGER NOT NULL,
-                    from_lat REAL NOT NULL, from_lon REAL NOT NULL, to_lat REAL NOT NULL, to_lon REAL NOT NULL,
-                    length_m REAL NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
-                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
-                    rated_requires_maintenance INTEGER NOT NULL,
-                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence REAL NOT NULL DEFAULT 0,
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL,
-                    UNIQUE (source, target)
-                );
-                CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column);
-                CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE map_network_queue (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id)
+                    );
+                    INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id;
+                    CREATE TABLE map_network_state (applied INTEGER NOT NULL, next_node INTEGER NOT NULL);
+                    INSERT INTO map_network_state VALUES (0, 1);
+                    CREATE TABLE map_nodes (
+                        id INTEGER PRIMARY KEY, lat REAL NOT NULL, lon REAL NOT NULL, tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL
+                    );
+                    CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column);
+                    -- pgRouting's shape (id, source, target, a cost from length_m and the evidence) on both stores.
+                    CREATE TABLE map_links (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, source INTEGER NOT NULL, target INTEGER NOT NULL,
+                        from_lat REAL NOT NULL, from_lon REAL NOT NULL, to_lat REAL NOT NULL, to_lon REAL NOT NULL,
+                        length_m REAL NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                        rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                        rated_requires_maintenance INTEGER NOT NULL,
+                        obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence REAL NOT NULL DEFAULT 0,
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL,
+                        UNIQUE (source, target)
+                    );
+                    CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column);
+                    CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }
@@ -123,11 +127,13 @@ public final class SQLiteHubStore: HubStore {
         return try await pool.write { db in
             try records.map { kind, id, body in
                 let sha = HubHash.sha256Hex(body)
-                let stored = try String.fetchOne(db, sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?",
-                                                 arguments: [device, kind.rawValue, id])
+                let stored = try String.fetchOne(
+                    db, sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?",
+                    arguments: [device, kind.rawValue, id])
                 if stored == nil {
-                    try db.execute(sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)",
-                                   arguments: [device, kind.rawValue, id, sha, body, now])
+                    try db.execute(
+                        sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)",
+                        arguments: [device, kind.rawValue, id, sha, body, now])
                 }
                 return PutOutcome.result(kind: kind, id: id, stored: stored, received: sha)
             }
@@ -137,17 +143,19 @@ public final class SQLiteHubStore: HubStore {
     public func putLivePosition(device: String, body: Data) async throws {
         let now = ISO8601DateFormatter().string(from: Date())
         try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO live_positions (device_id, body, received_utc) VALUES (?, ?, ?)
-                ON CONFLICT(device_id) DO UPDATE SET body = excluded.body, updates = updates + 1, received_utc = excluded.received_utc
-                """, arguments: [device, body, now])
+            try db.execute(
+                sql: """
+                    INSERT INTO live_positions (device_id, body, received_utc) VALUES (?, ?, ?)
+                    ON CONFLICT(device_id) DO UPDATE SET body = excluded.body, updates = updates + 1, received_utc = excluded.received_utc
+                    """, arguments: [device, body, now])
         }
     }
 
     public func authenticate(token: String) async throws -> DeviceAuth {
         let h = HubHash.token(token)
         return try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?", arguments: [h]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?", arguments: [h])
+            else {
                 return .unknown
             }
             return (row["revoked"] as Int) != 0 ? .revoked : .device(row["device_id"])
@@ -156,15 +164,19 @@ public final class SQLiteHubStore: HubStore {
 
     public func issueToken(device: String, token: String) async throws {
         try await pool.write { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = ? AND device_id <> ?",
-                                          arguments: [HubHash.token(token), device]) {
-                throw TokenInUse(device: device, line: 0, holder: row["device_id"],
-                                 holderState: TokenInUse.state(revoked: (row["revoked"] as Int) != 0, managedBy: row["managed_by"]))
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT device_id, revoked, managed_by FROM devices WHERE token_sha256 = ? AND device_id <> ?",
+                arguments: [HubHash.token(token), device])
+            {
+                throw TokenInUse(
+                    device: device, line: 0, holder: row["device_id"],
+                    holderState: TokenInUse.state(revoked: (row["revoked"] as Int) != 0, managedBy: row["managed_by"]))
             }
-            try db.execute(sql: """
-                INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, 0, 'command')
-                ON CONFLICT(device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = 0, managed_by = 'command'
-                """, arguments: [device, HubHash.token(token)])
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, 0, 'command')
+                    ON CONFLICT(device_id) DO UPDATE SET token_sha256 = excluded.token_sha256, revoked = 0, managed_by = 'command'
+                    """, arguments: [device, HubHash.token(token)])
         }
     }
 
@@ -176,7 +188,9 @@ public final class SQLiteHubStore: HubStore {
     }
 
     public func devices() async throws -> [DeviceTokenStatus] {
-        try await pool.read { db in try Self.deviceRows(db).map { DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy) } }
+        try await pool.read { db in
+            try Self.deviceRows(db).map { DeviceTokenStatus(device: $0.device, revoked: $0.revoked, managedBy: $0.managedBy) }
+        }
     }
 
     public func apply(tokenFile entries: [TokenFileEntry]) async throws -> TokenFileReport {
@@ -185,8 +199,9 @@ public final class SQLiteHubStore: HubStore {
             for change in plan.changes {
                 switch change {
                 case .insert(let device, let sha, let revoked):
-                    try db.execute(sql: "INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, ?, 'file')",
-                                   arguments: [device, sha, revoked ? 1 : 0])
+                    try db.execute(
+                        sql: "INSERT INTO devices (device_id, token_sha256, revoked, managed_by) VALUES (?, ?, ?, 'file')",
+                        arguments: [device, sha, revoked ? 1 : 0])
                 case .revoke(let device):
                     try db.execute(sql: "UPDATE devices SET revoked = 1 WHERE device_id = ?", arguments: [device])
                 case .setToken(let device, let sha):
@@ -212,11 +227,14 @@ public final class SQLiteHubStore: HubStore {
 
     public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
-                AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
-                ORDER BY device_id, id LIMIT ?
-                """, arguments: [limit]).map { IndexableConfirmation(device: $0["device_id"], id: $0["id"], body: $0["body"]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
+                    AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
+                    ORDER BY device_id, id LIMIT ?
+                    """, arguments: [limit]
+            ).map { IndexableConfirmation(device: $0["device_id"], id: $0["id"], body: $0["body"]) }
         }
     }
 
@@ -224,20 +242,23 @@ public final class SQLiteHubStore: HubStore {
         try await pool.write { db in
             for (confirmation, tiles) in entries {
                 for tile in tiles {
-                    try db.execute(sql: "INSERT OR IGNORE INTO map_tile_records VALUES (?, ?, ?, ?)",
-                                   arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO map_tile_records VALUES (?, ?, ?, ?)",
+                        arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)", arguments: [confirmation.device, confirmation.id])
                 if !tiles.isEmpty {
-                    try db.execute(sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)",
-                                   arguments: [confirmation.device, confirmation.id])
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)",
+                        arguments: [confirmation.device, confirmation.id])
                 }
             }
             for tile in dirty {
                 let version = try Int64.fetchOne(db, sql: "UPDATE map_counter SET value = value + 1 RETURNING value") ?? 0
-                try db.execute(sql: """
-                    INSERT INTO map_dirty VALUES (?, ?, ?) ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
-                    """, arguments: [tile.row, tile.column, version])
+                try db.execute(
+                    sql: """
+                        INSERT INTO map_dirty VALUES (?, ?, ?) ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
+                        """, arguments: [tile.row, tile.column, version])
             }
         }
     }
@@ -253,40 +274,50 @@ public final class SQLiteHubStore: HubStore {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
-                    SELECT 1 FROM map_tile_records t WHERE t.device_id = r.device_id AND t.id = r.id
-                    AND (t.tile_row, t.tile_column) IN (VALUES \(values)))
-                ORDER BY r.device_id, r.id
-                """).map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
+                        SELECT 1 FROM map_tile_records t WHERE t.device_id = r.device_id AND t.id = r.id
+                        AND (t.tile_row, t.tile_column) IN (VALUES \(values)))
+                    ORDER BY r.device_id, r.id
+                    """
+            ).map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }
         }
     }
 
     public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
         try await pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
-            try db.execute(sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
-                           arguments: [tile.tile.row, tile.tile.column])
+            try db.execute(
+                sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
+                arguments: [tile.tile.row, tile.tile.column])
             for (id, o) in links {
-                try db.execute(sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
-                               arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
+                try db.execute(
+                    sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
+                    arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
             }
-            try db.execute(sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
-                           arguments: [tile.tile.row, tile.tile.column, tile.version])
+            try db.execute(
+                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
+                arguments: [tile.tile.row, tile.tile.column, tile.version])
         }
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
         try await pool.read { db in
-            try Data.fetchAll(db, sql: "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
-                              arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
+            try Data.fetchAll(
+                db,
+                sql:
+                    "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
+                arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
         }
     }
 
     private static func deviceRows(_ db: Database) throws -> [DeviceRow] {
         try Row.fetchAll(db, sql: "SELECT device_id, token_sha256, revoked, managed_by FROM devices ORDER BY device_id").map {
-            DeviceRow(device: $0["device_id"], tokenSHA256: $0["token_sha256"], revoked: ($0["revoked"] as Int) != 0,
-                      managedBy: TokenManager(rawValue: $0["managed_by"]) ?? .file)
+            DeviceRow(
+                device: $0["device_id"], tokenSHA256: $0["token_sha256"], revoked: ($0["revoked"] as Int) != 0,
+                managedBy: TokenManager(rawValue: $0["managed_by"]) ?? .file)
         }
     }
 }

@@ -42,8 +42,10 @@ enum UploadParsing {
         do {
             parsed = try RecordBody.decode(kind: kind, from: json)
         } catch {
-            throw Refusal(RecordResult(kind: kind, id: key, status: 400, outcome: .invalid,
-                                       error: "not a valid \(kind.rawValue) document: \(describe(error))"))
+            throw Refusal(
+                RecordResult(
+                    kind: kind, id: key, status: 400, outcome: .invalid,
+                    error: "not a valid \(kind.rawValue) document: \(describe(error))"))
         }
         if let invalid = check(parsed, key: key) { throw Refusal(invalid) }
         return (kind, key, try canonical(parsed))
@@ -65,7 +67,8 @@ enum UploadParsing {
             if let invalid = check(item.body, key: item.id) {
                 parsed.results[i] = invalid
             } else if !seen.insert("\(item.kind.rawValue)/\(item.id)").inserted {
-                parsed.results[i] = RecordResult(kind: item.kind, id: item.id, status: 400, outcome: .invalid, error: "the same record twice in one batch")
+                parsed.results[i] = RecordResult(
+                    kind: item.kind, id: item.id, status: 400, outcome: .invalid, error: "the same record twice in one batch")
             } else {
                 parsed.toStore.append((i, (item.kind, item.id, try canonical(item.body))))
             }
@@ -101,7 +104,8 @@ enum UploadParsing {
         case DecodingError.typeMismatch(_, let c): "wrong type at \(c.codingPath.map(\.stringValue).joined(separator: "."))"
         case DecodingError.valueNotFound(_, let c):
             "null at \(c.codingPath.map(\.stringValue).joined(separator: ".")): leave an optional field out; a required one needs a value"
-        case DecodingError.dataCorrupted(let c): "malformed JSON at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
+        case DecodingError.dataCorrupted(let c):
+            "malformed JSON at \(c.codingPath.map(\.stringValue).joined(separator: ".")): \(c.debugDescription)"
         default: "\(error)"
         }
     }

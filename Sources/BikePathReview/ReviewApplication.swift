@@ -7,7 +7,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the review page listens: `HOST:PORT` (`127.0.0.1:8080`, `0.0.0.0:8080`).
@@ -40,13 +40,17 @@ public struct ReviewAddress: Sendable, Equatable, CustomStringConvertible {
 /// `hosts`: the names a request may carry in `Host` (DNS rebinding, docs/review.md);
 /// `publishing`: what of the configuration decides whether a confirmed draft leaves the device.
 /// `streetMap`: what is drawn under the path (none unless configured).
-public func buildReviewRouter(store: Store, sessions: ReviewSessions, hosts: ReviewHosts, publishing: PublishingSetup,
-                              streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000) throws -> Router<BasicRequestContext> {
+public func buildReviewRouter(
+    store: Store, sessions: ReviewSessions, hosts: ReviewHosts, publishing: PublishingSetup,
+    streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000
+) throws -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: HostCheckMiddleware(hosts: hosts))
-    ReviewRoutes(store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
-                 firstMilestoneMetres: firstMilestoneMetres)
-        .add(to: router)
+    ReviewRoutes(
+        store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
+        firstMilestoneMetres: firstMilestoneMetres
+    )
+    .add(to: router)
     return router
 }
 
@@ -78,23 +82,28 @@ public enum ReviewStartError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Builds the review page application, in the manner of Hummingbird's `buildApplication`.
-public func buildReviewApplication(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
-                                   sessions: ReviewSessions = ReviewSessions(),
-                                   logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+public func buildReviewApplication(
+    store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
+    sessions: ReviewSessions = ReviewSessions(),
+    logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+)
     throws -> some ApplicationProtocol
 {
     // docs/connections.md: deadlines, 32 connections, 8 a client (200 idle connections
     // used to stop the page for 40 s and, inside `run`, `bikepathd status` with it).
     let policy = ConnectionPolicy.reviewPage
     return Application(
-                router: try buildReviewRouter(store: store, sessions: sessions, hosts: ReviewHosts(listen: address), publishing: publishing,
-                                              streetMap: streetMap,
-                                              firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
-                server: .http1(policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
-                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
-                                     availableConnectionsDelegate: MaximumAvailableConnections(policy.maxConnections, logger: logger)),
-                onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? address.port) },
-                logger: logger)
+        router: try buildReviewRouter(
+            store: store, sessions: sessions, hosts: ReviewHosts(listen: address), publishing: publishing,
+            streetMap: streetMap,
+            firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
+        server: .http1(
+            policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
+        configuration: .init(
+            address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
+            availableConnectionsDelegate: MaximumAvailableConnections(policy.maxConnections, logger: logger)),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? address.port) },
+        logger: logger)
 }
 
 /// The review page as a service of `bikepathd run` or `bikepathd review`: it
@@ -123,9 +132,12 @@ public struct ReviewService: Service {
         }
         let code = try store.issuePairingCode()
         let logger = self.logger, address = self.address
-        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, streetMap: streetMap, logger: logger) { port in
+        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, streetMap: streetMap, logger: logger) {
+            port in
             let urls = address.phoneURLs(port: port, interfaces: InterfaceAddress.current())
-            logger.notice("review page on \(urls.joined(separator: " and ")) — pairing code \(code.code) (valid 10 min; `bikepathd review pair` makes a new one)")
+            logger.notice(
+                "review page on \(urls.joined(separator: " and ")) — pairing code \(code.code) (valid 10 min; `bikepathd review pair` makes a new one)"
+            )
         }
         do {
             try await app.run()

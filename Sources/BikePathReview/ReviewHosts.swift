@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One address of a network interface of this machine (getifaddrs).
@@ -43,8 +43,10 @@ public struct InterfaceAddress: Sendable, Equatable {
             let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
             guard getnameinfo(sa, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
             let text = Self.text(host).split(separator: "%", maxSplits: 1).first.map(String.init) ?? ""
-            out.append(InterfaceAddress(interface: String(cString: entry.pointee.ifa_name), address: text, isIPv6: family == AF_INET6,
-                                        isLoopback: flags & Int32(IFF_LOOPBACK) != 0, isLinkLocal: text.lowercased().hasPrefix("fe80:")))
+            out.append(
+                InterfaceAddress(
+                    interface: String(cString: entry.pointee.ifa_name), address: text, isIPv6: family == AF_INET6,
+                    isLoopback: flags & Int32(IFF_LOOPBACK) != 0, isLinkLocal: text.lowercased().hasPrefix("fe80:")))
         }
         return out
     }
@@ -67,8 +69,10 @@ public struct ReviewHosts: Sendable {
     let interfaces: @Sendable () -> [InterfaceAddress]
     let hostName: @Sendable () -> String?
 
-    public init(listen: ReviewAddress, interfaces: @escaping @Sendable () -> [InterfaceAddress] = InterfaceAddress.current,
-                hostName: @escaping @Sendable () -> String? = ReviewHosts.machineHostName) {
+    public init(
+        listen: ReviewAddress, interfaces: @escaping @Sendable () -> [InterfaceAddress] = InterfaceAddress.current,
+        hostName: @escaping @Sendable () -> String? = ReviewHosts.machineHostName
+    ) {
         self.listen = listen
         self.interfaces = interfaces
         self.hostName = hostName
@@ -131,14 +135,17 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let authority = request.head.authority, !authority.isEmpty else {
-            return ReviewRoutes.response(.badRequest, type: "text/plain; charset=utf-8",
-                                         "This request names no host (no Host header); the review page answers only requests that do.\n")
+            return ReviewRoutes.response(
+                .badRequest, type: "text/plain; charset=utf-8",
+                "This request names no host (no Host header); the review page answers only requests that do.\n")
         }
         guard hosts.accepts(authority) else {
             // Read the (short) form before answering: closing a socket with request bytes
             // still unread makes the kernel reset it, and the client may lose the 421.
             _ = try? await request.body.collect(upTo: ReviewRoutes.maxFormBytes)
-            return ReviewRoutes.response(.misdirectedRequest, type: "text/plain; charset=utf-8", """
+            return ReviewRoutes.response(
+                .misdirectedRequest, type: "text/plain; charset=utf-8",
+                """
                 This is the review page of a bike computer, and "\(authority)" is not one of its addresses: refused, nothing \
                 was changed. Open the address bikepathd printed when it started (or http://localhost:PORT on the Pi itself).
 

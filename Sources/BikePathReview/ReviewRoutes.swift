@@ -34,7 +34,8 @@ struct ReviewRoutes: Sendable {
         }
         router.get("/trips") { request, _ in
             try await self.withSession(request) { _ in
-                let page = ReviewViews.trips(try self.store.statistics(), drafts: try self.store.listDrafts(), firstStep: self.firstMilestoneMetres)
+                let page = ReviewViews.trips(
+                    try self.store.statistics(), drafts: try self.store.listDrafts(), firstStep: self.firstMilestoneMetres)
                 return try self.page("trips", page)
             }
         }
@@ -48,7 +49,9 @@ struct ReviewRoutes: Sendable {
             try await self.withSession(request) { _ in
                 let d = try self.store.draft(try self.store.resolveDraftID(try Self.parameter(context, "draft")))
                 let spot = request.uri.queryParameters["spot"].flatMap { Self.point(String($0)) }
-                return Self.response(.ok, type: "image/svg+xml", DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot, background: self.streetMap == .none))
+                return Self.response(
+                    .ok, type: "image/svg+xml",
+                    DraftMap(d, shown: ReviewViews.shown(d)).svg(spot: spot, background: self.streetMap == .none))
             }
         }
         // Add mode (a tap that added an obstacle at once made a rider tapping a dot to look
@@ -61,7 +64,9 @@ struct ReviewRoutes: Sendable {
                 guard d.state == .pending else { throw StoreError.draftNotEditable(id, state: d.state) }
                 let query = request.uri.queryParameters
                 let kind = query["kind"].flatMap { ObstacleKind(rawValue: String($0)) } ?? .pothole
-                let tap = query["map.x"].flatMap { Double(String($0)) }.flatMap { x in query["map.y"].flatMap { Double(String($0)) }.map { (x, $0) } }
+                let tap = query["map.x"].flatMap { Double(String($0)) }.flatMap { x in
+                    query["map.y"].flatMap { Double(String($0)) }.map { (x, $0) }
+                }
                 var spot: (x: Double, y: Double, along: String)?
                 var message: Message?
                 if let tap {
@@ -73,8 +78,11 @@ struct ReviewRoutes: Sendable {
                         message = Message(text: "That tap is off the path: tap on the line where the obstacle is.", isError: true)
                     }
                 }
-                return try self.page("add", ReviewViews.add(d, csrf: session.csrf, kind: kind, tap: tap, spot: spot, message: message,
-                                                             street: self.streetMap))
+                return try self.page(
+                    "add",
+                    ReviewViews.add(
+                        d, csrf: session.csrf, kind: kind, tap: tap, spot: spot, message: message,
+                        street: self.streetMap))
             }
         }
         // The on-device street map (review.mbtiles): tiles from the file, so nothing leaves the device.
@@ -82,10 +90,12 @@ struct ReviewRoutes: Sendable {
             router.get("/tiles/:z/:x/:y") { request, context in
                 try await self.withSession(request) { _ in
                     guard let z = Int(try Self.parameter(context, "z")), let x = Int(try Self.parameter(context, "x")),
-                          let y = Int(try Self.parameter(context, "y")),
-                          let data = try? file.tile(z: z, x: x, y: y) else { return Response(status: .notFound) }
-                    return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
-                                    body: .init(byteBuffer: ByteBuffer(bytes: data)))
+                        let y = Int(try Self.parameter(context, "y")),
+                        let data = try? file.tile(z: z, x: x, y: y)
+                    else { return Response(status: .notFound) }
+                    return Response(
+                        status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
                 }
             }
         }
@@ -103,9 +113,15 @@ struct ReviewRoutes: Sendable {
             // What happens next, by the CLI's own rule (PublishingSetup): published, or why not.
             return ReviewViews.confirmedNotice(try self.store.confirmedDraftHold(self.publishing))
         }
-        action(router, "/drafts/:draft/reject") { id, _, _ in try self.store.rejectDraft(id); return "rejected" }
-        action(router, "/drafts/:draft/reopen") { id, _, _ in try self.store.reopenDraft(id); return "reopened" }
-        action(router, "/drafts/:draft/undo") { id, _, _ in try self.store.undoLastEdit(id); return "undone" }
+        action(router, "/drafts/:draft/reject") { id, _, _ in
+            try self.store.rejectDraft(id); return "rejected"
+        }
+        action(router, "/drafts/:draft/reopen") { id, _, _ in
+            try self.store.reopenDraft(id); return "reopened"
+        }
+        action(router, "/drafts/:draft/undo") { id, _, _ in
+            try self.store.undoLastEdit(id); return "undone"
+        }
         action(router, "/drafts/:draft/sharing") { _, form, _ in
             let on = form["trips"] == "on"
             if on, !self.publishing.fileAllowsTrips { throw StoreError.invalidEdit(PublishingSetup.Hold.forbiddenByFile.description) }
@@ -169,8 +185,9 @@ struct ReviewRoutes: Sendable {
         do {
             return try body(session)
         } catch let error as StoreError {
-            return try page("problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
-                            status: Self.status(error))
+            return try page(
+                "problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
+                status: Self.status(error))
         }
     }
 
@@ -179,8 +196,9 @@ struct ReviewRoutes: Sendable {
         do {
             try store.redeemPairingCode(form["code"] ?? "")
         } catch let error as StoreError {
-            return try page("pair", SimplePage(title: "Pair this phone", message: Message(text: error.description, isError: true)),
-                            status: .forbidden)
+            return try page(
+                "pair", SimplePage(title: "Pair this phone", message: Message(text: error.description, isError: true)),
+                status: .forbidden)
         }
         let session = await sessions.open()
         var response = Response(status: .seeOther, headers: [.location: "/"])
@@ -192,31 +210,44 @@ struct ReviewRoutes: Sendable {
     /// draft (303, so a reload does not repeat it), on a refusal the draft page
     /// with the store's reason.
     /// `apply` returns the notice to show (a key of `notices`).
-    private func action(_ router: Router<BasicRequestContext>, _ path: RouterPath,
-                        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) throws -> String) {
+    private func action(
+        _ router: Router<BasicRequestContext>, _ path: RouterPath,
+        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) throws -> String
+    ) {
         router.post(path) { request, context in
             let form = try await Self.form(request)
             guard let session = await self.session(request) else {
-                return try self.page("problem", SimplePage(title: "Not paired", message: Message(
-                    text: "this phone is not paired: nothing was changed — pair it first", isError: true)), status: .forbidden)
+                return try self.page(
+                    "problem",
+                    SimplePage(
+                        title: "Not paired",
+                        message: Message(
+                            text: "this phone is not paired: nothing was changed — pair it first", isError: true)), status: .forbidden)
             }
             guard ReviewSessions.csrfMatches(session, form["csrf"]) else {
-                return try self.page("problem", SimplePage(title: "Refused", message: Message(
-                    text: "the form's security token is missing or stale: nothing was changed — reload the page and try again", isError: true)),
+                return try self.page(
+                    "problem",
+                    SimplePage(
+                        title: "Refused",
+                        message: Message(
+                            text: "the form's security token is missing or stale: nothing was changed — reload the page and try again",
+                            isError: true)),
                     status: .forbidden)
             }
             let id: String
             do {
                 id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
             } catch let error as StoreError {
-                return try self.page("problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
-                                     status: Self.status(error))
+                return try self.page(
+                    "problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
+                    status: Self.status(error))
             }
             let done: String
             do {
                 done = try apply(id, form, context)
             } catch let error as StoreError {
-                return try self.draftPage(id, session: session, message: Message(text: error.description, isError: true), status: Self.status(error))
+                return try self.draftPage(
+                    id, session: session, message: Message(text: error.description, isError: true), status: Self.status(error))
             }
             return Response(status: .seeOther, headers: [.location: "/drafts/\(id)?done=\(done)"])
         }
@@ -229,8 +260,11 @@ struct ReviewRoutes: Sendable {
         var evidence: [String: CandidateEvidence] = [:]
         for eventID in ReviewViews.shown(d).compactMap(\.eventID) { evidence[eventID] = try store.candidateEvidence(eventID) }
         let sharing = ReviewViews.sharing(publishing, consent: try store.consent())
-        return try page("draft", ReviewViews.draft(d, csrf: session.csrf, message: message, evidence: evidence, sharing: sharing,
-                                                   street: streetMap), status: status)
+        return try page(
+            "draft",
+            ReviewViews.draft(
+                d, csrf: session.csrf, message: message, evidence: evidence, sharing: sharing,
+                street: streetMap), status: status)
     }
 
     private func page(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -239,7 +273,8 @@ struct ReviewRoutes: Sendable {
     }
 
     static func response(_ status: HTTPResponse.Status, type: String, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: type, .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status, headers: [.contentType: type, .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// The confirmation after a redirect (`?done=`), from a fixed list: the URL cannot put words on the page.
@@ -264,7 +299,8 @@ struct ReviewRoutes: Sendable {
         guard let value, let choice = T(rawValue: value) else {
             // "an obstacle kind", "a path status": the article follows the word.
             let article = what.first.map { "aeiou".contains($0) } == true ? "an" : "a"
-            throw StoreError.invalidEdit("\(value ?? "nothing") is not \(article) \(what) (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw StoreError.invalidEdit(
+                "\(value ?? "nothing") is not \(article) \(what) (\(T.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return choice
     }

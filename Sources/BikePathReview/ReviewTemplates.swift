@@ -10,9 +10,11 @@ enum ReviewTemplates {
         return library
     }
 
-    static let all: [(String, String)] = [("head", head), ("foot", foot), ("list", list), ("draft", draft), ("trips", trips),
-                                          ("pair", pair), ("problem", problem), ("add", add), ("reject", reject),
-                                          ("tile", tile), ("street", street)]
+    static let all: [(String, String)] = [
+        ("head", head), ("foot", foot), ("list", list), ("draft", draft), ("trips", trips),
+        ("pair", pair), ("problem", problem), ("add", add), ("reject", reject),
+        ("tile", tile), ("street", street),
+    ]
 
     // Sizes (checked on a 390 px phone): every page fits 360 px wide (the list's six columns
     // made it 438 px; the map was 362 px plus padding), and every button, select, link

@@ -124,7 +124,8 @@ public enum ReviewFormat {
     public static func utcNanoseconds(clock text: String, onDayOf reference: Int64) -> Int64? {
         let parts = text.split(separator: ":").map { Int($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }), let h = parts[0], let m = parts[1],
-              (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(parts.count == 3 ? parts[2]! : 0) else { return nil }
+            (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(parts.count == 3 ? parts[2]! : 0)
+        else { return nil }
         let day = Calendar.current.startOfDay(for: Date(timeIntervalSince1970: Double(reference) / 1e9))
         let seconds = Double(h * 3600 + m * 60 + (parts.count == 3 ? parts[2]! : 0))
         return Int64(((day.timeIntervalSince1970 + seconds) * 1e9).rounded())
@@ -167,12 +168,14 @@ enum ReviewViews {
 
     /// The notices a redirect may name (`?done=`).
     static let notices: [String: String] = {
-        var texts = ["rejected": "Rejected: it will never be sent. Changed your mind? “Undo reject” below makes it a draft to review again.",
-                     "reopened": "Reject undone: the ride is waiting for your review again.",
-                     "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
-                     "changed": "Kind changed.", "added": "Obstacle added.",
-                     "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
-                     "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."]
+        var texts = [
+            "rejected": "Rejected: it will never be sent. Changed your mind? “Undo reject” below makes it a draft to review again.",
+            "reopened": "Reject undone: the ride is waiting for your review again.",
+            "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
+            "changed": "Kind changed.", "added": "Obstacle added.",
+            "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
+            "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub.",
+        ]
         for hold in [PublishingSetup.Hold.noHub, .forbiddenByFile, .consentOff] {
             texts[confirmedNotice(hold)] = "Confirmed: the draft is frozen and stays on this device: \(hold)."
         }
@@ -194,7 +197,9 @@ enum ReviewViews {
         let text: String
         switch setup.hold(consent: consent) {
         case nil: text = "Trip sharing is on and a hub is set: a confirmed ride is published at the next sync."
-        case .noHub: text = "No hub is set (sync.hub_url in the configuration file): a confirmed ride stays on this device. Trip sharing is \(on ? "on" : "off")."
+        case .noHub:
+            text =
+                "No hub is set (sync.hub_url in the configuration file): a confirmed ride stays on this device. Trip sharing is \(on ? "on" : "off")."
         case .forbiddenByFile: text = "privacy.share_trips is false in the configuration file: a confirmed ride stays on this device."
         case .consentOff: text = "Trip sharing is off: a confirmed ride is held on this device until you turn it on."
         }
@@ -203,9 +208,10 @@ enum ReviewViews {
 
     static func row(_ d: DraftSummary, number: Int) -> DraftRow {
         let when = ReviewFormat.date(d.startUTCNanoseconds)
-        return DraftRow(number: number, id: d.id, date: when.date, time: when.time, distance: ReviewFormat.distance(d.distanceMeters),
-                        duration: ReviewFormat.duration(d.elapsedSeconds), waiting: d.state == .pending ? d.obstacles : 0,
-                        state: label(d.state))
+        return DraftRow(
+            number: number, id: d.id, date: when.date, time: when.time, distance: ReviewFormat.distance(d.distanceMeters),
+            duration: ReviewFormat.duration(d.elapsedSeconds), waiting: d.state == .pending ? d.obstacles : 0,
+            state: label(d.state))
     }
 
     /// The obstacles the page numbers: everything but the held back, in the store's review order.
@@ -222,19 +228,25 @@ enum ReviewViews {
         case .none: return []
         case .tiles(let template, _, let zoom):
             maxZoom = zoom
-            url = { template.replacingOccurrences(of: "{z}", with: "\($0.z)").replacingOccurrences(of: "{x}", with: "\($0.x)")
-                .replacingOccurrences(of: "{y}", with: "\($0.y)") }
+            url = {
+                template.replacingOccurrences(of: "{z}", with: "\($0.z)").replacingOccurrences(of: "{x}", with: "\($0.x)")
+                    .replacingOccurrences(of: "{y}", with: "\($0.y)")
+            }
         case .mbtiles(let file, _):
             maxZoom = file.maxZoom
             url = { "/tiles/\($0.z)/\($0.x)/\($0.y)" }
         }
         return TileLayer(p, maxZoom: maxZoom).tiles.map {
-            TileView(url: url($0), left: String(format: "%.1f", $0.left), top: String(format: "%.1f", $0.top), size: String(format: "%.1f", $0.size))
+            TileView(
+                url: url($0), left: String(format: "%.1f", $0.left), top: String(format: "%.1f", $0.top),
+                size: String(format: "%.1f", $0.size))
         }
     }
 
-    static func draft(_ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence], sharing: SharingView,
-                      street: StreetMap = .none) -> DraftPage {
+    static func draft(
+        _ d: DraftDocument, csrf: String, message: Message?, evidence: [String: CandidateEvidence], sharing: SharingView,
+        street: StreetMap = .none
+    ) -> DraftPage {
         let when = ReviewFormat.date(d.trip.startUTCNanoseconds)
         let pending = d.state == .pending
         let shown = shown(d)
@@ -243,10 +255,12 @@ enum ReviewViews {
             let clock = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map(ReviewFormat.clock) ?? "–"
             let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map(ReviewFormat.distance) ?? "–"
             return CandidateView(
-                number: i + 1, id: o.id, draftID: d.id, csrf: csrf, kind: o.kind.rawValue, origin: o.origin == "rider" ? "yours" : "detected",
+                number: i + 1, id: o.id, draftID: d.id, csrf: csrf, kind: o.kind.rawValue,
+                origin: o.origin == "rider" ? "yours" : "detected",
                 severity: String(format: "%.2f", o.severity), speed: e?.speed.map { String(format: "%.0f km/h", $0 * 3.6) } ?? "– km/h",
                 clock: clock, along: along, dropped: o.dropped, editable: pending && !o.dropped,
-                plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate, peakIndex: $0.peakIndex).svg } ?? "",
+                plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate, peakIndex: $0.peakIndex).svg }
+                    ?? "",
                 kinds: kindOptions(selected: o.kind))
         }
         let s = d.trip.statistics
@@ -262,9 +276,11 @@ enum ReviewViews {
             statuses: PathStatus.allCases.map { Option(value: $0.rawValue, label: label($0), selected: $0 == d.pathStatus) },
             statusKey: PathStatus.allCases.map { StatusKey(name: label($0), colour: DraftMap.colour($0)) },
             obstacles: candidates,
-            heldBack: held == 0 ? nil : (held == 1
-                ? "1 weaker candidate was not asked about; it still counts for road quality."
-                : "\(held) weaker candidates were not asked about; they still count for road quality."),
+            heldBack: held == 0
+                ? nil
+                : (held == 1
+                    ? "1 weaker candidate was not asked about; it still counts for road quality."
+                    : "\(held) weaker candidates were not asked about; they still count for road quality."),
             hasEdits: !d.edits.isEmpty, edits: d.edits.map { edit($0, in: d, shown: shown) }, sharing: sharing)
     }
 
@@ -284,26 +300,31 @@ enum ReviewViews {
         }
     }
 
-    static func add(_ d: DraftDocument, csrf: String, kind: ObstacleKind, tap: (Double, Double)?, spot: (x: Double, y: Double, along: String)?,
-                    message: Message?, street: StreetMap = .none) -> AddPage {
+    static func add(
+        _ d: DraftDocument, csrf: String, kind: ObstacleKind, tap: (Double, Double)?, spot: (x: Double, y: Double, along: String)?,
+        message: Message?, street: StreetMap = .none
+    ) -> AddPage {
         let map = DraftMap(d, shown: shown(d)).projection
-        return AddPage(message: message, id: d.id, csrf: csrf, kinds: kindOptions(selected: kind), kindValue: kind.rawValue,
-                       addButton: "Add \(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) here",
-                       mapWidth: Int(map.width), mapHeight: Int(map.height), tiles: tiles(street, map), attribution: street.attribution,
-                       spotQuery: spot.map { String(format: "?spot=%.1f,%.1f", $0.x, $0.y) } ?? "",
-                       tapX: tap.map { String(format: "%.0f", $0.0) } ?? "", tapY: tap.map { String(format: "%.0f", $0.1) } ?? "",
-                       spot: spot != nil, along: spot?.along ?? "")
+        return AddPage(
+            message: message, id: d.id, csrf: csrf, kinds: kindOptions(selected: kind), kindValue: kind.rawValue,
+            addButton: "Add \(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) here",
+            mapWidth: Int(map.width), mapHeight: Int(map.height), tiles: tiles(street, map), attribution: street.attribution,
+            spotQuery: spot.map { String(format: "?spot=%.1f,%.1f", $0.x, $0.y) } ?? "",
+            tapX: tap.map { String(format: "%.0f", $0.0) } ?? "", tapY: tap.map { String(format: "%.0f", $0.1) } ?? "",
+            spot: spot != nil, along: spot?.along ?? "")
     }
 
     static func rejectQuestion(_ d: DraftDocument, csrf: String) -> RejectPage {
         let when = ReviewFormat.date(d.trip.startUTCNanoseconds)
-        return RejectPage(id: d.id, csrf: csrf, date: when.date, time: when.time, distance: ReviewFormat.distance(d.trip.statistics.distanceMeters))
+        return RejectPage(
+            id: d.id, csrf: csrf, date: when.date, time: when.time, distance: ReviewFormat.distance(d.trip.statistics.distanceMeters))
     }
 
     static func trips(_ s: StoreStatistics, drafts: [DraftSummary], firstStep: Double) -> TripsPage {
-        TripsPage(trips: s.trips, distance: ReviewFormat.distance(s.distanceMeters), moving: ReviewFormat.duration(s.movingSeconds),
-                  co2: ReviewFormat.co2(s.co2AvoidedGrams), firstMilestone: ReviewFormat.distance(firstStep),
-                  milestones: s.milestones.map { "\($0.thresholdMeters / 1000) km passed" },
-                  rides: drafts.enumerated().map { row($1, number: $0 + 1) })
+        TripsPage(
+            trips: s.trips, distance: ReviewFormat.distance(s.distanceMeters), moving: ReviewFormat.duration(s.movingSeconds),
+            co2: ReviewFormat.co2(s.co2AvoidedGrams), firstMilestone: ReviewFormat.distance(firstStep),
+            milestones: s.milestones.map { "\($0.thresholdMeters / 1000) km passed" },
+            rides: drafts.enumerated().map { row($1, number: $0 + 1) })
     }
 }

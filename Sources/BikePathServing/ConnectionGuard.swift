@@ -80,8 +80,9 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         // Answer, then stop sending; the rest of the oversized head is read and dropped
         // (closing with it unread would reset the connection and lose the answer) until
         // the client closes or the header deadline does.
-        let head = HTTPResponse(status: .requestHeaderFieldsTooLarge,
-                                headerFields: [.contentType: overflow.contentType, .contentLength: "\(overflow.body.count)", .connection: "close"])
+        let head = HTTPResponse(
+            status: .requestHeaderFieldsTooLarge,
+            headerFields: [.contentType: overflow.contentType, .contentLength: "\(overflow.body.count)", .connection: "close"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: overflow.body))), promise: nil)
         let done = context.eventLoop.makePromise(of: Void.self)

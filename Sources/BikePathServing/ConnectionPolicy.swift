@@ -35,18 +35,21 @@ public struct ConnectionPolicy: Sendable, Equatable {
     /// a second each), 64 per address (a carrier's NAT puts many phones behind one).
     /// A 200-record batch is ~1 MB of JSON, ~150 KB gzipped: 60 s for a body is 2.5 KB/s,
     /// slower than any mobile link that works at all.
-    public static let hub = ConnectionPolicy(maxConnections: 512, perClient: 64, headerTimeout: .seconds(10),
-                                             bodyTimeout: .seconds(60), idleTimeout: .seconds(30))
+    public static let hub = ConnectionPolicy(
+        maxConnections: 512, perClient: 64, headerTimeout: .seconds(10),
+        bodyTimeout: .seconds(60), idleTimeout: .seconds(30))
 
     /// The review page: one rider's phone or two. A browser opens up to 6 connections a
     /// host; 8 a client and 32 in all leave room for the rider while something else holds
     /// its share. Its bodies are form posts of a few hundred bytes.
-    public static let reviewPage = ConnectionPolicy(maxConnections: 32, perClient: 8, headerTimeout: .seconds(10),
-                                                    bodyTimeout: .seconds(10), idleTimeout: .seconds(30))
+    public static let reviewPage = ConnectionPolicy(
+        maxConnections: 32, perClient: 8, headerTimeout: .seconds(10),
+        bodyTimeout: .seconds(10), idleTimeout: .seconds(30))
 
     /// The status socket: `status`, `mark` and a `tail` or two; a request is one short line
     /// sent at once. 32 × 256 KiB of buffers at most; 8 a uid, so that one local user's
     /// clients cannot take the slots `bikepathd status` and the handlebar button need.
-    public static let statusSocket = ConnectionPolicy(maxConnections: 32, perClient: 8, headerTimeout: .seconds(5),
-                                                      bodyTimeout: .seconds(5), idleTimeout: .seconds(5))
+    public static let statusSocket = ConnectionPolicy(
+        maxConnections: 32, perClient: 8, headerTimeout: .seconds(5),
+        bodyTimeout: .seconds(5), idleTimeout: .seconds(5))
 }

@@ -22,13 +22,14 @@ public struct CalibrationReport: Sendable, Equatable, Codable {
 enum Calibration {
     /// Stores the answers of a draft being confirmed and refits the sensitivity.
     static func recordAnswers(_ db: Database, draftID: String) throws {
-        try db.execute(sql: """
-            INSERT OR IGNORE INTO candidate_answers (draft_id, event_id, kind, strength, kept)
-            SELECT o.draft_id, e.id, e.obstacle_kind, e.strength, 1 - o.dropped
-            FROM draft_obstacles o JOIN events e ON e.id = o.event_id
-            WHERE o.draft_id = ? AND o.origin = 'detected' AND o.held_back = 0 AND e.strength IS NOT NULL
-            ORDER BY o.time_ns
-            """, arguments: [draftID])
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO candidate_answers (draft_id, event_id, kind, strength, kept)
+                SELECT o.draft_id, e.id, e.obstacle_kind, e.strength, 1 - o.dropped
+                FROM draft_obstacles o JOIN events e ON e.id = o.event_id
+                WHERE o.draft_id = ? AND o.origin = 'detected' AND o.held_back = 0 AND e.strength IS NOT NULL
+                ORDER BY o.time_ns
+                """, arguments: [draftID])
         try refit(db)
     }
 

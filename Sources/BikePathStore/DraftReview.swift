@@ -27,18 +27,24 @@ extension Store {
     /// The speed and stored window of an event, or nil when there is no such event.
     public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
         try queue.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.speed, e.window_rate, w.samples, w.peak_index FROM events e LEFT JOIN event_windows w ON w.event_id = e.id
-                WHERE e.id = ?
-                """, arguments: [eventID]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT e.speed, e.window_rate, w.samples, w.peak_index FROM events e LEFT JOIN event_windows w ON w.event_id = e.id
+                        WHERE e.id = ?
+                        """, arguments: [eventID])
+            else { return nil }
             let blob: Data = row["samples"] ?? Data()
             let samples = stride(from: 0, to: blob.count - 3, by: 4).map { i in
-                Float(bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
-                    | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
+                Float(
+                    bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
+                        | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
             }
             let peakIndex: Int? = row["peak_index"]
-            return CandidateEvidence(speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0,
-                                     peakIndex: peakIndex.flatMap { samples.indices.contains($0) ? $0 : nil })
+            return CandidateEvidence(
+                speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0,
+                peakIndex: peakIndex.flatMap { samples.indices.contains($0) ? $0 : nil })
         }
     }
 
@@ -50,8 +56,11 @@ extension Store {
         try queue.write { db in
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
-            guard let last = try Row.fetchOne(db, sql: "SELECT seq, action, detail FROM draft_edits WHERE draft_id = ? ORDER BY seq DESC LIMIT 1",
-                                              arguments: [id]) else {
+            guard
+                let last = try Row.fetchOne(
+                    db, sql: "SELECT seq, action, detail FROM draft_edits WHERE draft_id = ? ORDER BY seq DESC LIMIT 1",
+                    arguments: [id])
+            else {
                 throw StoreError.invalidEdit("draft \(id) has no edit to undo")
             }
             let action: String = last["action"]
@@ -67,13 +76,16 @@ extension Store {
             }
             switch action {
             case "set-kind":
-                try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ? AND draft_id = ?",
-                               arguments: [try need("from"), try need("obstacle"), id])
+                try db.execute(
+                    sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ? AND draft_id = ?",
+                    arguments: [try need("from"), try need("obstacle"), id])
             case "drop":
-                try db.execute(sql: "UPDATE draft_obstacles SET dropped = 0 WHERE id = ? AND draft_id = ?", arguments: [try need("obstacle"), id])
+                try db.execute(
+                    sql: "UPDATE draft_obstacles SET dropped = 0 WHERE id = ? AND draft_id = ?", arguments: [try need("obstacle"), id])
             case "add":
-                try db.execute(sql: "DELETE FROM draft_obstacles WHERE id = ? AND draft_id = ? AND origin = 'rider'",
-                               arguments: [try need("obstacle"), id])
+                try db.execute(
+                    sql: "DELETE FROM draft_obstacles WHERE id = ? AND draft_id = ? AND origin = 'rider'",
+                    arguments: [try need("obstacle"), id])
             case "set-path-status":
                 let from = try need("from")
                 try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [from.isEmpty ? nil : from, id])
@@ -107,7 +119,8 @@ extension Store {
         if let exact = trips.first(where: { $0.uppercased() == ref.uppercased() }) { return exact }
         do {
             let draftID = try resolveDraftID(reference)
-            let trip = try queue.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID]) }
+            let trip = try queue.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
+            }
             guard let trip else { throw StoreError.noSuchTrip(reference) }
             return trip
         } catch StoreError.noSuchDraft {

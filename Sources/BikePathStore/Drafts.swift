@@ -75,9 +75,11 @@ public struct DraftDocument: Sendable, Equatable, Codable {
         }
 
         /// Creates an obstacle from its fields.
-        public init(id: String, eventID: String?, kind: ObstacleKind, timeNanoseconds: Int64?, coordinate: Coordinate?,
-                    dropped: Bool, origin: String, heldBack: Bool, reviewRank: Int?, severity: Double, confidence: Double,
-                    strength: Double) {
+        public init(
+            id: String, eventID: String?, kind: ObstacleKind, timeNanoseconds: Int64?, coordinate: Coordinate?,
+            dropped: Bool, origin: String, heldBack: Bool, reviewRank: Int?, severity: Double, confidence: Double,
+            strength: Double
+        ) {
             self.id = id
             self.eventID = eventID
             self.kind = kind
@@ -128,28 +130,36 @@ enum Drafts {
     static func create(_ db: Database, tripID: String, reviewBudget: Int) throws {
         guard try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [tripID]) == nil else { return }
         let id = DeviceID.make()
-        try db.execute(sql: """
-            INSERT INTO drafts (id, trip_id, seq, state) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM drafts), 'pending')
-            """, arguments: [id, tripID])
-        let events = try Row.fetchAll(db, sql: """
-            SELECT id, obstacle_kind, time_ns, lat, lon, source, severity, confidence, strength FROM events
-            WHERE trip_id = ? AND kind = 'obstacle' ORDER BY time_ns
-            """, arguments: [tripID])
+        try db.execute(
+            sql: """
+                INSERT INTO drafts (id, trip_id, seq, state) VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM drafts), 'pending')
+                """, arguments: [id, tripID])
+        let events = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, obstacle_kind, time_ns, lat, lon, source, severity, confidence, strength FROM events
+                WHERE trip_id = ? AND kind = 'obstacle' ORDER BY time_ns
+                """, arguments: [tripID])
         let candidates = events.map { e in
-            ReviewCandidate(source: ObstacleSource(rawValue: e["source"] ?? "") ?? .detected, severity: e["severity"] ?? 0,
-                            confidence: e["confidence"] ?? 0, strength: e["strength"] ?? 0,
-                            time: SampleTime(nanoseconds: e["time_ns"]))
+            ReviewCandidate(
+                source: ObstacleSource(rawValue: e["source"] ?? "") ?? .detected, severity: e["severity"] ?? 0,
+                confidence: e["confidence"] ?? 0, strength: e["strength"] ?? 0,
+                time: SampleTime(nanoseconds: e["time_ns"]))
         }
         let selection = ReviewBudget.select(candidates, budget: reviewBudget)
         var rank: [Int: Int] = [:]
         for (r, i) in selection.asked.enumerated() { rank[i] = r + 1 }
         let heldBack = Set(selection.heldBack)
         for (i, e) in events.enumerated() {
-            try db.execute(sql: """
-                INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin, held_back, review_rank)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"],
-                                 candidates[i].source.rawValue, heldBack.contains(i), rank[i]])
+            try db.execute(
+                sql: """
+                    INSERT INTO draft_obstacles (id, draft_id, event_id, kind, time_ns, lat, lon, origin, held_back, review_rank)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    DeviceID.make(), id, e["id"], e["obstacle_kind"], e["time_ns"], e["lat"], e["lon"],
+                    candidates[i].source.rawValue, heldBack.contains(i), rank[i],
+                ])
         }
     }
 
@@ -173,8 +183,10 @@ enum Drafts {
             throw StoreError.invalidEdit("the trip has no path to place an obstacle on")
         }
         guard distance <= maxAddedObstacleDistanceMeters else {
-            throw StoreError.invalidEdit(String(format: "an added obstacle at %.6f,%.6f is %.0f m from the trip's path (at most %.0f m)",
-                                                position.latitude, position.longitude, distance, maxAddedObstacleDistanceMeters))
+            throw StoreError.invalidEdit(
+                String(
+                    format: "an added obstacle at %.6f,%.6f is %.0f m from the trip's path (at most %.0f m)",
+                    position.latitude, position.longitude, distance, maxAddedObstacleDistanceMeters))
         }
     }
 
@@ -207,14 +219,18 @@ enum Drafts {
         stats.maxSpeed = t["max_speed"]
         stats.elevationGainMeters = t["elevation_gain_m"]
         stats.co2AvoidedGrams = t["co2_avoided_g"]
-        let trip = DraftDocument.Trip(id: tripID, startTimeNanoseconds: t["start_time_ns"], endTimeNanoseconds: t["end_time_ns"],
-                                      startUTCNanoseconds: t["start_utc_ns"], endUTCNanoseconds: t["end_utc_ns"],
-                                      closedBy: t["closed_by"], statistics: stats)
+        let trip = DraftDocument.Trip(
+            id: tripID, startTimeNanoseconds: t["start_time_ns"], endTimeNanoseconds: t["end_time_ns"],
+            startUTCNanoseconds: t["start_utc_ns"], endUTCNanoseconds: t["end_utc_ns"],
+            closedBy: t["closed_by"], statistics: stats)
         // Asked candidates in review order, then the rider's own by time, then the held back.
-        let obstacles = try Row.fetchAll(db, sql: """
-            SELECT o.*, e.severity, e.confidence, e.strength FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
-            WHERE o.draft_id = ? ORDER BY o.held_back, o.review_rank IS NULL, o.review_rank, o.time_ns, o.rowid
-            """, arguments: [id]).map { o in
+        let obstacles = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT o.*, e.severity, e.confidence, e.strength FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
+                WHERE o.draft_id = ? ORDER BY o.held_back, o.review_rank IS NULL, o.review_rank, o.time_ns, o.rowid
+                """, arguments: [id]
+        ).map { o in
             let lat: Double? = o["lat"], lon: Double? = o["lon"]
             return DraftDocument.Obstacle(
                 id: o["id"], eventID: o["event_id"], kind: ObstacleKind(rawValue: o["kind"]) ?? .irregularity,
@@ -239,10 +255,11 @@ enum RoadQuality {
                 guard let la: Double = r[a], let lo: Double = r[b] else { return nil }
                 return Coordinate(latitude: la, longitude: lo)
             }
-            return RoadQualitySegment(startTime: SampleTime(nanoseconds: r["start_time_ns"]), endTime: SampleTime(nanoseconds: r["end_time_ns"]),
-                                      start: coord("start_lat", "start_lon"), end: coord("end_lat", "end_lon"),
-                                      lengthMeters: r["length_m"], roughness: r["roughness"],
-                                      status: PathStatus(rawValue: r["status"]) ?? .medium)
+            return RoadQualitySegment(
+                startTime: SampleTime(nanoseconds: r["start_time_ns"]), endTime: SampleTime(nanoseconds: r["end_time_ns"]),
+                start: coord("start_lat", "start_lon"), end: coord("end_lat", "end_lon"),
+                lengthMeters: r["length_m"], roughness: r["roughness"],
+                status: PathStatus(rawValue: r["status"]) ?? .medium)
         }
     }
 }
@@ -252,16 +269,21 @@ extension Store {
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
-                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
-                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
-                FROM drafts d JOIN trips t ON t.id = d.trip_id
-                WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
-                """, arguments: [state?.rawValue]).map { r in
-                DraftSummary(id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
-                             startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0, obstacles: r["obstacles"], heldBack: r["held_back"],
-                             pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
+                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
+                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
+                    FROM drafts d JOIN trips t ON t.id = d.trip_id
+                    WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
+                    """, arguments: [state?.rawValue]
+            ).map { r in
+                DraftSummary(
+                    id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
+                    startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0,
+                    obstacles: r["obstacles"], heldBack: r["held_back"],
+                    pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
             }
         }
     }
@@ -321,7 +343,9 @@ extension Store {
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
             func requireObstacle(_ obstacleID: String) throws {
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM draft_obstacles WHERE id = ? AND draft_id = ?", arguments: [obstacleID, id]) != nil
+                guard
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM draft_obstacles WHERE id = ? AND draft_id = ?", arguments: [obstacleID, id])
+                        != nil
                 else { throw StoreError.noSuchObstacle(obstacleID) }
             }
             let action: String, detail: [String: String], touched: String?
@@ -335,7 +359,9 @@ extension Store {
                 let previous = current.obstacles.first(where: { $0.id == obstacleID })?.kind ?? .irregularity
                 try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])
                 // `from` lets `undoLastEdit` put it back.
-                (action, detail, touched) = ("set-kind", ["obstacle": obstacleID, "kind": kind.rawValue, "from": previous.rawValue], obstacleID)
+                (action, detail, touched) = (
+                    "set-kind", ["obstacle": obstacleID, "kind": kind.rawValue, "from": previous.rawValue], obstacleID
+                )
             case .dropObstacle(let obstacleID):
                 try requireObstacle(obstacleID)
                 if current.obstacles.first(where: { $0.id == obstacleID })?.dropped == true {
@@ -354,9 +380,10 @@ extension Store {
                 }
                 try Drafts.requireNear(current.path, position)
                 let obstacleID = DeviceID.make()
-                try db.execute(sql: """
-                    INSERT INTO draft_obstacles (id, draft_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, 'rider')
-                    """, arguments: [obstacleID, id, kind.rawValue, time?.nanoseconds, position.latitude, position.longitude])
+                try db.execute(
+                    sql: """
+                        INSERT INTO draft_obstacles (id, draft_id, kind, time_ns, lat, lon, origin) VALUES (?, ?, ?, ?, ?, ?, 'rider')
+                        """, arguments: [obstacleID, id, kind.rawValue, time?.nanoseconds, position.latitude, position.longitude])
                 var d = ["obstacle": obstacleID, "kind": kind.rawValue, "lat": "\(position.latitude)", "lon": "\(position.longitude)"]
                 if let time { d["time_ns"] = "\(time.nanoseconds)" }
                 (action, detail, touched) = ("add", d, obstacleID)
@@ -365,19 +392,26 @@ extension Store {
                     throw StoreError.invalidEdit("the path is already rated \(status.rawValue); nothing to change")
                 }
                 try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [status.rawValue, id])
-                (action, detail, touched) = ("set-path-status", ["status": status.rawValue, "from": current.pathStatus?.rawValue ?? ""], nil)
+                (action, detail, touched) = (
+                    "set-path-status", ["status": status.rawValue, "from": current.pathStatus?.rawValue ?? ""], nil
+                )
             }
-            try db.execute(sql: "INSERT INTO draft_edits (draft_id, action, detail) VALUES (?, ?, ?)",
-                           arguments: [id, action, try JSONText.compact(detail)])
+            try db.execute(
+                sql: "INSERT INTO draft_edits (draft_id, action, detail) VALUES (?, ?, ?)",
+                arguments: [id, action, try JSONText.compact(detail)])
             return touched
         }
     }
 
     private func nearestTrackPoint(_ db: Database, draftID: String, time: SampleTime) throws -> Coordinate? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT p.lat, p.lon FROM track_points p JOIN drafts d ON d.trip_id = p.trip_id
-            WHERE d.id = ? ORDER BY ABS(p.time_ns - ?) LIMIT 1
-            """, arguments: [draftID, time.nanoseconds]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT p.lat, p.lon FROM track_points p JOIN drafts d ON d.trip_id = p.trip_id
+                    WHERE d.id = ? ORDER BY ABS(p.time_ns - ?) LIMIT 1
+                    """, arguments: [draftID, time.nanoseconds])
+        else { return nil }
         return Coordinate(latitude: row["lat"], longitude: row["lon"])
     }
 }

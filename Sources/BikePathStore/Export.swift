@@ -24,13 +24,16 @@ extension Store {
     public func statistics() throws -> StoreStatistics {
         let milestones = try milestones()
         return try queue.read { db in
-            let r = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
-                       COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
-                FROM trips WHERE state = 'closed'
-                """)!
-            return StoreStatistics(trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
-                                   co2AvoidedGrams: r["c"], milestones: milestones)
+            let r = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
+                           COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
+                    FROM trips WHERE state = 'closed'
+                    """)!
+            return StoreStatistics(
+                trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
+                co2AvoidedGrams: r["c"], milestones: milestones)
         }
     }
 
@@ -50,15 +53,19 @@ extension Store {
             let points = try Row.fetchAll(db, sql: "SELECT * FROM track_points WHERE trip_id = ? ORDER BY time_ns", arguments: [id])
             let obstacles: [Row]
             if let draft = try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [id]) {
-                obstacles = try Row.fetchAll(db, sql: """
-                    SELECT o.id, o.kind, o.lat, o.lon, o.time_ns, e.utc_ns FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
-                    WHERE o.draft_id = ? AND o.dropped = 0 AND o.lat IS NOT NULL ORDER BY o.time_ns
-                    """, arguments: [draft])
+                obstacles = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT o.id, o.kind, o.lat, o.lon, o.time_ns, e.utc_ns FROM draft_obstacles o LEFT JOIN events e ON e.id = o.event_id
+                        WHERE o.draft_id = ? AND o.dropped = 0 AND o.lat IS NOT NULL ORDER BY o.time_ns
+                        """, arguments: [draft])
             } else {
-                obstacles = try Row.fetchAll(db, sql: """
-                    SELECT id, obstacle_kind AS kind, lat, lon, time_ns, utc_ns FROM events
-                    WHERE trip_id = ? AND kind = 'obstacle' AND lat IS NOT NULL ORDER BY time_ns
-                    """, arguments: [id])
+                obstacles = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, obstacle_kind AS kind, lat, lon, time_ns, utc_ns FROM events
+                        WHERE trip_id = ? AND kind = 'obstacle' AND lat IS NOT NULL ORDER BY time_ns
+                        """, arguments: [id])
             }
             switch format {
             case .gpx: return GPXWriter.document(tripID: id, trip: trip, points: points, obstacles: obstacles)
@@ -134,9 +141,11 @@ enum GeoJSONWriter {
 
     static func document(tripID: String, trip: Row, points: [Row], obstacles: [Row]) throws -> String {
         // GeoJSON (RFC 7946) puts longitude first.
-        var features = [Feature(
-            geometry: Geometry(type: "LineString", coordinates: .line(points.map { [$0["lon"], $0["lat"]] })),
-            properties: ["kind": "track", "trip": tripID, "distance_m": "\(trip["distance_m"] as Double)"])]
+        var features = [
+            Feature(
+                geometry: Geometry(type: "LineString", coordinates: .line(points.map { [$0["lon"], $0["lat"]] })),
+                properties: ["kind": "track", "trip": tripID, "distance_m": "\(trip["distance_m"] as Double)"])
+        ]
         for o in obstacles {
             var props = ["kind": "obstacle", "obstacle": o["kind"] as String, "id": o["id"] as String]
             if let utc: Int64 = o["utc_ns"] { props["time"] = GPXWriter.isoTime(utc) }

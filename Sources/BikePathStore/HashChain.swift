@@ -22,7 +22,8 @@ enum HashChain {
     /// value afterwards still changes the hash.
     static func hashedValues(_ values: [DatabaseValue]) -> [DatabaseValue] {
         guard values.count > v1EventColumnCount, values[v1EventColumnCount].isNull,
-              values[v1EventColumnCount...].allSatisfy(\.isNull) else { return values }
+            values[v1EventColumnCount...].allSatisfy(\.isNull)
+        else { return values }
         return Array(values.prefix(v1EventColumnCount))
     }
 
@@ -30,7 +31,9 @@ enum HashChain {
     /// fixed-width big-endian or length-prefixed form, so no two rows collide.
     static func canonicalBytes(_ values: [DatabaseValue]) -> [UInt8] {
         var out: [UInt8] = []
-        func append64(_ v: UInt64) { for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(s))) } }
+        func append64(_ v: UInt64) {
+            for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(s))) }
+        }
         for value in values {
             switch value.storage {
             case .null: out.append(0)
@@ -52,7 +55,7 @@ enum HashChain {
 
     static func draftHash(_ db: Database, id: String) throws -> [UInt8]? {
         guard let row = try Row.fetchOne(db, sql: "SELECT id, trip_id, confirmed_payload FROM drafts WHERE id = ?", arguments: [id]),
-              !(row["confirmed_payload"] as DatabaseValue).isNull
+            !(row["confirmed_payload"] as DatabaseValue).isNull
         else { return nil }
         return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
     }
@@ -64,7 +67,8 @@ enum HashChain {
         """
 
     static func tripHash(_ db: Database, id: String) throws -> [UInt8]? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(tripColumns) FROM trips WHERE id = ? AND state = 'closed'", arguments: [id]) else {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(tripColumns) FROM trips WHERE id = ? AND state = 'closed'", arguments: [id])
+        else {
             return nil
         }
         return SHA256Hasher.hash(canonicalBytes(Array(row.databaseValues)))
@@ -76,8 +80,11 @@ enum HashChain {
     /// as it did before v5, so trips linked earlier still verify.
     static func trackDigest(_ db: Database, tripID: String) throws -> [UInt8]? {
         var bytes: [UInt8] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
-                                       arguments: [tripID])
+        let rows = try Row.fetchCursor(
+            db,
+            sql:
+                "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+            arguments: [tripID])
         var any = false
         while let row = try rows.next() {
             any = true
@@ -105,8 +112,11 @@ enum HashChain {
     }
 
     static func outboxHash(_ db: Database, key: String) throws -> [UInt8]? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT record_kind, record_id, payload FROM outbox WHERE record_kind || '/' || record_id = ?",
-                                         arguments: [key]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT record_kind, record_id, payload FROM outbox WHERE record_kind || '/' || record_id = ?",
+                arguments: [key])
+        else { return nil }
         return outboxHash(kind: row["record_kind"], id: row["record_id"], payload: row["payload"])
     }
 
@@ -154,7 +164,8 @@ enum HashChain {
     }
 
     static func head(_ db: Database) throws -> Head {
-        guard let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, link_sha256 FROM hash_chain ORDER BY seq DESC LIMIT 1")) else {
+        guard let last = try Row.fetchOne(db.cachedStatement(sql: "SELECT seq, link_sha256 FROM hash_chain ORDER BY seq DESC LIMIT 1"))
+        else {
             return Head(seq: 0, link: [UInt8](repeating: 0, count: 32))
         }
         return Head(seq: last["seq"], link: Array(last["link_sha256"] as Data))
@@ -179,18 +190,22 @@ enum HashChain {
         let previous = try head ?? Self.head(db)
         let seq = previous.seq + 1
         let link = link(previous: previous.link, seq: seq, kind: kind, id: id, recordHash: recordHash)
-        try Ingest.run(db.cachedStatement(sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)"),
-                       [seq.databaseValue, kind.databaseValue, id.databaseValue, Data(recordHash).databaseValue, Data(link).databaseValue], db)
+        try Ingest.run(
+            db.cachedStatement(
+                sql: "INSERT INTO hash_chain (seq, record_kind, record_id, record_sha256, link_sha256) VALUES (?, ?, ?, ?, ?)"),
+            [seq.databaseValue, kind.databaseValue, id.databaseValue, Data(recordHash).databaseValue, Data(link).databaseValue], db)
         head = Head(seq: seq, link: link)
     }
 
     /// The record hash of values about to be stored in `eventColumns` order.
     /// SQLite stores a NaN REAL as NULL, so NaN hashes as NULL, as it will read back.
     static func recordHash(_ values: [DatabaseValue]) -> [UInt8] {
-        SHA256Hasher.hash(canonicalBytes(hashedValues(values).map { value in
-            if case .double(let d) = value.storage, d.isNaN { return .null }
-            return value
-        }))
+        SHA256Hasher.hash(
+            canonicalBytes(
+                hashedValues(values).map { value in
+                    if case .double(let d) = value.storage, d.isNaN { return .null }
+                    return value
+                }))
     }
 }
 
@@ -264,7 +279,8 @@ extension Store {
             ]
             for (kind, sql) in unlinked {
                 if let stray = try String.fetchAll(db, sql: sql).first(where: { !linked.contains(kind + "/" + $0) }) {
-                    report.firstBreak = .init(seq: expectedSeq, recordKind: kind, recordID: stray, reason: "\(kind) \(stray) is not in the chain")
+                    report.firstBreak = .init(
+                        seq: expectedSeq, recordKind: kind, recordID: stray, reason: "\(kind) \(stray) is not in the chain")
                     break
                 }
             }
@@ -285,8 +301,11 @@ extension Store {
     public func outboxIntegrityProblem(_ item: OutboxItem) throws -> String? {
         try queue.read { db in
             let key = HashChain.outboxKey(kind: item.kind.rawValue, id: item.recordID)
-            guard let linked = try Data.fetchOne(db, sql: "SELECT record_sha256 FROM hash_chain WHERE record_kind = 'outbox' AND record_id = ?",
-                                                 arguments: [key]) else {
+            guard
+                let linked = try Data.fetchOne(
+                    db, sql: "SELECT record_sha256 FROM hash_chain WHERE record_kind = 'outbox' AND record_id = ?",
+                    arguments: [key])
+            else {
                 return "\(key) is not in the hash chain: it was not queued by bikepathd"
             }
             let actual = HashChain.outboxHash(kind: item.kind.rawValue, id: item.recordID, payload: item.payload)
@@ -297,9 +316,13 @@ extension Store {
     /// The IMU window is hashed separately so retention may drop it; when it is
     /// still there it must match its recorded hash.
     private func windowProblem(_ db: Database, id: String) throws -> String? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT w.samples, e.window_sha256 FROM event_windows w JOIN events e ON e.id = w.event_id WHERE w.event_id = ?
-            """, arguments: [id]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.samples, e.window_sha256 FROM event_windows w JOIN events e ON e.id = w.event_id WHERE w.event_id = ?
+                    """, arguments: [id])
+        else { return nil }
         let window: Data = row["samples"]
         guard let expected = row["window_sha256"] as Data? else { return "event \(id) has a window but no window hash" }
         return SHA256Hasher.hash(window) == Array(expected) ? nil : "event \(id): IMU window was changed after it was linked"

@@ -35,42 +35,53 @@ struct Ingest {
         case .obstacle(let event):
             let window = Self.floatBlob(event.window)
             let id = DeviceID.make()
-            _ = try insertEvent(id: id, [
-                openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
-                event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
-                event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
-                event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
-                event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
-                event.source.rawValue.databaseValue, event.severity.databaseValue, event.confidence.databaseValue,
-                event.strength.databaseValue,
-            ], window: window, peakIndex: event.windowPeakIndex, db)
+            _ = try insertEvent(
+                id: id,
+                [
+                    openTripID.databaseValue, "obstacle".databaseValue, event.time.nanoseconds.databaseValue,
+                    event.utc?.nanosecondsSince1970.databaseValue ?? .null, event.coordinate?.latitude.databaseValue ?? .null,
+                    event.coordinate?.longitude.databaseValue ?? .null, event.speed?.databaseValue ?? .null,
+                    event.kind.rawValue.databaseValue, event.peak.databaseValue, event.energy.databaseValue, DatabaseValue.null,
+                    event.windowRate.databaseValue, Data(SHA256Hasher.hash(window)).databaseValue,
+                    event.source.rawValue.databaseValue, event.severity.databaseValue, event.confidence.databaseValue,
+                    event.strength.databaseValue,
+                ], window: window, peakIndex: event.windowPeakIndex, db)
         case .roadQuality(let segment):
-            try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
-                                                    length_m, roughness, status)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [openTripID, segment.startTime.nanoseconds, segment.endTime.nanoseconds,
-                                         segment.start?.latitude, segment.start?.longitude, segment.end?.latitude,
-                                         segment.end?.longitude, segment.lengthMeters, segment.roughness, segment.status.rawValue])
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO road_quality (trip_id, start_time_ns, end_time_ns, start_lat, start_lon, end_lat, end_lon,
+                                                        length_m, roughness, status)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                openTripID, segment.startTime.nanoseconds, segment.endTime.nanoseconds,
+                segment.start?.latitude, segment.start?.longitude, segment.end?.latitude,
+                segment.end?.longitude, segment.lengthMeters, segment.roughness, segment.status.rawValue,
+            ])
         case .tripEnded(let record):
             try endTrip(record, db)
         case .sos(let sos):
             let id = DeviceID.make()
             let window = Self.floatBlob(sos.window)
             let fix = sos.lastFix
-            guard try insertEvent(id: id, [
-                openTripID.databaseValue, "sos".databaseValue, sos.time.nanoseconds.databaseValue,
-                fix?.time?.nanosecondsSince1970.databaseValue ?? .null, fix?.latitude.databaseValue ?? .null,
-                fix?.longitude.databaseValue ?? .null, fix?.speed.databaseValue ?? .null,
-                DatabaseValue.null, sos.impactPeak.databaseValue, DatabaseValue.null, sos.impactTime.nanoseconds.databaseValue,
-                window.isEmpty ? .null : sos.windowRate.databaseValue,
-                window.isEmpty ? .null : Data(SHA256Hasher.hash(window)).databaseValue,
-                DatabaseValue.null, DatabaseValue.null, DatabaseValue.null, DatabaseValue.null,
-            ], window: window, db) else { return }
+            guard
+                try insertEvent(
+                    id: id,
+                    [
+                        openTripID.databaseValue, "sos".databaseValue, sos.time.nanoseconds.databaseValue,
+                        fix?.time?.nanosecondsSince1970.databaseValue ?? .null, fix?.latitude.databaseValue ?? .null,
+                        fix?.longitude.databaseValue ?? .null, fix?.speed.databaseValue ?? .null,
+                        DatabaseValue.null, sos.impactPeak.databaseValue, DatabaseValue.null, sos.impactTime.nanoseconds.databaseValue,
+                        window.isEmpty ? .null : sos.windowRate.databaseValue,
+                        window.isEmpty ? .null : Data(SHA256Hasher.hash(window)).databaseValue,
+                        DatabaseValue.null, DatabaseValue.null, DatabaseValue.null, DatabaseValue.null,
+                    ], window: window, db)
+            else { return }
             // An SOS needs no review: it goes to the outbox at once, ahead of everything.
-            let payload = SOSPayload(id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
-                                     impact_peak: sos.impactPeak, utc_ns: fix?.time?.nanosecondsSince1970,
-                                     lat: fix?.latitude, lon: fix?.longitude)
+            let payload = SOSPayload(
+                id: id, time_ns: sos.time.nanoseconds, impact_time_ns: sos.impactTime.nanoseconds,
+                impact_peak: sos.impactPeak, utc_ns: fix?.time?.nanosecondsSince1970,
+                lat: fix?.latitude, lon: fix?.longitude)
             try Outbox.enqueue(db, kind: .sos, id: id, payload: try JSONText.compact(payload))
             chainHead = nil  // the outbox record was linked after the event
         }
@@ -80,16 +91,21 @@ struct Ingest {
     /// id, in that order) with its IMU window, and links it into the hash chain, hashed
     /// from the values as they are stored. False when the event was already there (an
     /// output replayed after a crash): nothing is written then.
-    private mutating func insertEvent(id: String, _ values: [DatabaseValue], window: Data, peakIndex: Int? = nil,
-                                      _ db: Database) throws -> Bool {
+    private mutating func insertEvent(
+        id: String, _ values: [DatabaseValue], window: Data, peakIndex: Int? = nil,
+        _ db: Database
+    ) throws -> Bool {
         let row = [id.databaseValue] + values
-        try Self.run(db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), row, db)
+        try Self.run(
+            db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO events (\(HashChain.eventColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """), row, db)
         guard db.changesCount > 0 else { return false }
         if !window.isEmpty {
-            try Self.run(db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples, peak_index) VALUES (?, ?, ?)"),
-                         [id.databaseValue, window.databaseValue, peakIndex?.databaseValue ?? .null], db)
+            try Self.run(
+                db.cachedStatement(sql: "INSERT INTO event_windows (event_id, samples, peak_index) VALUES (?, ?, ?)"),
+                [id.databaseValue, window.databaseValue, peakIndex?.databaseValue ?? .null], db)
         }
         try HashChain.append(db, kind: "event", id: id, recordHash: HashChain.recordHash(row), head: &chainHead)
         return true
@@ -107,21 +123,29 @@ struct Ingest {
         guard try String.fetchOne(db, sql: "SELECT state FROM trips WHERE id = ?", arguments: [tripID]) == "open" else {
             return  // already ended and drafted: a replayed duplicate
         }
-        if record.hasNoFix, try Bool.fetchOne(db, sql: """
-            SELECT NOT EXISTS (SELECT 1 FROM track_points WHERE trip_id = ?1) AND NOT EXISTS (SELECT 1 FROM events WHERE trip_id = ?1)
-                AND NOT EXISTS (SELECT 1 FROM road_quality WHERE trip_id = ?1)
-            """, arguments: [tripID]) == true {
+        if record.hasNoFix,
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT NOT EXISTS (SELECT 1 FROM track_points WHERE trip_id = ?1) AND NOT EXISTS (SELECT 1 FROM events WHERE trip_id = ?1)
+                        AND NOT EXISTS (SELECT 1 FROM road_quality WHERE trip_id = ?1)
+                    """, arguments: [tripID]) == true
+        {
             // Nothing to review, publish or count: not kept (`TripRecord.hasNoFix`).
             try db.execute(sql: "DELETE FROM trips WHERE id = ?", arguments: [tripID])
             return
         }
-        try db.execute(sql: """
-            UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
-                elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
-            WHERE id = ?
-            """, arguments: [record.endTime.nanoseconds, record.endUTC?.nanosecondsSince1970, stats.distanceMeters,
-                             stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
-                             stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID])
+        try db.execute(
+            sql: """
+                UPDATE trips SET state = 'closed', closed_by = 'chain', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
+                    elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                record.endTime.nanoseconds, record.endUTC?.nanosecondsSince1970, stats.distanceMeters,
+                stats.elapsedSeconds, stats.movingSeconds, stats.averageMovingSpeed, stats.maxSpeed,
+                stats.elevationGainMeters, stats.co2AvoidedGrams, Self.pathBlob(record.path), tripID,
+            ])
         try HashChain.linkTrip(db, id: tripID)
         chainHead = nil
         try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
@@ -139,10 +163,11 @@ struct Ingest {
             try Recovery.closeAtLastPoint(db, tripID: stale, configuration: configuration)
             chainHead = nil  // recovery linked the trip
         }
-        try db.execute(sql: """
-            INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
-            VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
-            """, arguments: [id, start.nanoseconds, utc?.nanosecondsSince1970])
+        try db.execute(
+            sql: """
+                INSERT INTO trips (id, seq, state, start_time_ns, start_utc_ns)
+                VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM trips), 'open', ?, ?)
+                """, arguments: [id, start.nanoseconds, utc?.nanosecondsSince1970])
         return id
     }
 
@@ -150,10 +175,11 @@ struct Ingest {
     /// API on GRDB's cached statement: GRDB's generic argument boxing costs more
     /// than the insert itself (see bench/store.sh).
     private static func insertTrackPoint(_ point: TrackPoint, trip: String, _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO track_points (trip_id, time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         let s = statement.sqliteStatement
         sqlite3_reset(s)
         defer { sqlite3_reset(s) }
@@ -169,8 +195,9 @@ struct Ingest {
         if let v = point.groundSpeed { sqlite3_bind_double(s, 9, v) } else { sqlite3_bind_null(s, 9) }
         let code = sqlite3_step(s)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
         }
     }
 
@@ -193,8 +220,9 @@ struct Ingest {
         }
         let code = sqlite3_step(s)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                sql: statement.sql)
         }
     }
 
@@ -246,4 +274,3 @@ public struct SOSPayload: Codable, Sendable {
     public var lat: Double?
     public var lon: Double?
 }
-

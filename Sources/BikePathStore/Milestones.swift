@@ -18,8 +18,9 @@ enum Milestones {
             var threshold = step
             while threshold <= total {
                 let key = Int64(threshold.rounded())
-                try db.execute(sql: "INSERT OR IGNORE INTO milestones (threshold_m, trip_id, total_m) VALUES (?, ?, ?)",
-                               arguments: [key, tripID, total])
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO milestones (threshold_m, trip_id, total_m) VALUES (?, ?, ?)",
+                    arguments: [key, tripID, total])
                 if db.changesCount > 0 { fired.append(Milestone(thresholdMeters: key, tripID: tripID, totalMeters: total)) }
                 threshold += step
             }

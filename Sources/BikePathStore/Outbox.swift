@@ -33,9 +33,10 @@ enum Outbox {
     /// Returns true when it was new.
     @discardableResult
     static func enqueue(_ db: Database, kind: OutboxKind, id: String, payload: String) throws -> Bool {
-        try db.execute(sql: """
-            INSERT OR IGNORE INTO outbox (record_kind, record_id, payload, priority) VALUES (?, ?, ?, ?)
-            """, arguments: [kind.rawValue, id, payload, kind.priority])
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO outbox (record_kind, record_id, payload, priority) VALUES (?, ?, ?, ?)
+                """, arguments: [kind.rawValue, id, payload, kind.priority])
         guard db.changesCount > 0 else { return false }
         try HashChain.linkOutbox(db, kind: kind.rawValue, id: id)
         return true
@@ -46,12 +47,16 @@ extension Store {
     /// What sync should send next: pending, not flagged do-not-send, SOS first, then oldest.
     public func outboxPending(limit: Int = 100) throws -> [OutboxItem] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT seq, record_kind, record_id, payload, attempts FROM outbox
-                WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
-                """, arguments: [limit]).map {
-                OutboxItem(seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
-                           payload: $0["payload"], attempts: $0["attempts"])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, record_kind, record_id, payload, attempts FROM outbox
+                    WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
+                    """, arguments: [limit]
+            ).map {
+                OutboxItem(
+                    seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
+                    payload: $0["payload"], attempts: $0["attempts"])
             }
         }
     }
@@ -59,8 +64,9 @@ extension Store {
     /// The rider (or an operator) holds a record back: sync skips it until cleared.
     public func setDoNotSend(kind: OutboxKind, recordID: String, _ hold: Bool) throws {
         try queue.write { db in
-            try db.execute(sql: "UPDATE outbox SET do_not_send = ? WHERE record_kind = ? AND record_id = ?",
-                           arguments: [hold, kind.rawValue, recordID])
+            try db.execute(
+                sql: "UPDATE outbox SET do_not_send = ? WHERE record_kind = ? AND record_id = ?",
+                arguments: [hold, kind.rawValue, recordID])
         }
     }
 
@@ -78,14 +84,17 @@ extension Store {
             }
             let filter = recordID == nil ? "" : " AND record_id = ?"
             let arguments: StatementArguments = recordID.map { [$0] } ?? []
-            let rows = try Row.fetchAll(db, sql: "SELECT record_kind, record_id FROM outbox WHERE state = 'quarantined'" + filter,
-                                        arguments: arguments)
-            try db.execute(sql: """
-                UPDATE outbox SET state = 'pending', attempts = 0, quarantine_reason = NULL WHERE state = 'quarantined'
-                """ + filter, arguments: arguments)
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT record_kind, record_id FROM outbox WHERE state = 'quarantined'" + filter,
+                arguments: arguments)
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET state = 'pending', attempts = 0, quarantine_reason = NULL WHERE state = 'quarantined'
+                    """ + filter, arguments: arguments)
             for row in rows {
-                try db.execute(sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, 'requeued', NULL)",
-                               arguments: [utcNanoseconds, row["record_kind"], row["record_id"]])
+                try db.execute(
+                    sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, 'requeued', NULL)",
+                    arguments: [utcNanoseconds, row["record_kind"], row["record_id"]])
             }
             return rows.count
         }
@@ -95,8 +104,9 @@ extension Store {
     public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
         try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [limit]).map {
-                SyncLogEntry(utcNanoseconds: $0["utc_ns"], recordKind: $0["record_kind"], recordID: $0["record_id"],
-                             outcome: $0["outcome"], detail: $0["detail"])
+                SyncLogEntry(
+                    utcNanoseconds: $0["utc_ns"], recordKind: $0["record_kind"], recordID: $0["record_id"],
+                    outcome: $0["outcome"], detail: $0["detail"])
             }
         }
     }
@@ -104,18 +114,22 @@ extension Store {
     /// Records one sync attempt's outcome in the outbox and the sync log.
     public func recordSyncAttempt(seq: Int64, outcome: SyncOutcome, utcNanoseconds: Int64?) throws {
         try queue.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT record_kind, record_id FROM outbox WHERE seq = ?", arguments: [seq]) else { return }
+            guard let row = try Row.fetchOne(db, sql: "SELECT record_kind, record_id FROM outbox WHERE seq = ?", arguments: [seq]) else {
+                return
+            }
             switch outcome {
             case .sent:
                 try db.execute(sql: "UPDATE outbox SET state = 'sent', attempts = attempts + 1 WHERE seq = ?", arguments: [seq])
             case .failed:
                 try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE seq = ?", arguments: [seq])
             case .quarantined(let reason):
-                try db.execute(sql: "UPDATE outbox SET state = 'quarantined', attempts = attempts + 1, quarantine_reason = ? WHERE seq = ?",
-                               arguments: [reason, seq])
+                try db.execute(
+                    sql: "UPDATE outbox SET state = 'quarantined', attempts = attempts + 1, quarantine_reason = ? WHERE seq = ?",
+                    arguments: [reason, seq])
             }
-            try db.execute(sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [utcNanoseconds, row["record_kind"], row["record_id"], outcome.name, outcome.detail])
+            try db.execute(
+                sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, ?, ?)",
+                arguments: [utcNanoseconds, row["record_kind"], row["record_id"], outcome.name, outcome.detail])
         }
     }
 }

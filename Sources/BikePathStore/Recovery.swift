@@ -12,33 +12,43 @@ enum Recovery {
     /// the chain's speed rule stands in for it; points stored before v5 have no
     /// ground speed: their distance is measured between positions.
     static func closeAtLastPoint(_ db: Database, tripID: String, configuration: StoreConfiguration) throws {
-        guard let trip = try Row.fetchOne(db, sql: "SELECT start_time_ns FROM trips WHERE id = ? AND state = 'open'", arguments: [tripID]) else {
+        guard let trip = try Row.fetchOne(db, sql: "SELECT start_time_ns FROM trips WHERE id = ? AND state = 'open'", arguments: [tripID])
+        else {
             return
         }
         let start = SampleTime(nanoseconds: trip["start_time_ns"])
         var totals = TripTotals(configuration: configuration.trip)
         var path: [Coordinate] = []
         var last: TrackPoint?
-        let rows = try Row.fetchCursor(db, sql: "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
-                                       arguments: [tripID])
+        let rows = try Row.fetchCursor(
+            db,
+            sql:
+                "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
+            arguments: [tripID])
         while let row = try rows.next() {
             let speed: Double = row["speed"]
-            let point = TrackPoint(time: SampleTime(nanoseconds: row["time_ns"]), utc: (row["utc_ns"] as Int64?).map(UTCTime.init(nanosecondsSince1970:)),
-                                   coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), altitudeMSL: row["alt_m"],
-                                   speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed),
-                                   groundSpeed: row["ground_speed"])
+            let point = TrackPoint(
+                time: SampleTime(nanoseconds: row["time_ns"]), utc: (row["utc_ns"] as Int64?).map(UTCTime.init(nanosecondsSince1970:)),
+                coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), altitudeMSL: row["alt_m"],
+                speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed),
+                groundSpeed: row["ground_speed"])
             totals.add(point)
             path.append(point.coordinate)
             last = point
         }
-        let end: (time: SampleTime, utc: UTCTime?) = totals.lastMoving ?? last.map { (time: $0.time, utc: $0.utc) } ?? (time: start, utc: nil)
+        let end: (time: SampleTime, utc: UTCTime?) =
+            totals.lastMoving ?? last.map { (time: $0.time, utc: $0.utc) } ?? (time: start, utc: nil)
         let (s, simplified) = totals.finished(start: start, end: end.time, path: path)
-        try db.execute(sql: """
-            UPDATE trips SET state = 'closed', closed_by = 'recovery', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
-                elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
-            WHERE id = ?
-            """, arguments: [end.time.nanoseconds, end.utc?.nanosecondsSince1970, s.distanceMeters, s.elapsedSeconds, s.movingSeconds,
-                             s.averageMovingSpeed, s.maxSpeed, s.elevationGainMeters, s.co2AvoidedGrams, Ingest.pathBlob(simplified), tripID])
+        try db.execute(
+            sql: """
+                UPDATE trips SET state = 'closed', closed_by = 'recovery', end_time_ns = ?, end_utc_ns = ?, distance_m = ?,
+                    elapsed_s = ?, moving_s = ?, avg_moving_speed = ?, max_speed = ?, elevation_gain_m = ?, co2_avoided_g = ?, path = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                end.time.nanoseconds, end.utc?.nanosecondsSince1970, s.distanceMeters, s.elapsedSeconds, s.movingSeconds,
+                s.averageMovingSpeed, s.maxSpeed, s.elevationGainMeters, s.co2AvoidedGrams, Ingest.pathBlob(simplified), tripID,
+            ])
         try HashChain.linkTrip(db, id: tripID)
         try Drafts.create(db, tripID: tripID, reviewBudget: configuration.reviewBudget)
         _ = try Milestones.check(db, tripID: tripID, steps: configuration.milestoneSteps)

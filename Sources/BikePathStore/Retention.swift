@@ -41,22 +41,34 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     public var problems: [String] {
         var lines: [String] = []
         if let movedAsideTo {
-            lines.append("store: the database was unusable (\(movedAsideReason ?? "damaged")) and was moved to \(movedAsideTo); this store started empty — the old file is kept for recovery")
+            lines.append(
+                "store: the database was unusable (\(movedAsideReason ?? "damaged")) and was moved to \(movedAsideTo); this store started empty — the old file is kept for recovery"
+            )
         }
         if withheldSOS > 0 {
-            lines.append("sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they stay on this device while it is off; `bikepathd sync consent sos on` sends them")
+            lines.append(
+                "sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they stay on this device while it is off; `bikepathd sync consent sos on` sends them"
+            )
         }
         if retentionFailures > 0 {
-            lines.append("store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database")
+            lines.append(
+                "store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database"
+            )
         }
         if diskFullLostOutputs > 0 {
-            lines.append("store: the disk was full when bikepathd stopped: \(diskFullLostOutputs) outputs were lost, \(diskFullLostSOS) SOS and \(diskFullLostEvents) obstacles among them — free space on the SD card or lower store.budget_mb")
+            lines.append(
+                "store: the disk was full when bikepathd stopped: \(diskFullLostOutputs) outputs were lost, \(diskFullLostSOS) SOS and \(diskFullLostEvents) obstacles among them — free space on the SD card or lower store.budget_mb"
+            )
         }
         if diskFullFailedCommits > 0 {
-            lines.append("store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped\(diskFullLostOutputs == 0 ? ", events kept" : "")) — free space on the SD card or lower store.budget_mb")
+            lines.append(
+                "store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped\(diskFullLostOutputs == 0 ? ", events kept" : "")) — free space on the SD card or lower store.budget_mb"
+            )
         }
         if usedBytes > budgetBytes {
-            lines.append("store: \(megabytes(usedBytes)) used, over the \(megabytes(budgetBytes)) budget — sync and confirm or reject drafts so retention can free space")
+            lines.append(
+                "store: \(megabytes(usedBytes)) used, over the \(megabytes(budgetBytes)) budget — sync and confirm or reject drafts so retention can free space"
+            )
         }
         return lines
     }
@@ -95,18 +107,29 @@ extension Store {
         guard before > budget else { return report }
         let done = "SELECT trip_id FROM drafts WHERE state IN ('synced', 'rejected')"
         let steps: [(String, WritableKeyPath<RetentionReport, Int>)] = [
-            ("""
-             DELETE FROM event_windows WHERE rowid IN (SELECT w.rowid FROM event_windows w JOIN events e ON e.id = w.event_id
-                 WHERE e.kind = 'obstacle' AND e.trip_id IN (\(done)) ORDER BY w.rowid LIMIT 500)
-             """, \.windowsDropped),
-            ("DELETE FROM track_points WHERE trip_id = (SELECT t.id FROM trips t WHERE t.id IN (\(done)) AND EXISTS (SELECT 1 FROM track_points p WHERE p.trip_id = t.id) ORDER BY t.seq LIMIT 1)", \.trackPointsDeleted),
-            ("""
-             UPDATE hash_chain SET pruned = 1 WHERE record_kind = 'event' AND record_id IN
-                 (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
-             DELETE FROM draft_obstacles WHERE event_id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
-             DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500)
-             """, \.eventsPruned),
-            (HashChain.pruneOutboxSQL(where: "state = 'sent'") + "; DELETE FROM outbox WHERE state = 'sent'; DELETE FROM sync_log WHERE seq IN (SELECT seq FROM sync_log ORDER BY seq LIMIT 1000)", \.logRowsDeleted),
+            (
+                """
+                DELETE FROM event_windows WHERE rowid IN (SELECT w.rowid FROM event_windows w JOIN events e ON e.id = w.event_id
+                    WHERE e.kind = 'obstacle' AND e.trip_id IN (\(done)) ORDER BY w.rowid LIMIT 500)
+                """, \.windowsDropped
+            ),
+            (
+                "DELETE FROM track_points WHERE trip_id = (SELECT t.id FROM trips t WHERE t.id IN (\(done)) AND EXISTS (SELECT 1 FROM track_points p WHERE p.trip_id = t.id) ORDER BY t.seq LIMIT 1)",
+                \.trackPointsDeleted
+            ),
+            (
+                """
+                UPDATE hash_chain SET pruned = 1 WHERE record_kind = 'event' AND record_id IN
+                    (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
+                DELETE FROM draft_obstacles WHERE event_id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500);
+                DELETE FROM events WHERE id IN (SELECT id FROM events WHERE kind = 'obstacle' AND trip_id IN (\(done)) ORDER BY time_ns LIMIT 500)
+                """, \.eventsPruned
+            ),
+            (
+                HashChain.pruneOutboxSQL(where: "state = 'sent'")
+                    + "; DELETE FROM outbox WHERE state = 'sent'; DELETE FROM sync_log WHERE seq IN (SELECT seq FROM sync_log ORDER BY seq LIMIT 1000)",
+                \.logRowsDeleted
+            ),
         ]
         for (sql, counter) in steps {
             while try usedBytes() > budget {
@@ -133,10 +156,11 @@ extension Store {
         } catch {
             // Counting the failure can fail for the same reason (disk full): recording goes on regardless.
             try? queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO meta (key, value) VALUES ('retention_failures', '1')
-                    ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO meta (key, value) VALUES ('retention_failures', '1')
+                        ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                        """)
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_last_error', ?)", arguments: ["\(error)"])
             }
             return nil
@@ -149,7 +173,9 @@ extension Store {
         let used = try usedBytes()
         let withheldSOS = try syncDiagnosis(logLines: 0).withheld["sos"] ?? 0
         return try queue.read { db in
-            func metaText(_ key: String) throws -> String? { try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+            func metaText(_ key: String) throws -> String? {
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+            }
             func meta(_ key: String) throws -> Int { try metaText(key).flatMap { Int($0) } ?? 0 }
             return StoreDiagnostics(
                 usedBytes: used, budgetBytes: Int64(configuration.budgetMegabytes * 1_048_576),

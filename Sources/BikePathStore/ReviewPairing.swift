@@ -33,10 +33,11 @@ extension Store {
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &rng))
         let expires = Int64((now.timeIntervalSince1970 + Self.pairingLifetimeSeconds) * 1e9)
         try queue.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_code', ?), ('review_pairing_expires_ns', ?),
-                    ('review_pairing_failures', '0')
-                """, arguments: [code, String(expires)])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_code', ?), ('review_pairing_expires_ns', ?),
+                        ('review_pairing_failures', '0')
+                    """, arguments: [code, String(expires)])
         }
         return PairingCode(code: code, expiresUTCNanoseconds: expires)
     }
@@ -51,7 +52,8 @@ extension Store {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
             }
             func void() throws {
-                try db.execute(sql: "DELETE FROM meta WHERE key IN ('review_pairing_code', 'review_pairing_expires_ns', 'review_pairing_failures')")
+                try db.execute(
+                    sql: "DELETE FROM meta WHERE key IN ('review_pairing_code', 'review_pairing_expires_ns', 'review_pairing_failures')")
             }
             guard let code = try meta("review_pairing_code"), let expires = Int64(try meta("review_pairing_expires_ns") ?? "") else {
                 return "no pairing code is waiting; run `bikepathd review pair`"
@@ -69,7 +71,8 @@ extension Store {
                 try void()
                 return "wrong code \(failures) times; the code is void — run `bikepathd review pair` again"
             }
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_failures', ?)", arguments: [String(failures)])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_failures', ?)", arguments: [String(failures)])
             let left = Self.pairingAttempts - failures
             return "wrong code (\(left) \(left == 1 ? "try" : "tries") left)"
         }

@@ -17,11 +17,12 @@ enum Schema {
         }
         migrator.registerMigration("v2-retention-indexes") { db in
             // Retention walks the oldest synced data first; these keep that cheap.
-            try db.execute(sql: """
-                CREATE INDEX outbox_state ON outbox(state, priority, seq);
-                CREATE INDEX events_trip ON events(trip_id, time_ns);
-                PRAGMA user_version = 2;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE INDEX outbox_state ON outbox(state, priority, seq);
+                    CREATE INDEX events_trip ON events(trip_id, time_ns);
+                    PRAGMA user_version = 2;
+                    """)
         }
         migrator.registerMigration("v3-obstacle-review") { db in try db.execute(sql: v3) }
         migrator.registerMigration("v4-trust") { db in
@@ -29,22 +30,23 @@ enum Schema {
             // riding (NULL before: recovery falls back to the speed rule), trips
             // keep a digest of their track, and the chain also links closed trips
             // and every outbox record, so that every byte that leaves is covered.
-            try db.execute(sql: """
-                ALTER TABLE track_points ADD COLUMN moving INTEGER;
-                ALTER TABLE trips ADD COLUMN track_sha256 BLOB;
-                CREATE TABLE hash_chain_v3 (
-                    seq INTEGER PRIMARY KEY NOT NULL,
-                    record_kind TEXT NOT NULL CHECK (record_kind IN ('event', 'draft', 'trip', 'outbox')),
-                    record_id TEXT NOT NULL,
-                    record_sha256 BLOB NOT NULL,
-                    link_sha256 BLOB NOT NULL,
-                    pruned INTEGER NOT NULL DEFAULT 0,
-                    UNIQUE (record_kind, record_id)
-                );
-                INSERT INTO hash_chain_v3 SELECT seq, record_kind, record_id, record_sha256, link_sha256, pruned FROM hash_chain;
-                DROP TABLE hash_chain;
-                ALTER TABLE hash_chain_v3 RENAME TO hash_chain;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE track_points ADD COLUMN moving INTEGER;
+                    ALTER TABLE trips ADD COLUMN track_sha256 BLOB;
+                    CREATE TABLE hash_chain_v3 (
+                        seq INTEGER PRIMARY KEY NOT NULL,
+                        record_kind TEXT NOT NULL CHECK (record_kind IN ('event', 'draft', 'trip', 'outbox')),
+                        record_id TEXT NOT NULL,
+                        record_sha256 BLOB NOT NULL,
+                        link_sha256 BLOB NOT NULL,
+                        pruned INTEGER NOT NULL DEFAULT 0,
+                        UNIQUE (record_kind, record_id)
+                    );
+                    INSERT INTO hash_chain_v3 SELECT seq, record_kind, record_id, record_sha256, link_sha256, pruned FROM hash_chain;
+                    DROP TABLE hash_chain;
+                    ALTER TABLE hash_chain_v3 RENAME TO hash_chain;
+                    """)
             // Records already there are linked as they are now (trust on first use).
             for id in try String.fetchAll(db, sql: "SELECT id FROM trips WHERE state = 'closed' ORDER BY seq") {
                 try HashChain.linkTrip(db, id: id)
@@ -60,11 +62,12 @@ enum Schema {
             // chain did), and a window knows which of its samples is the peak, which the
             // review plot marks. NULL in rows written before: those fall back to the
             // positions and to an unmarked plot.
-            try db.execute(sql: """
-                ALTER TABLE track_points ADD COLUMN ground_speed REAL;
-                ALTER TABLE event_windows ADD COLUMN peak_index INTEGER;
-                PRAGMA user_version = 5;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE track_points ADD COLUMN ground_speed REAL;
+                    ALTER TABLE event_windows ADD COLUMN peak_index INTEGER;
+                    PRAGMA user_version = 5;
+                    """)
         }
         return migrator
     }

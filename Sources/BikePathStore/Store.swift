@@ -60,8 +60,10 @@ public final class Store: Sendable {
     /// - a database from a newer schema is refused and left untouched.
     /// Otherwise a missing file is `StoreError.noSuchStore` and a damaged one
     /// `StoreError.damaged`; the file is left exactly as it was.
-    public static func open(path: String, configuration: StoreConfiguration = StoreConfiguration(),
-                            mode: Access = .createOrRecover) throws -> Store {
+    public static func open(
+        path: String, configuration: StoreConfiguration = StoreConfiguration(),
+        mode: Access = .createOrRecover
+    ) throws -> Store {
         if mode != .createOrRecover { try requireHealthy(path: path) }
         if mode == .readOnly { return try openForReading(path: path, configuration: configuration) }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
@@ -83,13 +85,15 @@ public final class Store: Sendable {
             let aside = try moveAside(path: path)
             report.movedAsideTo = aside
             report.movedAsideReason = failure.reason
-            FileHandle.standardError.write(Data(
-                "bikepathd: database \(path) is unusable (\(failure.reason)); moved it to \(aside) and started a fresh one\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "bikepathd: database \(path) is unusable (\(failure.reason)); moved it to \(aside) and started a fresh one\n".utf8))
             queue = try openChecked(path: path)
             // Kept in the fresh store too, so that `status` and `diagnose` say it long after the log scrolled away.
             try queue.write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('moved_aside_to', ?), ('moved_aside_reason', ?)",
-                               arguments: [aside, failure.reason])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('moved_aside_to', ?), ('moved_aside_reason', ?)",
+                    arguments: [aside, failure.reason])
             }
         }
         if isNew {
@@ -136,7 +140,11 @@ public final class Store: Sendable {
             let queue = try DatabaseQueue(path: path, configuration: config)
             let version = try queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
             if version < Schema.currentVersion {
-                throw StoreError.cannotOpen(path, reason: "schema version \(version) is older than \(Schema.currentVersion); run the daemon (or any writing command) once to upgrade it")
+                throw StoreError.cannotOpen(
+                    path,
+                    reason:
+                        "schema version \(version) is older than \(Schema.currentVersion); run the daemon (or any writing command) once to upgrade it"
+                )
             }
             return Store(path: path, configuration: configuration, openReport: OpenReport(), queue: queue)
         } catch let error as DatabaseError {
@@ -163,13 +171,14 @@ public final class Store: Sendable {
             // loss costs at most the batch in memory. Set here rather than through
             // GRDB's journalMode option, which would lower synchronous to NORMAL.
             // See docs/storage.md.
-            try db.execute(sql: """
-                PRAGMA journal_mode = WAL;
-                PRAGMA synchronous = FULL;
-                PRAGMA wal_autocheckpoint = 1000;
-                PRAGMA journal_size_limit = 4194304;
-                PRAGMA foreign_keys = ON;
-                """)
+            try db.execute(
+                sql: """
+                    PRAGMA journal_mode = WAL;
+                    PRAGMA synchronous = FULL;
+                    PRAGMA wal_autocheckpoint = 1000;
+                    PRAGMA journal_size_limit = 4194304;
+                    PRAGMA foreign_keys = ON;
+                    """)
             // Keep the -wal and -shm files when the last connection closes: without
             // them SQLite cannot open a WAL database on a read-only mount, and
             // `stats`, `verify`, `drafts list` must work there (opened read-only).

@@ -121,7 +121,8 @@ public final class StoreWriter {
             let open = try Ingest.loadOpenTrip(db)
             let cursor = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writer_position'").flatMap { Int64($0) }
             let last = try open.flatMap {
-                try Row.fetchOne(db, sql: "SELECT time_ns, lat, lon FROM track_points WHERE trip_id = ? ORDER BY time_ns DESC LIMIT 1", arguments: [$0])
+                try Row.fetchOne(
+                    db, sql: "SELECT time_ns, lat, lon FROM track_points WHERE trip_id = ? ORDER BY time_ns DESC LIMIT 1", arguments: [$0])
             }
             return (open, cursor, last)
         }
@@ -154,7 +155,8 @@ public final class StoreWriter {
         // A trip with no fix whose start still waits here cancels it: neither reaches SQLite
         // (a marker-only recording spent ~0.3 ms of statements on each such pair).
         if case .tripEnded(let record) = output, record.hasNoFix, let last = pending.last,
-           case .tripStarted(let start, _) = last.output, start == record.startTime {
+            case .tripStarted(let start, _) = last.output, start == record.startTime
+        {
             pending.removeLast()
             if pending.isEmpty { batchStart = nil }
             return
@@ -195,10 +197,12 @@ public final class StoreWriter {
         while !pending.isEmpty, reserve.release(keeping: 0) { try commit() }
         uncommitted = UncommittedOutputs(pending.map(\.output))
         guard !uncommitted.isEmpty else { return }
-        let lost = [("disk_full_lost_sos", uncommitted.sos), ("disk_full_lost_events", uncommitted.obstacles),
-                    ("disk_full_lost_outputs", uncommitted.total),
-                    ("disk_full_failed_commits", diskFull.failedCommits - reportedFailures),
-                    ("disk_full_dropped_points", diskFull.droppedTrackPoints - reportedDrops)]
+        let lost = [
+            ("disk_full_lost_sos", uncommitted.sos), ("disk_full_lost_events", uncommitted.obstacles),
+            ("disk_full_lost_outputs", uncommitted.total),
+            ("disk_full_failed_commits", diskFull.failedCommits - reportedFailures),
+            ("disk_full_dropped_points", diskFull.droppedTrackPoints - reportedDrops),
+        ]
         do {
             try store.queue.write { db in
                 for (key, value) in lost where value > 0 { try Self.addToMeta(db, key: key, value) }
@@ -235,7 +239,8 @@ public final class StoreWriter {
             try store.queue.write { db in
                 for item in batch { try next.apply(item.output, db) }
                 if let position = batch.last(where: { $0.position != nil })?.position {
-                    try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('writer_position', ?)", arguments: ["\(position)"])
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('writer_position', ?)", arguments: ["\(position)"])
                 }
                 if recordDiskFull {
                     // The first commit after a full disk leaves a trace for `diagnose`.
@@ -268,10 +273,11 @@ public final class StoreWriter {
 
     /// Counters in `meta` add up across runs.
     private static func addToMeta(_ db: Database, key: String, _ value: Int) throws {
-        try db.execute(sql: """
-            INSERT INTO meta (key, value) VALUES (?, ?)
-            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
-            """, arguments: [key, "\(value)"])
+        try db.execute(
+            sql: """
+                INSERT INTO meta (key, value) VALUES (?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)
+                """, arguments: [key, "\(value)"])
     }
 
     /// A held batch that carries an SOS or an obstacle gets room from the

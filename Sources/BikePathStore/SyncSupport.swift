@@ -52,18 +52,22 @@ extension Store {
     public func syncCandidates(includeDrafts: Bool) throws -> [SyncCandidate] {
         try queue.read { db in
             var out: [SyncCandidate] = []
-            let trips = try Row.fetchAll(db, sql: """
-                SELECT d.id AS draft_id, t.id AS trip_id FROM trips t JOIN drafts d ON d.trip_id = t.id
-                WHERE t.state = 'closed' AND d.state != 'rejected'
-                  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.record_kind = 'trip' AND o.record_id = t.id)
-                ORDER BY t.seq
-                """)
+            let trips = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.id AS draft_id, t.id AS trip_id FROM trips t JOIN drafts d ON d.trip_id = t.id
+                    WHERE t.state = 'closed' AND d.state != 'rejected'
+                      AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.record_kind = 'trip' AND o.record_id = t.id)
+                    ORDER BY t.seq
+                    """)
             out += trips.map { SyncCandidate(kind: .trip, draftID: $0["draft_id"], recordID: $0["trip_id"]) }
             guard includeDrafts else { return out }
-            let drafts = try Row.fetchAll(db, sql: """
-                SELECT d.id, d.id || '_r' || (SELECT COUNT(*) FROM draft_edits e WHERE e.draft_id = d.id) AS rev
-                FROM drafts d WHERE d.state = 'pending' ORDER BY d.seq
-                """)
+            let drafts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.id, d.id || '_r' || (SELECT COUNT(*) FROM draft_edits e WHERE e.draft_id = d.id) AS rev
+                    FROM drafts d WHERE d.state = 'pending' ORDER BY d.seq
+                    """)
             for d in drafts where try !Bool.exists(db, "SELECT 1 FROM outbox WHERE record_kind = 'draft' AND record_id = ?", [d["rev"]]) {
                 out.append(SyncCandidate(kind: .draft, draftID: d["id"], recordID: d["rev"]))
             }
@@ -94,8 +98,9 @@ extension Store {
         return try queue.write { db in
             // Kinds are enum raw values (letters only), never rider input.
             let list = kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")
-            try db.execute(sql: "UPDATE outbox SET do_not_send = ? WHERE state = 'pending' AND do_not_send = ? AND record_kind IN (\(list))",
-                           arguments: [withheld ? 1 : 0, withheld ? 0 : 1])
+            try db.execute(
+                sql: "UPDATE outbox SET do_not_send = ? WHERE state = 'pending' AND do_not_send = ? AND record_kind IN (\(list))",
+                arguments: [withheld ? 1 : 0, withheld ? 0 : 1])
             return db.changesCount
         }
     }
@@ -103,7 +108,8 @@ extension Store {
     /// Whole-pass events (hub unreachable, 401) that belong to no single record.
     public func appendSyncLog(outcome: String, detail: String, utcNanoseconds: Int64?) throws {
         try queue.write { db in
-            try db.execute(sql: "INSERT INTO sync_log (utc_ns, outcome, detail) VALUES (?, ?, ?)", arguments: [utcNanoseconds, outcome, detail])
+            try db.execute(
+                sql: "INSERT INTO sync_log (utc_ns, outcome, detail) VALUES (?, ?, ?)", arguments: [utcNanoseconds, outcome, detail])
         }
     }
 
@@ -191,18 +197,30 @@ extension Store {
         let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
         return try queue.read { db in
             func counts(_ filter: String) throws -> [String: Int] {
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind")
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(
+                        db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind"
+                    )
                     .map { ($0["record_kind"] as String, $0["n"] as Int) })
             }
-            let quarantined = try Row.fetchAll(db, sql: """
-                SELECT record_kind, record_id, quarantine_reason, attempts FROM outbox WHERE state = 'quarantined' ORDER BY seq
-                """).map { SyncDiagnosis.Quarantined(kind: $0["record_kind"], id: $0["record_id"], reason: $0["quarantine_reason"] ?? "", attempts: $0["attempts"]) }
-            let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
-                SyncDiagnosis.LogLine(utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"])
+            let quarantined = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT record_kind, record_id, quarantine_reason, attempts FROM outbox WHERE state = 'quarantined' ORDER BY seq
+                    """
+            ).map {
+                SyncDiagnosis.Quarantined(
+                    kind: $0["record_kind"], id: $0["record_id"], reason: $0["quarantine_reason"] ?? "", attempts: $0["attempts"])
             }
-            return SyncDiagnosis(pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
-                                 withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
-                                 sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
+            let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
+                SyncDiagnosis.LogLine(
+                    utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"]
+                )
+            }
+            return SyncDiagnosis(
+                pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
+                withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
+                sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
         }
     }
 }

@@ -20,7 +20,8 @@ public struct DeviceToken: Sendable, CustomStringConvertible, CustomDebugStringC
         public var description: String {
             switch self {
             case .unreadable(let p, let r): "cannot read the token file \(p): \(r)"
-            case .tooOpen(let p, let m): "the token file \(p) has mode \(m): it must not be readable or writable by group or others (chmod 600 \(p))"
+            case .tooOpen(let p, let m):
+                "the token file \(p) has mode \(m): it must not be readable or writable by group or others (chmod 600 \(p))"
             case .empty(let p): "the token file \(p) holds no token"
             case .invalid(let p, let problem): "the token file \(p) holds no usable token: \(problem)"
             }

@@ -18,7 +18,9 @@ public struct HubEndpoint: Sendable {
 
     /// Creates an endpoint; a trailing `/` of `baseURL` is dropped. Timeouts in seconds: 15 per
     /// request, 5 to connect.
-    public init(baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = 15, connectTimeoutSeconds: Double = 5) {
+    public init(
+        baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = 15, connectTimeoutSeconds: Double = 5
+    ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token
         self.caFile = caFile
@@ -34,7 +36,8 @@ public struct HubEndpoint: Sendable {
         public var description: String {
             switch self {
             case .badURL(let u): "not a hub URL: \(u) (expected https://host[:port])"
-            case .plainHTTPNotLoopback(let u): "refusing plain http to \(u): the token would travel in clear; use https (plain http is allowed on loopback only)"
+            case .plainHTTPNotLoopback(let u):
+                "refusing plain http to \(u): the token would travel in clear; use https (plain http is allowed on loopback only)"
             }
         }
     }
@@ -82,8 +85,9 @@ public final class HubClient: Sendable {
         tls.certificateVerification = .fullVerification
         if let ca = endpoint.caFile { tls.additionalTrustRoots = [.file(ca)] }
         var config = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-        config.timeout = .init(connect: .milliseconds(Int64(endpoint.connectTimeoutSeconds * 1000)),
-                               read: .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000)))
+        config.timeout = .init(
+            connect: .milliseconds(Int64(endpoint.connectTimeoutSeconds * 1000)),
+            read: .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000)))
         // A refused connection fails the request at once; sync's own backoff decides
         // when to try again (the pool's retries would hide an offline hub until the deadline).
         config.connectionPool.retryConnectionEstablishment = false
@@ -141,7 +145,8 @@ public final class HubClient: Sendable {
         request.headers.add(name: "Content-Encoding", value: "gzip")
         request.body = .bytes(gz)
         // Request line, our headers, and the Host and Content-Length lines AsyncHTTPClient adds.
-        let headerBytes = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count
+        let headerBytes =
+            "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count
             + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
             + "Host: \(URL(string: endpoint.baseURL)?.host ?? "")\r\nContent-Length: \(gz.readableBytes)\r\n\r\n".utf8.count
         counters.add { c in
@@ -153,13 +158,15 @@ public final class HubClient: Sendable {
         let deadline = NIODeadline.now() + .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000))
         let response = try await http.execute(request, deadline: deadline)
         let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
-        let responseHeaderBytes = "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
+        let responseHeaderBytes =
+            "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
             + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2
         counters.add {
             $0.responseBodyBytes += body.readableBytes
             $0.responseHeaderBytes += responseHeaderBytes
         }
-        return HubAnswer(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: Data(body.readableBytesView))
+        return HubAnswer(
+            status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: Data(body.readableBytesView))
     }
 }
 

@@ -104,9 +104,11 @@ public actor SyncEngine {
 
     /// Creates an engine sending the outbox of `store` through `client`; `jitter` (in [0, 1))
     /// and `wallClock` (UTC ns) are the caller's so tests are deterministic.
-    public init(store: Store, client: HubClient, options: SyncOptions = SyncOptions(),
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1e9) }) {
+    public init(
+        store: Store, client: HubClient, options: SyncOptions = SyncOptions(),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1e9) }
+    ) {
         self.store = store
         self.client = client
         self.options = options
@@ -241,8 +243,10 @@ public actor SyncEngine {
         case 404, 405:
             return BatchOutcome(stop: misconfigured(answer.status, "for the batch endpoint: \(Self.errorText(answer))"))
         case 408, 429, 500...599:
-            return BatchOutcome(stop: fail(.hubAnswered(status: answer.status, detail: Self.errorText(answer)),
-                                           retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
+            return BatchOutcome(
+                stop: fail(
+                    .hubAnswered(status: answer.status, detail: Self.errorText(answer)),
+                    retryAfter: [429, 503].contains(answer.status) ? RetryAfter.seconds(answer.retryAfter) : nil))
         default:
             guard Self.hubError(answer, in: ErrorBody.bodyRefusalCodes) != nil else {
                 return BatchOutcome(stop: fail(.notTheHub(status: answer.status, detail: Self.errorText(answer)), retryAfter: nil))
@@ -280,8 +284,9 @@ public actor SyncEngine {
                     outcome.stop = misconfigured(single.status, "for \(wire.kind.rawValue) \(wire.id): \(detail)")
                     return outcome
                 case .retry:
-                    outcome.stop = fail(.hubAnswered(status: single.status, detail: detail),
-                                        retryAfter: [429, 503].contains(single.status) ? RetryAfter.seconds(single.retryAfter) : nil)
+                    outcome.stop = fail(
+                        .hubAnswered(status: single.status, detail: detail),
+                        retryAfter: [429, 503].contains(single.status) ? RetryAfter.seconds(single.retryAfter) : nil)
                     return outcome
                 }
             }
@@ -328,14 +333,18 @@ public actor SyncEngine {
     }
 
     private func unauthorized(_ detail: String) -> PassResult {
-        stop(.unauthorized("the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"),
-             logOutcome: "unauthorized")
+        stop(
+            .unauthorized("the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"),
+            logOutcome: "unauthorized")
     }
 
     /// The hub has no such endpoint: a wrong URL, not a bad record. Stop, quarantine nothing.
     private func misconfigured(_ status: Int, _ detail: String) -> PassResult {
-        stop(.misconfigured("the hub answered \(status) \(detail); check the hub URL (\(client.endpoint.baseURL)) — syncing stopped, nothing was quarantined"),
-             logOutcome: "misconfigured")
+        stop(
+            .misconfigured(
+                "the hub answered \(status) \(detail); check the hub URL (\(client.endpoint.baseURL)) — syncing stopped, nothing was quarantined"
+            ),
+            logOutcome: "misconfigured")
     }
 
     /// Stops the engine for good (until restarted) with `result`, and logs it.

@@ -39,4 +39,3 @@ public enum SyncSettings {
 
     static func stream(of kind: OutboxKind) -> SyncStream { kind.stream }
 }
-

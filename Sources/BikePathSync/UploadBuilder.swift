@@ -43,16 +43,19 @@ public struct UploadBuilder: Sendable {
         if let lat = s.lat, let lon = s.lon, !filter.isInsideZone(Coordinate(latitude: lat, longitude: lon)) {
             position = WirePosition(lat: Self.round6(lat), lon: Self.round6(lon))
         }
-        return SOSUpload(id: s.id, timeNs: s.time_ns, impactTimeNs: s.impact_time_ns, impactPeak: s.impact_peak, utcNs: s.utc_ns, position: position)
+        return SOSUpload(
+            id: s.id, timeNs: s.time_ns, impactTimeNs: s.impact_time_ns, impactPeak: s.impact_peak, utcNs: s.utc_ns, position: position)
     }
 
     /// The trip summary of a draft: times and statistics, no positions.
     public func trip(_ doc: DraftDocument) -> TripUpload {
         let s = doc.trip.statistics
-        return TripUpload(id: doc.trip.id, startUtcNs: doc.trip.startUTCNanoseconds, endUtcNs: doc.trip.endUTCNanoseconds,
-                          statistics: TripStatisticsUpload(distanceM: s.distanceMeters, elapsedS: s.elapsedSeconds, movingS: s.movingSeconds,
-                                                           avgMovingSpeed: s.averageMovingSpeed, maxSpeed: s.maxSpeed,
-                                                           elevationGainM: s.elevationGainMeters, co2AvoidedG: s.co2AvoidedGrams))
+        return TripUpload(
+            id: doc.trip.id, startUtcNs: doc.trip.startUTCNanoseconds, endUtcNs: doc.trip.endUTCNanoseconds,
+            statistics: TripStatisticsUpload(
+                distanceM: s.distanceMeters, elapsedS: s.elapsedSeconds, movingS: s.movingSeconds,
+                avgMovingSpeed: s.averageMovingSpeed, maxSpeed: s.maxSpeed,
+                elevationGainM: s.elevationGainMeters, co2AvoidedG: s.co2AvoidedGrams))
     }
 
     /// A draft document as it may leave the device: trimmed path, no zone
@@ -66,20 +69,24 @@ public struct UploadBuilder: Sendable {
         let obstacles = doc.obstacles.filter { o in
             !o.dropped && !o.heldBack && filter.mayUpload(o.coordinate, secondsSinceStart: offset(o.timeNanoseconds), window: window)
         }.map { o in
-            ObstacleUpload(id: o.id, kind: o.kind.rawValue, offsetS: offset(o.timeNanoseconds).map(Self.round3),
-                           position: o.coordinate.map(Self.wire), origin: o.origin)
+            ObstacleUpload(
+                id: o.id, kind: o.kind.rawValue, offsetS: offset(o.timeNanoseconds).map(Self.round3),
+                position: o.coordinate.map(Self.wire), origin: o.origin)
         }
         let segments = doc.roadQuality.filter { r in
             filter.mayUpload(r.start, secondsSinceStart: offset(r.startTime.nanoseconds), window: window)
                 && filter.mayUpload(r.end, secondsSinceStart: offset(r.endTime.nanoseconds), window: window)
         }.map { r in
-            RoadSegmentUpload(startOffsetS: Self.round3(offset(r.startTime.nanoseconds) ?? 0), endOffsetS: Self.round3(offset(r.endTime.nanoseconds) ?? 0),
-                              start: r.start.map(Self.wire), end: r.end.map(Self.wire), lengthM: Self.round3(r.lengthMeters),
-                              roughness: Self.round3(r.roughness), status: r.status.rawValue)
+            RoadSegmentUpload(
+                startOffsetS: Self.round3(offset(r.startTime.nanoseconds) ?? 0),
+                endOffsetS: Self.round3(offset(r.endTime.nanoseconds) ?? 0),
+                start: r.start.map(Self.wire), end: r.end.map(Self.wire), lengthM: Self.round3(r.lengthMeters),
+                roughness: Self.round3(r.roughness), status: r.status.rawValue)
         }
         let path = filter.uploadablePath(doc.path, window: window).map { [Self.round6($0.latitude), Self.round6($0.longitude)] }
-        return DraftUpload(id: uploadID ?? doc.id, trip: trip(doc), pathStatus: doc.pathStatus?.rawValue, path: path,
-                           obstacles: obstacles, roadQuality: segments)
+        return DraftUpload(
+            id: uploadID ?? doc.id, trip: trip(doc), pathStatus: doc.pathStatus?.rawValue, path: path,
+            obstacles: obstacles, roadQuality: segments)
     }
 
     /// Applies the zone rule again to a draft queued earlier.

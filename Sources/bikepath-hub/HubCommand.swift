@@ -8,7 +8,8 @@ import Logging
 struct HubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikepath-hub",
-        abstract: "Reference upstream for bikepathd: stores trips, drafts, confirmations and SOS events, and publishes the riders' shared map (docs/api.yaml, docs/hub.md).",
+        abstract:
+            "Reference upstream for bikepathd: stores trips, drafts, confirmations and SOS events, and publishes the riders' shared map (docs/api.yaml, docs/hub.md).",
         subcommands: [Serve.self, Migrate.self, Token.self],
         defaultSubcommand: Serve.self
     )
@@ -17,7 +18,8 @@ struct HubCommand: AsyncParsableCommand {
 /// `--db FILE` or `--database postgres://…`, shared by every subcommand.
 struct StorageOptions: ParsableArguments {
     @Option(help: "SQLite database file (created mode 0600 if missing): the embedded default for one rider.") var db: String?
-    @Option(help: "PostgreSQL URL postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]; several hubs may share it.")
+    @Option(
+        help: "PostgreSQL URL postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]; several hubs may share it.")
     var database: String?
 
     func validate() throws {
@@ -53,29 +55,47 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on; 0 picks a free one (printed on stdout).") var port = 8080
-    @Option(help: "Tokens file: 'DEVICE-ID TOKEN [revoked]' per line, '#' comments; applied at start (docs/sync.md, \"Device tokens\"). Others must not read it.")
+    @Option(
+        help:
+            "Tokens file: 'DEVICE-ID TOKEN [revoked]' per line, '#' comments; applied at start (docs/sync.md, \"Device tokens\"). Others must not read it."
+    )
     var tokens: String?
-    @Option(name: .customLong("max-connections"), help: "Connections held at once (lowered to fit the descriptor limit); more wait in the backlog.")
+    @Option(
+        name: .customLong("max-connections"),
+        help: "Connections held at once (lowered to fit the descriptor limit); more wait in the backlog.")
     var maxConnections = HubLimits().maxConnections
     @Option(name: .customLong("per-client-connections"), help: "Connections one IP address may hold at once; more are closed at once.")
     var perClient = HubLimits().connections.perClient
-    @Option(name: .customLong("idle-timeout"), help: "Seconds a kept-alive connection has, after an answer, to send its next request head (in total).")
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds a kept-alive connection has, after an answer, to send its next request head (in total).")
     var idleTimeout = 30.0
-    @Option(name: .customLong("header-timeout"), help: "Seconds a new connection has to send its first complete request head (in total, however it trickles).")
+    @Option(
+        name: .customLong("header-timeout"),
+        help: "Seconds a new connection has to send its first complete request head (in total, however it trickles).")
     var headerTimeout = 10.0
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take from its head to its end (in total).")
     var bodyTimeout = 60.0
-    @Option(name: .customLong("device-rate"), help: "Records a second each device may send on average, a batch of n costing n (0: no limit); past it requests are answered 429.")
+    @Option(
+        name: .customLong("device-rate"),
+        help: "Records a second each device may send on average, a batch of n costing n (0: no limit); past it requests are answered 429.")
     var deviceRate = HubLimits().deviceRecordsPerSecond
     @Option(name: .customLong("device-burst"), help: "Records a device may send at once before --device-rate applies.")
     var deviceBurst = HubLimits().deviceBurst
     @Option(name: .customLong("tls-cert"), help: "PEM certificate chain: serve HTTPS (with --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.") var tlsKey: String?
-    @Option(name: .customLong("basemap-url"), help: "Tile URL template of the map page's basemap (/map), e.g. https://tile.example.org/{z}/{x}/{y}.png; none by default: the overlays on white.")
+    @Option(
+        name: .customLong("basemap-url"),
+        help:
+            "Tile URL template of the map page's basemap (/map), e.g. https://tile.example.org/{z}/{x}/{y}.png; none by default: the overlays on white."
+    )
     var basemapURL = ""
-    @Option(name: .customLong("basemap-attribution"), help: "The basemap's attribution, shown on the map as plain text (its licence usually requires it).")
+    @Option(
+        name: .customLong("basemap-attribution"),
+        help: "The basemap's attribution, shown on the map as plain text (its licence usually requires it).")
     var basemapAttribution = ""
-    @Option(name: .customLong("map-view"), help: "Where the map page opens, LAT,LON,ZOOM (e.g. 51.51,-0.12,13); the whole world by default.")
+    @Option(
+        name: .customLong("map-view"), help: "Where the map page opens, LAT,LON,ZOOM (e.g. 51.51,-0.12,13); the whole world by default.")
     var mapView: String?
     @Option(name: .customLong("log-format"), help: "Log events on stderr as JSON lines (json) or plain text (text); one event per request.")
     var logFormat = LogFormat.json
@@ -86,20 +106,27 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive")
         }
         guard perClient >= 1 else { throw ValidationError("--per-client-connections must be at least 1") }
-        guard deviceRate >= 0, deviceBurst >= 1 else { throw ValidationError("--device-rate must be at least 0 and --device-burst at least 1") }
+        guard deviceRate >= 0, deviceBurst >= 1 else {
+            throw ValidationError("--device-rate must be at least 0 and --device-burst at least 1")
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("give both --tls-cert and --tls-key") }
         if !basemapURL.isEmpty, let problem = MapPageSettings.problem(basemapURL: basemapURL) { throw ValidationError(problem) }
-        if let mapView, MapPageSettings.View(mapView) == nil { throw ValidationError("--map-view must be LAT,LON,ZOOM with a zoom of 0-19") }
+        if let mapView, MapPageSettings.View(mapView) == nil {
+            throw ValidationError("--map-view must be LAT,LON,ZOOM with a zoom of 0-19")
+        }
     }
 
     func run() async throws {
         let logger = hubLogger(format: logFormat, level: .info)
-        let limits = HubLimits(maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
-                               headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
-                               perClient: perClient, deviceRecordsPerSecond: deviceRate, deviceBurst: deviceBurst)
-        let configuration = HubConfiguration(host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } },
-                                             mapPage: MapPageSettings(basemapURL: basemapURL, basemapAttribution: basemapAttribution,
-                                                                      view: mapView.flatMap(MapPageSettings.View.init)))
+        let limits = HubLimits(
+            maxConnections: maxConnections, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
+            perClient: perClient, deviceRecordsPerSecond: deviceRate, deviceBurst: deviceBurst)
+        let configuration = HubConfiguration(
+            host: host, port: port, limits: limits, tls: tlsCert.flatMap { c in tlsKey.map { (c, $0) } },
+            mapPage: MapPageSettings(
+                basemapURL: basemapURL, basemapAttribution: basemapAttribution,
+                view: mapView.flatMap(MapPageSettings.View.init)))
         // A bad tokens file stops the hub before anything is opened (exit 1, the problem on
         // stderr): better than serving with the wrong devices.
         if let tokens { _ = try TokenFile.read(path: tokens) }
@@ -135,7 +162,9 @@ struct Token: AsyncParsableCommand {
         subcommands: [Add.self, Revoke.self, List.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set a device's token from a file; lifts a revocation. The device is then managed with this command, not the tokens file.")
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Set a device's token from a file; lifts a revocation. The device is then managed with this command, not the tokens file.")
         @OptionGroup var storage: StorageOptions
         @Option(help: "Device id.") var device: String
         @Option(name: .customLong("token-file"), help: "File holding the new token; others must not read it.") var tokenFile: String
@@ -153,7 +182,8 @@ struct Token: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a device: its next request is answered 401, also after a restart, whatever the tokens file says.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a device: its next request is answered 401, also after a restart, whatever the tokens file says.")
         @OptionGroup var storage: StorageOptions
         @Option(help: "Device id.") var device: String
 
@@ -168,7 +198,8 @@ struct Token: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print each device: id, allowed or revoked, and who manages its token (never the token).")
+        static let configuration = CommandConfiguration(
+            abstract: "Print each device: id, allowed or revoked, and who manages its token (never the token).")
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {

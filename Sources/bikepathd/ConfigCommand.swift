@@ -38,7 +38,8 @@ struct ConfigCommand: ParsableCommand {
             if configuration.crash.enabled {
                 let storePath = StoreOptions.defaultPath(configuration: configuration)
                 if let store = try? Store.open(path: storePath, configuration: configuration.storeConfiguration, mode: .readOnly),
-                   let warning = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true) {
+                    let warning = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true)
+                {
                     standardErrorLine("warning: \(storePath): \(warning)")
                 }
             }

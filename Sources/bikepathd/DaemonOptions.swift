@@ -9,7 +9,8 @@ extension LogLevelName: ExpressibleByArgument {}
 /// (docs/configuration.md). Shared by `run` and `config show`.
 struct DaemonOptions: ParsableArguments {
     @OptionGroup var sensors: SensorOptions
-    @Option(name: .customLong("db"), help: ArgumentHelp("Overrides store.path (default: $BIKEPATHD_DB, else store.path).", valueName: "path"))
+    @Option(
+        name: .customLong("db"), help: ArgumentHelp("Overrides store.path (default: $BIKEPATHD_DB, else store.path).", valueName: "path"))
     var database: String?
     @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
     /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.

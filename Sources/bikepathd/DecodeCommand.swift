@@ -3,9 +3,9 @@ import BikePathCLI
 import BikePathDaemon
 import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `bikepathd decode FILE`: NMEA → one gpsd-style JSON object per fix on stdout.
@@ -23,7 +23,9 @@ struct DecodeCommand: ParsableCommand {
     func run() throws {
         do throws(FixDecodingError) {
             if RecordingReader.isRecording(path: file) {
-                for warning in try FixDecoding.decodeRecording(path: file, output: STDOUT_FILENO) { standardErrorLine("warning: \(warning)") }
+                for warning in try FixDecoding.decodeRecording(path: file, output: STDOUT_FILENO) {
+                    standardErrorLine("warning: \(warning)")
+                }
             } else {
                 try FixDecoding.decodeLog(path: file, output: STDOUT_FILENO)
             }

@@ -18,8 +18,10 @@ struct DiagnoseCommand: AsyncParsableCommand {
 
     @OptionGroup var sensors: SensorOptions
     @Option(help: "Seconds to watch the sources.") var duration: Double = 3
-    @Option(help: "Sensors that must be present and without errors, comma-separated (gnss, imu), or none (default: gnss,imu — both are configured on every device).",
-            transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
+    @Option(
+        help:
+            "Sensors that must be present and without errors, comma-separated (gnss, imu), or none (default: gnss,imu — both are configured on every device).",
+        transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
     @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`. Without it `diagnose --store PATH` was answered
@@ -30,12 +32,14 @@ struct DiagnoseCommand: AsyncParsableCommand {
     @Flag(help: "Show the sources' log lines.") var verbose = false
 
     func run() async throws {
-        let diagnosis = try await SensorDiagnosis.watch(gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
-                                                        required: Set(require.kinds), logLevel: verbose ? .info : .critical)
+        let diagnosis = try await SensorDiagnosis.watch(
+            gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
+            required: Set(require.kinds), logLevel: verbose ? .info : .critical)
         let storePath = databasePath ?? storeAlias ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
-        let report = DiagnosisReport(sensors: diagnosis, store: store,
-                                     required: Set(require.kinds))
+        let report = DiagnosisReport(
+            sensors: diagnosis, store: store,
+            required: Set(require.kinds))
         print(json ? snakeCaseJSONText(report) : report.text)
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }

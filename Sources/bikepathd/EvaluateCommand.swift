@@ -17,8 +17,10 @@ struct EvaluateCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Recordings with rider labels (bikepathd mark while recording).", valueName: "recording"))
     var recordings: [String]
-    @Option(name: .customLong("db"), help: ArgumentHelp(
-        "Apply the detector calibration of this store; default: factory.", valueName: "path"))
+    @Option(
+        name: .customLong("db"),
+        help: ArgumentHelp(
+            "Apply the detector calibration of this store; default: factory.", valueName: "path"))
     var databasePath: String?
     @Flag(help: "One JSON object instead of text.") var json = false
 

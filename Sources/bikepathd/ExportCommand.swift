@@ -10,7 +10,10 @@ struct ExportCommand: ParsableCommand {
         abstract: "Export a trip as GPX 1.1 (obstacles as waypoints) or GeoJSON.")
     @OptionGroup var options: StoreOptions
     @Option(help: "gpx or geojson.") var format: ExportFormat = .gpx
-    @Argument(help: "Trip: its id, or its draft as `drafts` takes it — the draft's id, a unique prefix of it, or its number in `bikepathd drafts list`.")
+    @Argument(
+        help:
+            "Trip: its id, or its draft as `drafts` takes it — the draft's id, a unique prefix of it, or its number in `bikepathd drafts list`."
+    )
     var trip: String
 
     func run() throws {

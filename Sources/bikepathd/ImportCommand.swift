@@ -5,9 +5,9 @@ import BikePathDaemon
 import BikePathSensors
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `bikepathd import …`: turns other formats into a BikePath recording (.bpr).

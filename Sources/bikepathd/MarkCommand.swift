@@ -12,8 +12,10 @@ struct MarkCommand: ParsableCommand {
         abstract: "Tell the running daemon you just passed an obstacle (default: pothole).",
         discussion: "Exits 1 when no daemon answers or no trip is under way; nothing is stored then.")
 
-    @Argument(help: ArgumentHelp("Obstacle kind: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).",
-                                 valueName: "kind"))
+    @Argument(
+        help: ArgumentHelp(
+            "Obstacle kind: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "kind"))
     var kind: ObstacleKind = MarkReply.defaultKind
     @OptionGroup var socket: SocketOptions
     @Flag(help: "One JSON object instead of text.") var json = false

@@ -2,7 +2,7 @@ import ArgumentParser
 import BikePathCLI
 import BikePathDaemon
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bikepathd record OUT`: writes a recording from the live sensors (gpsd's raw
@@ -25,8 +25,10 @@ struct RecordCommand: AsyncParsableCommand {
     /// The old spelling, kept working for scripts.
     @Flag(name: .customLong("overwrite"), help: .hidden) var overwriteAlias = false
     @Flag(help: "Enable crash (SOS) detection in the live chain, as `replay --crash-detection`.") var crashDetection = false
-    @Option(help: ArgumentHelp("Take `bikepathd mark --status-socket PATH` here: each mark is written as a rider label (for `evaluate`).",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Take `bikepathd mark --status-socket PATH` here: each mark is written as a rider label (for `evaluate`).",
+            valueName: "path"))
     var markSocket: String?
 
     func run() async throws {

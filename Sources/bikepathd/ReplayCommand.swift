@@ -20,16 +20,19 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Enable crash (SOS) detection, which is opt-in.") var crashDetection = false
     @Option(help: "Records handed to the chain per batch (outputs do not depend on it).") var batch = 4096
 
-    @Option(name: .customLong("db"), help: ArgumentHelp(
-        "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))
+    @Option(
+        name: .customLong("db"),
+        help: ArgumentHelp(
+            "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))
     var databasePath: String?
 
     @Option(help: "Detected candidates a trip's review asks about, best first (obstacles.review_budget).")
     var reviewBudget = ReviewBudget.defaultBudget
 
-    @Option(help: ArgumentHelp(
-        "A configuration file whose [trip], [obstacles] and [crash] settings the chain uses, as `run` does; default: the chain's own defaults.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A configuration file whose [trip], [obstacles] and [crash] settings the chain uses, as `run` does; default: the chain's own defaults.",
+            valueName: "file"))
     var config: String?
 
     func validate() throws {

@@ -21,8 +21,10 @@ struct ReviewCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve the review page until SIGTERM/SIGINT; prints a pairing code at start.")
         @OptionGroup var options: StoreOptions
-        @Option(help: ArgumentHelp("HOST:PORT to listen on (default: review.listen of the configuration file, else 127.0.0.1:8080).",
-                                   valueName: "addr"))
+        @Option(
+            help: ArgumentHelp(
+                "HOST:PORT to listen on (default: review.listen of the configuration file, else 127.0.0.1:8080).",
+                valueName: "addr"))
         var listen: String?
 
         func run() async throws {
@@ -32,9 +34,14 @@ struct ReviewCommand: AsyncParsableCommand {
             DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
             let store = try options.open()
             let logger = Logger(label: "bikepathd-review")
-            try await ServiceGroup(services: [ReviewService(store: store, address: address, publishing: options.fileConfiguration.publishing,
-                                                                  streetMap: Daemon.streetMap(options.fileConfiguration.review, logger: logger), logger: logger)],
-                                   gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            try await ServiceGroup(
+                services: [
+                    ReviewService(
+                        store: store, address: address, publishing: options.fileConfiguration.publishing,
+                        streetMap: Daemon.streetMap(options.fileConfiguration.review, logger: logger), logger: logger)
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            ).run()
         }
     }
 

@@ -19,8 +19,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Feed this recording instead of the live sensors, as fast as possible, then exit.", valueName: "file"))
     var replay: String?
 
-    @Option(help: ArgumentHelp("With --replay: play at this many times real time instead of as fast as possible.",
-                               valueName: "factor"))
+    @Option(
+        help: ArgumentHelp(
+            "With --replay: play at this many times real time instead of as fast as possible.",
+            valueName: "factor"))
     var replaySpeed: Double?
 
     @Flag(help: "With --replay: print a JSON summary (records, outputs, RSS) on stdout at the end.")
@@ -45,10 +47,11 @@ struct RunCommand: AsyncParsableCommand {
         let input: DaemonInputKind = replay.map { .recording(path: $0, speed: replaySpeed) } ?? .live
         let daemon: Daemon
         do {
-            daemon = try Daemon.make(configuration: configuration, input: input, version: BikePathCommand.configuration.version,
-                                     reload: { [options = self.daemon] () throws(ConfigurationError) in
-                                         try options.effectiveConfiguration()
-                                     }, logger: logger)
+            daemon = try Daemon.make(
+                configuration: configuration, input: input, version: BikePathCommand.configuration.version,
+                reload: { [options = self.daemon] () throws(ConfigurationError) in
+                    try options.effectiveConfiguration()
+                }, logger: logger)
         } catch {
             logger.critical("\(error)")
             throw ExitCode(1)

@@ -9,12 +9,16 @@ import Foundation
 /// file's key (`--config`, else the default file) by `ConfigurationOverrides`' rule;
 /// a bad value exits 78.
 struct SensorOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
     @Option(help: "gpsd host (default: gnss.host).") var gpsdHost: String?
     @Option(help: "gpsd port (default: gnss.port).") var gpsdPort: Int?
     @Option(name: .customLong("iio-uri"), help: "libiio context URI: local:, ip:HOST[:PORT] (default: imu.uri).") var iioURI: String?
-    @Option(name: .customLong("iio-device"), help: "IIO device with the accelerometer, name or id (default: imu.device, else found by its channels).")
+    @Option(
+        name: .customLong("iio-device"),
+        help: "IIO device with the accelerometer, name or id (default: imu.device, else found by its channels).")
     var iioDevice: String?
     @Option(help: "IMU sampling frequency, Hz (default: imu.rate_hz).") var imuRate: Double?
 

@@ -7,12 +7,15 @@ import Foundation
 
 /// `--db PATH`, `--config FILE` and `--json`, shared by every store subcommand.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
+    @Option(
+        name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`, accepted by every command that takes `--db`.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
 
-    @Option(help: ArgumentHelp("Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
 
     @Flag(help: "Print machine-readable JSON.")

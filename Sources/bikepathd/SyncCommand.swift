@@ -24,10 +24,12 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
         @Option(help: "Hub base URL, e.g. https://hub.example.org (plain http only on loopback; default: sync.hub_url).")
         var hub: String?
-        @Option(name: .customLong("token-file"),
-                help: "File holding the device token; must not be readable by group or others (default: sync.token_file).")
+        @Option(
+            name: .customLong("token-file"),
+            help: "File holding the device token; must not be readable by group or others (default: sync.token_file).")
         var tokenFile: String?
-        @Option(name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well; verification stays on (default: sync.ca_file).")
+        @Option(
+            name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well; verification stays on (default: sync.ca_file).")
         var caFile: String?
         @Option(help: "Seconds before a request is given up.") var timeout = 15.0
         @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
@@ -38,7 +40,8 @@ struct SyncCommand: AsyncParsableCommand {
             // The file's sync.* keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
             let settings: DaemonConfiguration
             do {
-                settings = try options.fileConfiguration.merging(ConfigurationOverrides(hubURL: hub, hubTokenFile: tokenFile, hubCAFile: caFile))
+                settings = try options.fileConfiguration.merging(
+                    ConfigurationOverrides(hubURL: hub, hubTokenFile: tokenFile, hubCAFile: caFile))
             } catch { throw failWithConfigurationProblems(error) }
             let endpoint: HubEndpoint
             do { endpoint = try settings.sync.endpoint(requestTimeoutSeconds: timeout) } catch HubSettingsError.noHub {
@@ -107,8 +110,10 @@ struct SyncCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
         @Option(name: .customLong("add-zone"), help: "NAME,LAT,LON,RADIUS_M (repeatable).") var addZone: [String] = []
         @Option(name: .customLong("remove-zone"), help: "Zone name (repeatable).") var removeZone: [String] = []
-        @Option(name: .customLong("trim-seconds"), help: "Seconds cut from the start and end of every trip (default 30).") var trimSeconds: Double?
-        @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters: Double?
+        @Option(name: .customLong("trim-seconds"), help: "Seconds cut from the start and end of every trip (default 30).") var trimSeconds:
+            Double?
+        @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters:
+            Double?
 
         func run() throws {
             let edit = PrivacyEdit(addZones: addZone, removeZones: removeZone, trimSeconds: trimSeconds, trimMeters: trimMeters)
@@ -140,7 +145,8 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "What is pending, withheld, sent and quarantined (and why), and the sync log.")
+        static let configuration = CommandConfiguration(
+            abstract: "What is pending, withheld, sent and quarantined (and why), and the sync log.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Sync log lines to show.") var lines = 20
 

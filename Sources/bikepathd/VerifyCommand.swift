@@ -17,7 +17,8 @@ struct VerifyCommand: ParsableCommand {
             if let b = report.firstBreak {
                 return "BROKEN at link \(b.seq) (\(b.recordKind) \(b.recordID)): \(b.reason)\n\(report.links) link(s) verified before it"
             }
-            return "ok: \(report.links) link(s) verified" + (report.prunedRecords > 0 ? ", \(report.prunedRecords) record(s) pruned after sync" : "")
+            return "ok: \(report.links) link(s) verified"
+                + (report.prunedRecords > 0 ? ", \(report.prunedRecords) record(s) pruned after sync" : "")
         }
         if !report.ok { throw ExitCode(2) }
     }

@@ -30,7 +30,11 @@ import Testing
             // Cells split at unescaped pipes (`list\|show` stays in its cell).
             var cells: [String] = [], cell = "", escaped = false
             for c in line {
-                if c == "|" && !escaped { cells.append(cell.trimmingCharacters(in: .whitespaces)); cell = "" } else if c != "\\" { cell.append(c) }
+                if c == "|" && !escaped {
+                    cells.append(cell.trimmingCharacters(in: .whitespaces)); cell = ""
+                } else if c != "\\" {
+                    cell.append(c)
+                }
                 escaped = c == "\\"
             }
             return (cells[1].replacingOccurrences(of: "`", with: ""), cells.count > 3 ? cells[3] : "")
@@ -52,7 +56,8 @@ import Testing
             .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.first?.isLowercase == true }
         let rows = try rows()
         for command in commands {
-            #expect(rows.contains { $0.command.split(separator: " ").first.map(String.init) == command }, "\(command) is not in docs/cli.md")
+            #expect(
+                rows.contains { $0.command.split(separator: " ").first.map(String.init) == command }, "\(command) is not in docs/cli.md")
         }
         for row in rows where !row.flags.hasPrefix("see ") {
             let words = row.command.split(separator: " ").map(String.init)
@@ -62,7 +67,8 @@ import Testing
             for sub in subcommands {
                 let arguments = [name] + (sub.map { [$0] } ?? (name == "sync" ? ["run"] : []))
                 for flag in flags(try help(arguments)) {
-                    #expect(row.flags.contains("`\(flag)`"), "\(arguments.joined(separator: " ")): \(flag) is not documented in docs/cli.md")
+                    #expect(
+                        row.flags.contains("`\(flag)`"), "\(arguments.joined(separator: " ")): \(flag) is not documented in docs/cli.md")
                 }
             }
         }
@@ -99,8 +105,12 @@ import Testing
         // Nobody answers there: exit 1 and the path in the error, not a usage error (64).
         let old = try runProcess(bikepathd, ["status", "--socket", dir.file("none.sock")])
         #expect(old.status == 1 && old.err.contains("none.sock"), "\(old.status) \(old.err)")
-        let diagnose = try runProcess(bikepathd, ["diagnose", "--store", dir.file("none.db"), "--duration", "0.2", "--gpsd-port", "1",
-                                                  "--iio-uri", "ip:127.0.0.1:1", "--require", "none"])
+        let diagnose = try runProcess(
+            bikepathd,
+            [
+                "diagnose", "--store", dir.file("none.db"), "--duration", "0.2", "--gpsd-port", "1",
+                "--iio-uri", "ip:127.0.0.1:1", "--require", "none",
+            ])
         #expect(!diagnose.err.contains("no-store"), "\(diagnose.err)")
         #expect(diagnose.out.contains("none.db"), "the store it was given is the one checked: \(diagnose.out)")
     }

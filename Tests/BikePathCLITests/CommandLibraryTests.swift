@@ -31,17 +31,21 @@ import Testing
         defer { dir.cleanup() }
         let (_, draft) = try Self.storeWithDraft(dir)
         let first = try #require(draft.obstacles.first?.id)
-        let arguments = DraftEditArguments(setKind: ["#1=bump"], drop: ["#1"], add: ["debris@12.5", "pothole@45.1,9.2"],
-                                           pathStatus: .medium)
+        let arguments = DraftEditArguments(
+            setKind: ["#1=bump"], drop: ["#1"], add: ["debris@12.5", "pothole@45.1,9.2"],
+            pathStatus: .medium)
         let edits = try arguments.edits(for: draft) { typed in
             #expect(typed == "#1")
             return first
         }
         let start = SampleTime(nanoseconds: draft.trip.startTimeNanoseconds)
-        #expect(edits == [.setObstacleKind(obstacleID: first, .bump), .dropObstacle(obstacleID: first),
-                          .addObstacle(.debris, time: start + 12.5, coordinate: nil),
-                          .addObstacle(.pothole, time: nil, coordinate: Coordinate(latitude: 45.1, longitude: 9.2)),
-                          .setPathStatus(.medium)])
+        #expect(
+            edits == [
+                .setObstacleKind(obstacleID: first, .bump), .dropObstacle(obstacleID: first),
+                .addObstacle(.debris, time: start + 12.5, coordinate: nil),
+                .addObstacle(.pothole, time: nil, coordinate: Coordinate(latitude: 45.1, longitude: 9.2)),
+                .setPathStatus(.medium),
+            ])
         #expect(throws: DraftEditArgumentError.setKind("#1=crater")) {
             try DraftEditArguments(setKind: ["#1=crater"]).edits(for: draft) { $0 }
         }
@@ -74,11 +78,14 @@ import Testing
     @Test("a sync pass in words (one rule for sync run and the daemon) and its exit status")
     func passResult() {
         #expect(SyncText.pass(.drained(sent: 3, quarantined: 1)) == "sync: drained; sent 3, quarantined 1")
-        #expect(SyncText.pass(.failed(.unreachable("refused"), retryAfterSeconds: 30), next: 2)
-            == "sync: failed: hub unreachable: refused; hub asks to retry in 30.0 s; next try in 2.0 s")
+        #expect(
+            SyncText.pass(.failed(.unreachable("refused"), retryAfterSeconds: 30), next: 2)
+                == "sync: failed: hub unreachable: refused; hub asks to retry in 30.0 s; next try in 2.0 s")
         #expect(PassResult.unauthorized("401").description == "stopped: 401")
-        let statuses = [PassResult.drained(sent: 0, quarantined: 0), .failed(.recordsToRetry, retryAfterSeconds: nil),
-                        .unauthorized("x"), .misconfigured("y")].map(\.exitStatus)
+        let statuses = [
+            PassResult.drained(sent: 0, quarantined: 0), .failed(.recordsToRetry, retryAfterSeconds: nil),
+            .unauthorized("x"), .misconfigured("y"),
+        ].map(\.exitStatus)
         #expect(statuses == [0, 3, 4, 5])
     }
 
@@ -128,11 +135,15 @@ import Testing
         let shown = try JSONSerialization.jsonObject(with: Data(try JSONText.document(DraftJSON.draft(draft)).utf8)) as? [String: Any]
         let trip = try #require(shown?["trip"] as? [String: Any])
         let totals = ["distance_m", "elapsed_s", "moving_s", "avg_moving_speed_mps", "max_speed_mps", "elevation_gain_m", "co2_avoided_g"]
-        #expect(Set(trip.keys) == Set(["id", "start_time_s", "end_time_s", "start_utc", "end_utc", "closed_by"] + totals)
-            .subtracting(trip["closed_by"] == nil ? ["closed_by"] : []).subtracting(trip["start_utc"] == nil ? ["start_utc", "end_utc"] : []))
+        #expect(
+            Set(trip.keys)
+                == Set(["id", "start_time_s", "end_time_s", "start_utc", "end_utc", "closed_by"] + totals)
+                .subtracting(trip["closed_by"] == nil ? ["closed_by"] : []).subtracting(
+                    trip["start_utc"] == nil ? ["start_utc", "end_utc"] : []))
         #expect(trip["distance_m"] as? Double == draft.trip.statistics.distanceMeters)
-        let summary = TripRecord(startTime: SampleTime(nanoseconds: 0), endTime: SampleTime(nanoseconds: 60_000_000_000), startUTC: nil, endUTC: nil,
-                                  statistics: draft.trip.statistics, path: [])
+        let summary = TripRecord(
+            startTime: SampleTime(nanoseconds: 0), endTime: SampleTime(nanoseconds: 60_000_000_000), startUTC: nil, endUTC: nil,
+            statistics: draft.trip.statistics, path: [])
         let line = try JSONSerialization.jsonObject(with: Data(ChainOutputJSON.line(.tripEnded(summary)).utf8)) as? [String: Any]
         for key in totals { #expect(line?[key] as? Double == trip[key] as? Double, "\(key)") }
     }

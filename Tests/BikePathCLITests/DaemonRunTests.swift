@@ -2,7 +2,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bikepathd run` without its sensors (no root needed): it refuses a bad
@@ -17,16 +17,18 @@ struct DaemonRunTests {
         defer { dir.cleanup() }
         let file = dir.url.appendingPathComponent("bikepathd.toml").path
         try "[gnss]\nport = 70000\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", file, "--db", dir.url.appendingPathComponent("s.sqlite").path],
-                                      output: dir.url.appendingPathComponent("log"))
+        let daemon = try ChildProcess(
+            bikepathd, ["run", "--config", file, "--db", dir.url.appendingPathComponent("s.sqlite").path],
+            output: dir.url.appendingPathComponent("log"))
         #expect(daemon.waitForExit() == 78)
         let log = try String(contentsOf: dir.url.appendingPathComponent("log"), encoding: .utf8)
         #expect(log.contains("bikepathd.toml:2: gnss.port: 70000 is out of range 1...65535"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("s.sqlite").path), "nothing was started")
     }
 
-    @Test("no gpsd, no IMU: keeps running degraded and says so; SIGHUP reloads or refuses; SIGTERM stops within 2 s",
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "no gpsd, no IMU: keeps running degraded and says so; SIGHUP reloads or refuses; SIGTERM stops within 2 s",
+        .timeLimitOnceRunning(.minutes(1)))
     func degradedReloadStop() async throws {
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
         let dir = try TempDir()
@@ -47,19 +49,22 @@ struct DaemonRunTests {
             """
         }
         try config("").write(toFile: path("bikepathd.toml"), atomically: true, encoding: .utf8)
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", path("bikepathd.toml")], output: dir.url.appendingPathComponent("log"))
+        let daemon = try ChildProcess(
+            bikepathd, ["run", "--config", path("bikepathd.toml")], output: dir.url.appendingPathComponent("log"))
         defer { daemon.stop(signal: SIGKILL) }
         let log = { (try? String(contentsOfFile: path("log"), encoding: .utf8)) ?? "" }
         let cli = CLI(binary: bikepathd, store: path("store.sqlite"), socket: path("status.sock"))
 
-        #expect(await RealDaemons.wait(timeout: 15) {
-            let d = cli.status()?.degraded ?? []
-            return d.contains { $0.hasPrefix("gpsd unreachable") } && d.contains { $0.hasPrefix("IMU missing") }
-        }, "status names both missing sensors: \(cli.status().debugDescription)")
+        #expect(
+            await RealDaemons.wait(timeout: 15) {
+                let d = cli.status()?.degraded ?? []
+                return d.contains { $0.hasPrefix("gpsd unreachable") } && d.contains { $0.hasPrefix("IMU missing") }
+            }, "status names both missing sensors: \(cli.status().debugDescription)")
         // The degraded-mode watcher looks once a second: its log lines may trail the status.
-        #expect(await RealDaemons.wait(timeout: 5) {
-            log().contains("running degraded: gpsd unreachable") && log().contains("running degraded: IMU missing")
-        }, "each missing sensor is logged: \(log())")
+        #expect(
+            await RealDaemons.wait(timeout: 5) {
+                log().contains("running degraded: gpsd unreachable") && log().contains("running degraded: IMU missing")
+            }, "each missing sensor is logged: \(log())")
         #expect(daemon.waitForExit(timeout: 0) == nil, "still running")
 
         // A bad file on SIGHUP: refused with the line, the running configuration stays.

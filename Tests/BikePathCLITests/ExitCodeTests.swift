@@ -42,19 +42,28 @@ import Testing
     @Test(.timeLimitOnceRunning(.minutes(1))) func recordOfNothingExitsThree() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let r = try runProcess(try bikepathd(), ["record", dir.file("empty.bpr"), "--seconds", "1", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1",
-                                                 "--iio-uri", "ip:127.0.0.1:1"])
+        let r = try runProcess(
+            try bikepathd(),
+            [
+                "record", dir.file("empty.bpr"), "--seconds", "1", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1",
+                "--iio-uri", "ip:127.0.0.1:1",
+            ])
         #expect(r.status == 3, "\(r.err)")
         #expect(r.err.contains("nothing was recorded"), "\(r.err)")
-        let again = try runProcess(try bikepathd(), ["record", dir.file("empty.bpr"), "--seconds", "0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
+        let again = try runProcess(
+            try bikepathd(), ["record", dir.file("empty.bpr"), "--seconds", "0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
         #expect(again.err.contains("--force"), "the message names the flag that exists: \(again.err)")
-        let forced = try runProcess(try bikepathd(), ["record", dir.file("empty.bpr"), "--force", "--seconds", "0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
+        let forced = try runProcess(
+            try bikepathd(),
+            ["record", dir.file("empty.bpr"), "--force", "--seconds", "0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
         #expect(forced.status == 3, "--force replaces the file: \(forced.err)")
     }
 
     /// `diagnose` exited 0 with gpsd and the IMU both missing unless `--require` named them.
     @Test(.timeLimitOnceRunning(.minutes(1))) func diagnoseFailsWhenAConfiguredSensorIsMissing() throws {
-        let base = ["diagnose", "--duration", "0.5", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--no-store"]
+        let base = [
+            "diagnose", "--duration", "0.5", "--gpsd-host", "127.0.0.1", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--no-store",
+        ]
         let missing = try runProcess(try bikepathd(), base)
         #expect(missing.status == 2, "\(missing.out)")
         let narrowed = try runProcess(try bikepathd(), base + ["--require", "none"])

@@ -14,11 +14,14 @@ import Testing
         if let object = value as? [String: Any] {
             for (key, child) in object {
                 if key != key.lowercased() || key.contains("-") { out.append("\(path)\(key): not snake_case") }
-                if ["nanoseconds", "nanosecondsSince1970", "output", "t", "value"].contains(key) { out.append("\(path)\(key): a leaked or retired key") }
+                if ["nanoseconds", "nanosecondsSince1970", "output", "t", "value"].contains(key) {
+                    out.append("\(path)\(key): a leaked or retired key")
+                }
                 // A pairing code is digits by design (typed on a phone), text like an id.
                 if key != "code", let text = child as? String, Double(text) != nil { out.append("\(path)\(key): a number in a string") }
                 if key == "utc" || key.hasSuffix("_utc"), let text = child as? String,
-                   text.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) == nil {
+                    text.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) == nil
+                {
                     out.append("\(path)\(key): not ISO 8601 UTC: \(text)")
                 }
                 out += violations(child, path: path + key + ".")
@@ -50,8 +53,10 @@ import Testing
 
     /// One command's `--json` document against its definition, and the general rules.
     @discardableResult
-    private func document(_ arguments: [String], _ definition: String, status: Int32 = 0,
-                          sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    private func document(
+        _ arguments: [String], _ definition: String, status: Int32 = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
         let out = try runProcess(try bikepathd(), arguments)
         #expect(out.status == status, "\(arguments): exit \(out.status): \(out.err)", sourceLocation: sourceLocation)
         let value = try JSONValue.parse(out.out)
@@ -78,9 +83,11 @@ import Testing
         let store = ["--db", db, "--json"]
 
         guard case .object(let list) = try document(["drafts", "list"] + store, "drafts_list"),
-              case .array(let drafts)? = list["drafts"], drafts.count == 3 else { Issue.record("three drafts expected"); return }
+            case .array(let drafts)? = list["drafts"], drafts.count == 3
+        else { Issue.record("three drafts expected"); return }
         guard case .object(let shown) = try document(["drafts", "show", "1"] + store, "draft"),
-              case .array(let obstacles)? = shown["obstacles"] else { Issue.record("drafts show has no obstacles"); return }
+            case .array(let obstacles)? = shown["obstacles"]
+        else { Issue.record("drafts show has no obstacles"); return }
         var edit = ["drafts", "edit", "1", "--add", "bump@100", "--path-status", "medium"] + store
         if case .object(let first)? = obstacles.first, case .string(let id)? = first["id"] {
             edit += ["--set-kind", "\(id)=\(first["kind"] == .string("debris") ? "bump" : "debris")"]
@@ -94,7 +101,11 @@ import Testing
             return d
         }.first
         #expect(add?["kind"] == .string("bump"))
-        if case .number(let offset)? = add?["offset_s"] { #expect(abs(offset - 100) < 1e-6) } else { Issue.record("no offset_s in \(String(describing: add))") }
+        if case .number(let offset)? = add?["offset_s"] {
+            #expect(abs(offset - 100) < 1e-6)
+        } else {
+            Issue.record("no offset_s in \(String(describing: add))")
+        }
         for key in ["lat", "lon", "time_s"] {
             if case .number? = add?[key] {} else { Issue.record("\(key) is not a number in \(String(describing: add))") }
         }
@@ -123,11 +134,16 @@ import Testing
         // No gpsd on this port, no IIO context at this URI: both sensors report a problem, exit 2.
         let nowhere = ["--gpsd-port", "\(freeLoopbackPort())", "--iio-uri", "ip:127.0.0.1:\(freeLoopbackPort())", "--duration", "0.5"]
         guard case .object(let report) = try document(["diagnose", "--json", "--db", db] + nowhere, "diagnose", status: 2),
-              case .object(let sensors)? = report["sensors"], case .array(let problems)? = sensors["problems"] else {
+            case .object(let sensors)? = report["sensors"], case .array(let problems)? = sensors["problems"]
+        else {
             Issue.record("diagnose printed no sensors' problems"); return
         }
         #expect(problems.count == 2)
-        if case .object(let store)? = report["store"] { #expect(store["path"] == .string(db)) } else { Issue.record("no store in \(report)") }
+        if case .object(let store)? = report["store"] {
+            #expect(store["path"] == .string(db))
+        } else {
+            Issue.record("no store in \(report)")
+        }
         try document(["diagnose", "--json", "--no-store", "--require", "none"] + nowhere, "diagnose")
         try document(["config", "show", "--json"], "config")
     }
@@ -139,7 +155,8 @@ import Testing
         let config = dir.file("bikepathd.toml")
         try "[store]\npath = \"\(dir.file("store.sqlite"))\"\n[status]\nsocket = \"\(dir.file("status.sock"))\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        try document(["run", "--config", config, "--replay", Paths.root + "/Recordings/allthedocks-GX010056.bpr", "--summary"], "run_summary")
+        try document(
+            ["run", "--config", config, "--replay", Paths.root + "/Recordings/allthedocks-GX010056.bpr", "--summary"], "run_summary")
     }
 
     /// docs/json.md names every key the machine-readable schema has, so the two cannot drift apart.
@@ -161,7 +178,8 @@ import Testing
     }
 
     @Test func replayJSONFollowsTheSchema() throws {
-        let out = try runProcess(try bikepathd(), ["replay", "--json", "--crash-detection", Paths.root + "/Recordings/simulated-crash-GX010056.bpr"])
+        let out = try runProcess(
+            try bikepathd(), ["replay", "--json", "--crash-detection", Paths.root + "/Recordings/simulated-crash-GX010056.bpr"])
         #expect(out.status == 0, "\(out.err)")
         let types = try Self.check(out.out)
         for type in ["activity", "trip_started", "track_point", "obstacle", "road_quality", "trip_ended", "sos"] {

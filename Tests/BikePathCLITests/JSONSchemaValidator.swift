@@ -7,12 +7,19 @@ enum JSONValue: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: JSONValue].self))
+        }
     }
 
     static func parse(_ text: String) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
@@ -30,8 +37,10 @@ struct JSONSchemaValidator {
     }
 
     static let annotations: Set<String> = ["$schema", "$id", "$defs", "$comment", "title", "description"]
-    static let keywords: Set<String> = ["$ref", "type", "const", "enum", "pattern", "minimum", "maximum", "properties", "required",
-                                        "additionalProperties", "items", "minItems", "maxItems"]
+    static let keywords: Set<String> = [
+        "$ref", "type", "const", "enum", "pattern", "minimum", "maximum", "properties", "required",
+        "additionalProperties", "items", "minItems", "maxItems",
+    ]
 
     /// The definitions by name (`$defs`).
     var definitions: [String: JSONValue] {
@@ -59,12 +68,17 @@ struct JSONSchemaValidator {
             var allowed: [String] = []
             if case .string(let t) = type { allowed = [t] }
             if case .array(let ts) = type { for case .string(let t) in ts { allowed.append(t) } }
-            if !allowed.contains(where: { Self.isOfType(value, $0) }) { out.append("\(path): \(Self.show(value)) is not \(allowed.joined(separator: " or "))") }
+            if !allowed.contains(where: { Self.isOfType(value, $0) }) {
+                out.append("\(path): \(Self.show(value)) is not \(allowed.joined(separator: " or "))")
+            }
         }
         if let c = s["const"], c != value { out.append("\(path): \(Self.show(value)) is not \(Self.show(c))") }
-        if case .array(let options)? = s["enum"], !options.contains(value) { out.append("\(path): \(Self.show(value)) is not one of \(options.map(Self.show))") }
+        if case .array(let options)? = s["enum"], !options.contains(value) {
+            out.append("\(path): \(Self.show(value)) is not one of \(options.map(Self.show))")
+        }
         if case .string(let pattern)? = s["pattern"], case .string(let text) = value,
-           text.range(of: pattern, options: .regularExpression) == nil {
+            text.range(of: pattern, options: .regularExpression) == nil
+        {
             out.append("\(path): \"\(text)\" does not match \(pattern)")
         }
         if case .number(let n) = value {
@@ -80,7 +94,11 @@ struct JSONSchemaValidator {
                 if let p = properties[key] {
                     out += check(child, p, "\(path).\(key)")
                 } else if let extra = s["additionalProperties"] {
-                    if extra == .bool(false) { out.append("\(path): \(key) is not in the schema") } else { out += check(child, extra, "\(path).\(key)") }
+                    if extra == .bool(false) {
+                        out.append("\(path): \(key) is not in the schema")
+                    } else {
+                        out += check(child, extra, "\(path).\(key)")
+                    }
                 }
             }
         }

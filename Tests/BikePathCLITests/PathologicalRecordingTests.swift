@@ -38,7 +38,8 @@ import Testing
 
     private func count(_ store: String, _ table: String) throws -> Int {
         let sqlite3 = try #require(executableInPath("sqlite3"), "sqlite3 is not installed (scripts/ensure-deps.sh)")
-        return Int(try runProcess(sqlite3, [store, "SELECT COUNT(*) FROM \(table)"]).out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return Int(try runProcess(sqlite3, [store, "SELECT COUNT(*) FROM \(table)"]).out.trimmingCharacters(in: .whitespacesAndNewlines))
+            ?? -1
     }
 
     @Test(.timeLimitOnceRunning(.minutes(5))) func emptyTripsAreNotKept() throws {
@@ -61,8 +62,9 @@ import Testing
         let recording = try markers(dir, pairs: 150_000)
         let (config, _) = try config(dir)
         let log = dir.file("run.log")
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", config, "--replay", recording],
-                                      output: URL(fileURLWithPath: log))
+        let daemon = try ChildProcess(
+            bikepathd, ["run", "--config", config, "--replay", recording],
+            output: URL(fileURLWithPath: log))
         defer { daemon.stop(signal: SIGKILL) }
         let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(await waitUntil(polls: 3000, every: .milliseconds(10)) { text().contains("trip") || text().contains("replay") })

@@ -47,10 +47,12 @@ import Testing
         #expect(recovered.trip.closedBy == "recovery")
         let a = normal.trip.statistics, b = recovered.trip.statistics
         #expect(a.distanceMeters > 500, "a real ride: \(a.distanceMeters) m")
-        for (name, x, y) in [("distance", a.distanceMeters, b.distanceMeters), ("moving", a.movingSeconds, b.movingSeconds),
-                             ("elapsed", a.elapsedSeconds, b.elapsedSeconds), ("max speed", a.maxSpeed, b.maxSpeed),
-                             ("average", a.averageMovingSpeed, b.averageMovingSpeed),
-                             ("elevation gain", a.elevationGainMeters, b.elevationGainMeters), ("CO2", a.co2AvoidedGrams, b.co2AvoidedGrams)] {
+        for (name, x, y) in [
+            ("distance", a.distanceMeters, b.distanceMeters), ("moving", a.movingSeconds, b.movingSeconds),
+            ("elapsed", a.elapsedSeconds, b.elapsedSeconds), ("max speed", a.maxSpeed, b.maxSpeed),
+            ("average", a.averageMovingSpeed, b.averageMovingSpeed),
+            ("elevation gain", a.elevationGainMeters, b.elevationGainMeters), ("CO2", a.co2AvoidedGrams, b.co2AvoidedGrams),
+        ] {
             #expect(abs(x - y) <= 1e-9 * max(1, abs(x)), "\(name): chain \(x), recovery \(y)")
         }
         #expect(normal.trip.endTimeNanoseconds == recovered.trip.endTimeNanoseconds)

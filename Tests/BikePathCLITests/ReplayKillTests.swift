@@ -42,7 +42,9 @@ import Testing
 
     /// What a run leaves, independent of the store's device key (ids differ between stores).
     private func contents(_ store: String) throws -> String {
-        try sql(store, """
+        try sql(
+            store,
+            """
             SELECT 'trip', seq, state, closed_by, start_time_ns, end_time_ns, round(distance_m, 3) FROM trips ORDER BY seq;
             SELECT 'points', COUNT(*) FROM track_points;
             SELECT 'events', kind, time_ns FROM events ORDER BY kind, time_ns;
@@ -66,18 +68,21 @@ import Testing
         // the second trip is kept for its obstacles, the third has no fix and no event and
         // is not kept (docs/storage.md, "Trips with no fix").
         #expect(try sql(clean.store, "SELECT COUNT(*) FROM trips").trimmingCharacters(in: .whitespacesAndNewlines) == "2", "\(expected)")
-        let cleanPoints = Int(try sql(clean.store, "SELECT COUNT(*) FROM track_points").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let cleanPoints =
+            Int(try sql(clean.store, "SELECT COUNT(*) FROM track_points").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(cleanPoints > 100)
 
         // Five SIGKILLs, each once the store holds a further share of the ride's points.
         let killed = try config(dir, "killed")
         var idsSeen: [String: String] = [:]
         for share in [0.1, 0.3, 0.5, 0.7, 0.9] {
-            let child = try ChildProcess(bikepathd, ["run", "--config", killed.config, "--replay", recording],
-                                         output: URL(fileURLWithPath: dir.file("killed.log")))
+            let child = try ChildProcess(
+                bikepathd, ["run", "--config", killed.config, "--replay", recording],
+                output: URL(fileURLWithPath: dir.file("killed.log")))
             let deadline = Date().addingTimeInterval(120)
             while Date() < deadline, child.waitForExit(timeout: 0.05) == nil {
-                let points = Int(try sql(killed.store, "SELECT COUNT(*) FROM track_points").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                let points =
+                    Int(try sql(killed.store, "SELECT COUNT(*) FROM track_points").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
                 if Double(points) >= share * Double(cleanPoints) { break }
             }
             child.stop(signal: SIGKILL)

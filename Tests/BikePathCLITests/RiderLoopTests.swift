@@ -61,8 +61,9 @@ struct RiderLoopTests {
         let config = try Self.config(in: dir)
         // 4× real time: the 206 s ride takes 52 s, its trip starts after about 10 s. (At 8× a
         // clean-clone CI, 4 suites at once on 2 cores, once polled past the whole trip.)
-        let daemon = try ChildProcess(bikepathd, ["run", "--config", config, "--replay", Self.ride, "--replay-speed", "4"],
-                                      output: URL(fileURLWithPath: dir.file("daemon.log")))
+        let daemon = try ChildProcess(
+            bikepathd, ["run", "--config", config, "--replay", Self.ride, "--replay-speed", "4"],
+            output: URL(fileURLWithPath: dir.file("daemon.log")))
         func state() -> String? {
             guard let r = try? runProcess(bikepathd, ["status", "--json", "--socket", socket]), r.status == 0 else { return nil }
             return (try? Self.decode(Status.self, r.out))?.trip.state
@@ -75,7 +76,10 @@ struct RiderLoopTests {
         #expect(try Self.decode(Mark.self, early.out).error?.hasPrefix("not in a trip") == true, "\(early.out)")
 
         for _ in 0..<800 where seen != "riding" { usleep(50_000); seen = state() }
-        try #require(seen == "riding", "never seen riding; the daemon's log ends: \(String((try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8))?.suffix(1_500) ?? ""))")
+        try #require(
+            seen == "riding",
+            "never seen riding; the daemon's log ends: \(String((try? String(contentsOfFile: dir.file("daemon.log"), encoding: .utf8))?.suffix(1_500) ?? ""))"
+        )
         let marked = try runProcess(bikepathd, ["mark", "bump", "--json", "--socket", socket])
         #expect(marked.status == 0, "\(marked)")
         let reply = try Self.decode(Mark.self, marked.out)
@@ -155,11 +159,12 @@ struct RiderLoopTests {
         // And once where the detector found nothing: no detection from 5 s before to 1 s after
         // (6 s either side, to be clear of it) and none within 25 m, straight line (along the
         // track is longer still).
-        let quiet = try #require(points.first { p in
-            detections.allSatisfy { d in
-                abs(d.time - p.time) > 6 && d.coordinate.map { Geodesic.distance($0, p.coordinate) > 30 } ?? false
-            }
-        }, "a place without detections")
+        let quiet = try #require(
+            points.first { p in
+                detections.allSatisfy { d in
+                    abs(d.time - p.time) > 6 && d.coordinate.map { Geodesic.distance($0, p.coordinate) > 30 } ?? false
+                }
+            }, "a place without detections")
         labels.append((quiet.time, .debris))
         let path = dir.file("labelled.bpr")
         try Self.labelled(labels, to: path)

@@ -51,7 +51,8 @@ enum SimulatedCrashRecording {
         }
 
         var out = header
-        out.sourceDetail = "simulated crash at +\(crashAt) s spliced into allthedocks-GX010056.bpr "
+        out.sourceDetail =
+            "simulated crash at +\(crashAt) s spliced into allthedocks-GX010056.bpr "
             + "(Tests/BikePathSensorsTests/Support/SimulatedCrashRecording.swift)"
         let writer = try RecordingWriter(path: path, header: out, overwrite: true)
         try writer.append(contentsOf: before + crashed)
@@ -72,17 +73,19 @@ enum SimulatedCrashRecording {
 
         func reading(at dt: Double, noise: inout SplitMix64) -> (Vector3, Vector3) {
             func jitter(_ amplitude: Float) -> Float { Float.random(in: -amplitude...amplitude, using: &noise) }
-            let turnRate = Float.pi / 2 / 0.5                 // 90° in 0.5 s
+            let turnRate = Float.pi / 2 / 0.5  // 90° in 0.5 s
             switch dt {
-            case ..<0.05:                                     // the hit
+            case ..<0.05:  // the hit
                 return (upright + hit * 48, axis * 2)
-            case ..<0.55:                                     // falling over: dg/dt = −ω × g
+            case ..<0.55:  // falling over: dg/dt = −ω × g
                 let g = rotate(upright, about: axis, by: turnRate * Float(dt - 0.05))
                 return (g + Vector3(x: jitter(0.3), y: jitter(0.3), z: jitter(0.3)), axis * -turnRate)
-            default:                                          // lying still
+            default:  // lying still
                 let g = rotate(upright, about: axis, by: .pi / 2)
-                return (g + Vector3(x: jitter(0.03), y: jitter(0.03), z: jitter(0.03)),
-                        Vector3(x: jitter(0.005), y: jitter(0.005), z: jitter(0.005)))
+                return (
+                    g + Vector3(x: jitter(0.03), y: jitter(0.03), z: jitter(0.03)),
+                    Vector3(x: jitter(0.005), y: jitter(0.005), z: jitter(0.005))
+                )
             }
         }
     }

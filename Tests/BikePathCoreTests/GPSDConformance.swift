@@ -75,10 +75,11 @@ enum GPSDConformance {
         for line in String(decoding: checkData, as: UTF8.self).split(whereSeparator: \.isNewline) {
             guard line.hasPrefix("{\"class\":\"TPV\"") else { continue }
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            out.append(GPSDReport(
-                time: object["time"] as? String, mode: object["mode"] as? Int ?? 0,
-                lat: object["lat"] as? Double, lon: object["lon"] as? Double,
-                speed: object["speed"] as? Double, track: object["track"] as? Double))
+            out.append(
+                GPSDReport(
+                    time: object["time"] as? String, mode: object["mode"] as? Int ?? 0,
+                    lat: object["lat"] as? Double, lon: object["lon"] as? Double,
+                    speed: object["speed"] as? Double, track: object["track"] as? Double))
         }
         return out
     }
@@ -151,7 +152,9 @@ enum GPSDConformance {
         result.disagreements[d, default: 0] += 1
         if result.examples.count < 3 {
             let ours = f.map { FixJSON.line($0).trimmingCharacters(in: .newlines) } ?? "none"
-            result.examples.append("\(time) \(d.rawValue): gpsd mode \(r.mode) lat \(r.lat.map { "\($0)" } ?? "-") lon \(r.lon.map { "\($0)" } ?? "-") speed \(r.speed.map { "\($0)" } ?? "-") track \(r.track.map { "\($0)" } ?? "-"); ours \(ours)")
+            result.examples.append(
+                "\(time) \(d.rawValue): gpsd mode \(r.mode) lat \(r.lat.map { "\($0)" } ?? "-") lon \(r.lon.map { "\($0)" } ?? "-") speed \(r.speed.map { "\($0)" } ?? "-") track \(r.track.map { "\($0)" } ?? "-"); ours \(ours)"
+            )
         }
     }
 }

@@ -16,8 +16,9 @@ import Testing
             let logData = try Data(contentsOf: dir.appendingPathComponent(log))
             let decoded = GPSDConformance.decode(logData: logData)
             guard let check = try? Data(contentsOf: dir.appendingPathComponent(log + ".chk")) else { continue }
-            var result = GPSDConformance.compare(name: log, fixes: decoded.fixes,
-                                                 reports: GPSDConformance.reports(checkData: check))
+            var result = GPSDConformance.compare(
+                name: log, fixes: decoded.fixes,
+                reports: GPSDConformance.reports(checkData: check))
             result.statistics = decoded.statistics
             results.append(result)
         }
@@ -33,15 +34,21 @@ import Testing
     }
 
     static func table(_ results: [LogAgreement]) -> String {
-        var lines = ["| log | scored TPVs | agree | % | superseded | no time | disagreements |",
-                     "|---|---:|---:|---:|---:|---:|---|"]
+        var lines = [
+            "| log | scored TPVs | agree | % | superseded | no time | disagreements |",
+            "|---|---:|---:|---:|---:|---:|---|",
+        ]
         for r in results {
             let d = Disagreement.allCases.compactMap { k in r.disagreements[k].map { "\(k.rawValue) \($0)" } }
-            lines.append("| \(r.name) | \(r.scored) | \(r.matched) | \(String(format: "%.1f", r.percent)) | \(r.superseded) | \(r.timeless) | \(d.joined(separator: ", ")) |")
+            lines.append(
+                "| \(r.name) | \(r.scored) | \(r.matched) | \(String(format: "%.1f", r.percent)) | \(r.superseded) | \(r.timeless) | \(d.joined(separator: ", ")) |"
+            )
         }
         let scored = results.reduce(0) { $0 + $1.scored }, matched = results.reduce(0) { $0 + $1.matched }
         let superseded = results.reduce(0) { $0 + $1.superseded }, timeless = results.reduce(0) { $0 + $1.timeless }
-        lines.append("| **total** | \(scored) | \(matched) | \(String(format: "%.2f", 100 * Double(matched) / Double(max(scored, 1)))) | \(superseded) | \(timeless) | |")
+        lines.append(
+            "| **total** | \(scored) | \(matched) | \(String(format: "%.2f", 100 * Double(matched) / Double(max(scored, 1)))) | \(superseded) | \(timeless) | |"
+        )
         let supersededAgreeing = results.reduce(0) { $0 + $1.supersededAgreeing }
         lines.append("")
         lines.append("Superseded TPVs (not scored) that agree with our fix for their time anyway: \(supersededAgreeing) of \(superseded).")

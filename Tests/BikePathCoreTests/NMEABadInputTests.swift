@@ -26,7 +26,7 @@ import Testing
     @Test func binaryBytesAreCountedAsBinary() {
         #expect(rejects("\u{01}\u{7F}\u{1B}abc").binary == 1)
         var bytes = Array(good.utf8)
-        bytes[20] = 0xB5 // a u-blox sync byte inside the sentence
+        bytes[20] = 0xB5  // a u-blox sync byte inside the sentence
         var decoder = NMEADecoder()
         var fixes: [GNSSFix] = []
         bytes.withUnsafeBytes { decoder.decode(sentence: $0, receivedAt: SampleTime(nanoseconds: 0), into: &fixes) }

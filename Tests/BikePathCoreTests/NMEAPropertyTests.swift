@@ -19,10 +19,12 @@ func ddmm(_ degrees: Double, width: Int) -> String {
             let lat = Double.random(in: -89.9...89.9, using: &rng), lon = Double.random(in: -179.9...179.9, using: &rng)
             let knots = Double(Int.random(in: 0...9999, using: &rng)) / 100, track = Double(Int.random(in: 0...3599, using: &rng)) / 10
             let h = Int.random(in: 0...23, using: &rng), m = Int.random(in: 0...59, using: &rng), s = Int.random(in: 0...59, using: &rng)
-            let day = Int.random(in: 1...28, using: &rng), month = Int.random(in: 1...12, using: &rng), year = Int.random(in: 0...79, using: &rng)
-            let payload = String(format: "GNRMC,%02d%02d%02d.00,A,%@,%@,%@,%@,%.2f,%.1f,%02d%02d%02d,,,A", h, m, s,
-                                 ddmm(abs(lat), width: 2), lat < 0 ? "S" : "N", ddmm(abs(lon), width: 3), lon < 0 ? "W" : "E",
-                                 knots, track, day, month, year)
+            let day = Int.random(in: 1...28, using: &rng), month = Int.random(in: 1...12, using: &rng),
+                year = Int.random(in: 0...79, using: &rng)
+            let payload = String(
+                format: "GNRMC,%02d%02d%02d.00,A,%@,%@,%@,%@,%.2f,%.1f,%02d%02d%02d,,,A", h, m, s,
+                ddmm(abs(lat), width: 2), lat < 0 ? "S" : "N", ddmm(abs(lon), width: 3), lon < 0 ? "W" : "E",
+                knots, track, day, month, year)
             let (fixes, stats) = decodeAll([sentence(payload)])
             #expect(stats.rejected == 0, "\(payload)")
             let fix = try #require(fixes.first)
@@ -85,10 +87,14 @@ func ddmm(_ degrees: Double, width: Int) -> String {
     }
 
     @Test func jsonFieldsFollowGPSDFormatting() {
-        let fix = GNSSFix(receivedAt: SampleTime(nanoseconds: 0),
-                          time: UTCTime(nanosecondsSince1970: 1_420_000_039_000_000_000 + 7_000_000),
-                          mode: .threeD, latitude: -0.5, longitude: 4.5776455, altitudeMSL: -4.2, speed: 0.1085, track: 359.99995)
-        #expect(FixJSON.line(fix) == "{\"time\":\"2014-12-31T04:27:19.007Z\",\"mode\":3,\"lat\":-0.500000000,\"lon\":4.577645500,\"alt\":-4.2000,\"speed\":0.109,\"track\":360.0000}\n")
+        let fix = GNSSFix(
+            receivedAt: SampleTime(nanoseconds: 0),
+            time: UTCTime(nanosecondsSince1970: 1_420_000_039_000_000_000 + 7_000_000),
+            mode: .threeD, latitude: -0.5, longitude: 4.5776455, altitudeMSL: -4.2, speed: 0.1085, track: 359.99995)
+        #expect(
+            FixJSON.line(fix)
+                == "{\"time\":\"2014-12-31T04:27:19.007Z\",\"mode\":3,\"lat\":-0.500000000,\"lon\":4.577645500,\"alt\":-4.2000,\"speed\":0.109,\"track\":360.0000}\n"
+        )
         let bare = GNSSFix(receivedAt: SampleTime(nanoseconds: 0), mode: .noFix)
         #expect(FixJSON.line(bare) == "{\"mode\":1}\n")
     }

@@ -11,8 +11,9 @@ import Testing
 
     @Test func rmcAndGGAForA3DFix() {
         let t = UTCCivilTime(year: 2023, month: 7, day: 9, hour: 14, minute: 43, second: 17, nanosecond: 599_000_000).utcTime
-        let fix = GNSSFix(receivedAt: SampleTime(nanoseconds: 0), time: t, mode: .threeD, latitude: 51.523087,
-                          longitude: -0.1049326, altitudeMSL: 19.781, speed: 1.153, hdop: 4.2)
+        let fix = GNSSFix(
+            receivedAt: SampleTime(nanoseconds: 0), time: t, mode: .threeD, latitude: 51.523087,
+            longitude: -0.1049326, altitudeMSL: 19.781, speed: 1.153, hdop: 4.2)
         let s = NMEAWriter.sentences(for: fix)
         #expect(s.count == 2)
         #expect(s[0].hasPrefix("$GPRMC,144317.599,A,5131.385220,N,00006.295956,W,2.241,,090723,,,A*"))
@@ -24,8 +25,9 @@ import Testing
     }
 
     @Test func noFixLeavesPositionEmpty() {
-        let fix = GNSSFix(receivedAt: SampleTime(nanoseconds: 0), time: UTCTime(nanosecondsSince1970: 0), mode: .noFix,
-                          latitude: 51, longitude: 0, altitudeMSL: 10, speed: 0)
+        let fix = GNSSFix(
+            receivedAt: SampleTime(nanoseconds: 0), time: UTCTime(nanosecondsSince1970: 0), mode: .noFix,
+            latitude: 51, longitude: 0, altitudeMSL: 10, speed: 0)
         let s = NMEAWriter.sentences(for: fix)
         #expect(s[0].hasPrefix("$GPRMC,000000.000,V,,,,,,,010170,,,N*"))
         #expect(s[1].hasPrefix("$GPGGA,000000.000,,,,,0,,,,,,,,*"))

@@ -81,10 +81,12 @@ import Testing
         #expect(zone == PrivacyZone(name: "home", center: Coordinate(latitude: 52.52, longitude: 13.40), radiusMeters: 150))
     }
 
-    @Test("malformed or out of range: refused", arguments: [
-        "", "home", "home,52.5,13.4", "home,52.5,13.4,150,extra", ",52.5,13.4,150", "home,91,13.4,150",
-        "home,52.5,181,150", "home,52.5,13.4,0.5", "home,52.5,13.4,100001", "home,x,13.4,150", "home,52.5,13.4,nan",
-    ])
+    @Test(
+        "malformed or out of range: refused",
+        arguments: [
+            "", "home", "home,52.5,13.4", "home,52.5,13.4,150,extra", ",52.5,13.4,150", "home,91,13.4,150",
+            "home,52.5,181,150", "home,52.5,13.4,0.5", "home,52.5,13.4,100001", "home,x,13.4,150", "home,52.5,13.4,nan",
+        ])
     func refused(_ text: String) {
         #expect(PrivacyZone(commaSeparated: text) == nil)
     }

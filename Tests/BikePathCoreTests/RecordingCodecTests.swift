@@ -8,8 +8,9 @@ enum RecordingFixtures {
         createdUTC: UTCTime(nanosecondsSince1970: 1_688_913_797_599_000_000), createdAtMonotonic: SampleTime(nanoseconds: 0),
         source: "import", sourceDetail: "test", writer: "tests",
         sensors: [
-            .init(id: "accel", kind: "accelerometer", name: "bmi160", rateHz: 200, unit: "m/s^2", scale: 0.000598,
-                  sensorToBike: [1, 0, 0, 0, 1, 0, 0, 0, 1], note: "x forward"),
+            .init(
+                id: "accel", kind: "accelerometer", name: "bmi160", rateHz: 200, unit: "m/s^2", scale: 0.000598,
+                sensorToBike: [1, 0, 0, 0, 1, 0, 0, 0, 1], note: "x forward"),
             .init(id: "gnss", kind: "gnss", name: "gpsd", rateHz: 10, unit: "nmea0183"),
         ],
         extra: [(key: "future-key", value: "kept")])
@@ -187,7 +188,9 @@ extension [RecordingEvent] {
 
     @Test func riderLabelsRoundTripAndAnUnknownKindCodeIsSkipped() throws {
         var bytes = try RecordingEncoder.fileStart(RecordingFixtures.header)
-        let labels: [SensorRecord] = ObstacleKind.allCases.enumerated().map { .label(SampleTime(nanoseconds: Int64($0.offset + 1)), $0.element) }
+        let labels: [SensorRecord] = ObstacleKind.allCases.enumerated().map {
+            .label(SampleTime(nanoseconds: Int64($0.offset + 1)), $0.element)
+        }
         try RecordingEncoder.append(labels, to: &bytes)
         RecordingEncoder.appendRaw(kind: RecordKind.label.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
         var d = RecordingDecoder()
@@ -217,8 +220,12 @@ extension [RecordingEvent] {
 
     @Test func encoderRejectsWhatIsNotASentence() {
         var out: [UInt8] = []
-        #expect(throws: RecordingEncodeError.notASentence) { try RecordingEncoder.appendNMEA("GPGGA,1*00", at: SampleTime(nanoseconds: 0), to: &out) }
-        #expect(throws: RecordingEncodeError.sentenceLength(0)) { try RecordingEncoder.appendNMEA("", at: SampleTime(nanoseconds: 0), to: &out) }
+        #expect(throws: RecordingEncodeError.notASentence) {
+            try RecordingEncoder.appendNMEA("GPGGA,1*00", at: SampleTime(nanoseconds: 0), to: &out)
+        }
+        #expect(throws: RecordingEncodeError.sentenceLength(0)) {
+            try RecordingEncoder.appendNMEA("", at: SampleTime(nanoseconds: 0), to: &out)
+        }
         #expect(out.isEmpty)
     }
 

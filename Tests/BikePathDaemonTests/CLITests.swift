@@ -48,9 +48,12 @@ struct CLITests {
         return (file, checked.status, checked.stderr)
     }
 
-    @Test("config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
-          arguments: [("[é]\n", 1), ("\u{FEFF}[\nb = 1\n", 1), ("# ok\n[ !]\n", 2), ("[[=]]\n", 1), ("[.a]\n", 1), ("a = 1\nb = [1, }\n", 2),
-                      ("[gnss]\nhost = [\n  \"x\",\n}\n", 4)])
+    @Test(
+        "config check: headers and brackets that abort the TOML library are refused with their line, exit 78",
+        arguments: [
+            ("[é]\n", 1), ("\u{FEFF}[\nb = 1\n", 1), ("# ok\n[ !]\n", 2), ("[[=]]\n", 1), ("[.a]\n", 1), ("a = 1\nb = [1, }\n", 2),
+            ("[gnss]\nhost = [\n  \"x\",\n}\n", 4),
+        ])
     func configCheckNeverAborts(text: String, line: Int) throws {
         let checked = try configCheck(text)
         #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
@@ -66,9 +69,11 @@ struct CLITests {
         #expect(TOMLPrescan.check("a = \"\\\\u0000\"\n") == nil, "an escaped backslash before u0000 is no NUL")
     }
 
-    @Test("config check: a NUL in a path (raw or \\u0000) is refused, not cut short", arguments: [
-        "[store]\npath = \"/tmp/a\\u0000b\"\n", "[store]\npath = \"/tmp/a\\U00000000b\"\n", "[store]\npath = \"/tmp/a\u{0}b\"\n",
-    ])
+    @Test(
+        "config check: a NUL in a path (raw or \\u0000) is refused, not cut short",
+        arguments: [
+            "[store]\npath = \"/tmp/a\\u0000b\"\n", "[store]\npath = \"/tmp/a\\U00000000b\"\n", "[store]\npath = \"/tmp/a\u{0}b\"\n",
+        ])
     func configCheckRefusesNUL(text: String) throws {
         let checked = try configCheck(text)
         #expect(checked.status == 78, "rc \(checked.status): \(checked.stderr)")
@@ -92,14 +97,18 @@ struct CLITests {
         #expect(refused.status == 78)
         #expect(refused.stderr == "--db: store.path: \"relative.db\" is not an absolute path\n")
         // The old spellings still work (an installed unit or a script must not break) but are not shown.
-        let old = try runBikepathd(["config", "show", "--config", file, "--store", "/tmp/old.db", "--hub-url", "https://hub.example.org", "--json"])
+        let old = try runBikepathd([
+            "config", "show", "--config", file, "--store", "/tmp/old.db", "--hub-url", "https://hub.example.org", "--json",
+        ])
         let oldShown = try JSONDecoder().decode(DaemonConfiguration.self, from: Data(old.stdout.utf8))
         #expect(oldShown.store.path == "/tmp/old.db" && oldShown.sync.hubURL == "https://hub.example.org")
         // $BIKEPATHD_DB is the store of run (and config show) as of every command: below --db, above store.path.
         let binary = try Binary.require().path
-        let fromEnvironment = try runProcess("/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--json"])
+        let fromEnvironment = try runProcess(
+            "/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--json"])
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(fromEnvironment.out.utf8)).store.path == "/tmp/from-env.db")
-        let fromFlag = try runProcess("/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--db", "/tmp/flag.db", "--json"])
+        let fromFlag = try runProcess(
+            "/usr/bin/env", ["BIKEPATHD_DB=/tmp/from-env.db", binary, "config", "show", "--config", file, "--db", "/tmp/flag.db", "--json"])
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(fromFlag.out.utf8)).store.path == "/tmp/flag.db")
         let help = try runBikepathd(["run", "--help"])
         #expect(help.stdout.contains("--db <path>") && help.stdout.contains("--hub <url>"))
@@ -133,8 +142,11 @@ struct CLITests {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         while f.server.tailClientCount < 1 { usleep(5_000) }
-        let events = (1...3).map { DaemonEvent(time: "2026-11-21T14:00:0\($0).000Z", kind: "obstacle", message: "bump \($0)",
-                                               fields: ["peak_mps2": "4.5", "trip": "1234"]) }
+        let events = (1...3).map {
+            DaemonEvent(
+                time: "2026-11-21T14:00:0\($0).000Z", kind: "obstacle", message: "bump \($0)",
+                fields: ["peak_mps2": "4.5", "trip": "1234"])
+        }
         for e in events { f.server.publish(e) }
         // Stopping the server closes the stream: tail exits by itself.
         usleep(100_000)

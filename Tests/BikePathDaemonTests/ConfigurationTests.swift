@@ -29,7 +29,8 @@ struct ConfigurationTests {
 
     @Test("Values are read into their fields; integers are accepted for numbers")
     func readsValues() throws {
-        let c = try ConfigurationLoader.parse("""
+        let c = try ConfigurationLoader.parse(
+            """
             [gnss]
             host = "gps.local"
             port = 3000
@@ -64,10 +65,12 @@ struct ConfigurationTests {
         let text = try Repository.fixture("bad.toml")
         let error = try #require(throws: ConfigurationError.self) { try ConfigurationLoader.parse(text, file: "bad.toml") }
         let found = error.problems.map { "\($0.line.map(String.init) ?? "-") \($0.key)" }
-        #expect(found.sorted() == [
-            "13 log.level", "16 privacy.trim_s", "20 privacy.zones[0].lat", "24 privacy.zones[1].radius_m",
-            "30 status.sockett", "32 colour", "4 gnss.port", "7 imu.rate_hz", "10 sync.hub_url",
-        ].sorted())
+        #expect(
+            found.sorted()
+                == [
+                    "13 log.level", "16 privacy.trim_s", "20 privacy.zones[0].lat", "24 privacy.zones[1].radius_m",
+                    "30 status.sockett", "32 colour", "4 gnss.port", "7 imu.rate_hz", "10 sync.hub_url",
+                ].sorted())
         func reason(_ key: String) -> String? { error.problems.first { $0.key == key }?.reason }
         #expect(reason("gnss.port") == "70000 is out of range 1...65535")
         #expect(reason("imu.rate_hz") == "expected a number, found string \"fast\"")
@@ -93,7 +96,8 @@ struct ConfigurationTests {
     @Test("A section of the wrong type, and keys inside inline tables, are located")
     func inlineAndWrongType() throws {
         let error = try #require(throws: ConfigurationError.self) {
-            try ConfigurationLoader.parse("""
+            try ConfigurationLoader.parse(
+                """
                 gnss = 5
                 [privacy]
                 zones = [{ name = "home", lat = 52.0, lon = 200.0, radius_m = 10.0 }]
@@ -112,7 +116,9 @@ struct ConfigurationTests {
         #expect(try ConfigurationLoader.parse(c.tomlText(), file: "show") == c)
         c.gnss.host = "a \"quoted\" host\\"
         c.imu.rateHz = 123.456
-        c.privacy.zones = [.init(name: "home", lat: -33.8688, lon: 151.2093, radiusM: 250), .init(name: "w", lat: 0.1, lon: 0.2, radiusM: 1)]
+        c.privacy.zones = [
+            .init(name: "home", lat: -33.8688, lon: 151.2093, radiusM: 250), .init(name: "w", lat: 0.1, lon: 0.2, radiusM: 1),
+        ]
         c.log.level = .trace
         c.sync.hubURL = "http://127.0.0.1:8080"
         #expect(try ConfigurationLoader.parse(c.tomlText(), file: "show") == c)
@@ -184,9 +190,10 @@ struct ReloadRestartTests {
         fresh.review.listen = "0.0.0.0:18084"
         fresh.trip.endAfterS += 60
         fresh.gnss.port = 3000
-        #expect(ConfigurationReloader.report(ConfigurationKey.changed(from: current, to: fresh))
-            == "chain settings apply when no trip is under way (trip.end_after_s); sensors at once (gnss.port); "
-            + "at the next restart only (obstacles.review_budget, milestones.every_km, review.listen)")
+        #expect(
+            ConfigurationReloader.report(ConfigurationKey.changed(from: current, to: fresh))
+                == "chain settings apply when no trip is under way (trip.end_after_s); sensors at once (gnss.port); "
+                + "at the next restart only (obstacles.review_budget, milestones.every_km, review.listen)")
         #expect(ConfigurationKey.changed(from: current, to: current).isEmpty)
     }
 

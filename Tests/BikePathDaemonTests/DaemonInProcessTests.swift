@@ -16,13 +16,16 @@ struct DaemonInProcessTests {
     static let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     static func configuration(_ dir: TempDir) throws -> DaemonConfiguration {
-        try DaemonConfiguration().merging(ConfigurationOverrides(storePath: dir.file("store.db"),
-                                                                 statusSocket: dir.file("status.sock")))
+        try DaemonConfiguration().merging(
+            ConfigurationOverrides(
+                storePath: dir.file("store.db"),
+                statusSocket: dir.file("status.sock")))
     }
 
     static func make(_ configuration: DaemonConfiguration, input: DaemonInputKind) throws -> Daemon {
-        try Daemon.make(configuration: configuration, input: input, version: "test",
-                        reload: { () throws(ConfigurationError) in configuration }, logger: quiet)
+        try Daemon.make(
+            configuration: configuration, input: input, version: "test",
+            reload: { () throws(ConfigurationError) in configuration }, logger: quiet)
     }
 
     static func recordCount(_ path: String) throws -> Int {

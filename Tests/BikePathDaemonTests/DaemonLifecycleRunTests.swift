@@ -19,10 +19,11 @@ struct DaemonLifecycleRunTests {
         try run.writeConfig(extra: "[trip]\nend_after_s = 60\n")
         kill(daemon.pid, SIGHUP)
         #expect(await run.waitForMessage("RELOADING=1"), "\(run.messages)")
-        #expect(await waitUntil {
-            let m = run.messages
-            return m.firstIndex(of: "RELOADING=1").map { m[($0 + 1)...].contains("READY=1\nSTATUS=running") } ?? false
-        }, "READY=1 after the reload: \(run.messages)")
+        #expect(
+            await waitUntil {
+                let m = run.messages
+                return m.firstIndex(of: "RELOADING=1").map { m[($0 + 1)...].contains("READY=1\nSTATUS=running") } ?? false
+            }, "READY=1 after the reload: \(run.messages)")
         #expect(run.log.contains("configuration reloaded: chain settings"), "\(run.log)")
         #expect(daemon.waitForExit(timeout: 0.5) == nil, "SIGHUP does not stop the daemon")
         #expect((try? StatusClient.fetchStatus(path: run.socket)) != nil, "still answering after the reload")
@@ -74,8 +75,9 @@ struct DaemonLifecycleRunTests {
         let summary = try #require(run.summary, "the --summary JSON: \(run.log)")
         let stored = try await runProcess("/usr/bin/sqlite3", [run.store, "SELECT count(*) FROM track_points;"])
         #expect(summary.trackPoints > 0)
-        #expect(Int(stored.out.trimmingCharacters(in: .whitespacesAndNewlines)) == summary.trackPoints,
-                "stored \(stored.out) of \(summary.trackPoints) track points")
+        #expect(
+            Int(stored.out.trimmingCharacters(in: .whitespacesAndNewlines)) == summary.trackPoints,
+            "stored \(stored.out) of \(summary.trackPoints) track points")
     }
 }
 
@@ -116,8 +118,9 @@ final class DaemonRun: @unchecked Sendable {
 
     func start(_ arguments: [String]) throws -> ChildProcess {
         let bikepathd = try #require(builtExecutable("bikepathd"), "bikepathd is not built")
-        return try ChildProcess("/usr/bin/env", ["NOTIFY_SOCKET=\(notify.name)", bikepathd] + arguments,
-                                output: URL(fileURLWithPath: directory.file("log")))
+        return try ChildProcess(
+            "/usr/bin/env", ["NOTIFY_SOCKET=\(notify.name)", bikepathd] + arguments,
+            output: URL(fileURLWithPath: directory.file("log")))
     }
 
     /// Every sd_notify message received so far, in order.

@@ -49,15 +49,19 @@ struct LifecycleServiceTests {
     func readiness() async throws {
         let socket = try NotifySocket()
         let heartbeat = Heartbeat()
-        let service = SystemdReadinessService(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
-                                              heartbeat: heartbeat, logger: Self.quiet, runningMessage: "running")
+        let service = SystemdReadinessService(
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
+            heartbeat: heartbeat, logger: Self.quiet, runningMessage: "running")
         let group = Self.group([Self.helper(service)])
         let running = Task { try await group.run() }
         try await Task.sleep(for: .milliseconds(200))
         #expect(socket.drain().isEmpty, "no READY=1 before the pipeline's first pass")
         heartbeat.beat()
         var received: [String] = []
-        #expect(await waitUntil { received += socket.drain(); return !received.isEmpty })
+        #expect(
+            await waitUntil {
+                received += socket.drain(); return !received.isEmpty
+            })
         #expect(received == ["READY=1\nSTATUS=running"])
         await group.triggerGracefulShutdown()
         try await running.value
@@ -69,9 +73,11 @@ struct LifecycleServiceTests {
         let socket = try NotifySocket()
         let reasons = Mutex<[String]>([])
         let events = Mutex<[String]>([])
-        let service = DegradedModeService(reasons: { reasons.withLock { $0 } },
-                                          notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
-                                          logger: Self.quiet, interval: .milliseconds(10)) { event in
+        let service = DegradedModeService(
+            reasons: { reasons.withLock { $0 } },
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
+            logger: Self.quiet, interval: .milliseconds(10)
+        ) { event in
             events.withLock { $0.append("\(event.kind): \(event.message)") }
         }
         let group = Self.group([Self.helper(service)])
@@ -112,15 +118,16 @@ struct LifecycleServiceTests {
             finished.increment()
         }
         // Until the service has trapped SIGHUP a signal is lost: send until one arrives.
-        #expect(await waitUntil {
-            // libdispatch installs its SIGHUP handler once a process, for its first SIGHUP
-            // source; service-lifecycle sets SIG_IGN for each new one. After an earlier
-            // suite's reload service that SIG_IGN stays, and the main thread (parked in
-            // sigsuspend, every signal open) takes each SIGHUP and drops it.
-            if var handler = dispatchHandler, Self.catchingHandler(SIGHUP) == nil { sigaction(SIGHUP, &handler, nil) }
-            kill(getpid(), SIGHUP)
-            return reloads.value > 0
-        })
+        #expect(
+            await waitUntil {
+                // libdispatch installs its SIGHUP handler once a process, for its first SIGHUP
+                // source; service-lifecycle sets SIG_IGN for each new one. After an earlier
+                // suite's reload service that SIG_IGN stays, and the main thread (parked in
+                // sigsuspend, every signal open) takes each SIGHUP and drops it.
+                if var handler = dispatchHandler, Self.catchingHandler(SIGHUP) == nil { sigaction(SIGHUP, &handler, nil) }
+                kill(getpid(), SIGHUP)
+                return reloads.value > 0
+            })
         try await Task.sleep(for: .milliseconds(100))
         let messages = socket.drain()
         #expect(messages.count == 2 * Int(reloads.value))
@@ -135,12 +142,17 @@ struct LifecycleServiceTests {
     func watchdog() async throws {
         let socket = try NotifySocket()
         let heartbeat = Heartbeat()
-        let watchdog = try #require(Watchdog(notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
-                                             heartbeat: heartbeat, interval: .milliseconds(10)))
+        let watchdog = try #require(
+            Watchdog(
+                notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.name]),
+                heartbeat: heartbeat, interval: .milliseconds(10)))
         let group = Self.group([Self.helper(WatchdogService(watchdog: watchdog))])
         let running = Task { try await group.run() }
         var received: [String] = []
-        #expect(await waitUntil { received += socket.drain(); return !received.isEmpty })
+        #expect(
+            await waitUntil {
+                received += socket.drain(); return !received.isEmpty
+            })
         #expect(Set(received) == ["WATCHDOG=1"])
         await group.triggerGracefulShutdown()
         try await running.value
@@ -159,8 +171,9 @@ struct LifecycleServiceTests {
     }
 
     static func pipeline(_ loop: FakeLoop) -> ServiceGroupConfiguration.ServiceConfiguration {
-        .init(service: PipelineService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup,
-              failureTerminationBehavior: .gracefullyShutdownGroup)
+        .init(
+            service: PipelineService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup,
+            failureTerminationBehavior: .gracefullyShutdownGroup)
     }
 
     static func helper(_ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
@@ -192,7 +205,11 @@ final class FakeLoop: PipelineLoop, @unchecked Sendable {
         condition.withLock { isCommitted = true }
     }
 
-    func requestStop() { condition.withLock { stop = true; condition.broadcast() } }
+    func requestStop() {
+        condition.withLock {
+            stop = true; condition.broadcast()
+        }
+    }
 
     var started: Bool { condition.withLock { isStarted } }
     var stopRequested: Bool { condition.withLock { stop } }
@@ -214,7 +231,9 @@ final class ShutdownProbe: Service, @unchecked Sendable {
     func run() async {
         try? await gracefulShutdown()
         let cancelledNow = Task.isCancelled
-        lock.withLock { committed = loop.committed; cancelled = cancelledNow }
+        lock.withLock {
+            committed = loop.committed; cancelled = cancelledNow
+        }
     }
 
     var sawCommitted: Bool? { lock.withLock { committed } }

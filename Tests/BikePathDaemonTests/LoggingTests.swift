@@ -12,16 +12,18 @@ struct LoggingTests {
             (.warning, "<4>"), (.error, "<3>"), (.critical, "<2>"),
         ]
         for (level, prefix) in expected {
-            let text = JournalLogHandler.render(level: level, label: "gnss", message: "one\ntwo", metadata: ["port": "2947"],
-                                                format: .journal, now: Date(timeIntervalSince1970: 0))
+            let text = JournalLogHandler.render(
+                level: level, label: "gnss", message: "one\ntwo", metadata: ["port": "2947"],
+                format: .journal, now: Date(timeIntervalSince1970: 0))
             #expect(text == "\(prefix)gnss: one\n\(prefix)two port=2947\n")
         }
     }
 
     @Test("Outside the journal lines start with a UTC timestamp and the level")
     func timestamped() {
-        let text = JournalLogHandler.render(level: .warning, label: "store", message: "disk full", metadata: [:],
-                                            format: .timestamped, now: Date(timeIntervalSince1970: 1_763_732_400.25))
+        let text = JournalLogHandler.render(
+            level: .warning, label: "store", message: "disk full", metadata: [:],
+            format: .timestamped, now: Date(timeIntervalSince1970: 1_763_732_400.25))
         #expect(text == "2025-11-21T13:40:00.250Z WARNING store: disk full\n")
     }
 

@@ -12,14 +12,16 @@ struct MarkRequestTests {
         let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let asked = Mutex<[ObstacleKind]>([])
-        let server = try StatusServer(path: directory + "/s.sock", status: { sampleStatus }, mark: { kind, reply in
-            asked.withLock { $0.append(kind) }
-            // Answered from another thread, later: as the daemon does at the next fix.
-            Thread.detachNewThread {
-                usleep(200_000)
-                reply(MarkReply(kind: kind.rawValue, trip: "t-1", timeS: 12, lat: 51.5, lon: -0.1, speedMps: 5))
-            }
-        })
+        let server = try StatusServer(
+            path: directory + "/s.sock", status: { sampleStatus },
+            mark: { kind, reply in
+                asked.withLock { $0.append(kind) }
+                // Answered from another thread, later: as the daemon does at the next fix.
+                Thread.detachNewThread {
+                    usleep(200_000)
+                    reply(MarkReply(kind: kind.rawValue, trip: "t-1", timeS: 12, lat: 51.5, lon: -0.1, speedMps: 5))
+                }
+            })
         defer { server.stop() }
         let bump = try StatusClient.mark(path: server.path, kind: "bump")
         #expect(bump == MarkReply(kind: "bump", trip: "t-1", timeS: 12, lat: 51.5, lon: -0.1, speedMps: 5))
@@ -33,10 +35,12 @@ struct MarkRequestTests {
         let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let calls = Mutex(0)
-        let server = try StatusServer(path: directory + "/s.sock", status: { sampleStatus }, mark: { _, reply in
-            calls.withLock { $0 += 1 }
-            reply(.failure("not in a trip (trip state: idle)"))
-        })
+        let server = try StatusServer(
+            path: directory + "/s.sock", status: { sampleStatus },
+            mark: { _, reply in
+                calls.withLock { $0 += 1 }
+                reply(.failure("not in a trip (trip state: idle)"))
+            })
         defer { server.stop() }
         let bad = try StatusClient.mark(path: server.path, kind: "crater")
         #expect(bad.error?.hasPrefix("unknown obstacle kind \"crater\"") == true)

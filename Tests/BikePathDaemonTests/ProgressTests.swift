@@ -38,7 +38,7 @@ struct ProgressTests {
         let capture = ProgressCapture()
         let p = capture.reporter(total: 4 * 1_048_576, style: .bar, unit: "bytes")
         p.update(0)
-        p.update(1_048_576)        // same instant: not redrawn
+        p.update(1_048_576)  // same instant: not redrawn
         capture.advance(0.2)
         p.update(2 * 1_048_576)
         p.finish(4 * 1_048_576)

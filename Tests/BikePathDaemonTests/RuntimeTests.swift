@@ -13,15 +13,17 @@ struct RuntimeTests {
     @Test("an IMU buffer that arrives after the NMEA received meanwhile comes out in time order")
     func mergesInTimeOrder() {
         var merger = ReceiveOrderMerger(holdbackSeconds: 0.5)
-        merger.add([Self.nmea(1050, "$A"), Self.nmea(1150, "$B")])          // NMEA first, as read
-        merger.add((0..<20).map { Self.imu(1000 + 10 * $0) })               // then the buffer covering 1.00–1.19 s
+        merger.add([Self.nmea(1050, "$A"), Self.nmea(1150, "$B")])  // NMEA first, as read
+        merger.add((0..<20).map { Self.imu(1000 + 10 * $0) })  // then the buffer covering 1.00–1.19 s
         #expect(merger.release(now: SampleTime(nanoseconds: 1_400_000_000)).isEmpty, "everything is younger than the holdback")
         let out = merger.release(now: SampleTime(nanoseconds: 1_600_000_000))
         #expect(out.count == 12, "IMU 1.00–1.10 s and the NMEA at 1.05 s are due: \(out.count)")
         #expect(out.map(\.time) == out.map(\.time).sorted())
         #expect(out.contains(Self.nmea(1050, "$A")) && !out.contains(Self.nmea(1150, "$B")))
         let rest = merger.releaseAll()
-        #expect(rest.count == 10 && rest[4] == Self.nmea(1150, "$B"), "the NMEA at 1.15 s before the IMU sample of the same time: it arrived first")
+        #expect(
+            rest.count == 10 && rest[4] == Self.nmea(1150, "$B"),
+            "the NMEA at 1.15 s before the IMU sample of the same time: it arrived first")
         #expect((out + rest).count == 22, "nothing lost")
         #expect((out + rest).map(\.time) == (out + rest).map(\.time).sorted())
     }

@@ -12,7 +12,8 @@ struct StatusSocketDescriptorLimitTests {
     /// utime + stime of a process, in clock ticks.
     private func cpuTicks(_ pid: pid_t) -> Int? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
         return user + system
@@ -29,7 +30,8 @@ struct StatusSocketDescriptorLimitTests {
         let run = try DaemonRun()
         defer { run.cleanup() }
         // A first run to learn how many descriptors the idle daemon holds.
-        let probe = try ChildProcess(bikepathd, ["run", "--config", run.config], output: URL(fileURLWithPath: run.directory.file("probe.log")))
+        let probe = try ChildProcess(
+            bikepathd, ["run", "--config", run.config], output: URL(fileURLWithPath: run.directory.file("probe.log")))
         #expect(await waitUntil { (try? StatusClient.fetchStatus(path: run.socket)) != nil })
         let baseline = openDescriptors(probe.pid)
         probe.stop()
@@ -37,8 +39,9 @@ struct StatusSocketDescriptorLimitTests {
 
         // Room for 4 clients above the baseline and the 16 descriptors the server leaves free.
         let limit = baseline + StatusServer.descriptorHeadroom + 4
-        let daemon = try ChildProcess(prlimit, ["--nofile=\(limit):\(limit)", bikepathd, "run", "--config", run.config],
-                                      output: URL(fileURLWithPath: run.directory.file("log")))
+        let daemon = try ChildProcess(
+            prlimit, ["--nofile=\(limit):\(limit)", bikepathd, "run", "--config", run.config],
+            output: URL(fileURLWithPath: run.directory.file("log")))
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await waitUntil { (try? StatusClient.fetchStatus(path: run.socket)) != nil }, "\(run.log)")
         // More connections than descriptors left (non-blocking: a full backlog says EAGAIN).

@@ -118,7 +118,9 @@ struct StatusSocketTests {
         }
         client.start()
         while f.server.tailClientCount < 1 { usleep(2_000) }
-        let events = (1...3).map { DaemonEvent(time: "2026-11-21T13:00:0\($0).000Z", kind: "obstacle", message: "pothole \($0)", fields: ["peak": "\($0).5"]) }
+        let events = (1...3).map {
+            DaemonEvent(time: "2026-11-21T13:00:0\($0).000Z", kind: "obstacle", message: "pothole \($0)", fields: ["peak": "\($0).5"])
+        }
         for e in events { f.server.publish(e) }
         received.waitFinished()
         #expect(received.events == events)

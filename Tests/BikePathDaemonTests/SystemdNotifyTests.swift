@@ -56,7 +56,8 @@ struct SystemdNotifyTests {
         try notifier.watchdogPing()
         try notifier.reloading()
         try notifier.stopping()
-        #expect(socket.drain() == ["READY=1\nSTATUS=riding: no", "STATUS=gpsd missing; degraded", "WATCHDOG=1", "RELOADING=1", "STOPPING=1"])
+        #expect(
+            socket.drain() == ["READY=1\nSTATUS=riding: no", "STATUS=gpsd missing; degraded", "WATCHDOG=1", "RELOADING=1", "STOPPING=1"])
     }
 
     @Test("Without NOTIFY_SOCKET nothing is sent and nothing fails")
@@ -91,8 +92,8 @@ struct SystemdNotifyTests {
         let stalls = Counter()
         let watchdog = try #require(Watchdog(notifier: notifier, heartbeat: heartbeat) { stalls.set($0) })
         #expect(watchdog.interval == .seconds(1))
-        #expect(watchdog.check())           // start counts as progress
-        #expect(!watchdog.check())          // nothing happened since
+        #expect(watchdog.check())  // start counts as progress
+        #expect(!watchdog.check())  // nothing happened since
         #expect(!watchdog.check())
         #expect(stalls.value == 2)
         heartbeat.beat()
@@ -110,9 +111,10 @@ struct SystemdNotifyTests {
         // machine may also stall the checks in between beats; those don't count).
         let beats: UInt64 = 15
         let stallsAfterEnd = Counter()
-        let watchdog = try #require(Watchdog(notifier: notifier, heartbeat: heartbeat, interval: .milliseconds(20)) { _ in
-            if heartbeat.count == beats { stallsAfterEnd.increment() }
-        })
+        let watchdog = try #require(
+            Watchdog(notifier: notifier, heartbeat: heartbeat, interval: .milliseconds(20)) { _ in
+                if heartbeat.count == beats { stallsAfterEnd.increment() }
+            })
         let running = Task { await watchdog.run() }
         for _ in 0..<beats {
             heartbeat.beat()

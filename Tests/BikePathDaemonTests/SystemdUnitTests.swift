@@ -28,7 +28,8 @@ struct SystemdUnitTests {
         #expect(typoStatus != 0)
         #expect(typoOutput.contains("Restartt"))
         let weak = directory + "/weak.service"
-        try "[Unit]\nDescription=weak\n[Service]\nExecStart=/usr/local/bin/bikepathd run\n".write(toFile: weak, atomically: true, encoding: .utf8)
+        try "[Unit]\nDescription=weak\n[Service]\nExecStart=/usr/local/bin/bikepathd run\n".write(
+            toFile: weak, atomically: true, encoding: .utf8)
         let (weakStatus, weakOutput) = try runScript(["scripts/check-systemd.sh", weak])
         #expect(weakStatus != 0)
         #expect(weakOutput.contains("is above 2.0"))

@@ -8,7 +8,9 @@ import Testing
 struct TriggerhappyTests {
     static let thd = "/usr/sbin/thd"
 
-    @Test("thd parses the shipped triggers", .enabled(if: FileManager.default.isExecutableFile(atPath: thd), "needs triggerhappy (scripts/ensure-deps.sh installs it)"))
+    @Test(
+        "thd parses the shipped triggers",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: thd), "needs triggerhappy (scripts/ensure-deps.sh installs it)"))
     func parses() throws {
         let file = packageRoot + "/systemd/triggerhappy/bikepath.conf"
         let text = try String(contentsOfFile: file, encoding: .utf8)

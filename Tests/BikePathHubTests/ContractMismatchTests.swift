@@ -10,8 +10,10 @@ import Testing
 /// The server-side fixes of issue 23's contract test (scripts/contract-test): each case
 /// was accepted or answered differently from docs/api.yaml before.
 @Suite(.serialized, .ownThreads) struct ContractMismatchTests {
-    static func send(_ client: any TestClientProtocol, _ uri: String, _ text: String, method: HTTPRequest.Method = .put,
-                     contentType: String? = "application/json") async throws -> TestResponse {
+    static func send(
+        _ client: any TestClientProtocol, _ uri: String, _ text: String, method: HTTPRequest.Method = .put,
+        contentType: String? = "application/json"
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(HubContractTests.tokens["bike-1"]!)"]
         if let contentType { headers[.contentType] = contentType }
         return try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: text))
@@ -26,14 +28,16 @@ import Testing
             let refused = try await Self.send(client, "/v1/sos/S-1", sos)
             #expect(refused.status == .badRequest)
             #expect(HubContractTests.result(refused)?.error?.contains("null at position") == true, "\(String(buffer: refused.body))")
-            #expect(try await Self.send(client, "/v1/sos/S-1", sos.replacingOccurrences(of: #","position":null"#, with: "")).status == .created)
+            #expect(
+                try await Self.send(client, "/v1/sos/S-1", sos.replacingOccurrences(of: #","position":null"#, with: "")).status == .created)
 
             let trip = try Self.text(Fixtures.trip("T-1")).replacingOccurrences(of: #""endUtcNs":"#, with: #""endUtcNs":null,"x":"#)
             #expect(try await Self.send(client, "/v1/trips/T-1", trip).status == .badRequest)
 
             var draft = Fixtures.confirmation(id: "D-1").draft
             for i in draft.roadQuality.indices { draft.roadQuality[i].end = nil }
-            let withNull = try Self.text(draft).replacingOccurrences(of: #""lengthM":100,"roughness""#, with: #""end":null,"lengthM":100,"roughness""#)
+            let withNull = try Self.text(draft).replacingOccurrences(
+                of: #""lengthM":100,"roughness""#, with: #""end":null,"lengthM":100,"roughness""#)
             #expect(withNull.contains(#""end":null"#))
             #expect(try await Self.send(client, "/v1/drafts/D-1", withNull).status == .badRequest)
             #expect(try await Self.send(client, "/v1/drafts/D-1", try Self.text(draft)).status == .created)
@@ -42,7 +46,8 @@ import Testing
             #expect(live.status == .badRequest)
             #expect(try await Self.send(client, "/v1/position", #"{"position":{"lat":52.5,"lon":13.4}}"#).status == .noContent)
 
-            let batch = #"{"records":[{"kind":"sos","id":"S-2","body":{"id":"S-2","timeNs":9,"impactTimeNs":5,"impactPeak":40,"utcNs":null}}]}"#
+            let batch =
+                #"{"records":[{"kind":"sos","id":"S-2","body":{"id":"S-2","timeNs":9,"impactTimeNs":5,"impactPeak":40,"utcNs":null}}]}"#
             let answer = try await Self.send(client, "/v1/batch", batch, method: .post)
             #expect(answer.status == .badRequest && HubContractTests.error(answer) == "invalid-batch")
             #expect(try await store.confirmations().isEmpty)
@@ -56,8 +61,10 @@ import Testing
                 try await client.execute(uri: "/v1/map/\(route)?\(query)", method: .get).status
             }
             #expect(try await status("bbox=13.39,52.51,13.42,52.53") == .ok)
-            for bad in ["bbox=", "bbox=13.39,,52.51,13.42,52.53", "bbox=13.39,x,52.51,13.42,52.53", "bbox=0x1p3,52.51,13.42,52.53",
-                        "bbox=13.39,52.51,13.42,52.53,", "bbox=nan,52.51,13.42,52.53", "bbox=+13.39,52.51,13.42,52.53"] {
+            for bad in [
+                "bbox=", "bbox=13.39,,52.51,13.42,52.53", "bbox=13.39,x,52.51,13.42,52.53", "bbox=0x1p3,52.51,13.42,52.53",
+                "bbox=13.39,52.51,13.42,52.53,", "bbox=nan,52.51,13.42,52.53", "bbox=+13.39,52.51,13.42,52.53",
+            ] {
                 let answer = try await client.execute(uri: "/v1/map/obstacles?\(bad)", method: .get)
                 #expect(answer.status == .badRequest, "\(bad)")
                 #expect(HubContractTests.error(answer) == "bad-bbox", "\(bad)")
@@ -74,9 +81,11 @@ import Testing
     /// A path the hub serves, asked with another method: 405 with `Allow`, not 404.
     @Test func anUnservedMethodIs405WithAllow() async throws {
         try await HubContractTests.withHub(.sqlite) { client, _ in
-            for (uri, method, allow) in [("/v1/trips/T-1", HTTPRequest.Method.trace, "PUT"), ("/v1/health", .delete, "GET"),
-                                         ("/v1/drafts/D-1/confirmation", .get, "PUT"), ("/v1/batch", .put, "POST"),
-                                         ("/v1/map/heatmap", .post, "GET")] {
+            for (uri, method, allow) in [
+                ("/v1/trips/T-1", HTTPRequest.Method.trace, "PUT"), ("/v1/health", .delete, "GET"),
+                ("/v1/drafts/D-1/confirmation", .get, "PUT"), ("/v1/batch", .put, "POST"),
+                ("/v1/map/heatmap", .post, "GET"),
+            ] {
                 let answer = try await client.execute(uri: uri, method: method)
                 #expect(answer.status == .methodNotAllowed, "\(method) \(uri)")
                 #expect(answer.headers[.allow] == allow, "\(method) \(uri)")
@@ -98,8 +107,11 @@ import Testing
                 #expect(answer.headers[.contentType] == "application/json")
             }
             let batch = try Self.text(BatchRequest(records: [.init(id: "T-2", body: .trip(Fixtures.trip("T-2")))]))
-            #expect(try await Self.send(client, "/v1/batch", batch, method: .post, contentType: "text/plain").status == .unsupportedMediaType)
-            #expect(try await Self.send(client, "/v1/position", #"{"position":{"lat":1,"lon":2}}"#, contentType: nil).status == .unsupportedMediaType)
+            #expect(
+                try await Self.send(client, "/v1/batch", batch, method: .post, contentType: "text/plain").status == .unsupportedMediaType)
+            #expect(
+                try await Self.send(client, "/v1/position", #"{"position":{"lat":1,"lon":2}}"#, contentType: nil).status
+                    == .unsupportedMediaType)
             #expect(try await store.trips(device: "bike-1").isEmpty)
 
             #expect(try await Self.send(client, "/v1/trips/T-1", trip, contentType: "application/json; charset=utf-8").status == .created)
@@ -112,7 +124,8 @@ import Testing
     @Test func theRateLimitCountsRecordsNotRequests() async throws {
         try await HubContractTests.withHub(.sqlite, limits: HubLimits(deviceRecordsPerSecond: 1, deviceBurst: 100)) { client, _ in
             func batch(_ prefix: String, _ n: Int) throws -> String {
-                try Self.text(BatchRequest(records: (0..<n).map { .init(id: "\(prefix)\($0)", body: .trip(Fixtures.trip("\(prefix)\($0)"))) }))
+                try Self.text(
+                    BatchRequest(records: (0..<n).map { .init(id: "\(prefix)\($0)", body: .trip(Fixtures.trip("\(prefix)\($0)"))) }))
             }
             // 100 at once: 60, then 60 more (admitted with 40 left, the device is now 20 in debt).
             #expect(try await Self.send(client, "/v1/batch", try batch("A", 60), method: .post).status == .ok)
@@ -126,9 +139,10 @@ import Testing
             let message = try #require(try? JSONDecoder().decode(ErrorBody.self, from: Data(limited.body.readableBytesView))).message
             #expect(message.contains("1 records a second") && message.contains("a batch of n records counts n"), "\(message)")
             // Another device has its own bucket, and a single record is admitted whole.
-            let other = try await client.execute(uri: "/v1/trips/T-1", method: .put,
-                                                 headers: [.authorization: "Bearer \(HubContractTests.tokens["bike-2"]!)", .contentType: "application/json"],
-                                                 body: ByteBuffer(string: try Self.text(Fixtures.trip("T-1"))))
+            let other = try await client.execute(
+                uri: "/v1/trips/T-1", method: .put,
+                headers: [.authorization: "Bearer \(HubContractTests.tokens["bike-2"]!)", .contentType: "application/json"],
+                body: ByteBuffer(string: try Self.text(Fixtures.trip("T-1"))))
             #expect(other.status == .created)
         }
     }

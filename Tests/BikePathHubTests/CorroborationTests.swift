@@ -7,7 +7,9 @@ import Testing
 @Suite(.ownThreads) struct CorroborationTests {
     let rule = CorroborationRule()
 
-    func report(_ device: String, _ trip: String, _ kind: String = "pothole", east: Double, north: Double = 0, day: Int? = 20_000) -> ObstacleReport {
+    func report(_ device: String, _ trip: String, _ kind: String = "pothole", east: Double, north: Double = 0, day: Int? = 20_000)
+        -> ObstacleReport
+    {
         ObstacleReport(device: device, trip: trip, kind: kind, position: Fixtures.at(east: east, north: north), day: day)
     }
 
@@ -16,8 +18,9 @@ import Testing
     }
 
     @Test func twoRidersWithinTheRadiusMakeOneCorroboratedSpot() {
-        let spots = rule.corroborate(reports: [report("a", "a1", east: 100), report("b", "b1", east: 110, north: 4, day: 20_003)],
-                                     passes: [pass("a", "a1"), pass("b", "b1")])
+        let spots = rule.corroborate(
+            reports: [report("a", "a1", east: 100), report("b", "b1", east: 110, north: 4, day: 20_003)],
+            passes: [pass("a", "a1"), pass("b", "b1")])
         #expect(spots.count == 1)
         let s = spots[0]
         #expect(s.riders == 2 && s.passesWithoutReport == 0 && s.corroborated)
@@ -31,8 +34,12 @@ import Testing
     /// stalled every map answer. A long straight segment still counts as a pass.
     @Test func aPathAcrossTheGlobeCostsNoMoreThanItsSpots() {
         let reports = [report("a", "a1", east: 100), report("b", "b1", east: 105)]
-        let globe = TripPass(device: "g", trip: "g1", path: [Coordinate(latitude: -90, longitude: -179), Coordinate(latitude: 90, longitude: 179),
-                                                             Coordinate(latitude: -90, longitude: 0), Coordinate(latitude: 90, longitude: -90)])
+        let globe = TripPass(
+            device: "g", trip: "g1",
+            path: [
+                Coordinate(latitude: -90, longitude: -179), Coordinate(latitude: 90, longitude: 179),
+                Coordinate(latitude: -90, longitude: 0), Coordinate(latitude: 90, longitude: -90),
+            ])
         // A straight road of 2 km simplified to its two ends, through the spot.
         let straight = TripPass(device: "c", trip: "c1", path: [Fixtures.at(east: -900), Fixtures.at(east: 1100)])
         let clock = ContinuousClock()
@@ -70,8 +77,11 @@ import Testing
     }
 
     @Test func distantOrIncompatibleReportsStayApart() {
-        let spots = rule.corroborate(reports: [report("a", "a1", east: 100), report("b", "b1", east: 140),
-                                               report("c", "c1", "bump", east: 102), report("d", "d1", "irregularity", east: 101)], passes: [])
+        let spots = rule.corroborate(
+            reports: [
+                report("a", "a1", east: 100), report("b", "b1", east: 140),
+                report("c", "c1", "bump", east: 102), report("d", "d1", "irregularity", east: 101),
+            ], passes: [])
         #expect(spots.count == 3)
         // The catch-all kind joins one compatible spot, which the specific kind names; the
         // pothole and the bump 2 m apart never share a spot, and 40 m apart is another spot.
@@ -106,8 +116,10 @@ import Testing
         let reports = [report("a", "a1", east: 199), report("b", "b1", east: 201, north: 1), report("c", "c1", east: 200, north: -1)]
         // From the south along the crossing street (east 210), then west over the spot.
         func turning(_ device: String, _ trip: String) -> TripPass {
-            TripPass(device: device, trip: trip, path: stride(from: -200.0, through: 0, by: 25).map { Fixtures.at(east: 210, north: $0) }
-                + stride(from: 185.0, through: 0, by: -25).map { Fixtures.at(east: $0) })
+            TripPass(
+                device: device, trip: trip,
+                path: stride(from: -200.0, through: 0, by: 25).map { Fixtures.at(east: 210, north: $0) }
+                    + stride(from: 185.0, through: 0, by: -25).map { Fixtures.at(east: $0) })
         }
         let crossings = (1...6).map { crossing("c\($0)", "c\($0)t", east: 210) }
         let spots = rule.corroborate(reports: reports, passes: [pass("a", "a1"), turning("b", "b1"), turning("c", "c1")] + crossings)
@@ -115,7 +127,9 @@ import Testing
         #expect(spots[0].passesWithoutReport == 0 && spots[0].corroborated, "\(spots[0])")
         // Silent riders along the street still count against it.
         let along = (1...6).map { pass("d\($0)", "d\($0)t") }
-        #expect(rule.corroborate(reports: reports, passes: [pass("a", "a1"), turning("b", "b1"), turning("c", "c1")] + along)[0].passesWithoutReport == 6)
+        #expect(
+            rule.corroborate(reports: reports, passes: [pass("a", "a1"), turning("b", "b1"), turning("c", "c1")] + along)[0]
+                .passesWithoutReport == 6)
     }
 
     /// Evidence is counted in rides both ways: two commuters who report a pothole on 6 of
@@ -137,9 +151,11 @@ import Testing
     @Test func obstaclesOnTheTwoStreetsOfACrossingAreTwoSpots() {
         // The crossing street runs north at east 200; one pothole at 190 east on the street
         // along the fixture `pass`, one 8 m north of the crossing on the crossing street.
-        let reports = (1...3).map { report("e\($0)", "e\($0)t", east: 190 + Double($0) - 2) }
+        let reports =
+            (1...3).map { report("e\($0)", "e\($0)t", east: 190 + Double($0) - 2) }
             + (1...3).map { report("n\($0)", "n\($0)t", east: 200 + Double($0) - 2, north: 8) }
-        let passes = (1...3).map { pass("e\($0)", "e\($0)t") } + (1...3).map { crossing("n\($0)", "n\($0)t", east: 200) }
+        let passes =
+            (1...3).map { pass("e\($0)", "e\($0)t") } + (1...3).map { crossing("n\($0)", "n\($0)t", east: 200) }
             + (1...2).map { pass("se\($0)", "se\($0)t") } + (1...2).map { crossing("sn\($0)", "sn\($0)t", east: 200) }
         let spots = rule.corroborate(reports: reports, passes: passes)
         #expect(spots.count == 2, "\(spots)")
@@ -154,11 +170,15 @@ import Testing
     /// riders who rode back and forth over it (3 false spots of the city at 1×, seed 1).
     @Test func anOutAndBackTripRidesOverTheSpotTwice() {
         func outAndBack(_ device: String, _ trip: String) -> TripPass {
-            TripPass(device: device, trip: trip, path: (stride(from: 0.0, through: 400, by: 25).map { $0 } + stride(from: 375.0, through: 0, by: -25).map { $0 })
-                .map { Fixtures.at(east: $0) })
+            TripPass(
+                device: device, trip: trip,
+                path: (stride(from: 0.0, through: 400, by: 25).map { $0 } + stride(from: 375.0, through: 0, by: -25).map { $0 })
+                    .map { Fixtures.at(east: $0) })
         }
         let reports = [report("a", "a1", east: 200), report("b", "b1", east: 203)]
-        #expect(rule.corroborate(reports: reports, passes: [pass("a", "a1"), pass("b", "b1"), outAndBack("c", "c1")])[0].passesWithoutReport == 2)
+        #expect(
+            rule.corroborate(reports: reports, passes: [pass("a", "a1"), pass("b", "b1"), outAndBack("c", "c1")])[0].passesWithoutReport
+                == 2)
         // A reporting trip out and back reported it on one ride of two.
         #expect(rule.corroborate(reports: reports, passes: [pass("a", "a1"), outAndBack("b", "b1")])[0].passesWithoutReport == 1)
     }
@@ -169,11 +189,13 @@ import Testing
     /// four reports in five rides, and missed one obstacle in ten at 1×), a manhole cover
     /// reported on 2 of 12 is not.
     @Test func theReportRateDecidesBetweenAnObstacleAndAFalseSource() {
-        let obstacle = rule.corroborate(reports: (1...4).map { report("r\($0)", "t\($0)", east: 200 + Double($0)) },
-                                        passes: (1...10).map { pass("r\($0)", "t\($0)") })
+        let obstacle = rule.corroborate(
+            reports: (1...4).map { report("r\($0)", "t\($0)", east: 200 + Double($0)) },
+            passes: (1...10).map { pass("r\($0)", "t\($0)") })
         #expect(obstacle.count == 1 && obstacle[0].passesWithoutReport == 6 && obstacle[0].corroborated, "\(obstacle)")
-        let manhole = rule.corroborate(reports: (1...2).map { report("r\($0)", "t\($0)", east: 200 + Double($0)) },
-                                       passes: (1...12).map { pass("r\($0)", "t\($0)") })
+        let manhole = rule.corroborate(
+            reports: (1...2).map { report("r\($0)", "t\($0)", east: 200 + Double($0)) },
+            passes: (1...12).map { pass("r\($0)", "t\($0)") })
         #expect(manhole.count == 1 && manhole[0].passesWithoutReport == 10 && !manhole[0].corroborated, "\(manhole)")
         #expect(abs(rule.confidence(reports: 34, misses: 66) - 0.5) < 0.05, "even odds at a report rate of about 0.34")
     }
@@ -193,7 +215,8 @@ import Testing
         }
         #expect(rule.corroborate(reports: reports, passes: []) == rule.corroborate(reports: reports.reversed(), passes: []))
         // With paths: each report's direction, the streets and the rides over each spot.
-        let passes = (0..<30).map { i in i % 4 == 0 ? crossing("d\(i % 7)", "t\(i)", east: Double(i * 13 % 300)) : pass("d\(i % 7)", "t\(i)") }
+        let passes =
+            (0..<30).map { i in i % 4 == 0 ? crossing("d\(i % 7)", "t\(i)", east: Double(i * 13 % 300)) : pass("d\(i % 7)", "t\(i)") }
             + (0..<5).map { pass("s\($0)", "s\($0)t") }
         let map = rule.corroborate(reports: reports, passes: passes)
         #expect(map == rule.corroborate(reports: reports.reversed(), passes: passes.reversed()))
@@ -209,23 +232,31 @@ import Testing
     }
 
     @Test func theLengthWeightedMedianOfAllRidersWins() {
-        let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .optimal, length: 80),
-                                              stretch("c", east: 50, .requiresMaintenance, length: 200)], obstacles: [])
+        let cells = rule.statuses(
+            stretches: [
+                stretch("a", east: 50, .optimal), stretch("b", east: 50, .optimal, length: 80),
+                stretch("c", east: 50, .requiresMaintenance, length: 200),
+            ], obstacles: [])
         #expect(cells.count == 1)
         // 200 of 380 m are rough: more than half the length, though two of three riders found it smooth.
         #expect(cells[0].status == .requiresMaintenance && cells[0].riders == 3)
     }
 
     @Test func oneRoughPassAmongSmoothOnesDoesNotCondemnAStreet() {
-        let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .medium),
-                                              stretch("c", east: 50, .requiresMaintenance)], obstacles: [])
+        let cells = rule.statuses(
+            stretches: [
+                stretch("a", east: 50, .optimal), stretch("b", east: 50, .medium),
+                stretch("c", east: 50, .requiresMaintenance),
+            ], obstacles: [])
         #expect(cells.map(\.status) == [.medium])
     }
 
     @Test func aCorroboratedObstacleMarksItsCell() {
         let spot = CorroborationRule().corroborate(
-            reports: [ObstacleReport(device: "a", trip: "1", kind: "pothole", position: Fixtures.at(east: 50), day: nil),
-                      ObstacleReport(device: "b", trip: "2", kind: "pothole", position: Fixtures.at(east: 52), day: nil)], passes: [])
+            reports: [
+                ObstacleReport(device: "a", trip: "1", kind: "pothole", position: Fixtures.at(east: 50), day: nil),
+                ObstacleReport(device: "b", trip: "2", kind: "pothole", position: Fixtures.at(east: 52), day: nil),
+            ], passes: [])
         let cells = rule.statuses(stretches: [stretch("a", east: 50, .optimal), stretch("b", east: 50, .optimal)], obstacles: spot)
         #expect(cells.map(\.status) == [.requiresMaintenance])
     }

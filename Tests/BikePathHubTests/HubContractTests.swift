@@ -12,11 +12,15 @@ import Testing
 /// The hub answers as docs/api.yaml says, in process over real HTTP (HummingbirdTesting
 /// `.live`), on each store.
 @Suite(.serialized, .ownThreads) struct HubContractTests {
-    static let tokens = ["bike-1": "token-of-bike-1-0123456789", "bike-2": "token-of-bike-2-0123456789", "bike-3": "token-of-bike-3-0123456789"]
+    static let tokens = [
+        "bike-1": "token-of-bike-1-0123456789", "bike-2": "token-of-bike-2-0123456789", "bike-3": "token-of-bike-3-0123456789",
+    ]
 
     /// The application on a fresh store of `backend`, migrated, with three devices.
-    static func withHub(_ backend: Backend, limits: HubLimits = HubLimits(),
-                        _ test: @escaping @Sendable (any TestClientProtocol, any HubStore) async throws -> Void) async throws {
+    static func withHub(
+        _ backend: Backend, limits: HubLimits = HubLimits(),
+        _ test: @escaping @Sendable (any TestClientProtocol, any HubStore) async throws -> Void
+    ) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let configuration = HubConfiguration(port: 0, limits: limits)
@@ -28,15 +32,20 @@ import Testing
         }
     }
 
-    static func put<T: Encodable>(_ client: any TestClientProtocol, _ uri: String, _ value: T, device: String = "bike-1",
-                                  method: HTTPRequest.Method = .put) async throws -> TestResponse {
-        try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(tokens[device]!)", .contentType: "application/json"],
-                                 body: ByteBuffer(bytes: try WireJSON.encode(value)))
+    static func put<T: Encodable>(
+        _ client: any TestClientProtocol, _ uri: String, _ value: T, device: String = "bike-1",
+        method: HTTPRequest.Method = .put
+    ) async throws -> TestResponse {
+        try await client.execute(
+            uri: uri, method: method, headers: [.authorization: "Bearer \(tokens[device]!)", .contentType: "application/json"],
+            body: ByteBuffer(bytes: try WireJSON.encode(value)))
     }
 
     /// A raw body with the device's token, gzipped unless `encoding` says otherwise.
-    static func raw(_ client: any TestClientProtocol, _ uri: String, _ body: Data, method: HTTPRequest.Method = .put,
-                    encoding: String? = "gzip", gzip: Bool = true, contentType: String? = "application/json") async throws -> TestResponse {
+    static func raw(
+        _ client: any TestClientProtocol, _ uri: String, _ body: Data, method: HTTPRequest.Method = .put,
+        encoding: String? = "gzip", gzip: Bool = true, contentType: String? = "application/json"
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(tokens["bike-1"]!)"]
         if let encoding { headers[.contentEncoding] = encoding }
         if let contentType { headers[.contentType] = contentType }
@@ -45,8 +54,12 @@ import Testing
         return try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
     }
 
-    static func error(_ r: TestResponse) -> String? { try? JSONDecoder().decode(ErrorBody.self, from: Data(r.body.readableBytesView)).error }
-    static func result(_ r: TestResponse) -> RecordResult? { try? JSONDecoder().decode(RecordResult.self, from: Data(r.body.readableBytesView)) }
+    static func error(_ r: TestResponse) -> String? {
+        try? JSONDecoder().decode(ErrorBody.self, from: Data(r.body.readableBytesView)).error
+    }
+    static func result(_ r: TestResponse) -> RecordResult? {
+        try? JSONDecoder().decode(RecordResult.self, from: Data(r.body.readableBytesView))
+    }
 
     static func json(_ r: TestResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(r.body.readableBytesView)) as? [String: Any])
@@ -56,7 +69,8 @@ import Testing
         try await Self.withHub(backend) { client, store in
             #expect(try await client.execute(uri: "/v1/health", method: .get).status == .ok)
             let trip = Fixtures.trip("TRIP-1")
-            let noToken = try await client.execute(uri: "/v1/trips/TRIP-1", method: .put, body: ByteBuffer(bytes: try WireJSON.encode(trip)))
+            let noToken = try await client.execute(
+                uri: "/v1/trips/TRIP-1", method: .put, body: ByteBuffer(bytes: try WireJSON.encode(trip)))
             #expect(noToken.status == .unauthorized)
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip).status == .created)
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip).status == .ok)
@@ -66,13 +80,16 @@ import Testing
             // The same key from another device is that device's own record.
             #expect(try await Self.put(client, "/v1/trips/TRIP-1", trip, device: "bike-2").status == .created)
 
-            let batch = BatchRequest(records: [.init(id: "TRIP-1", body: .trip(trip)), .init(id: "TRIP-2", body: .trip(Fixtures.trip("TRIP-2")))])
+            let batch = BatchRequest(records: [
+                .init(id: "TRIP-1", body: .trip(trip)), .init(id: "TRIP-2", body: .trip(Fixtures.trip("TRIP-2"))),
+            ])
             let answer = try await Self.put(client, "/v1/batch", batch, method: .post)
             #expect(answer.status == .ok)
             let results = try JSONDecoder().decode(BatchResponse.self, from: Data(answer.body.readableBytesView)).results
             #expect(results.map(\.outcome) == [.duplicate, .created])
 
-            let totals = try await client.execute(uri: "/v1/me/totals", method: .get, headers: [.authorization: "Bearer \(Self.tokens["bike-1"]!)"])
+            let totals = try await client.execute(
+                uri: "/v1/me/totals", method: .get, headers: [.authorization: "Bearer \(Self.tokens["bike-1"]!)"])
             let t = try JSONDecoder().decode(DeviceTotals.self, from: Data(totals.body.readableBytesView))
             #expect(t == DeviceTotals(trips: [trip, Fixtures.trip("TRIP-2")]))
             #expect(t.trips == 2 && t.distanceM == 2000 && t.co2AvoidedG == 240)
@@ -96,11 +113,19 @@ import Testing
     @Test(arguments: Backend.available) func theMapPublishesOnlyWhatSeveralRidersConfirmed(_ backend: Backend) async throws {
         try await Self.withHub(backend) { client, store in
             // bike-1 and bike-2 report a pothole ~5 m apart (bike-2 by a rider's mark); bike-3 alone reports a bump.
-            #expect(try await Self.put(client, "/v1/drafts/A/confirmation", Fixtures.confirmation(id: "A", obstacles: [("pothole", 300)])).status == .created)
-            #expect(try await Self.put(client, "/v1/drafts/B/confirmation", Fixtures.confirmation(id: "B", obstacles: [("pothole", 305)], origin: "rider"),
-                                       device: "bike-2").status == .created)
-            #expect(try await Self.put(client, "/v1/drafts/C/confirmation", Fixtures.confirmation(id: "C", obstacles: [("bump", 500)], status: "medium"),
-                                       device: "bike-3").status == .created)
+            #expect(
+                try await Self.put(client, "/v1/drafts/A/confirmation", Fixtures.confirmation(id: "A", obstacles: [("pothole", 300)]))
+                    .status == .created)
+            #expect(
+                try await Self.put(
+                    client, "/v1/drafts/B/confirmation", Fixtures.confirmation(id: "B", obstacles: [("pothole", 305)], origin: "rider"),
+                    device: "bike-2"
+                ).status == .created)
+            #expect(
+                try await Self.put(
+                    client, "/v1/drafts/C/confirmation", Fixtures.confirmation(id: "C", obstacles: [("bump", 500)], status: "medium"),
+                    device: "bike-3"
+                ).status == .created)
             // A draft that is not confirmed is never on the map.
             let pending = Fixtures.confirmation(id: "P", obstacles: [("bump", 500)]).draft
             #expect(try await Self.put(client, "/v1/drafts/P", pending, device: "bike-1").status == .created)
@@ -178,8 +203,9 @@ import Testing
 
             // A draft is published only through a confirmation that says so.
             let draft = Fixtures.confirmation(id: "D-1").draft
-            let unconfirmed = try await Self.raw(client, "/v1/drafts/D-1/confirmation",
-                                                 try WireJSON.encode(ConfirmationUpload(confirmed: false, confirmedSha256: nil, draft: draft)))
+            let unconfirmed = try await Self.raw(
+                client, "/v1/drafts/D-1/confirmation",
+                try WireJSON.encode(ConfirmationUpload(confirmed: false, confirmedSha256: nil, draft: draft)))
             #expect(unconfirmed.status == .badRequest && Self.result(unconfirmed)?.error?.contains("confirmed: must be true") == true)
             #expect(try await Self.raw(client, "/v1/drafts/D-1", try WireJSON.encode(draft)).status == .created)
             #expect(try await store.confirmations().isEmpty, "a private draft is not published")

@@ -21,8 +21,9 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let token = "idle-hub-token-0123456789"
-        _ = FileManager.default.createFile(atPath: dir.file("tokens"), contents: Data("bike-1 \(token)\n".utf8),
-                                           attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: dir.file("tokens"), contents: Data("bike-1 \(token)\n".utf8),
+            attributes: [.posixPermissions: 0o600])
         let hub = try await HubChild(["--db", dir.file("hub.sqlite"), "--tokens", dir.file("tokens")], log: dir.file("hub.log"))
         defer { hub.process.stop(signal: SIGKILL) }
         // One confirmation: its upload wakes the maintainer while the idle timer sleeps.

@@ -23,9 +23,10 @@ import Testing
     static func upload(_ city: [(device: String, body: Data)], to client: any TestClientProtocol) async throws {
         for (device, body) in city {
             let draft = try JSONDecoder().decode(ConfirmationUpload.self, from: body).draft.id
-            let r = try await client.execute(uri: "/v1/drafts/\(draft)/confirmation", method: .put,
-                                             headers: [.authorization: "Bearer \(token(device))", .contentType: "application/json"],
-                                             body: ByteBuffer(bytes: body))
+            let r = try await client.execute(
+                uri: "/v1/drafts/\(draft)/confirmation", method: .put,
+                headers: [.authorization: "Bearer \(token(device))", .contentType: "application/json"],
+                body: ByteBuffer(bytes: body))
             #expect(r.status == .created, "\(device) \(draft): \(r.status) \(String(buffer: r.body))")
         }
     }
@@ -55,33 +56,38 @@ import Testing
         func numbers(_ value: Any) -> [Double] { (value as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue } }
         let width = numbers(try await browser.execute("return [document.documentElement.scrollWidth, window.innerWidth];"))
         #expect(width.count == 2 && width[0] <= width[1], "\(what): page \(width) wider than the screen")
-        let controls = try await browser.execute("""
-            return Array.from(document.querySelectorAll('button, input[type=text], label.toggle, .leaflet-bar a'))
-              .filter(e => e.offsetParent !== null).map(e => [e.id || e.className || e.tagName, e.getBoundingClientRect().height]);
-            """) as? [[Any]] ?? []
+        let controls =
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll('button, input[type=text], label.toggle, .leaflet-bar a'))
+                  .filter(e => e.offsetParent !== null).map(e => [e.id || e.className || e.tagName, e.getBoundingClientRect().height]);
+                """) as? [[Any]] ?? []
         let short = controls.filter { (($0.last as? NSNumber)?.doubleValue ?? 0) < 44 }
         #expect(controls.count >= 8 && short.isEmpty, "\(what): controls under 44 px: \(short)")
     }
 
     /// Makes `css`'s first element well inside the map (away from the controls) findable as `#picked`, or false.
     static func pickInsideMap(_ browser: WebDriver, _ css: String) async throws -> Bool {
-        bool(try await browser.execute("""
-            const map = document.getElementById('map').getBoundingClientRect();
-            const inside = Array.from(document.querySelectorAll("\(css)")).find(e => {
-              const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
-              return x > map.left + 70 && x < map.right - 70 && y > map.top + 110 && y < map.bottom - 50;
-            });
-            if (!inside) return false;
-            document.getElementById('picked')?.removeAttribute('id');
-            inside.id = 'picked';
-            return true;
-            """)) ?? false
+        bool(
+            try await browser.execute(
+                """
+                const map = document.getElementById('map').getBoundingClientRect();
+                const inside = Array.from(document.querySelectorAll("\(css)")).find(e => {
+                  const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+                  return x > map.left + 70 && x < map.right - 70 && y > map.top + 110 && y < map.bottom - 50;
+                });
+                if (!inside) return false;
+                document.getElementById('picked')?.removeAttribute('id');
+                inside.id = 'picked';
+                return true;
+                """)) ?? false
     }
 
     @Test func riderFindsBikePathsOnThePhone() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-              FileManager.default.isReadableFile(atPath: MapPageSettings.debianLeaflet + "/leaflet.js") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            FileManager.default.isReadableFile(atPath: MapPageSettings.debianLeaflet + "/leaflet.js")
+        else {
             if ProcessInfo.processInfo.environment["CI"] == "true" {
                 Issue.record("chromium, chromium-driver or libjs-leaflet is missing, and CI=true (scripts/ensure-deps.sh installs them)")
             }
@@ -102,8 +108,12 @@ import Testing
                 // The search's ends: the two nodes furthest apart (south-west, north-east) of the largest
                 // connected part of the community network (lines meet at shared end points).
                 let network = try await client.execute(uri: "/v1/map/network?bbox=13.28,52.49,13.37,52.54", method: .get)
-                let features = (try JSONSerialization.jsonObject(with: Data(network.body.readableBytesView)) as? [String: Any])?["features"] as? [[String: Any]] ?? []
-                let lines = features.compactMap { ($0["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] }.filter { $0.count >= 2 }
+                let features =
+                    (try JSONSerialization.jsonObject(with: Data(network.body.readableBytesView)) as? [String: Any])?["features"]
+                    as? [[String: Any]] ?? []
+                let lines = features.compactMap { ($0["geometry"] as? [String: Any])?["coordinates"] as? [[Double]] }.filter {
+                    $0.count >= 2
+                }
                 func key(_ p: [Double]) -> String { String(format: "%.5f,%.5f", p[1], p[0]) }
                 var parent: [String: String] = [:]
                 func root(_ k: String) -> String { var k = k; while let p = parent[k], p != k { k = p }; return k }
@@ -113,9 +123,12 @@ import Testing
                     parent[root(a)] = root(b)
                 }
                 let parts = Dictionary(grouping: parent.keys, by: root).values.max { $0.count < $1.count } ?? []
-                let nodes = parts.map { $0.split(separator: ",").compactMap { Double($0) } }.map { Coordinate(latitude: $0[0], longitude: $0[1]) }
-                let ends = try #require(nodes.min { $0.latitude + $0.longitude < $1.latitude + $1.longitude }
-                    .flatMap { a in nodes.max { $0.latitude + $0.longitude < $1.latitude + $1.longitude }.map { (a, $0) } },
+                let nodes = parts.map { $0.split(separator: ",").compactMap { Double($0) } }.map {
+                    Coordinate(latitude: $0[0], longitude: $0[1])
+                }
+                let ends = try #require(
+                    nodes.min { $0.latitude + $0.longitude < $1.latitude + $1.longitude }
+                        .flatMap { a in nodes.max { $0.latitude + $0.longitude < $1.latitude + $1.longitude }.map { (a, $0) } },
                     "the network has lines: \(network.status), \(lines.count) lines")
                 try await Self.drive(site: "http://127.0.0.1:\(port)", dir: dir, ends: ends)
             }
@@ -133,7 +146,9 @@ import Testing
             try await browser.emulatePhone(width: 390, height: 844)
             try await browser.open(site + String(format: "/map#13/%.5f/%.5f", centre.latitude, centre.longitude))
             #expect((try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue == 390)
-            #expect(bool(try await browser.execute("return typeof L === 'object' && !!window.bikepathMap;")) == true, "Leaflet and the page's script ran")
+            #expect(
+                bool(try await browser.execute("return typeof L === 'object' && !!window.bikepathMap;")) == true,
+                "Leaflet and the page's script ran")
 
             // The overlays of the box in view.
             let obstacles = try await count(browser, "#map path.obstacle")
@@ -144,7 +159,9 @@ import Testing
             if try await pickInsideMap(browser, "#map path.obstacle") {
                 try await browser.click("#picked")
                 let popup = try await browser.text(".leaflet-popup-content")
-                #expect(popup.contains("Kind:") && popup.contains("Riders:") && popup.contains("Confidence:") && popup.contains("Last seen:"), "\(popup)")
+                #expect(
+                    popup.contains("Kind:") && popup.contains("Riders:") && popup.contains("Confidence:") && popup.contains("Last seen:"),
+                    "\(popup)")
                 try await browser.click(".leaflet-popup-close-button")
             } else {
                 Issue.record("no obstacle marker inside the map to tap")
@@ -152,18 +169,22 @@ import Testing
             try await browser.click("#show-heatmap")
             #expect(try await count(browser, "#map path.heat-cell") >= 3, "heatmap cells")
             try await browser.click("#show-heatmap")
-            #expect(try await poll(browser, "return document.querySelectorAll('#map path.heat-cell').length == 0 ? 1 : 0;") == 1, "the heatmap hides")
+            #expect(
+                try await poll(browser, "return document.querySelectorAll('#map path.heat-cell').length == 0 ? 1 : 0;") == 1,
+                "the heatmap hides")
             try await checkFitsAndTargets(browser, "map at 390 px")
 
             // A tap on the map sets the start (a finger, as on the phone), on a spot with no marker or control.
-            let spot = try await browser.execute("""
-                const map = document.getElementById('map'), r = map.getBoundingClientRect();
-                for (let y = 130; y < r.height - 60; y += 17) for (let x = 80; x < r.width - 60; x += 23) {
-                  const e = document.elementFromPoint(r.left + x, r.top + y);
-                  if (e && map.contains(e) && !e.closest('.leaflet-interactive, .leaflet-control')) return [x, y];
-                }
-                return null;
-                """) as? [Any] ?? []
+            let spot =
+                try await browser.execute(
+                    """
+                    const map = document.getElementById('map'), r = map.getBoundingClientRect();
+                    for (let y = 130; y < r.height - 60; y += 17) for (let x = 80; x < r.width - 60; x += 23) {
+                      const e = document.elementFromPoint(r.left + x, r.top + y);
+                      if (e && map.contains(e) && !e.closest('.leaflet-interactive, .leaflet-control')) return [x, y];
+                    }
+                    return null;
+                    """) as? [Any] ?? []
             let xy = spot.compactMap { ($0 as? NSNumber)?.doubleValue }
             try #require(xy.count == 2, "a free spot on the map")
             try await browser.tap("#map", x: xy[0], y: xy[1])
@@ -176,29 +197,40 @@ import Testing
             try await browser.type("#from", text(origin))
             try await browser.type("#to", text(destination))
             try await browser.click("#find")
-            let answered = try await poll(browser, """
+            let answered = try await poll(
+                browser,
+                """
                 return document.querySelectorAll('#routes li').length + (document.getElementById('route-error').hidden ? 0 : 1);
                 """, seconds: 30)
             #expect(answered >= 1, "the search answered")
-            let error = try await browser.execute("const e = document.getElementById('route-error'); return e.hidden ? '' : e.textContent;") as? String ?? ""
+            let error =
+                try await browser.execute("const e = document.getElementById('route-error'); return e.hidden ? '' : e.textContent;")
+                as? String ?? ""
             let routes = try await count(browser, "#routes li")
             #expect(routes >= 1 && error.isEmpty, "routes listed: \(routes); error shown: '\(error)'")
             if routes >= 1 {
                 let first = try await browser.text("#route-1")
-                #expect(first.hasPrefix("best") && first.contains(" km") && first.contains("score") && first.contains("obstacle"), "\(first)")
+                #expect(
+                    first.hasPrefix("best") && first.contains(" km") && first.contains("score") && first.contains("obstacle"), "\(first)")
                 #expect(bool(try await browser.execute("return document.getElementById('route-1').classList.contains('best');")) == true)
                 #expect(try await count(browser, "#map path.route-best") == 1, "the best route drawn, emphasised")
                 #expect(try await count(browser, "#map path.route-line") == routes, "each listed route drawn")
-                let weights = try await browser.execute("""
-                    return Array.from(document.querySelectorAll('#map path.route-line')).map(p => [p.classList.contains('route-best'), +p.getAttribute('stroke-width')]);
-                    """) as? [[Any]] ?? []
+                let weights =
+                    try await browser.execute(
+                        """
+                        return Array.from(document.querySelectorAll('#map path.route-line')).map(p => [p.classList.contains('route-best'), +p.getAttribute('stroke-width')]);
+                        """) as? [[Any]] ?? []
                 let best = weights.filter { bool($0.first) == true }.compactMap { ($0.last as? NSNumber)?.doubleValue }
                 let others = weights.filter { bool($0.first) == false }.compactMap { ($0.last as? NSNumber)?.doubleValue }
                 #expect(best.count == 1 && others.allSatisfy { $0 < best[0] }, "the best is the thickest: \(weights)")
                 let last = "#route-\(routes)"
                 try await browser.click(last)
-                #expect((try await browser.execute("return document.querySelector('\(last)').getAttribute('aria-pressed');") as? String) == "true")
-                #expect((try await browser.execute("return document.querySelector('#route-1').getAttribute('aria-pressed');") as? String) == (routes == 1 ? "true" : "false"))
+                #expect(
+                    (try await browser.execute("return document.querySelector('\(last)').getAttribute('aria-pressed');") as? String)
+                        == "true")
+                #expect(
+                    (try await browser.execute("return document.querySelector('#route-1').getAttribute('aria-pressed');") as? String)
+                        == (routes == 1 ? "true" : "false"))
                 try await browser.click("#route-1")
             }
             try await checkFitsAndTargets(browser, "routes at 390 px")
@@ -220,7 +252,9 @@ import Testing
             // Zoomed out past what the API answers: the page says so instead of asking.
             try await browser.open("about:blank")
             try await browser.open(site + "/map#6/52.5/13.3")
-            #expect(try await poll(browser, "return document.getElementById('notice').textContent.includes('Zoomed out too far') ? 1 : 0;") == 1)
+            #expect(
+                try await poll(browser, "return document.getElementById('notice').textContent.includes('Zoomed out too far') ? 1 : 0;") == 1
+            )
 
             // 360 px, the narrowest phone the page is made for.
             try await browser.emulatePhone(width: 360, height: 740)

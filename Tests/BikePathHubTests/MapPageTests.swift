@@ -11,14 +11,17 @@ import Testing
 /// files, Leaflet from its directory and nothing else of the machine, and a clear 503
 /// (logged) when Leaflet is not installed.
 @Suite(.ownThreads) struct MapPageTests {
-    static func withHub(_ settings: MapPageSettings, log: CapturedLog? = nil,
-                        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    static func withHub(
+        _ settings: MapPageSettings, log: CapturedLog? = nil,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         try await HubStorage.sqlite(path: dir.file("hub.sqlite")).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
-            let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0, mapPage: settings), store: store,
-                                               logger: log?.logger ?? Fixtures.logger)
+            let app = try Hub.buildApplication(
+                configuration: HubConfiguration(port: 0, mapPage: settings), store: store,
+                logger: log?.logger ?? Fixtures.logger)
             try await app.test(.live) { client in try await test(client) }
         }
     }
@@ -32,8 +35,9 @@ import Testing
             }
             return
         }
-        let settings = MapPageSettings(basemapURL: "https://tile.example.org/{z}/{x}/{y}.png",
-                                       basemapAttribution: "© Example </script><b>x</b> & co")
+        let settings = MapPageSettings(
+            basemapURL: "https://tile.example.org/{z}/{x}/{y}.png",
+            basemapAttribution: "© Example </script><b>x</b> & co")
         try await Self.withHub(settings) { client in
             let page = try await client.execute(uri: "/map", method: .get)
             #expect(page.status == .ok)
@@ -44,18 +48,23 @@ import Testing
             // The operator's text cannot end the config element or add markup to the page.
             #expect(html.contains(#"© Example \u003c/script\u003e\u003cb\u003ex\u003c/b\u003e \u0026 co"#), "\(html)")
             #expect(!html.contains("<b>x</b>"))
-            for (uri, type) in [("/map/map.js", "text/javascript; charset=utf-8"), ("/map/map.css", "text/css; charset=utf-8"),
-                                ("/map/leaflet/leaflet.js", "text/javascript; charset=utf-8"), ("/map/leaflet/leaflet.css", "text/css; charset=utf-8"),
-                                ("/map/leaflet/images/layers.png", "image/png")] {
+            for (uri, type) in [
+                ("/map/map.js", "text/javascript; charset=utf-8"), ("/map/map.css", "text/css; charset=utf-8"),
+                ("/map/leaflet/leaflet.js", "text/javascript; charset=utf-8"), ("/map/leaflet/leaflet.css", "text/css; charset=utf-8"),
+                ("/map/leaflet/images/layers.png", "image/png"),
+            ] {
                 let r = try await client.execute(uri: uri, method: .get)
-                #expect(r.status == .ok && r.headers[.contentType] == type && r.body.readableBytes > 100, "\(uri): \(r.status) \(r.headers)")
+                #expect(
+                    r.status == .ok && r.headers[.contentType] == type && r.body.readableBytes > 100, "\(uri): \(r.status) \(r.headers)")
             }
             let plain = try await client.execute(uri: "/map/leaflet/leaflet.js", method: .get)
             let gzip = try await client.execute(uri: "/map/leaflet/leaflet.js", method: .get, headers: [.acceptEncoding: "gzip, deflate"])
             #expect(gzip.headers[.contentEncoding] == "gzip" && gzip.body.readableBytes < plain.body.readableBytes / 2)
             // Only Leaflet's scripts, styles and images, by plain name.
-            for uri in ["/map/leaflet/..%2F..%2Fpasswd", "/map/leaflet/leaflet.css.map", "/map/leaflet/.hidden.js", "/map/leaflet/nothere.js",
-                        "/map/leaflet/images/..%2Fleaflet.js"] {
+            for uri in [
+                "/map/leaflet/..%2F..%2Fpasswd", "/map/leaflet/leaflet.css.map", "/map/leaflet/.hidden.js", "/map/leaflet/nothere.js",
+                "/map/leaflet/images/..%2Fleaflet.js",
+            ] {
                 let r = try await client.execute(uri: uri, method: .get)
                 #expect(r.status == .notFound, "\(uri): \(r.status)")
             }
@@ -90,6 +99,7 @@ import Testing
         #expect(MapPageSettings.problem(basemapURL: "https://a.example/tiles.png") != nil)
         #expect(MapPageSettings(basemapURL: "").basemapURL == nil)
         #expect(MapPageSettings.View("51.51,-0.12,13") == MapPageSettings.View(latitude: 51.51, longitude: -0.12, zoom: 13))
-        #expect(MapPageSettings.View("51.51,-0.12") == nil && MapPageSettings.View("91,0,3") == nil && MapPageSettings.View("1,2,25") == nil)
+        #expect(
+            MapPageSettings.View("51.51,-0.12") == nil && MapPageSettings.View("91,0,3") == nil && MapPageSettings.View("1,2,25") == nil)
     }
 }

@@ -12,13 +12,23 @@ import Testing
 /// path-status cells and reports as one recomputation of everything.
 @Suite(.ownThreads) struct MapTileEqualityTests {
     static func sorted(_ map: SharedMap) -> (obstacles: [ReportedObstacle], cells: [CellStatus], reports: [ObstacleReport]) {
-        (map.obstacles.sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) },
-         map.cells.sorted { $0.cell < $1.cell },
-         map.reports.sorted { ($0.device, $0.trip, $0.position.latitude, $0.position.longitude) < ($1.device, $1.trip, $1.position.latitude, $1.position.longitude) })
+        (
+            map.obstacles.sorted {
+                ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind)
+            },
+            map.cells.sorted { $0.cell < $1.cell },
+            map.reports.sorted {
+                ($0.device, $0.trip, $0.position.latitude, $0.position.longitude) < (
+                    $1.device, $1.trip, $1.position.latitude, $1.position.longitude
+                )
+            }
+        )
     }
 
     static func firstDifference<T: Equatable>(_ a: [T], _ b: [T]) -> String {
-        guard let i = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) else { return a.count == b.count ? "none" : "one is longer" }
+        guard let i = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) else {
+            return a.count == b.count ? "none" : "one is longer"
+        }
         return "tiled \(a[i]) / whole \(b[i])"
     }
 
@@ -31,9 +41,13 @@ import Testing
         defer { dir.cleanup() }
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
-            for device in Set(city.confirmations.map(\.device)) { try await store.issueToken(device: device, token: "token-of-\(device)-0123456789") }
+            for device in Set(city.confirmations.map(\.device)) {
+                try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
+            }
             // Three rounds: the first round's tiles are recomputed again as later rides touch them.
-            let rounds = stride(from: 0, to: city.confirmations.count, by: 32).map { Array(city.confirmations[$0..<min($0 + 32, city.confirmations.count)]) }
+            let rounds = stride(from: 0, to: city.confirmations.count, by: 32).map {
+                Array(city.confirmations[$0..<min($0 + 32, city.confirmations.count)])
+            }
             for (n, round) in rounds.enumerated() {
                 for (i, c) in round.enumerated() {
                     let record: StorableRecord = (.confirmation, "D\(n)-\(i)", c.body)
@@ -43,15 +57,25 @@ import Testing
                 #expect(try await store.dirtyMapTiles(limit: 1).isEmpty)
             }
             let whole = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) })
-            let box = BoundingBox(west: CitySimulation.origin.longitude - 0.05, south: CitySimulation.origin.latitude - 0.05,
-                                  east: CitySimulation.at(4_000, 0).longitude + 0.05, north: CitySimulation.at(0, 4_000).latitude + 0.05)
+            let box = BoundingBox(
+                west: CitySimulation.origin.longitude - 0.05, south: CitySimulation.origin.latitude - 0.05,
+                east: CitySimulation.at(4_000, 0).longitude + 0.05, north: CitySimulation.at(0, 4_000).latitude + 0.05)
             let range = MapTiles.range(of: box)
-            let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try JSONDecoder().decode(MapSlice.self, from: $0) }
+            let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
+                try JSONDecoder().decode(MapSlice.self, from: $0)
+            }
             let tiled = SharedMap(slices: slices)
             let (a, b) = (Self.sorted(tiled), Self.sorted(whole))
-            #expect(b.obstacles.filter(\.corroborated).count > 5 && b.cells.count > 100, "the city has corroborated spots and rated cells to compare")
-            #expect(a.obstacles == b.obstacles, "spots: \(a.obstacles.count) tiled, \(b.obstacles.count) whole; first difference: \(Self.firstDifference(a.obstacles, b.obstacles))")
-            #expect(a.cells == b.cells, "cells: \(a.cells.count) tiled, \(b.cells.count) whole; first difference: \(Self.firstDifference(a.cells, b.cells))")
+            #expect(
+                b.obstacles.filter(\.corroborated).count > 5 && b.cells.count > 100,
+                "the city has corroborated spots and rated cells to compare")
+            #expect(
+                a.obstacles == b.obstacles,
+                "spots: \(a.obstacles.count) tiled, \(b.obstacles.count) whole; first difference: \(Self.firstDifference(a.obstacles, b.obstacles))"
+            )
+            #expect(
+                a.cells == b.cells,
+                "cells: \(a.cells.count) tiled, \(b.cells.count) whole; first difference: \(Self.firstDifference(a.cells, b.cells))")
             #expect(a.reports == b.reports, "reports: \(a.reports.count) tiled, \(b.reports.count) whole")
         }
     }

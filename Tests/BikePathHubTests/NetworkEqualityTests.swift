@@ -18,7 +18,9 @@ import Testing
         defer { dir.cleanup() }
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
-            for device in Set(city.confirmations.map(\.device)) { try await store.issueToken(device: device, token: "token-of-\(device)-0123456789") }
+            for device in Set(city.confirmations.map(\.device)) {
+                try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
+            }
             var arrival: [ConfirmedRecord] = []
             // Three rounds, each brought up to date: later rounds snap to the nodes stored by earlier ones.
             for start in stride(from: 0, to: city.confirmations.count, by: 20) {
@@ -30,11 +32,14 @@ import Testing
                 }
                 try await MapTiles.update(store)
                 // The maintainer's scan queues a round in key order (device, id).
-                arrival += round.sorted { ($0.device, $0.id) < ($1.device, $1.id) }.map { ConfirmedRecord(device: $0.device, body: $0.body) }
+                arrival += round.sorted { ($0.device, $0.id) < ($1.device, $1.id) }.map {
+                    ConfirmedRecord(device: $0.device, body: $0.body)
+                }
             }
             let whole = PathNetwork.build(arrival)
-            let box = BoundingBox(west: CitySimulation.origin.longitude - 0.05, south: CitySimulation.origin.latitude - 0.05,
-                                  east: CitySimulation.at(4_000, 0).longitude + 0.05, north: CitySimulation.at(0, 4_000).latitude + 0.05)
+            let box = BoundingBox(
+                west: CitySimulation.origin.longitude - 0.05, south: CitySimulation.origin.latitude - 0.05,
+                east: CitySimulation.at(4_000, 0).longitude + 0.05, north: CitySimulation.at(0, 4_000).latitude + 0.05)
             let stored = try await store.networkLinks(in: box)
             #expect(whole.links.count > 500, "the city's rides make a network to compare (\(whole.links.count) links)")
             #expect(stored.count == whole.links.count, "links: \(stored.count) stored, \(whole.links.count) whole")
@@ -42,8 +47,11 @@ import Testing
             for link in stored {
                 guard let e = whole.links[link.key] else { mismatches.append("\(link.key) is not in the whole network"); continue }
                 if link.trips != e.trips || link.riders != e.devices.count || link.lastDay != e.lastDay || link.ratings != e.ratings
-                    || link.from != whole.nodes[link.key.from] || link.to != whole.nodes[link.key.to] {
-                    mismatches.append("\(link.key): stored \(link.trips) trips \(link.riders) riders \(link.ratings), whole \(e.trips) \(e.devices.count) \(e.ratings)")
+                    || link.from != whole.nodes[link.key.from] || link.to != whole.nodes[link.key.to]
+                {
+                    mismatches.append(
+                        "\(link.key): stored \(link.trips) trips \(link.riders) riders \(link.ratings), whole \(e.trips) \(e.devices.count) \(e.ratings)"
+                    )
                 }
             }
             #expect(mismatches.isEmpty, "\(mismatches.count) links differ, first: \(mismatches.first ?? "")")
@@ -55,7 +63,8 @@ import Testing
             #expect(!expected.isEmpty, "corroborated obstacles lie on the network")
             #expect(Set(carried.map(\.id)) == Set(expected.keys), "\(carried.count) links carry obstacles, \(expected.count) should")
             for l in carried {
-                #expect(l.obstacles.count == expected[l.id]?.count && abs(l.obstacles.confidence - (expected[l.id]?.confidence ?? 0)) < 1e-9)
+                #expect(
+                    l.obstacles.count == expected[l.id]?.count && abs(l.obstacles.confidence - (expected[l.id]?.confidence ?? 0)) < 1e-9)
             }
         }
     }

@@ -11,7 +11,9 @@ import Testing
 @Suite(.serialized, .ownThreads) struct OperationsTests {
     /// A hub whose PostgreSQL stops: /v1/health says the process lives, /v1/ready says 503
     /// within its 2 s deadline (it said ok, and map requests hung for 15 s or ended in a 500).
-    @Test(.timeLimitOnceRunning(.minutes(2)), .enabled(if: PostgresCluster.binDirectory != nil || PostgresCluster.required, "needs PostgreSQL"))
+    @Test(
+        .timeLimitOnceRunning(.minutes(2)),
+        .enabled(if: PostgresCluster.binDirectory != nil || PostgresCluster.required, "needs PostgreSQL"))
     func readinessFollowsTheDatabase() async throws {
         let cluster = try PostgresCluster()
         defer { cluster.stop() }

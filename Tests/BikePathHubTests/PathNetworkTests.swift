@@ -25,8 +25,9 @@ import Testing
         let end = Fixtures.at(east: waypoints.last!.0, north: waypoints.last!.1)
         path.append([end.latitude, end.longitude])
         let (s, e) = (Fixtures.at(east: waypoints.first!.0, north: waypoints.first!.1), end)
-        let stretch = RoadSegmentUpload(startOffsetS: 0, endOffsetS: 60, start: WirePosition(lat: s.latitude, lon: s.longitude),
-                                        end: WirePosition(lat: e.latitude, lon: e.longitude), lengthM: 100, roughness: 0.1, status: status)
+        let stretch = RoadSegmentUpload(
+            startOffsetS: 0, endOffsetS: 60, start: WirePosition(lat: s.latitude, lon: s.longitude),
+            end: WirePosition(lat: e.latitude, lon: e.longitude), lengthM: 100, roughness: 0.1, status: status)
         let trip = TripUpload(id: "T", startUtcNs: Fixtures.start + day * 86_400_000_000_000, endUtcNs: nil, statistics: Fixtures.stats)
         let draft = DraftUpload(id: "D", trip: trip, pathStatus: status, path: path, obstacles: [], roadQuality: [stretch])
         let body = try! WireJSON.encode(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))
@@ -49,25 +50,32 @@ import Testing
 
     @Test func ridersOfOneStreetShareItsLinks() {
         // The second rider rides 6 m north of the first (GNSS), the third 40 m north: another street.
-        let network = PathNetwork.build([Self.ride("a", [(0, 0), (500, 0)]), Self.ride("b", [(0, 6), (500, 6)]),
-                                         Self.ride("c", [(0, 40), (500, 40)])])
+        let network = PathNetwork.build([
+            Self.ride("a", [(0, 0), (500, 0)]), Self.ride("b", [(0, 6), (500, 6)]),
+            Self.ride("c", [(0, 40), (500, 40)]),
+        ])
         let shared = network.links.values.filter { $0.devices == ["a", "b"] }
         #expect(shared.count >= 35, "the first two riders share the street: \(shared.count) links")
         #expect(!network.links.values.contains { $0.devices.contains("c") && $0.devices.count > 1 }, "the street 40 m away shares nothing")
         let alone = network.links.values.filter { $0.devices == ["a"] || $0.devices == ["b"] }
         #expect(alone.count <= 2, "at most the ends differ: \(alone.count) links of one rider")
-        #expect(!Self.reachable(network, from: Self.nearestNode(network, east: 0, north: 0)).contains(Self.nearestNode(network, east: 0, north: 40)))
+        #expect(
+            !Self.reachable(network, from: Self.nearestNode(network, east: 0, north: 0)).contains(
+                Self.nearestNode(network, east: 0, north: 40)))
     }
 
     @Test func aCrossingJoinsTheGraphAndSplitsTheEdges() {
         // An east–west street ridden by two riders, a north–south one crossing it at 250 m by two others.
-        let network = PathNetwork.build([Self.ride("a", [(0, 0), (500, 0)]), Self.ride("b", [(0, 3), (500, 3)]),
-                                         Self.ride("c", [(250, -250), (250, 250)]), Self.ride("d", [(252, -250), (252, 250)])])
+        let network = PathNetwork.build([
+            Self.ride("a", [(0, 0), (500, 0)]), Self.ride("b", [(0, 3), (500, 3)]),
+            Self.ride("c", [(250, -250), (250, 250)]), Self.ride("d", [(252, -250), (252, 250)]),
+        ])
         let west = Self.nearestNode(network, east: 0, north: 0), north = Self.nearestNode(network, east: 250, north: 250)
         #expect(Self.reachable(network, from: west).contains(north), "the crossing joins the streets")
         let links = network.links.map { key, e in
-            NetworkLink(id: key.from * 100_000 + key.to, key: key, from: network.nodes[key.from]!, to: network.nodes[key.to]!,
-                        trips: e.trips, riders: e.devices.count, lastDay: e.lastDay, ratings: e.ratings, obstacles: LinkObstacles())
+            NetworkLink(
+                id: key.from * 100_000 + key.to, key: key, from: network.nodes[key.from]!, to: network.nodes[key.to]!,
+                trips: e.trips, riders: e.devices.count, lastDay: e.lastDay, ratings: e.ratings, obstacles: LinkObstacles())
         }
         let edges = NetworkEdge.edges(of: links, minRiders: 2)
         // Four arms from the crossing (the snapped crossing may add a short stub or two).
@@ -81,20 +89,24 @@ import Testing
         // A 3 km straight stretch without a point (a privacy zone, a lost fix) is no link.
         let network = PathNetwork.build([ConfirmedRecord(device: "a", body: Self.gapRide())])
         #expect(network.links.count > 8, "both ridden ends are links")
-        #expect(!Self.reachable(network, from: Self.nearestNode(network, east: 0, north: 0)).contains(Self.nearestNode(network, east: 3_200, north: 0)),
-                "no link spans the gap")
+        #expect(
+            !Self.reachable(network, from: Self.nearestNode(network, east: 0, north: 0)).contains(
+                Self.nearestNode(network, east: 3_200, north: 0)),
+            "no link spans the gap")
     }
 
     static func gapRide() -> Data {
         let points = [0.0, 20, 40, 60, 80, 100, 3_100, 3_120, 3_140, 3_160, 3_180, 3_200].map { Fixtures.at(east: $0) }
         let trip = TripUpload(id: "T", startUtcNs: Fixtures.start, endUtcNs: nil, statistics: Fixtures.stats)
-        let draft = DraftUpload(id: "D", trip: trip, pathStatus: nil, path: points.map { [$0.latitude, $0.longitude] }, obstacles: [], roadQuality: [])
+        let draft = DraftUpload(
+            id: "D", trip: trip, pathStatus: nil, path: points.map { [$0.latitude, $0.longitude] }, obstacles: [], roadQuality: [])
         return try! WireJSON.encode(ConfirmationUpload(confirmed: true, confirmedSha256: nil, draft: draft))
     }
 
     @Test func aLinksStatusIsTheMedianRatingAndAnObstacleCondemnsIt() {
-        var link = NetworkLink(id: 1, key: LinkKey(1, 2), from: Fixtures.at(east: 0), to: Fixtures.at(east: 10), trips: 5, riders: 3,
-                               lastDay: nil, ratings: [3, 1, 0, 1], obstacles: LinkObstacles())
+        var link = NetworkLink(
+            id: 1, key: LinkKey(1, 2), from: Fixtures.at(east: 0), to: Fixtures.at(east: 10), trips: 5, riders: 3,
+            lastDay: nil, ratings: [3, 1, 0, 1], obstacles: LinkObstacles())
         #expect(link.status == .optimal, "3 of 5 trips rated it optimal")
         link.ratings = [1, 1, 0, 3]
         #expect(link.status == .requiresMaintenance)
@@ -107,24 +119,31 @@ import Testing
     @Test func oneRidersLinksAreNotPublic() {
         let network = PathNetwork.build([Self.ride("a", [(0, 0), (300, 0)]), Self.ride("a", [(0, 2), (300, 2)], day: 1)])
         let links = network.links.map { key, e in
-            NetworkLink(id: key.from * 100_000 + key.to, key: key, from: network.nodes[key.from]!, to: network.nodes[key.to]!,
-                        trips: e.trips, riders: e.devices.count, lastDay: e.lastDay, ratings: e.ratings, obstacles: LinkObstacles())
+            NetworkLink(
+                id: key.from * 100_000 + key.to, key: key, from: network.nodes[key.from]!, to: network.nodes[key.to]!,
+                trips: e.trips, riders: e.devices.count, lastDay: e.lastDay, ratings: e.ratings, obstacles: LinkObstacles())
         }
         #expect(links.contains { $0.trips == 2 }, "the rider rode it twice")
         #expect(NetworkEdge.edges(of: links, minRiders: 2).isEmpty, "one rider's rides, however many, are never shown")
     }
 
     @Test func anObstacleBelongsToItsNearestLinkWithinTheRadius() {
-        let links = [NetworkLink(id: 1, key: LinkKey(1, 2), from: Fixtures.at(east: 0), to: Fixtures.at(east: 20), trips: 2, riders: 2,
-                                 lastDay: nil, ratings: [2, 0, 0, 0], obstacles: LinkObstacles()),
-                     NetworkLink(id: 2, key: LinkKey(2, 3), from: Fixtures.at(east: 20), to: Fixtures.at(east: 40), trips: 2, riders: 2,
-                                 lastDay: nil, ratings: [2, 0, 0, 0], obstacles: LinkObstacles())]
+        let links = [
+            NetworkLink(
+                id: 1, key: LinkKey(1, 2), from: Fixtures.at(east: 0), to: Fixtures.at(east: 20), trips: 2, riders: 2,
+                lastDay: nil, ratings: [2, 0, 0, 0], obstacles: LinkObstacles()),
+            NetworkLink(
+                id: 2, key: LinkKey(2, 3), from: Fixtures.at(east: 20), to: Fixtures.at(east: 40), trips: 2, riders: 2,
+                lastDay: nil, ratings: [2, 0, 0, 0], obstacles: LinkObstacles()),
+        ]
         func spot(east: Double, north: Double, corroborated: Bool = true) -> ReportedObstacle {
-            ReportedObstacle(position: Fixtures.at(east: east, north: north), kind: "pothole", riders: 2, reportingTrips: 2,
-                             passesWithoutReport: 0, confidence: 0.75, corroborated: corroborated, firstDay: nil, lastDay: nil)
+            ReportedObstacle(
+                position: Fixtures.at(east: east, north: north), kind: "pothole", riders: 2, reportingTrips: 2,
+                passesWithoutReport: 0, confidence: 0.75, corroborated: corroborated, firstDay: nil, lastDay: nil)
         }
-        let assigned = LinkObstacles.assign([spot(east: 30, north: 4), spot(east: 5, north: 30), spot(east: 10, north: 1, corroborated: false)],
-                                            to: links, radiusMeters: 15)
+        let assigned = LinkObstacles.assign(
+            [spot(east: 30, north: 4), spot(east: 5, north: 30), spot(east: 10, north: 1, corroborated: false)],
+            to: links, radiusMeters: 15)
         #expect(assigned == [2: LinkObstacles(count: 1, confidence: 0.75)], "one on link 2; one 30 m off and one not corroborated on none")
     }
 }

@@ -17,7 +17,8 @@ final class HubChild: Sendable {
         for _ in 0..<600 {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("bikepath-hub listening on") }),
-               let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            {
                 port = p
                 return
             }
@@ -39,10 +40,11 @@ final class HubChild: Sendable {
     /// `count` batches of 20 trips for `device`.
     static func batches(_ device: String, count: Int, from first: Int = 0) -> [BatchRequest] {
         (first..<first + count).map { b in
-            BatchRequest(records: (0..<20).map { i in
-                let id = "\(device)-T\(b * 20 + i)"
-                return .init(id: id, body: .trip(Fixtures.trip(id)))
-            })
+            BatchRequest(
+                records: (0..<20).map { i in
+                    let id = "\(device)-T\(b * 20 + i)"
+                    return .init(id: id, body: .trip(Fixtures.trip(id)))
+                })
         }
     }
 
@@ -76,7 +78,9 @@ final class HubChild: Sendable {
             _ = FileManager.default.createFile(atPath: file, contents: Data(Self.token(d).utf8), attributes: [.posixPermissions: 0o600])
             #expect(try await runProcess(hub, ["token", "add", "--database", url, "--device", d, "--token-file", file]).status == 0)
         }
-        #expect(try await runProcess(hub, ["token", "list", "--database", url]).out == "bike-1 allowed command\nbike-2 allowed command\nbike-3 allowed command\n")
+        #expect(
+            try await runProcess(hub, ["token", "list", "--database", url]).out
+                == "bike-1 allowed command\nbike-2 allowed command\nbike-3 allowed command\n")
 
         // No rate limit: bike-1 resends 2,000 records through B at once, twice the burst of
         // records a device may send (the limit is tested in ContractMismatchTests).
@@ -123,7 +127,8 @@ final class HubChild: Sendable {
                     if acknowledged.contains(r.id) { #expect(r.outcome == .duplicate, "\(r.id) was acknowledged by A, so it is held") }
                 }
             }
-            let counts = try cluster.psql("SELECT count(*), count(DISTINCT (device_id, kind, id)) FROM records", database: Self.database(url))
+            let counts = try cluster.psql(
+                "SELECT count(*), count(DISTINCT (device_id, kind, id)) FROM records", database: Self.database(url))
             #expect(counts == "2300|2300\n")
         } catch {
             try? await http.shutdown()

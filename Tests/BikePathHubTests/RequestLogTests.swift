@@ -68,8 +68,9 @@ final class CapturedLog: Sendable {
             let trips = ["T-1", "T-2"].map { BatchRequest.Item(id: $0, body: .trip(Fixtures.trip($0))) }
             _ = try await HubContractTests.put(client, "/v1/trips/T-1", Fixtures.trip("T-1"))
             let body = try WireJSON.encode(BatchRequest(records: trips))
-            let response = try await client.execute(uri: "/v1/batch?note=secret", method: .post,
-                                                    headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"], body: ByteBuffer(bytes: body))
+            let response = try await client.execute(
+                uri: "/v1/batch?note=secret", method: .post,
+                headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"], body: ByteBuffer(bytes: body))
             #expect(response.status == .ok)
             let e = try Self.event(log, response)
             #expect(e["method"] == "POST" && e["route"] == "/v1/batch" && e["status"] == "200")
@@ -77,15 +78,19 @@ final class CapturedLog: Sendable {
             #expect(e["records_created"] == "1" && e["records_duplicate"] == "1" && e["records_refused"] == "0")
             #expect(Double(try #require(e["duration_ms"])) ?? -1 >= 0)
             // The single PUT before it: its route is the pattern, not the id.
-            #expect(log.all.contains { $0.metadata["route"] == "/v1/trips/{id}" && $0.metadata["status"] == "201" && $0.metadata["records_created"] == "1" })
+            #expect(
+                log.all.contains {
+                    $0.metadata["route"] == "/v1/trips/{id}" && $0.metadata["status"] == "201" && $0.metadata["records_created"] == "1"
+                })
             #expect(!log.all.contains { event in event.metadata.values.contains { $0.contains(Self.token) || $0.contains("secret") } })
         }
     }
 
     @Test func aRefusedTokenIsLoggedWithoutADevice() async throws {
         try await Self.withHub { client, log in
-            let response = try await client.execute(uri: "/v1/trips/T-1", method: .put, headers: [.authorization: "Bearer not-a-known-token-0123"],
-                                                    body: ByteBuffer(bytes: try WireJSON.encode(Fixtures.trip("T-1"))))
+            let response = try await client.execute(
+                uri: "/v1/trips/T-1", method: .put, headers: [.authorization: "Bearer not-a-known-token-0123"],
+                body: ByteBuffer(bytes: try WireJSON.encode(Fixtures.trip("T-1"))))
             #expect(response.status == .unauthorized)
             let e = try Self.event(log, response)
             #expect(e["status"] == "401" && e["route"] == "/v1/trips/{id}" && e["method"] == "PUT")
@@ -99,9 +104,10 @@ final class CapturedLog: Sendable {
             // 33 MiB of zeros: ~33 KB of gzip on the wire, past the 32 MiB inflated limit.
             var zeros = ByteBuffer(bytes: Data(count: 33 * 1024 * 1024))
             let wire = try zeros.compress(with: .gzip)
-            let response = try await client.execute(uri: "/v1/trips/T-1", method: .put,
-                                                    headers: [.authorization: "Bearer \(Self.token)", .contentEncoding: "gzip", .contentType: "application/json"],
-                                                    body: wire)
+            let response = try await client.execute(
+                uri: "/v1/trips/T-1", method: .put,
+                headers: [.authorization: "Bearer \(Self.token)", .contentEncoding: "gzip", .contentType: "application/json"],
+                body: wire)
             #expect(response.status == .contentTooLarge)
             let e = try Self.event(log, response)
             #expect(e["status"] == "413" && e["device"] == "bike-1" && e["bytes_in"] == "\(wire.readableBytes)")
@@ -109,11 +115,15 @@ final class CapturedLog: Sendable {
     }
 
     @Test func jsonLinesCarryEveryFieldAndNeverHideTheFixedOnes() throws {
-        let line = JSONLinesLogHandler.line(level: .info, label: "bikepath-hub", message: "request",
-                                            metadata: ["route": "/v1/batch", "status": "200", "msg": "spoof"], now: Date(timeIntervalSince1970: 0))
+        let line = JSONLinesLogHandler.line(
+            level: .info, label: "bikepath-hub", message: "request",
+            metadata: ["route": "/v1/batch", "status": "200", "msg": "spoof"], now: Date(timeIntervalSince1970: 0))
         #expect(line.last == 0x0A && line.dropLast().allSatisfy { $0 != 0x0A })
         let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: String])
-        #expect(object == ["ts": "1970-01-01T00:00:00.000Z", "level": "info", "logger": "bikepath-hub", "msg": "request",
-                           "route": "/v1/batch", "status": "200", "meta.msg": "spoof"])
+        #expect(
+            object == [
+                "ts": "1970-01-01T00:00:00.000Z", "level": "info", "logger": "bikepath-hub", "msg": "request",
+                "route": "/v1/batch", "status": "200", "meta.msg": "spoof",
+            ])
     }
 }

@@ -42,8 +42,10 @@ import Testing
                 try await Hub.applyTokensFile(path: try Self.tokensFile(dir, "bike-D \(Self.t2)\n"), to: store, logger: Fixtures.logger)
                 Issue.record("a revoked device's token was given to another")
             } catch let problem as TokenFile.Problem {
-                #expect("\(problem)".hasSuffix(":1: device bike-D is given the token of device bike-C (revoked): each device needs its own token"),
-                        "\(problem)")
+                #expect(
+                    "\(problem)".hasSuffix(
+                        ":1: device bike-D is given the token of device bike-C (revoked): each device needs its own token"),
+                    "\(problem)")
             }
             // `token add` with another device's token: the same refusal, typed.
             do {
@@ -62,8 +64,10 @@ import Testing
         defer { dir.cleanup() }
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
-            try await Hub.applyTokensFile(path: try Self.tokensFile(dir, "bike-A \(Self.t1)\nbike-B \(Self.t2)\n"), to: store, logger: Fixtures.logger)
-            try await Hub.applyTokensFile(path: try Self.tokensFile(dir, "bike-A \(Self.t2)\nbike-B \(Self.t1)\n"), to: store, logger: Fixtures.logger)
+            try await Hub.applyTokensFile(
+                path: try Self.tokensFile(dir, "bike-A \(Self.t1)\nbike-B \(Self.t2)\n"), to: store, logger: Fixtures.logger)
+            try await Hub.applyTokensFile(
+                path: try Self.tokensFile(dir, "bike-A \(Self.t2)\nbike-B \(Self.t1)\n"), to: store, logger: Fixtures.logger)
             #expect(try await store.authenticate(token: Self.t1) == .device("bike-B"))
             #expect(try await store.authenticate(token: Self.t2) == .device("bike-A"))
         }

@@ -21,11 +21,11 @@ import Testing
         let bin = try #require(builtExecutable("bikepathd"), "bikepathd must be built next to the tests")
         let config = dir.file("bikepathd.toml")
         try """
-            [store]
-            path = "\(dir.file("ride.sqlite"))"
-            [status]
-            socket = "\(dir.file("status.sock"))"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [store]
+        path = "\(dir.file("ride.sqlite"))"
+        [status]
+        socket = "\(dir.file("status.sock"))"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let run = try runProcess(bin, ["run", "--config", config, "--replay", packageRoot + "/Recordings/allthedocks-GX010056.bpr"])
         #expect(run.status == 0, "\(run.err)")
         return try Store.open(path: dir.file("ride.sqlite"))
@@ -37,15 +37,18 @@ import Testing
         func numbers(_ value: Any) -> [Double] { (value as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue } }
         let width = numbers(try await browser.execute("return [document.documentElement.scrollWidth, window.innerWidth];"))
         #expect(width.count == 2 && width[0] <= width[1], "\(what): page \(width) wider than the screen")
-        let heights = numbers(try await browser.execute("""
-            return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
-            """))
+        let heights = numbers(
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
+                """))
         #expect(!heights.isEmpty && heights.allSatisfy { $0 >= 44 }, "\(what): control heights \(heights)")
     }
 
     @Test func riderReviewsTheBundledRideInARealBrowser() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        else {
             if ProcessInfo.processInfo.environment["CI"] == "true" {
                 Issue.record("chromium and chromium-driver are missing, and CI=true (scripts/ensure-deps.sh installs them)")
             }
@@ -64,9 +67,11 @@ import Testing
         let spot = DraftMap(before, shown: shown).projection.point(before.path[before.path.count / 2])
 
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let app = try buildReviewApplication(store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-                                             logger: Logger(label: "review-test")) { portSink.yield($0) }
+        let app = try buildReviewApplication(
+            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
+            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+            logger: Logger(label: "review-test")
+        ) { portSink.yield($0) }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
         let server = Task { try await group.run() }
         defer { server.cancel() }
@@ -135,7 +140,8 @@ import Testing
             #expect(try await browser.text("#message") == "Obstacle added.")
 
             try await browser.clickToLoad("#confirm")
-            #expect(try await browser.text("#message")
+            #expect(
+                try await browser.text("#message")
                     == "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url).")
             #expect(try await browser.text("#state") == "confirmed")
 

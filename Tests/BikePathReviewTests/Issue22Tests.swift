@@ -11,7 +11,7 @@ import ServiceLifecycle
 import Testing
 @testable import BikePathReview
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 22, "The rider's review tells the truth and fits a thumb": the Host check,
@@ -20,34 +20,48 @@ import Glibc
 @Suite(.ownThreads) struct HostAndStartupTests {
     let wildcard = ReviewHosts(
         listen: ReviewAddress(host: "0.0.0.0", port: 18083),
-        interfaces: { [InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
-                       InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
-                       InterfaceAddress(interface: "wlan0", address: "fe80::1", isIPv6: true, isLoopback: false, isLinkLocal: true)] },
+        interfaces: {
+            [
+                InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
+                InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
+                InterfaceAddress(interface: "wlan0", address: "fe80::1", isIPv6: true, isLoopback: false, isLinkLocal: true),
+            ]
+        },
         hostName: { "BikePi" })
 
     @Test func hostMustNameThisMachine() {
         let loopback = ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080), interfaces: { [] }, hostName: { "bikepi" })
-        for ok in ["127.0.0.1:8080", "127.0.0.1", "localhost:8080", "LOCALHOST", "localhost.:8080"] { #expect(loopback.accepts(ok), "\(ok)") }
+        for ok in ["127.0.0.1:8080", "127.0.0.1", "localhost:8080", "LOCALHOST", "localhost.:8080"] {
+            #expect(loopback.accepts(ok), "\(ok)")
+        }
         // A rebinding page carries its own name; the host name is not this page's when bound to loopback only.
-        for bad in ["evil.example:8080", "bikepi:8080", "192.168.4.1:8080", "", nil] as [String?] { #expect(!loopback.accepts(bad), "\(bad ?? "nil")") }
+        for bad in ["evil.example:8080", "bikepi:8080", "192.168.4.1:8080", "", nil] as [String?] {
+            #expect(!loopback.accepts(bad), "\(bad ?? "nil")")
+        }
 
         for ok in ["192.168.4.1:18083", "127.0.0.1:18083", "localhost:18083", "bikepi:18083", "bikepi.local", "0.0.0.0:18083"] {
             #expect(wildcard.accepts(ok), "\(ok)")
         }
-        for bad in ["evil.example:18083", "10.0.0.9:18083", "bikepi.evil.example", "[fe80::1]:18083"] { #expect(!wildcard.accepts(bad), "\(bad)") }
+        for bad in ["evil.example:18083", "10.0.0.9:18083", "bikepi.evil.example", "[fe80::1]:18083"] {
+            #expect(!wildcard.accepts(bad), "\(bad)")
+        }
 
         let v6 = ReviewHosts(listen: ReviewAddress("[::1]:8080")!, interfaces: { [] }, hostName: { nil })
         #expect(v6.accepts("[::1]:8080") && v6.accepts("localhost:8080") && !v6.accepts("[::2]:8080"))
     }
 
     @Test func startupNamesURLsAPhoneCanOpen() {
-        let interfaces = [InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
-                          InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
-                          InterfaceAddress(interface: "eth0", address: "10.0.0.7", isIPv6: false, isLoopback: false),
-                          InterfaceAddress(interface: "eth0", address: "fd00::7", isIPv6: true, isLoopback: false)]
-        #expect(ReviewAddress("0.0.0.0:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
+        let interfaces = [
+            InterfaceAddress(interface: "lo", address: "127.0.0.1", isIPv6: false, isLoopback: true),
+            InterfaceAddress(interface: "wlan0", address: "192.168.4.1", isIPv6: false, isLoopback: false),
+            InterfaceAddress(interface: "eth0", address: "10.0.0.7", isIPv6: false, isLoopback: false),
+            InterfaceAddress(interface: "eth0", address: "fd00::7", isIPv6: true, isLoopback: false),
+        ]
+        #expect(
+            ReviewAddress("0.0.0.0:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
                 == ["http://192.168.4.1:18083", "http://10.0.0.7:18083"])
-        #expect(ReviewAddress("[::]:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
+        #expect(
+            ReviewAddress("[::]:18083")!.phoneURLs(port: 18083, interfaces: interfaces)
                 == ["http://192.168.4.1:18083", "http://10.0.0.7:18083", "http://[fd00::7]:18083"])
         #expect(ReviewAddress("0.0.0.0:0")!.phoneURLs(port: 40000, interfaces: Array(interfaces.prefix(1))) == ["http://127.0.0.1:40000"])
         #expect(ReviewAddress("192.168.4.1:18083")!.phoneURLs(port: 18083, interfaces: interfaces) == ["http://192.168.4.1:18083"])
@@ -64,9 +78,11 @@ import Glibc
         let code = try store.issuePairingCode()
         let wrong = code.code == "000000" ? "000001" : "000000"
         let (ports, sink) = AsyncStream.makeStream(of: Int.self)
-        let app = try buildReviewApplication(store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-                                             logger: Logger(label: "review-test")) { sink.yield($0) }
+        let app = try buildReviewApplication(
+            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
+            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+            logger: Logger(label: "review-test")
+        ) { sink.yield($0) }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
         let server = Task { try await group.run() }
         defer { server.cancel() }
@@ -78,7 +94,8 @@ import Glibc
             return c.readResponse()
         }
         let body = "code=\(wrong)"
-        let post = "POST /pair HTTP/1.1\r\nHOST\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let post =
+            "POST /pair HTTP/1.1\r\nHOST\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         for _ in 0..<(Store.pairingAttempts + 1) {
             let answer = try request("evil.example:\(port)", post)
             #expect(answer.hasPrefix("HTTP/1.1 421"), "\(answer)")
@@ -113,10 +130,12 @@ import Glibc
         #expect(bound && listen(fd, 1) == 0)
         let port = Int(UInt16(bigEndian: address.sin_port))
         let taken = ReviewAddress(host: "127.0.0.2", port: port)
-        let service = ReviewService(store: store, address: taken, publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-                                    logger: Logger(label: "review-test"))
+        let service = ReviewService(
+            store: store, address: taken, publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+            logger: Logger(label: "review-test"))
         await #expect(throws: ReviewStartError.portInUse(taken)) { try await service.run() }
-        #expect(ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!).description
+        #expect(
+            ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!).description
                 == "port 18083 is already in use on 0.0.0.0; pick another with --listen or review.listen")
     }
 }
@@ -132,7 +151,8 @@ extension RawConnection {
             data.append(byte)
         }
         let head = String(decoding: data, as: UTF8.self).lowercased()
-        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         var body = [UInt8](repeating: 0, count: 4096)
         var got = 0
@@ -147,9 +167,13 @@ extension RawConnection {
 }
 
 @Suite(.ownThreads) struct ReviewTrapsTests {
-    func post(_ client: some TestClientProtocol, _ p: Paired, _ uri: String, _ form: String = "") async throws -> (HTTPResponse.Status, String, String?) {
-        try await client.execute(uri: uri, method: .post, headers: p.headers,
-                                 body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))) {
+    func post(_ client: some TestClientProtocol, _ p: Paired, _ uri: String, _ form: String = "") async throws -> (
+        HTTPResponse.Status, String, String?
+    ) {
+        try await client.execute(
+            uri: uri, method: .post, headers: p.headers,
+            body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))
+        ) {
             ($0.status, String(buffer: $0.body), $0.headers[.location])
         }
     }
@@ -185,7 +209,7 @@ extension RawConnection {
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             var (status, html) = try await get(client, p, "/drafts/\(id)")
-            #expect(!html.contains(#"type="image""#))           // the draft page's map submits nothing
+            #expect(!html.contains(#"type="image""#))  // the draft page's map submits nothing
             #expect(html.contains(##"<a href="#cand-1" id="dot-1">"##) && html.contains(#"id="cand-1""#))
             #expect(html.contains(#"href="/drafts/\#(id)/add""#))
             (status, html) = try await get(client, p, "/drafts/\(id)/add")
@@ -196,8 +220,10 @@ extension RawConnection {
             #expect(html.contains("map.svg?spot=") && html.contains(#"name="map.x" value="\#(x)""#))
             (status, html) = try await get(client, p, "/drafts/\(id)/add?kind=bump&map.x=\(x)&map.y=2")
             #expect(html.contains("That tap is off the path") && !html.contains("add-confirm"))
-            #expect(try store.draft(id) == before)              // looking and picking changed nothing
-            let svg = try await client.execute(uri: "/drafts/\(id)/map.svg?spot=10,20", method: .get, headers: p.headers) { String(buffer: $0.body) }
+            #expect(try store.draft(id) == before)  // looking and picking changed nothing
+            let svg = try await client.execute(uri: "/drafts/\(id)/map.svg?spot=10,20", method: .get, headers: p.headers) {
+                String(buffer: $0.body)
+            }
             #expect(svg.contains(#"id="spot" cx="10.0" cy="20.0""#))
             let (added, _, location) = try await post(client, p, "/drafts/\(id)/obstacles", "kind=irregularity&map.x=\(x)&map.y=\(y)")
             #expect(added == .seeOther && location == "/drafts/\(id)?done=added")
@@ -217,12 +243,14 @@ extension RawConnection {
             #expect(!html.contains("/reject\" ") && html.contains(#"<a class="btn danger" id="reject" href="/drafts/\#(id)/reject">"#))
             (status, html) = try await get(client, p, "/drafts/\(id)/reject")
             #expect(status == .ok && html.contains("Reject this ride?") && html.contains(#"id="reject-confirm""#))
-            #expect(try store.draft(id).state == .pending)      // asking changed nothing
+            #expect(try store.draft(id).state == .pending)  // asking changed nothing
             var location: String?
             (status, _, location) = try await post(client, p, "/drafts/\(id)/reject")
             #expect(status == .seeOther && location == "/drafts/\(id)?done=rejected")
             (status, html) = try await get(client, p, "/drafts/\(id)?done=rejected")
-            #expect(html.contains("Undo reject") && html.contains(#"action="/drafts/\#(id)/reopen""#) && html.contains(#"<b id="state">rejected</b>"#))
+            #expect(
+                html.contains("Undo reject") && html.contains(#"action="/drafts/\#(id)/reopen""#)
+                    && html.contains(#"<b id="state">rejected</b>"#))
             (status, html) = try await get(client, p, "/drafts/\(id)/reject")
             #expect(status == .conflict)
             (status, _, location) = try await post(client, p, "/drafts/\(id)/reopen")
@@ -236,14 +264,22 @@ extension RawConnection {
     /// The confirm notice says where the draft goes, by the CLI's rule; the page shows the switch.
     @Test func confirmSaysWhatHappens() async throws {
         let cases: [(PublishingSetup, Bool, String, String)] = [
-            (PublishingSetup(hubConfigured: false, fileAllowsTrips: true), false, "confirmed-no-hub",
-             "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url)."),
-            (PublishingSetup(hubConfigured: true, fileAllowsTrips: true), false, "confirmed-sharing-off",
-             "Confirmed: the draft is frozen and stays on this device: trip sharing is off — `bikepathd sync consent trips on` sends it."),
-            (PublishingSetup(hubConfigured: true, fileAllowsTrips: false), false, "confirmed-not-allowed",
-             "Confirmed: the draft is frozen and stays on this device: privacy.share_trips is false in the configuration file."),
-            (PublishingSetup(hubConfigured: true, fileAllowsTrips: true), true, "confirmed",
-             "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."),
+            (
+                PublishingSetup(hubConfigured: false, fileAllowsTrips: true), false, "confirmed-no-hub",
+                "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url)."
+            ),
+            (
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: true), false, "confirmed-sharing-off",
+                "Confirmed: the draft is frozen and stays on this device: trip sharing is off — `bikepathd sync consent trips on` sends it."
+            ),
+            (
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: false), false, "confirmed-not-allowed",
+                "Confirmed: the draft is frozen and stays on this device: privacy.share_trips is false in the configuration file."
+            ),
+            (
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: true), true, "confirmed",
+                "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."
+            ),
         ]
         for (setup, sharing, key, text) in cases {
             let dir = try TempDir()
@@ -298,10 +334,13 @@ extension RawConnection {
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             _ = try await post(client, p, "/drafts/\(id)/obstacles/\(shown[0].id)/drop")
-            _ = try await post(client, p, "/drafts/\(id)/obstacles/\(shown[1].id)/kind", "kind=\(shown[1].kind == .debris ? "bump" : "debris")")
+            _ = try await post(
+                client, p, "/drafts/\(id)/obstacles/\(shown[1].id)/kind", "kind=\(shown[1].kind == .debris ? "bump" : "debris")")
             _ = try await post(client, p, "/drafts/\(id)/path-status", "status=requiresMaintenance")
             let (_, html) = try await get(client, p, "/drafts/\(id)")
-            #expect(!html.contains(">requiresMaintenance<") && html.contains(#"<option value="requiresMaintenance" selected>needs maintenance</option>"#))
+            #expect(
+                !html.contains(">requiresMaintenance<")
+                    && html.contains(#"<option value="requiresMaintenance" selected>needs maintenance</option>"#))
             #expect(html.contains("path <b>needs maintenance</b>"))
             #expect(html.contains("<li>Dropped candidate 1.</li>"))
             #expect(html.contains("<li>Changed candidate 2 from \(shown[1].kind.rawValue) to"))
@@ -317,10 +356,12 @@ extension RawConnection {
         for i in d.obstacles.indices { d.obstacles[i].heldBack = false }
         #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack == nil)
         d.obstacles[d.obstacles.count - 1].heldBack = true
-        #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
+        #expect(
+            ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
                 == "1 weaker candidate was not asked about; it still counts for road quality.")
         d.obstacles[d.obstacles.count - 2].heldBack = true
-        #expect(ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
+        #expect(
+            ReviewViews.draft(d, csrf: "", message: nil, evidence: [:], sharing: sharing).heldBack
                 == "2 weaker candidates were not asked about; they still count for road quality.")
     }
 }
@@ -328,13 +369,15 @@ extension RawConnection {
 /// Street context (issue 22): tiles from a URL template the phone loads, or an MBTiles
 /// file on the device served by the page; without either the page says so.
 @Suite(.ownThreads) struct StreetMapTests {
-    let path = [Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
-                Coordinate(latitude: 52.5220, longitude: 13.4200)]
+    let path = [
+        Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
+        Coordinate(latitude: 52.5220, longitude: 13.4200),
+    ]
 
     @Test func tilesLineUpWithThePath() {
         let p = PathProjection(fitting: path, width: DraftMap.width)
         let layer = TileLayer(p, maxZoom: 19)
-        #expect(layer.factor >= 1 && layer.factor < 2)   // the deepest level not finer than the map, drawn 1–2× its size
+        #expect(layer.factor >= 1 && layer.factor < 2)  // the deepest level not finer than the map, drawn 1–2× its size
         for c in path {
             let a = p.point(c), b = layer.point(c)
             #expect(hypot(a.x - b.x, a.y - b.y) < 1, "\(c): map \(a), tiles \(b)")
@@ -361,10 +404,13 @@ extension RawConnection {
                 #expect(html.contains(##"fill="#f6f6f0""##))
             }
         }
-        let street = StreetMap.tiles(template: "https://tiles.example/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors", maxZoom: 19)
-        let app = Application(router: try buildReviewRouter(store: store, sessions: ReviewSessions(),
-                                                             hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)),
-                                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true), streetMap: street))
+        let street = StreetMap.tiles(
+            template: "https://tiles.example/{z}/{x}/{y}.png", attribution: "© OpenStreetMap contributors", maxZoom: 19)
+        let app = Application(
+            router: try buildReviewRouter(
+                store: store, sessions: ReviewSessions(),
+                hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)),
+                publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true), streetMap: street))
         try await app.test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             for uri in ["/drafts/\(id)", "/drafts/\(id)/add"] {
@@ -393,19 +439,22 @@ extension RawConnection {
         let file = dir.file("city.mbtiles")
         let db = try DatabaseQueue(path: file)
         try await db.write { db in
-            try db.execute(sql: """
-                CREATE TABLE metadata (name TEXT, value TEXT); INSERT INTO metadata VALUES ('format', 'png'), ('maxzoom', '16');
-                CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE metadata (name TEXT, value TEXT); INSERT INTO metadata VALUES ('format', 'png'), ('maxzoom', '16');
+                    CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+                    """)
             try db.execute(sql: "INSERT INTO tiles VALUES (?, ?, ?, ?)", arguments: [first.z, first.x, (1 << first.z) - 1 - first.y, png])
         }
         try db.close()
         let mbtiles = try MBTiles(path: file)
         #expect(mbtiles.maxZoom == 16 && mbtiles.contentType == "image/png")
-        let app = Application(router: try buildReviewRouter(store: store, sessions: ReviewSessions(),
-                                                             hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)),
-                                                             publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-                                                             streetMap: .mbtiles(mbtiles, attribution: "© OpenStreetMap contributors")))
+        let app = Application(
+            router: try buildReviewRouter(
+                store: store, sessions: ReviewSessions(),
+                hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)),
+                publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+                streetMap: .mbtiles(mbtiles, attribution: "© OpenStreetMap contributors")))
         try await app.test(.router) { client in
             try await client.execute(uri: "/tiles/\(first.z)/\(first.x)/\(first.y)", method: .get) { response in
                 #expect(response.status == .seeOther)  // the rider's area: paired phones only
@@ -426,10 +475,11 @@ extension RawConnection {
         let vector = dir.file("vector.mbtiles")
         let v = try DatabaseQueue(path: vector)
         try await v.write { db in
-            try db.execute(sql: """
-                CREATE TABLE metadata (name TEXT, value TEXT); INSERT INTO metadata VALUES ('format', 'pbf');
-                CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE metadata (name TEXT, value TEXT); INSERT INTO metadata VALUES ('format', 'pbf');
+                    CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+                    """)
         }
         try v.close()
         #expect(throws: MBTiles.Problem.notRaster(vector, format: "pbf")) { try MBTiles(path: vector) }

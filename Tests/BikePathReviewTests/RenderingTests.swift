@@ -5,8 +5,10 @@ import Testing
 
 /// The pure rendering helpers, without HTTP.
 @Suite(.ownThreads) struct RenderingTests {
-    let path = [Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
-                Coordinate(latitude: 52.5220, longitude: 13.4200)]
+    let path = [
+        Coordinate(latitude: 52.5200, longitude: 13.4000), Coordinate(latitude: 52.5250, longitude: 13.4100),
+        Coordinate(latitude: 52.5220, longitude: 13.4200),
+    ]
 
     @Test func projectionIsToScaleAndInvertible() {
         let p = PathProjection(fitting: path, width: 360, maxHeight: 420, margin: 16)
@@ -45,12 +47,12 @@ import Testing
         samples[60] = 6
         let plot = WindowPlot(samples: samples, rate: 100, peakIndex: 25, width: 200, height: 60)
         #expect(plot.peak == 18)
-        #expect(plot.scale == 20)                       // 1, 2, 5 × 10ⁿ: the first that holds 18
+        #expect(plot.scale == 20)  // 1, 2, 5 × 10ⁿ: the first that holds 18
         #expect(plot.y(20) == 6 && plot.y(0) == 36 && plot.y(-20) == 66)  // signed, 0 in the middle
         #expect(plot.points.first?.x == 30 && plot.points.last?.x == 230)  // spans the plot area
         let impact = try #require(plot.impact)
         #expect(impact.x == plot.points[25].x && impact.y == plot.points[25].y)
-        #expect(abs(impact.y - plot.y(-18)) < 1e-9)     // the mark sits on the peak sample
+        #expect(abs(impact.y - plot.y(-18)) < 1e-9)  // the mark sits on the peak sample
         #expect(plot.milliseconds(25) == 0 && abs(plot.milliseconds(60) - 350) < 1e-9)
         let ticks = plot.timeTicks
         #expect(ticks.map(\.ms) == [-250, 0, 250, 500, 750])

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bikepathd review` and `review pair` as separate processes, as on a Pi with no
@@ -20,13 +20,15 @@ import Glibc
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
         #expect(try await runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "120"]).status == 0)
         let port = try WebDriver.freePort()
-        let server = try ChildProcess(bin, ["review", "--db", db, "--listen", "127.0.0.1:\(port)"], output: URL(fileURLWithPath: dir.file("review.log")))
+        let server = try ChildProcess(
+            bin, ["review", "--db", db, "--listen", "127.0.0.1:\(port)"], output: URL(fileURLWithPath: dir.file("review.log")))
         defer { server.stop(signal: SIGKILL) }
         let site = "http://127.0.0.1:\(port)"
         // Redirects are what is checked here, so none is followed.
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         defer { _ = client.shutdown() }
-        func fetch(_ path: String, method: HTTPMethod = .GET, cookie: String? = nil, form: String? = nil) async throws -> HTTPClientResponse {
+        func fetch(_ path: String, method: HTTPMethod = .GET, cookie: String? = nil, form: String? = nil) async throws -> HTTPClientResponse
+        {
             var request = HTTPClientRequest(url: site + path)
             request.method = method
             if let cookie { request.headers.add(name: "Cookie", value: cookie) }
@@ -38,7 +40,9 @@ import Glibc
         }
         let deadline = Date().addingTimeInterval(60)
         while (try? await fetch("/pair"))?.status != .ok {
-            #expect(Date() < deadline, "review did not listen within 60 s: \((try? String(contentsOfFile: dir.file("review.log"), encoding: .utf8)) ?? "")")
+            #expect(
+                Date() < deadline,
+                "review did not listen within 60 s: \((try? String(contentsOfFile: dir.file("review.log"), encoding: .utf8)) ?? "")")
             if Date() >= deadline { return }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -62,16 +66,17 @@ import Glibc
         let port = try WebDriver.freePort()
         let config = dir.file("bikepathd.toml")
         try """
-            [store]
-            path = "\(dir.file("store.sqlite"))"
-            [status]
-            socket = "\(dir.file("status.sock"))"
-            [review]
-            listen = "127.0.0.1:\(port)"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [store]
+        path = "\(dir.file("store.sqlite"))"
+        [status]
+        socket = "\(dir.file("status.sock"))"
+        [review]
+        listen = "127.0.0.1:\(port)"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let ride = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
-        let daemon = try ChildProcess(bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "\(speed)"],
-                                      output: URL(fileURLWithPath: dir.file("run.log")))
+        let daemon = try ChildProcess(
+            bin, ["run", "--config", config, "--replay", ride, "--replay-speed", "\(speed)"],
+            output: URL(fileURLWithPath: dir.file("run.log")))
         return (daemon, port)
     }
 
@@ -88,7 +93,8 @@ import Glibc
         let deadline = Date().addingTimeInterval(45)
         var answered = false
         while !answered, Date() < deadline {
-            answered = (try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: .seconds(5)))
+            answered =
+                (try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: .seconds(5)))
                 .map { $0.status == .seeOther && $0.headers["Location"] == ["/pair"] } ?? false
             if !answered { try await Task.sleep(for: .milliseconds(200)) }
         }

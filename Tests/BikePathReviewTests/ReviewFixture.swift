@@ -32,8 +32,10 @@ struct Paired {
 /// Pairs through the page itself: a code from the store, POST /pair, then reads the CSRF token off a draft page.
 func pair(_ client: some TestClientProtocol, store: Store, draftID: String) async throws -> Paired {
     let code = try store.issuePairingCode()
-    let cookie = try await client.execute(uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                          body: ByteBuffer(string: "code=\(code.code)")) { response in
+    let cookie = try await client.execute(
+        uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+        body: ByteBuffer(string: "code=\(code.code)")
+    ) { response in
         #expect(response.status == .seeOther)
         let setCookie = try #require(response.headers[.setCookie])
         #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
@@ -55,6 +57,8 @@ func csrfToken(in html: String) -> String? {
 func reviewApp(_ store: Store, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true))
     throws -> some ApplicationProtocol
 {
-    Application(router: try buildReviewRouter(store: store, sessions: ReviewSessions(),
-                                              hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)), publishing: publishing))
+    Application(
+        router: try buildReviewRouter(
+            store: store, sessions: ReviewSessions(),
+            hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)), publishing: publishing))
 }

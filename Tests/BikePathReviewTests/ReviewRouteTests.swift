@@ -28,8 +28,10 @@ import Testing
             }
             let code = try store.issuePairingCode()
             let wrong = code.code == "000000" ? "000001" : "000000"
-            try await client.execute(uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "code=\(wrong)")) { response in
+            try await client.execute(
+                uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "code=\(wrong)")
+            ) { response in
                 #expect(response.status == .forbidden)
                 #expect(response.headers[.setCookie] == nil)
                 #expect(String(buffer: response.body).contains("wrong code (4 tries left)"))
@@ -37,8 +39,10 @@ import Testing
             let paired = try await pair(client, store: store, draftID: try store.listDrafts()[0].id)
             #expect(!paired.csrf.isEmpty)
             // The code pairs one phone only.
-            try await client.execute(uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "code=\(code.code)")) { response in
+            try await client.execute(
+                uri: "/pair", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "code=\(code.code)")
+            ) { response in
                 #expect(response.status == .forbidden)
                 #expect(String(buffer: response.body).contains("no pairing code is waiting"))
             }
@@ -55,8 +59,12 @@ import Testing
         // The loop below says it for every count; this names the singular on its own.
         #expect(Store.pairingAttempts == 5)
         for left in (0..<Store.pairingAttempts).reversed() {
-            #expect(throws: StoreError.pairingRefused(left == 0 ? "wrong code 5 times; the code is void — run `bikepathd review pair` again"
-                                                                : left == 1 ? "wrong code (1 try left)" : "wrong code (\(left) tries left)")) { try store.redeemPairingCode(wrong) }
+            #expect(
+                throws: StoreError.pairingRefused(
+                    left == 0
+                        ? "wrong code 5 times; the code is void — run `bikepathd review pair` again"
+                        : left == 1 ? "wrong code (1 try left)" : "wrong code (\(left) tries left)")
+            ) { try store.redeemPairingCode(wrong) }
         }
         #expect(throws: StoreError.pairingRefused("no pairing code is waiting; run `bikepathd review pair`")) {
             try store.redeemPairingCode(code.code)
@@ -134,7 +142,10 @@ import Testing
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             func post(_ uri: String, _ form: String) async throws -> (HTTPResponse.Status, String) {
-                try await client.execute(uri: uri, method: .post, headers: p.headers, body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))) {
+                try await client.execute(
+                    uri: uri, method: .post, headers: p.headers,
+                    body: ByteBuffer(string: (["csrf=\(p.csrf)"] + (form.isEmpty ? [] : [form])).joined(separator: "&"))
+                ) {
                     ($0.status, String(buffer: $0.body))
                 }
             }
@@ -145,7 +156,8 @@ import Testing
             #expect(status == .seeOther)
             // A tap in the middle of the map: the straight synthetic path runs through it.
             let map = DraftMap(before, shown: shown).projection
-            (status, _) = try await post("/drafts/\(id)/obstacles", "kind=bump&map.x=\(Int(map.width / 2))&map.y=\(Int(map.height / 2) + 3)")
+            (status, _) = try await post(
+                "/drafts/\(id)/obstacles", "kind=bump&map.x=\(Int(map.width / 2))&map.y=\(Int(map.height / 2) + 3)")
             #expect(status == .seeOther)
             (status, html) = try await post("/drafts/\(id)/obstacles", "kind=bump&map.x=\(Int(map.width / 2))&map.y=2")
             #expect(status == .badRequest && html.contains("that tap is off the path"))
@@ -199,15 +211,17 @@ import Testing
             let p = try await pair(client, store: store, draftID: id)
             let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
             let attempts: [(HTTPFields, String)] = [
-                (form, "csrf=\(p.csrf)"),                                   // no session cookie
+                (form, "csrf=\(p.csrf)"),  // no session cookie
                 ([.cookie: "\(ReviewSessions.cookieName)=forged", .contentType: "application/x-www-form-urlencoded"], "csrf=\(p.csrf)"),
-                (p.headers, ""),                                             // no token
-                (p.headers, "csrf=" + String(repeating: "0", count: 64)),    // wrong token
+                (p.headers, ""),  // no token
+                (p.headers, "csrf=" + String(repeating: "0", count: 64)),  // wrong token
             ]
             for (headers, body) in attempts {
                 for path in ["confirm", "reject", "undo", "obstacles/\(obstacle)/drop", "path-status"] {
-                    try await client.execute(uri: "/drafts/\(id)/\(path)", method: .post, headers: headers,
-                                             body: ByteBuffer(string: ([body, "status=optimal", "kind=bump"].filter { !$0.isEmpty }).joined(separator: "&"))) { response in
+                    try await client.execute(
+                        uri: "/drafts/\(id)/\(path)", method: .post, headers: headers,
+                        body: ByteBuffer(string: ([body, "status=optimal", "kind=bump"].filter { !$0.isEmpty }).joined(separator: "&"))
+                    ) { response in
                         #expect(response.status == .forbidden, "\(path) \(body)")
                         #expect(String(buffer: response.body).contains("nothing was changed"))
                     }

@@ -4,32 +4,37 @@ import Foundation
 import Testing
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Bad input at the sensor boundaries", .serialized, .ownThreads)
 struct BadInputTests {
-    static let tpv = #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-06-01T12:00:00.000Z","lat":48.1,"lon":11.5,"altMSL":520.0,"speed":5.0}"#
+    static let tpv =
+        #"{"class":"TPV","device":"/dev/ttyS0","mode":3,"time":"2024-06-01T12:00:00.000Z","lat":48.1,"lon":11.5,"altMSL":520.0,"speed":5.0}"#
 
     @Test("gpsd sending garbage, then disconnecting mid-line: counted, logged, reconnected, never stuck")
     func gpsdGarbage() async throws {
         let garbage = String(repeating: "x", count: 10_000)
         let server = try ScriptedTCPServer { _ in
-            Array(("""
-            {"class":"VERSION","release":"3.22","rev":"fake","proto_major":3,"proto_minor":14}
-            hello, I am not gpsd
-            {"class":"TPV","mode":
-            \(Self.tpv)
-            \(garbage)
-            $GPGGA,120000.00,4808.2292,N,01134.5674,E,1,08,0.9,520.0,M,47.0,M,,*62
-            {"class":"TPV","device":"/dev/tt
-            """).utf8)
+            Array(
+                ("""
+                {"class":"VERSION","release":"3.22","rev":"fake","proto_major":3,"proto_minor":14}
+                hello, I am not gpsd
+                {"class":"TPV","mode":
+                \(Self.tpv)
+                \(garbage)
+                $GPGGA,120000.00,4808.2292,N,01134.5674,E,1,08,0.9,520.0,M,47.0,M,,*62
+                {"class":"TPV","device":"/dev/tt
+                """).utf8)
         }
         defer { server.stop() }
-        let source = GPSDSource(configuration: GPSDConfiguration(
-            host: "127.0.0.1", port: server.port, initialBackoff: 0.05, maximumBackoff: 0.2))
+        let source = GPSDSource(
+            configuration: GPSDConfiguration(
+                host: "127.0.0.1", port: server.port, initialBackoff: 0.05, maximumBackoff: 0.2))
         let events = Collector<GNSSEvent>()
-        source.start { events.append($0); return true }
+        source.start {
+            events.append($0); return true
+        }
         defer { source.stop() }
 
         #expect(await RealDaemons.wait(timeout: 10) { source.status.disconnects >= 2 && server.connections >= 3 })
@@ -42,10 +47,12 @@ struct BadInputTests {
         #expect(events.all.contains(.connection(false)))
     }
 
-    @Test("IIO device with a scan element of unknown type: counted, ignored, the rest read",
-          .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
-                   "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "IIO device with a scan element of unknown type: counted, ignored, the rest read",
+        .enabled(
+            if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
+            "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func unknownChannel() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(variant: "unknown-channel")
@@ -53,7 +60,9 @@ struct BadInputTests {
         defer { imu.stop() }
         let source = IIOSource(configuration: IIOConfiguration(uri: imu.uri, samplingFrequency: 100))
         let batches = Collector<[SensorRecord]>()
-        source.start { batches.append($0); return true }
+        source.start {
+            batches.append($0); return true
+        }
         defer { source.stop() }
         #expect(await RealDaemons.wait(timeout: 10) { source.status.samples >= 50 })
         let status = source.status
@@ -62,10 +71,12 @@ struct BadInputTests {
         _ = try IIOSourceRealTests.checkValues(IIOSourceRealTests.samples(batches), imu)
     }
 
-    @Test("IIO device whose accel format is unsupported: refused with a reason, counted, no crash",
-          .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
-                   "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "IIO device whose accel format is unsupported: refused with a reason, counted, no crash",
+        .enabled(
+            if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
+            "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func unsupportedFormat() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(variant: "bad-format")
@@ -82,19 +93,24 @@ struct BadInputTests {
         #expect(status.devices.first?.ignoredChannels == ["accel_x", "accel_y", "accel_z"])
     }
 
-    @Test("IIO buffer reads that stall: timeouts counted and logged, reading resumes, the gap is counted",
-          .enabled(if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
-                   "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "IIO buffer reads that stall: timeouts counted and logged, reading resumes, the gap is counted",
+        .enabled(
+            if: RealDaemons.shouldRun(IIOSourceRealTests.prerequisites, needsRoot: true),
+            "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func stalledReads() async throws {
         guard RealDaemons.check(IIOSourceRealTests.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU(feederOptions: ["--stall-after", "105", "--stall-seconds", "2.5"])
         try imu.start()
         defer { imu.stop() }
-        let source = IIOSource(configuration: IIOConfiguration(
-            uri: imu.uri, samplingFrequency: 200, timeout: 1, initialBackoff: 0.05, maximumBackoff: 0.2))
+        let source = IIOSource(
+            configuration: IIOConfiguration(
+                uri: imu.uri, samplingFrequency: 200, timeout: 1, initialBackoff: 0.05, maximumBackoff: 0.2))
         let batches = Collector<[SensorRecord]>()
-        source.start { batches.append($0); return true }
+        source.start {
+            batches.append($0); return true
+        }
         defer { source.stop() }
         #expect(await RealDaemons.wait(timeout: 15) { source.status.samples >= 400 }, "reading resumes after the stall")
         let status = source.status

@@ -43,7 +43,10 @@ import Testing
             var bytes = Self.fileStart(text)
             RecordingEncoder.appendMarker(.tripStart, at: SampleTime(nanoseconds: 1), to: &bytes)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            for arguments in [["inspect", path], ["replay", path], ["run", "--store", dir.file("s.db"), "--status-socket", dir.file("s.sock"), "--replay", path]] {
+            for arguments in [
+                ["inspect", path], ["replay", path],
+                ["run", "--store", dir.file("s.db"), "--status-socket", dir.file("s.sock"), "--replay", path],
+            ] {
                 let run = try runProcess(try Self.bikepathd(), arguments)
                 #expect(!Self.trapped(run.status) && run.status != 0, "\(arguments[0]): \(run.status) \(run.err)")
                 #expect(run.err.contains("outside 1678–2262"), "\(arguments[0]): \(run.err)")
@@ -65,14 +68,17 @@ import Testing
             var payload = Self.le(t) + [2, 0, 0]
             for _ in 0..<2 { payload += [0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 12) }
             RecordingEncoder.appendRaw(kind: 2, payload: payload, to: &bytes)
-            try RecordingEncoder.appendNMEA(NMEAWriter.sentence(body: "GPRMC,230000.00,A,4807.038,N,01131.000,E,1e300,084.4,300626,,,A"),
-                                            at: SampleTime(nanoseconds: t), to: &bytes)
+            try RecordingEncoder.appendNMEA(
+                NMEAWriter.sentence(body: "GPRMC,230000.00,A,4807.038,N,01131.000,E,1e300,084.4,300626,,,A"),
+                at: SampleTime(nanoseconds: t), to: &bytes)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let (_, records, _) = try RecordingReader.readAll(path: path)
         #expect(records.count == 6 * 4)
-        for arguments in [["inspect", path], ["replay", path, "--json"],
-                          ["run", "--store", dir.file("s.db"), "--status-socket", dir.file("s.sock"), "--replay", path]] {
+        for arguments in [
+            ["inspect", path], ["replay", path, "--json"],
+            ["run", "--store", dir.file("s.db"), "--status-socket", dir.file("s.sock"), "--replay", path],
+        ] {
             let run = try runProcess(try Self.bikepathd(), arguments)
             #expect(run.status == 0, "\(arguments[0]) exited \(run.status): \(run.err.suffix(2000))")
         }
@@ -103,10 +109,10 @@ import Testing
             }
             let gps = dir.file("r-gps.csv")
             try """
-                Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix
-                \(value),51.5,-0.1,10,1,1,1688913797599000,420,3
+            Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix
+            \(value),51.5,-0.1,10,1,1,1688913797599000,420,3
 
-                """.write(toFile: gps, atomically: true, encoding: .utf8)
+            """.write(toFile: gps, atomically: true, encoding: .utf8)
             do { _ = try GoProCSVImporter.load(.init(gps: gps)); Issue.record("\(value) accepted") } catch {
                 #expect(error.line == 2 && error.message.contains("out of range"), "\(error)")
             }
@@ -142,8 +148,12 @@ import Testing
         let fifo = dir.file("store.sqlite")
         #expect(mkfifo(fifo, 0o600) == 0)
         let log = dir.file("run.log")
-        let child = try ChildProcess(try Self.bikepathd(), ["run", "--store", fifo, "--status-socket", dir.file("s.sock"),
-                                                            "--replay", Paths.root + "/Recordings/allthedocks-GX010056.bpr"], output: URL(fileURLWithPath: log))
+        let child = try ChildProcess(
+            try Self.bikepathd(),
+            [
+                "run", "--store", fifo, "--status-socket", dir.file("s.sock"),
+                "--replay", Paths.root + "/Recordings/allthedocks-GX010056.bpr",
+            ], output: URL(fileURLWithPath: log))
         let status = child.waitForExit(timeout: 30)
         if status == nil { child.stop(signal: SIGKILL) }
         #expect(status == 1, "run must not hang on a FIFO")
@@ -160,8 +170,9 @@ import Testing
         defer { dir.cleanup() }
         let fifo = dir.file("bikepathd.toml")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let child = try ChildProcess(try Self.bikepathd(), ["config", "check", fifo],
-                                     output: URL(fileURLWithPath: dir.file("check.log")))
+        let child = try ChildProcess(
+            try Self.bikepathd(), ["config", "check", fifo],
+            output: URL(fileURLWithPath: dir.file("check.log")))
         let status = child.waitForExit(timeout: 30)
         if status == nil { child.stop(signal: SIGKILL) }
         #expect(status != nil && status != 0, "a FIFO is refused, not waited on")

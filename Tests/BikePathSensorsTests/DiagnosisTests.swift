@@ -31,8 +31,9 @@ struct DiagnosisTests {
 
     @Test("healthy sensors: no problems, exit ok")
     func healthy() {
-        let d = SensorDiagnosis(gnss: Self.healthyGNSS(), imu: Self.healthyIMU(), required: [.gnss, .imu],
-                                observedSeconds: 3, now: SampleTime(seconds: 100))
+        let d = SensorDiagnosis(
+            gnss: Self.healthyGNSS(), imu: Self.healthyIMU(), required: [.gnss, .imu],
+            observedSeconds: 3, now: SampleTime(seconds: 100))
         #expect(d.problems.isEmpty)
         #expect(d.ok)
         #expect(d.gnssFixAgeSeconds == 0.5)
@@ -42,10 +43,12 @@ struct DiagnosisTests {
     @Test("missing gpsd fails only when GNSS is required")
     func missingGNSS() {
         let down = GNSSStatus(host: "localhost", port: 2947)
-        let optional = SensorDiagnosis(gnss: down, imu: Self.healthyIMU(), required: [.imu], observedSeconds: 3, now: SampleTime(seconds: 1))
+        let optional = SensorDiagnosis(
+            gnss: down, imu: Self.healthyIMU(), required: [.imu], observedSeconds: 3, now: SampleTime(seconds: 1))
         #expect(optional.ok)
         #expect(optional.problems.map(\.severity) == [.error])
-        let required = SensorDiagnosis(gnss: down, imu: Self.healthyIMU(), required: [.gnss], observedSeconds: 3, now: SampleTime(seconds: 1))
+        let required = SensorDiagnosis(
+            gnss: down, imu: Self.healthyIMU(), required: [.gnss], observedSeconds: 3, now: SampleTime(seconds: 1))
         #expect(!required.ok)
         #expect(required.missingRequired == [.gnss])
         #expect(required.text.contains("MISSING required sensor(s): gnss"))

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 7's end-to-end run: a real gpsd fed the GPS of a real ride (Recordings/
@@ -17,10 +17,12 @@ import Glibc
 struct EndToEndRealTests {
     static let prerequisites = ["gpsd", "iiod", "unshare", "sqlite3"]
 
-    @Test("trip detected, stored, continued after SIGTERM, survives gpsd restart, confirmed and synced once",
-          .enabled(if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
-                   "needs root, gpsd, iiod, unshare, sqlite3 and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(3)))
+    @Test(
+        "trip detected, stored, continued after SIGTERM, survives gpsd restart, confirmed and synced once",
+        .enabled(
+            if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
+            "needs root, gpsd, iiod, unshare, sqlite3 and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(3)))
     func endToEnd() async throws {
         guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
@@ -40,16 +42,18 @@ struct EndToEndRealTests {
         try "e2e-secret-token\n".write(toFile: path("token"), atomically: true, encoding: .utf8)
         chmod(path("token"), 0o600)
         chmod(path("tokens"), 0o600)  // the hub refuses a tokens file others can read
-        let hub = try ChildProcess(hubBinary, ["serve", "--port", "0", "--db", path("hub.sqlite"), "--tokens", path("tokens")],
-                                   output: dir.url.appendingPathComponent("hub.log"))
+        let hub = try ChildProcess(
+            hubBinary, ["serve", "--port", "0", "--db", path("hub.sqlite"), "--tokens", path("tokens")],
+            output: dir.url.appendingPathComponent("hub.log"))
         defer { hub.stop(signal: SIGKILL) }
         var hubPort: Int?
-        #expect(await RealDaemons.wait(timeout: 30) {
-            let log = (try? String(contentsOfFile: path("hub.log"), encoding: .utf8)) ?? ""
-            hubPort = log.split(separator: "\n").first { $0.hasPrefix("bikepath-hub listening on") }?
-                .split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            return hubPort != nil
-        })
+        #expect(
+            await RealDaemons.wait(timeout: 30) {
+                let log = (try? String(contentsOfFile: path("hub.log"), encoding: .utf8)) ?? ""
+                hubPort = log.split(separator: "\n").first { $0.hasPrefix("bikepath-hub listening on") }?
+                    .split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                return hubPort != nil
+            })
         let port = try #require(hubPort, "the hub did not start")
 
         let gpsd = GPSDSourceRealTests.Gpsd()
@@ -60,35 +64,39 @@ struct EndToEndRealTests {
         defer { imu.stop() }
 
         try """
-            [gnss]
-            host = "127.0.0.1"
-            port = \(gpsd.port)
-            [imu]
-            uri = "\(imu.uri)"
-            rate_hz = 100
-            [store]
-            path = "\(path("store.sqlite"))"
-            commit_interval_s = 0.5
-            [trip]
-            start_after_s = 5
-            start_after_m = 20
-            end_after_s = 10
-            [privacy]
-            share_trips = true
-            [sync]
-            hub_url = "http://127.0.0.1:\(port)"
-            token_file = "\(path("token"))"
-            interval_s = 5
-            [status]
-            socket = "\(path("status.sock"))"
-            """.write(toFile: path("bikepathd.toml"), atomically: true, encoding: .utf8)
+        [gnss]
+        host = "127.0.0.1"
+        port = \(gpsd.port)
+        [imu]
+        uri = "\(imu.uri)"
+        rate_hz = 100
+        [store]
+        path = "\(path("store.sqlite"))"
+        commit_interval_s = 0.5
+        [trip]
+        start_after_s = 5
+        start_after_m = 20
+        end_after_s = 10
+        [privacy]
+        share_trips = true
+        [sync]
+        hub_url = "http://127.0.0.1:\(port)"
+        token_file = "\(path("token"))"
+        interval_s = 5
+        [status]
+        socket = "\(path("status.sock"))"
+        """.write(toFile: path("bikepathd.toml"), atomically: true, encoding: .utf8)
         let cli = CLI(binary: bikepathd, store: path("store.sqlite"), socket: path("status.sock"))
 
         let notify = try NotifyListener(path: path("notify.sock"))
         func startDaemon(_ n: Int) throws -> ChildProcess {
-            try ChildProcess("env", ["NOTIFY_SOCKET=\(notify.path)", "WATCHDOG_USEC=2000000",
-                                     bikepathd, "run", "--config", path("bikepathd.toml")],
-                             output: dir.url.appendingPathComponent("daemon\(n).log"))
+            try ChildProcess(
+                "env",
+                [
+                    "NOTIFY_SOCKET=\(notify.path)", "WATCHDOG_USEC=2000000",
+                    bikepathd, "run", "--config", path("bikepathd.toml"),
+                ],
+                output: dir.url.appendingPathComponent("daemon\(n).log"))
         }
         var daemon = try startDaemon(1)
         defer { daemon.stop(signal: SIGKILL) }
@@ -96,10 +104,12 @@ struct EndToEndRealTests {
         // The daemon made the store; the rider's consent goes into it (a CLI edit never creates a store).
         #expect(try await cli.run(["sync", "consent", "trips", "on", "--db", path("store.sqlite")]).status == 0)
 
-        let feeder = try ChildProcess("python3", [
-            RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",
-            "--epoch-hz", "18", "--seconds", "85", "--start-epoch", "\(Int(Date().timeIntervalSince1970))",
-        ])
+        let feeder = try ChildProcess(
+            "python3",
+            [
+                RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",
+                "--epoch-hz", "18", "--seconds", "85", "--start-epoch", "\(Int(Date().timeIntervalSince1970))",
+            ])
         defer { feeder.stop(signal: SIGKILL) }
 
         // 1. The trip is detected and stored.
@@ -118,31 +128,37 @@ struct EndToEndRealTests {
         #expect(cli.openTrips() == [tripID], "the trip stays open across the stop")
         #expect(cli.trackPoints(tripID) >= points, "nothing committed was lost")
         daemon = try startDaemon(2)
-        #expect(await RealDaemons.wait(timeout: 20) { cli.log(dir, 2).contains("trip \(tripID) continues") },
-                "the restarted daemon continues the trip: \(cli.log(dir, 2))")
+        #expect(
+            await RealDaemons.wait(timeout: 20) { cli.log(dir, 2).contains("trip \(tripID) continues") },
+            "the restarted daemon continues the trip: \(cli.log(dir, 2))")
         let resumedPoints = cli.trackPoints(tripID)
         #expect(await RealDaemons.wait(timeout: 10) { cli.trackPoints(tripID) > resumedPoints }, "points go on into the same trip")
 
         // 3. gpsd killed and restarted mid-ride: degraded, then recovered.
         gpsd.kill()
-        #expect(await RealDaemons.wait(timeout: 10) { cli.status()?.degraded.contains { $0.contains("gpsd") } == true },
-                "status says gpsd is missing")
+        #expect(
+            await RealDaemons.wait(timeout: 10) { cli.status()?.degraded.contains { $0.contains("gpsd") } == true },
+            "status says gpsd is missing")
         #expect(daemon.waitForExit(timeout: 0) == nil, "the daemon keeps running without gpsd")
         let pointsWithoutGpsd = cli.trackPoints(tripID)
         try gpsd.start()
-        #expect(await RealDaemons.wait(timeout: 15) { cli.trackPoints(tripID) > pointsWithoutGpsd + 3 },
-                "track points go on after gpsd restarted")
-        #expect(await RealDaemons.wait(timeout: 15) {
-            guard let s = cli.status() else { return false }
-            return s.gnssConnected && (s.fixAge ?? 99) < 2 && !s.degraded.contains { $0.contains("gpsd") }
-        }, "fixes flow again after gpsd restarted: \(cli.status().debugDescription)")
+        #expect(
+            await RealDaemons.wait(timeout: 15) { cli.trackPoints(tripID) > pointsWithoutGpsd + 3 },
+            "track points go on after gpsd restarted")
+        #expect(
+            await RealDaemons.wait(timeout: 15) {
+                guard let s = cli.status() else { return false }
+                return s.gnssConnected && (s.fixAge ?? 99) < 2 && !s.degraded.contains { $0.contains("gpsd") }
+            }, "fixes flow again after gpsd restarted: \(cli.status().debugDescription)")
 
         // 4. The ride ends: standing still ends the trip; its draft is confirmed and synced.
         #expect(feeder.waitForExit() == 0)
-        let stillFeeder = try ChildProcess("python3", [
-            RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("still.nmea"), "\(gpsd.udpPort)",
-            "--epoch-hz", "2", "--seconds", "40", "--start-epoch", "\(Int(Date().timeIntervalSince1970) + 1)",
-        ])
+        let stillFeeder = try ChildProcess(
+            "python3",
+            [
+                RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("still.nmea"), "\(gpsd.udpPort)",
+                "--epoch-hz", "2", "--seconds", "40", "--start-epoch", "\(Int(Date().timeIntervalSince1970) + 1)",
+            ])
         defer { stillFeeder.stop(signal: SIGKILL) }
         #expect(await RealDaemons.wait(timeout: 40) { cli.pendingDraft() != nil }, "the trip ended and was drafted")
         let draft = try #require(cli.pendingDraft())
@@ -150,12 +166,14 @@ struct EndToEndRealTests {
         #expect(cli.sql("SELECT COUNT(*) FROM trips") == "1", "one trip across the restart, not two")
         #expect(try await cli.run(["drafts", "confirm", draft, "--db", path("store.sqlite")]).status == 0)
         let hubDB = path("hub.sqlite")
-        #expect(await RealDaemons.wait(timeout: 30) {
-            cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation'", db: hubDB) == "1"
-        }, "the confirmed draft reached the hub: \(cli.log(dir, 2))")
-        try await Task.sleep(nanoseconds: 6_000_000_000)   // another sync pass: still once
-        #expect(cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation' AND id LIKE '\(draft)%'", db: hubDB) == "1",
-                "the hub holds the confirmed draft exactly once")
+        #expect(
+            await RealDaemons.wait(timeout: 30) {
+                cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation'", db: hubDB) == "1"
+            }, "the confirmed draft reached the hub: \(cli.log(dir, 2))")
+        try await Task.sleep(nanoseconds: 6_000_000_000)  // another sync pass: still once
+        #expect(
+            cli.sql("SELECT COUNT(*) FROM records WHERE kind = 'confirmation' AND id LIKE '\(draft)%'", db: hubDB) == "1",
+            "the hub holds the confirmed draft exactly once")
         #expect(cli.status()?.syncSucceeded == true)
 
         daemon.stop(signal: SIGTERM)
@@ -176,8 +194,10 @@ struct EndToEndRealTests {
         let lastGGA = try #require(ride.last { $0.dropFirst(3).hasPrefix("GGA") })
         var f = lastRMC.dropFirst().prefix { $0 != "*" }.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         f[7] = "0.00"
-        let still = [NMEAWriter.sentence(body: f.joined(separator: ",")),
-                     NMEAWriter.sentence(body: String(lastGGA.dropFirst().prefix { $0 != "*" }))]
+        let still = [
+            NMEAWriter.sentence(body: f.joined(separator: ",")),
+            NMEAWriter.sentence(body: String(lastGGA.dropFirst().prefix { $0 != "*" })),
+        ]
         return (ride, still)
     }
 }

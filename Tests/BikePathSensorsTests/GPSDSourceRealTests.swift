@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real gpsd fed a recorded NMEA log over UDP (`gpsd -N -n -b -S PORT udp://…`).
@@ -48,8 +48,10 @@ struct GPSDSourceRealTests {
         }
 
         func feed(shift: Double = 0) throws {
-            var args = [RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
-                        GPSDSourceRealTests.log.path, "\(udpPort)"]
+            var args = [
+                RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
+                GPSDSourceRealTests.log.path, "\(udpPort)",
+            ]
             if shift != 0 { args += ["--time-shift", "\(shift)"] }
             let feeder = try ChildProcess("python3", args)
             #expect(feeder.waitForExit() == 0)
@@ -57,26 +59,34 @@ struct GPSDSourceRealTests {
 
         /// Live mode: `hz` epochs a second for `seconds`, times advancing (gpsd_udp_feed.py --epoch-hz).
         func feedLive(hz: Double, seconds: Double) throws {
-            let feeder = try ChildProcess("python3", [RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
-                                                      GPSDSourceRealTests.log.path, "\(udpPort)",
-                                                      "--epoch-hz", "\(hz)", "--seconds", "\(seconds)"])
+            let feeder = try ChildProcess(
+                "python3",
+                [
+                    RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path,
+                    GPSDSourceRealTests.log.path, "\(udpPort)",
+                    "--epoch-hz", "\(hz)", "--seconds", "\(seconds)",
+                ])
             #expect(feeder.waitForExit() == 0)
         }
     }
 
-    @Test("sees every epoch and every sentence, then reconnects after gpsd is killed and restarted",
-          .enabled(if: RealDaemons.shouldRun(["gpsd"]), "needs gpsd and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "sees every epoch and every sentence, then reconnects after gpsd is killed and restarted",
+        .enabled(if: RealDaemons.shouldRun(["gpsd"]), "needs gpsd and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func everyEpochAndReconnect() async throws {
         guard RealDaemons.check(["gpsd"]) else { return }
         let gpsd = Gpsd()
         try gpsd.start()
         defer { gpsd.kill() }
 
-        let source = GPSDSource(configuration: GPSDConfiguration(
-            host: "127.0.0.1", port: gpsd.port, initialBackoff: 0.05, maximumBackoff: 0.4))
+        let source = GPSDSource(
+            configuration: GPSDConfiguration(
+                host: "127.0.0.1", port: gpsd.port, initialBackoff: 0.05, maximumBackoff: 0.4))
         let events = Collector<GNSSEvent>()
-        source.start { events.append($0); return true }
+        source.start {
+            events.append($0); return true
+        }
         defer { source.stop() }
 
         #expect(await RealDaemons.wait(timeout: 5) { source.status.connected && source.status.gpsdVersion != nil })

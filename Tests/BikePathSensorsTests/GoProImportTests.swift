@@ -18,12 +18,18 @@ import BikePathCore
         let imu = rec.records.compactMap { if case .imu(let s) = $0 { s } else { nil } }
         #expect(imu.count == stats.imuSamples)
         // First and last CSV rows, as the Float the recording stores.
-        #expect(imu.first == IMUSample(time: SampleTime(nanoseconds: 0),
-                                       accel: Vector3(x: Float(8.215827338129497), y: Float(0.1079136690647482), z: Float(5.26378896882494)),
-                                       gyro: Vector3(x: Float(0.003194888178913738), y: Float(0.029818956336528223), z: Float(-0.005324813631522897))))
-        #expect(imu.last == IMUSample(time: SampleTime(nanoseconds: 11_527_131_980),
-                                      accel: Vector3(x: Float(7.71462829736211), y: Float(0.09112709832134293), z: Float(6.0215827338129495)),
-                                      gyro: Vector3(x: Float(-0.007454739084132056), y: Float(0.012779552715654952), z: Float(-0.006389776357827476))))
+        #expect(
+            imu.first
+                == IMUSample(
+                    time: SampleTime(nanoseconds: 0),
+                    accel: Vector3(x: Float(8.215827338129497), y: Float(0.1079136690647482), z: Float(5.26378896882494)),
+                    gyro: Vector3(x: Float(0.003194888178913738), y: Float(0.029818956336528223), z: Float(-0.005324813631522897))))
+        #expect(
+            imu.last
+                == IMUSample(
+                    time: SampleTime(nanoseconds: 11_527_131_980),
+                    accel: Vector3(x: Float(7.71462829736211), y: Float(0.09112709832134293), z: Float(6.0215827338129495)),
+                    gyro: Vector3(x: Float(-0.007454739084132056), y: Float(0.012779552715654952), z: Float(-0.006389776357827476))))
         let nmea = rec.records.compactMap { if case .nmea(let t, let s) = $0 { (t, s) } else { nil } }
         // Checksums computed independently (python functools.reduce xor).
         // Row 1: 0 ms, 51.523087,-0.1049326, 19.781 m, 1.153 m/s, TS 1688913797599000 µs, DOP 4.20, 3D.
@@ -118,7 +124,13 @@ import BikePathCore
 
     @Test func wrongFileNamesTheMissingColumn() throws {
         let gps = GoProImportTests.prefix + "-gps.csv"
-        #expect(throws: ImportError(path: gps, line: 1, message: "missing column 'AcclX' (found: Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix); is this the right file?")) {
+        #expect(
+            throws: ImportError(
+                path: gps, line: 1,
+                message:
+                    "missing column 'AcclX' (found: Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix); is this the right file?"
+            )
+        ) {
             try Self.load(accl: gps)
         }
     }
@@ -137,7 +149,9 @@ import BikePathCore
 
     @Test func emptyAndHeaderOnlyFiles() throws {
         try Self.withFile("") { path in
-            #expect(throws: ImportError(path: path, line: 1, message: "empty file: expected a header line with Milliseconds,AcclX,AcclY,AcclZ")) {
+            #expect(
+                throws: ImportError(path: path, line: 1, message: "empty file: expected a header line with Milliseconds,AcclX,AcclY,AcclZ")
+            ) {
                 try Self.load(accl: path)
             }
         }
@@ -148,7 +162,9 @@ import BikePathCore
 
     @Test func timeGoingFarBackwardsIsAnError() throws {
         try Self.withFile("Milliseconds,AcclX,AcclY,AcclZ\n0,1,2,3\n500,1,2,3\n100,1,2,3\n") { path in
-            #expect(throws: ImportError(path: path, line: 4, message: "Milliseconds goes backwards (500.0 then 100.0)")) { try Self.load(accl: path) }
+            #expect(throws: ImportError(path: path, line: 4, message: "Milliseconds goes backwards (500.0 then 100.0)")) {
+                try Self.load(accl: path)
+            }
         }
     }
 
@@ -163,7 +179,9 @@ import BikePathCore
     }
 
     @Test func positionOutOfRange() throws {
-        try Self.withFile("Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n0,91,0,1,1,1,1688913797599000,100,3\n") { path in
+        try Self.withFile(
+            "Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n0,91,0,1,1,1,1688913797599000,100,3\n"
+        ) { path in
             #expect(throws: ImportError(path: path, line: 2, message: "position 91.0, 0.0 is out of range")) { try Self.load(gps: path) }
         }
     }
@@ -171,10 +189,14 @@ import BikePathCore
     @Test func impossibleAltitudeAndAccuracyAreRefused() throws {
         let head = "Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n"
         try Self.withFile(head + "0,51.5,0,-1000000000,1,1,1688913797599000,100,3\n") { path in
-            #expect(throws: ImportError(path: path, line: 2, message: "altitude -1000000000.0 m is out of range −500…9000")) { try Self.load(gps: path) }
+            #expect(throws: ImportError(path: path, line: 2, message: "altitude -1000000000.0 m is out of range −500…9000")) {
+                try Self.load(gps: path)
+            }
         }
         try Self.withFile(head + "0,51.5,0,12,1,1,1688913797599000,-420,3\n") { path in
-            #expect(throws: ImportError(path: path, line: 2, message: "GpsAccuracy -420.0 is out of range 0…9999 (DOP × 100)")) { try Self.load(gps: path) }
+            #expect(throws: ImportError(path: path, line: 2, message: "GpsAccuracy -420.0 is out of range 0…9999 (DOP × 100)")) {
+                try Self.load(gps: path)
+            }
         }
     }
 }

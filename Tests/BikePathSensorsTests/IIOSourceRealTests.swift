@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libiio reading the fake 6-axis device through a real iiod serving a private mount namespace.
@@ -36,23 +36,29 @@ struct IIOSourceRealTests {
         batches.all.flatMap { $0 }.compactMap { if case .imu(let s) = $0 { s } else { nil } }
     }
 
-    @Test("scaled samples equal the values written; survives the device disappearing and coming back",
-          .enabled(if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
-                   "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "scaled samples equal the values written; survives the device disappearing and coming back",
+        .enabled(
+            if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
+            "needs root, iiod, unshare and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func valuesAndRecovery() async throws {
         guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
         let imu = try FakeIMU()
         try imu.start()
         defer { imu.stop() }
-        let source = IIOSource(configuration: IIOConfiguration(
-            uri: imu.uri, samplingFrequency: 200, timeout: 3, initialBackoff: 0.1, maximumBackoff: 0.5))
+        let source = IIOSource(
+            configuration: IIOConfiguration(
+                uri: imu.uri, samplingFrequency: 200, timeout: 3, initialBackoff: 0.1, maximumBackoff: 0.5))
         let batches = Collector<[SensorRecord]>()
-        source.start { batches.append($0); return true }
+        source.start {
+            batches.append($0); return true
+        }
         defer { source.stop() }
 
-        #expect(await RealDaemons.wait(timeout: 10) { source.status.samples >= 400 && source.status.measuredRateHz != nil },
-                "feeder: \(imu.log("feeder.log"))")
+        #expect(
+            await RealDaemons.wait(timeout: 10) { source.status.samples >= 400 && source.status.measuredRateHz != nil },
+            "feeder: \(imu.log("feeder.log"))")
         var status = source.status
         #expect(status.devices.map(\.name) == ["bmi160-fake"])
         #expect(status.devices.first?.channels == ["accel_x", "accel_y", "accel_z", "anglvel_x", "anglvel_y", "anglvel_z", "timestamp"])

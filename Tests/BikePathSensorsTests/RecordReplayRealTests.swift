@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bikepathd record` against the real gpsd (fed over UDP) and the fake IMU behind iiod:
@@ -13,10 +13,12 @@ import Glibc
 /// rider label and is part of both.
 @Suite("record, then replay: same outputs", .serialized, .ownThreads)
 struct RecordReplayRealTests {
-    @Test("replaying the recording gives the live run's outputs, byte for byte",
-          .enabled(if: RealDaemons.shouldRun(["gpsd", "iiod", "unshare"], needsRoot: true),
-                   "needs root, gpsd, iiod, unshare and python3 (skipped locally; required on CI)"),
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "replaying the recording gives the live run's outputs, byte for byte",
+        .enabled(
+            if: RealDaemons.shouldRun(["gpsd", "iiod", "unshare"], needsRoot: true),
+            "needs root, gpsd, iiod, unshare and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
     func recordThenReplay() async throws {
         guard RealDaemons.check(["gpsd", "iiod", "unshare"], needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
@@ -32,12 +34,14 @@ struct RecordReplayRealTests {
         let recording = scratch.url.appendingPathComponent("live.bpr").path
         let liveOutputs = scratch.url.appendingPathComponent("live.jsonl").path
         let markSocket = scratch.url.appendingPathComponent("mark.sock").path
-        let recorder = try ChildProcess(bikepathd, [
-            "record", recording, "--outputs", liveOutputs, "--gpsd-host", "127.0.0.1", "--gpsd-port", "\(gpsd.port)",
-            "--iio-uri", imu.uri, "--imu-rate", "100", "--mark-socket", markSocket,
-        ], output: scratch.url.appendingPathComponent("record.log"))
+        let recorder = try ChildProcess(
+            bikepathd,
+            [
+                "record", recording, "--outputs", liveOutputs, "--gpsd-host", "127.0.0.1", "--gpsd-port", "\(gpsd.port)",
+                "--iio-uri", imu.uri, "--imu-rate", "100", "--mark-socket", markSocket,
+            ], output: scratch.url.appendingPathComponent("record.log"))
         defer { recorder.stop(signal: SIGKILL) }
-        try await Task.sleep(nanoseconds: 1_500_000_000)   // connected to gpsd and iiod, WATCH registered
+        try await Task.sleep(nanoseconds: 1_500_000_000)  // connected to gpsd and iiod, WATCH registered
         try gpsd.feedLive(hz: 5, seconds: 8)
         let mark = try await runProcess(bikepathd, ["mark", "debris", "--socket", markSocket])
         #expect(mark.status == 0 && mark.out.hasPrefix("marked debris"), "\(mark)")

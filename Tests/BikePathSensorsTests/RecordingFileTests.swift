@@ -3,13 +3,15 @@ import Testing
 import BikePathCore
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite(.ownThreads) struct RecordingFileTests {
-    static let header = RecordingHeader(source: "live", sourceDetail: "test rig", sensors: [
-        .init(id: "accel", kind: "accelerometer", name: "lsm6dsl", rateHz: 208, unit: "m/s^2", scale: 0.000598),
-    ])
+    static let header = RecordingHeader(
+        source: "live", sourceDetail: "test rig",
+        sensors: [
+            .init(id: "accel", kind: "accelerometer", name: "lsm6dsl", rateHz: 208, unit: "m/s^2", scale: 0.000598)
+        ])
 
     /// 300 IMU samples with gyro at 200 Hz, a sentence every 20th sample, and markers.
     static func records() -> [SensorRecord] {

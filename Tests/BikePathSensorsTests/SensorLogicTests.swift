@@ -19,7 +19,8 @@ struct SensorLogicTests {
         #expect(s12.unsupportedReason == nil)
         #expect(IIOScanFormat(storageBits: 24, bits: 24, shift: 0, isSigned: true, isBigEndian: false).unsupportedReason != nil)
         #expect(IIOScanFormat(storageBits: 16, bits: 16, shift: 2, isSigned: true, isBigEndian: false).unsupportedReason != nil)
-        #expect(IIOScanFormat(storageBits: 16, bits: 16, shift: 0, isSigned: true, isBigEndian: false, repeatCount: 2).unsupportedReason != nil)
+        #expect(
+            IIOScanFormat(storageBits: 16, bits: 16, shift: 0, isSigned: true, isBigEndian: false, repeatCount: 2).unsupportedReason != nil)
         #expect(s12.description == "le:s12/16>>4")
     }
 
@@ -94,13 +95,18 @@ struct SensorLogicTests {
 
 @Suite("Source lifecycle without daemons", .ownThreads)
 struct SourceLifecycleTests {
-    @Test("streams finish when the sources stop, and connection failures are counted meanwhile",
-          .timeLimitOnceRunning(.minutes(1)))
+    @Test(
+        "streams finish when the sources stop, and connection failures are counted meanwhile",
+        .timeLimitOnceRunning(.minutes(1)))
     func streamsFinish() async {
-        let gnss = GPSDSource(configuration: GPSDConfiguration(host: "127.0.0.1", port: RealDaemons.freePort(),
-                                                               initialBackoff: 0.05, maximumBackoff: 0.1))
-        let imu = IIOSource(configuration: IIOConfiguration(uri: "ip:127.0.0.1:\(RealDaemons.freePort())",
-                                                            initialBackoff: 0.05, maximumBackoff: 0.1))
+        let gnss = GPSDSource(
+            configuration: GPSDConfiguration(
+                host: "127.0.0.1", port: RealDaemons.freePort(),
+                initialBackoff: 0.05, maximumBackoff: 0.1))
+        let imu = IIOSource(
+            configuration: IIOConfiguration(
+                uri: "ip:127.0.0.1:\(RealDaemons.freePort())",
+                initialBackoff: 0.05, maximumBackoff: 0.1))
         let events = gnss.events()
         let batches = imu.batches()
         #expect(await RealDaemons.wait(timeout: 10) { gnss.status.connectFailures >= 2 && imu.status.connectFailures >= 2 })

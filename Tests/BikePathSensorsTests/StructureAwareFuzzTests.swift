@@ -12,8 +12,10 @@ import Testing
 /// (with fresh CRCs and checksums), CSV numbers like 1e13, 1e300, −9e12. Every input
 /// must end in a result or a typed error; a trap kills the test process.
 @Suite(.ownThreads) struct StructureAwareFuzzTests {
-    static let extremeNumbers = ["1e13", "1e300", "-9e12", "-0", "0", "9.2e15", "-1e308", "4.9e-324", "9223372036854775807",
-                                 "-9223372036854775808", "123456789012345678901234567890", "1e-7", "-1"]
+    static let extremeNumbers = [
+        "1e13", "1e300", "-9e12", "-0", "0", "9.2e15", "-1e308", "4.9e-324", "9223372036854775807",
+        "-9223372036854775808", "123456789012345678901234567890", "1e-7", "-1",
+    ]
     static let extremeTimes: [Int64] = [.min, .max, .min + 1, .max - 1, 0, -1, 1 << 53, -(1 << 53), 1 << 62, -(1 << 62)]
 
     private func number(_ rng: inout SplitMix64, normal: Double) -> String {
@@ -28,11 +30,13 @@ import Testing
         var imported = 0, refused = 0
         for round in 0..<300 {
             let rows = Int(rng.next() % 12) + 2
-            var accl = "Milliseconds,AcclX,AcclY,AcclZ\n", gps = "Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n"
+            var accl = "Milliseconds,AcclX,AcclY,AcclZ\n",
+                gps = "Milliseconds,Latitude,Longitude,Altitude,Speed,Speed3D,TS,GpsAccuracy,GpsFix\n"
             for i in 0..<rows {
                 let ms = number(&rng, normal: Double(i) * 5)
                 accl += "\(ms),\(number(&rng, normal: 0.1)),\(number(&rng, normal: 0.2)),\(number(&rng, normal: 9.8))\n"
-                gps += "\(number(&rng, normal: Double(i) * 100)),\(number(&rng, normal: 51.5)),\(number(&rng, normal: -0.1)),"
+                gps +=
+                    "\(number(&rng, normal: Double(i) * 100)),\(number(&rng, normal: 51.5)),\(number(&rng, normal: -0.1)),"
                     + "\(number(&rng, normal: 20)),\(number(&rng, normal: 3)),0,\(number(&rng, normal: 1_688_913_797_599_000 + Double(i) * 100_000)),"
                     + "\(number(&rng, normal: 420)),\(number(&rng, normal: 3))\n"
             }
@@ -64,9 +68,12 @@ import Testing
         for round in 0..<100 {
             var log = "# Name: fuzz\n"
             for _ in 0..<Int(rng.next() % 3000) {
-                let t = rng.next() % 3 == 0 ? String(String(Int(rng.next() % 240_000) + 1_000_000).dropFirst()) : times[Int(rng.next() % UInt64(times.count))]
+                let t =
+                    rng.next() % 3 == 0
+                    ? String(String(Int(rng.next() % 240_000) + 1_000_000).dropFirst()) : times[Int(rng.next() % UInt64(times.count))]
                 let type = ["GPRMC", "GPGGA", "GPZDA", "GPGLL"][Int(rng.next() % 4)]
-                let body = type == "GPGLL" ? "\(type),4807.038,N,01131.000,E,\(t),A" : "\(type),\(t),A,4807.038,N,01131.000,E,1.0,84.4,300626,,,A"
+                let body =
+                    type == "GPGLL" ? "\(type),4807.038,N,01131.000,E,\(t),A" : "\(type),\(t),A,4807.038,N,01131.000,E,1.0,84.4,300626,,,A"
                 log += NMEAWriter.sentence(body: body) + "\n"
             }
             try log.write(toFile: dir.file("g.log"), atomically: true, encoding: .utf8)
@@ -144,7 +151,9 @@ import Testing
             guard round % 15 == 0 else { continue }
             let path = dir.file("m\(round).bpr")
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            for arguments in [["inspect", path], ["run", "--store", dir.file("m\(round).db"), "--status-socket", dir.file("s.sock"), "--replay", path]] {
+            for arguments in [
+                ["inspect", path], ["run", "--store", dir.file("m\(round).db"), "--status-socket", dir.file("s.sock"), "--replay", path],
+            ] {
                 let run = try runProcess(try CraftedInputTests.bikepathd(), arguments)
                 #expect(run.status == 0, "\(arguments[0]) round \(round) exited \(run.status): \(run.err.suffix(1500))")
             }

@@ -2,7 +2,7 @@ import BikePathCore
 import BikePathTestSupport
 @testable import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func writeFile(_ path: String, _ bytes: [UInt8]) {

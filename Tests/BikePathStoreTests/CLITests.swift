@@ -25,16 +25,23 @@ import Testing
         let obstacles = try #require(doc["obstacles"] as? [[String: Any]])
         let first = try #require(obstacles.first?["id"] as? String)
 
-        let edit = try runProcess(bin, ["drafts", "edit", id, "--db", db, "--json", "--set-kind", "\(first)=debris",
-                                        "--add", "pothole@52.52,13.41", "--add", "bump@100", "--path-status", "medium"])
+        let edit = try runProcess(
+            bin,
+            [
+                "drafts", "edit", id, "--db", db, "--json", "--set-kind", "\(first)=debris",
+                "--add", "pothole@52.52,13.41", "--add", "bump@100", "--path-status", "medium",
+            ])
         #expect(edit.status == 0, "\(edit.err)")
         let edited = try #require(try json(edit.out) as? [String: Any])
         #expect(edited["path_status"] as? String == "medium")
         let editedObstacles = try #require(edited["obstacles"] as? [[String: Any]])
         #expect(editedObstacles.count == obstacles.count + 2)
         // "bump@100" is 100 s after the trip's start.
-        #expect(editedObstacles.contains { $0["kind"] as? String == "bump" && $0["origin"] as? String == "rider"
-            && abs(($0["offset_s"] as? Double ?? 0) - 100) < 1e-6 })
+        #expect(
+            editedObstacles.contains {
+                $0["kind"] as? String == "bump" && $0["origin"] as? String == "rider"
+                    && abs(($0["offset_s"] as? Double ?? 0) - 100) < 1e-6
+            })
 
         let confirm = try runProcess(bin, ["drafts", "confirm", id, "--db", db, "--json"])
         #expect(confirm.status == 0)
@@ -87,8 +94,9 @@ import Testing
     @Test func exportTakesWhatDraftsTakes() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
-        let drafts = try #require((try json(try runProcess(bin, ["drafts", "list", "--db", db, "--json"]).out) as? [String: Any])?["drafts"]
-            as? [[String: Any]])
+        let drafts = try #require(
+            (try json(try runProcess(bin, ["drafts", "list", "--db", db, "--json"]).out) as? [String: Any])?["drafts"]
+                as? [[String: Any]])
         let second = drafts[1]
         let trip = try #require(second["trip_id"] as? String), draft = try #require(second["id"] as? String)
         let byTrip = try runProcess(bin, ["export", "--format", "geojson", trip, "--db", db])
@@ -116,8 +124,10 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let db = dir.file("typo.db")
-        for args in [["drafts", "list"], ["drafts", "show", "x"], ["drafts", "confirm", "x"], ["verify"], ["stats"],
-                     ["export", "x"], ["sync", "status"], ["sync", "consent"], ["sync", "consent", "trips", "on"]] {
+        for args in [
+            ["drafts", "list"], ["drafts", "show", "x"], ["drafts", "confirm", "x"], ["verify"], ["stats"],
+            ["export", "x"], ["sync", "status"], ["sync", "consent"], ["sync", "consent", "trips", "on"],
+        ] {
             let r = try runProcess(binary, args + ["--db", db])
             #expect(r.status == 1, "\(args): \(r.out)")
             #expect(r.err.contains("no store at \(db)"), "\(args): \(r.err)")
@@ -154,7 +164,8 @@ import Testing
         #expect(store.openReport.movedAsideTo == db + ".corrupt-1")
         try store.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: db + ".corrupt-1")) == bytes)
-        let diagnose = try runProcess(bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
+        let diagnose = try runProcess(
+            bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
         #expect(diagnose.out.contains("moved to \(db).corrupt-1"), "\(diagnose.out)")
     }
 
@@ -169,7 +180,8 @@ import Testing
         }
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
-        let script = "mount --bind \(dir.path) \(dir.path) && mount -o remount,ro,bind \(dir.path) && "
+        let script =
+            "mount --bind \(dir.path) \(dir.path) && mount -o remount,ro,bind \(dir.path) && "
             + "\(bin) stats --db \(db) && \(bin) verify --db \(db) && \(bin) drafts list --db \(db)"
         let r = try runProcess("/usr/bin/unshare", ["-m", "sh", "-c", script])
         #expect(r.status == 0, "\(r.out)\n\(r.err)")

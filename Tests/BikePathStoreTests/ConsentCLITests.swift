@@ -24,7 +24,8 @@ import Testing
     @Test func configCheckRefusesCrashDetectionThatCouldNotSendAnSOS() throws {
         let (bin, dir, _) = try prepared()
         defer { dir.cleanup() }
-        let noShare = try write("[crash]\nenabled = true\n[privacy]\nshare_sos = false\n[sync]\nhub_url = \"https://hub.example.org\"\n", dir.file("a.toml"))
+        let noShare = try write(
+            "[crash]\nenabled = true\n[privacy]\nshare_sos = false\n[sync]\nhub_url = \"https://hub.example.org\"\n", dir.file("a.toml"))
         let a = try runProcess(bin, ["config", "check", noShare])
         #expect(a.status == 78)
         #expect(a.err.contains("privacy.share_sos") && a.err.contains("crash.enabled"), "\(a.err)")
@@ -42,8 +43,10 @@ import Testing
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         let config = try write("[sync]\nhub_url = \"http://127.0.0.1:1\"\n", dir.file("c.toml"))
-        _ = FileManager.default.createFile(atPath: dir.file("token"), contents: Data("token-0123456789abcdef".utf8), attributes: [.posixPermissions: 0o600])
-        let drafts = try #require(try json(try runProcess(bin, ["drafts", "list", "--db", db, "--json"]).out)["drafts"] as? [[String: Any]])
+        _ = FileManager.default.createFile(
+            atPath: dir.file("token"), contents: Data("token-0123456789abcdef".utf8), attributes: [.posixPermissions: 0o600])
+        let drafts = try #require(
+            try json(try runProcess(bin, ["drafts", "list", "--db", db, "--json"]).out)["drafts"] as? [[String: Any]])
         let id = try #require(drafts.first?["id"] as? String)
 
         let confirm = try runProcess(bin, ["drafts", "confirm", id, "--db", db, "--config", config])
@@ -77,7 +80,8 @@ import Testing
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         #expect(try runProcess(bin, ["sync", "consent", "trips", "on", "--db", db]).status == 0)
-        let config = try write("""
+        let config = try write(
+            """
             [store]
             path = "\(db)"
             [sync]
@@ -94,7 +98,8 @@ import Testing
 
         // A file that forbids trips keeps them on the device while the key stays, and
         // leaves the rider's switch as the rider set it: remove the key and it is in force.
-        let forbidding = try write("""
+        let forbidding = try write(
+            """
             [store]
             path = "\(db)"
             [status]
@@ -125,7 +130,8 @@ import Testing
     @Test(.timeLimitOnceRunning(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
-        let config = try write("""
+        let config = try write(
+            """
             [store]
             path = "\(db)"
             [crash]
@@ -151,8 +157,12 @@ import Testing
         #expect(try !store.consent().sos, "run must not turn SOS sharing on")
         try store.close()
 
-        let diagnose = try runProcess(bin, ["diagnose", "--config", config, "--duration", "0.5", "--gpsd-port", "1",
-                                            "--iio-uri", "ip:127.0.0.1:1", "--require", "none"])
+        let diagnose = try runProcess(
+            bin,
+            [
+                "diagnose", "--config", config, "--duration", "0.5", "--gpsd-port", "1",
+                "--iio-uri", "ip:127.0.0.1:1", "--require", "none",
+            ])
         #expect(diagnose.status == 3, "a sync problem: \(diagnose.out)")
         #expect(diagnose.out.contains(stays), "\(diagnose.out)")
     }
@@ -166,7 +176,8 @@ import Testing
         #expect(sos >= 1, "the synthetic rides raise an SOS")
         #expect(try store.diagnostics().problems.contains { $0.contains("\(sos) SOS message(s) withheld") })
         try store.close()
-        let diagnose = try runProcess(bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
+        let diagnose = try runProcess(
+            bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"])
         #expect(diagnose.out.contains("SOS message(s) withheld"), "\(diagnose.out)")
     }
 }

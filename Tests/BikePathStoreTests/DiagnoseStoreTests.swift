@@ -22,18 +22,22 @@ import Testing
         try store.recordSyncAttempt(seq: queued.seq, outcome: .quarantined("hub said 422: track too long"), utcNanoseconds: 1)
         // What StoreWriter records after SQLITE_FULL (DiskTests shows the writer doing it on a full tmpfs).
         try store.queue.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('disk_full_failed_commits', '3'), ('disk_full_dropped_points', '42')")
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('disk_full_failed_commits', '3'), ('disk_full_dropped_points', '42')"
+            )
         }
         try store.close()
 
         // No gpsd or IMU here: with --require none they are not counted; the store's problems give exit 3.
-        let text = try runProcess(binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--require", "none"])
+        let text = try runProcess(
+            binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--require", "none"])
         #expect(text.status == 3, "\(text.err)")
         #expect(text.out.contains("the disk was full (3 commits failed, 42 track points dropped"))
         #expect(text.out.contains("quarantined after 1 attempts: hub said 422: track too long"))
         #expect(text.out.contains("1 quarantined"))
 
-        let json = try runProcess(binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--json"])
+        let json = try runProcess(
+            binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--json"])
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
         let report = try #require(doc["store"] as? [String: Any])
         let sync = try #require(report["sync"] as? [String: Any])
@@ -47,7 +51,8 @@ import Testing
         let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let result = try runProcess(binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", dir.file("absent.db")])
+        let result = try runProcess(
+            binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", dir.file("absent.db")])
         #expect(result.out.contains("no store at \(dir.file("absent.db"))"))
         #expect(!FileManager.default.fileExists(atPath: dir.file("absent.db")), "diagnose must not create a store")
     }

@@ -72,18 +72,28 @@ import Testing
         let used = try store.usedBytes()
         let pendingTrips = [drafts[2].tripID, drafts[3].tripID]
         func pendingRows() throws -> Int {
-            try store.count("SELECT (SELECT COUNT(*) FROM track_points WHERE trip_id IN ('\(pendingTrips[0])', '\(pendingTrips[1])')) + (SELECT COUNT(*) FROM event_windows w JOIN events e ON e.id = w.event_id WHERE e.trip_id IN ('\(pendingTrips[0])', '\(pendingTrips[1])'))")
+            try store.count(
+                "SELECT (SELECT COUNT(*) FROM track_points WHERE trip_id IN ('\(pendingTrips[0])', '\(pendingTrips[1])')) + (SELECT COUNT(*) FROM event_windows w JOIN events e ON e.id = w.event_id WHERE e.trip_id IN ('\(pendingTrips[0])', '\(pendingTrips[1])'))"
+            )
         }
         let pendingBefore = try pendingRows()
 
         // A budget just below what is used: dropping the oldest windows is enough
         // (they live in their own table, so deleting them frees whole pages).
-        let tight = try Store.open(path: path, configuration: { var c = config; c.budgetMegabytes = Double(used - 20_000) / 1_048_576; return c }())
+        let tight = try Store.open(
+            path: path,
+            configuration: {
+                var c = config; c.budgetMegabytes = Double(used - 20_000) / 1_048_576; return c
+            }())
         let first = try tight.enforceBudget()
         #expect(first.windowsDropped > 0 && first.trackPointsDeleted == 0 && first.eventsPruned == 0)
         #expect(!first.overBudget && first.usedBytesAfter < first.usedBytesBefore)
         // A budget nothing can meet: everything of done drafts goes, nothing else.
-        let impossible = try Store.open(path: path, configuration: { var c = config; c.budgetMegabytes = 0.01; return c }())
+        let impossible = try Store.open(
+            path: path,
+            configuration: {
+                var c = config; c.budgetMegabytes = 0.01; return c
+            }())
         let second = try impossible.enforceBudget()
         #expect(second.overBudget)
         #expect(second.trackPointsDeleted == 1800)

@@ -95,7 +95,8 @@ import Testing
         try store.editDraft(id, .setObstacleKind(obstacleID: first.id, newKind))
         try store.editDraft(id, .dropObstacle(obstacleID: second.id))
         let startSeconds = Double(before.trip.startTimeNanoseconds) / 1e9
-        let addedAtTime = try #require(try store.editDraft(id, .addObstacle(.bump, time: SampleTime(seconds: startSeconds + 100.2), coordinate: nil)))
+        let addedAtTime = try #require(
+            try store.editDraft(id, .addObstacle(.bump, time: SampleTime(seconds: startSeconds + 100.2), coordinate: nil)))
         let spot = Coordinate(latitude: 52.5201, longitude: 13.401)
         let addedAtSpot = try #require(try store.editDraft(id, .addObstacle(.irregularity, time: nil, coordinate: spot)))
         try store.editDraft(id, .setPathStatus(.requiresMaintenance))
@@ -105,7 +106,9 @@ import Testing
         #expect(after.obstacles.first { $0.id == second.id }?.dropped == true)
         let byTime = try #require(after.obstacles.first { $0.id == addedAtTime })
         let trackPoint = try store.queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT lat, lon FROM track_points WHERE time_ns = ?", arguments: [SampleTime(seconds: startSeconds + 100).nanoseconds])
+            try Row.fetchOne(
+                db, sql: "SELECT lat, lon FROM track_points WHERE time_ns = ?",
+                arguments: [SampleTime(seconds: startSeconds + 100).nanoseconds])
         }
         #expect(byTime.coordinate == Coordinate(latitude: trackPoint?["lat"] ?? 0, longitude: trackPoint?["lon"] ?? 0))
         #expect(byTime.origin == "rider" && byTime.kind == .bump)
@@ -170,7 +173,8 @@ import Testing
         defer { dir.cleanup() }
         let db = dir.file("s.db")
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        let made = try runProcess("/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
+        let made = try runProcess(
+            "/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
         #expect(made.status == 0, "\(made.err)")
         for file in [db, db + "-wal", db + "-shm"] {
             var info = stat()
@@ -195,7 +199,8 @@ import Testing
         let db = state + "/s.db"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        let made = try runProcess("/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
+        let made = try runProcess(
+            "/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
         #expect(made.status == 0, "\(made.err)")
         let group = "54321"  // the daemon's group (bikepath on a Pi); the files keep root as owner, like the daemon's user
         #expect(try runProcess("/bin/chgrp", ["-R", group, state]).status == 0)
@@ -284,11 +289,13 @@ import Testing
         let ids = try store.listDrafts().map(\.id)
         let list = try runProcess(bin, ["drafts", "list", "--db", db])
         let lines = list.out.split(separator: "\n")
-        #expect(lines.count == 2 && lines[0].hasPrefix("  1  \(ids[0])  2026-09-21 14:30:00") && lines[1].hasPrefix("  2  \(ids[1])"),
-                "\(list.out)")
+        #expect(
+            lines.count == 2 && lines[0].hasPrefix("  1  \(ids[0])  2026-09-21 14:30:00") && lines[1].hasPrefix("  2  \(ids[1])"),
+            "\(list.out)")
         let show = try runProcess(bin, ["drafts", "show", "2", "--db", db])
         #expect(show.status == 0 && show.out.hasPrefix("draft \(ids[1])"), "\(show.err)")
-        #expect(show.out.contains("+30.0s at 14:37:30, 0.") && show.out.contains("km along the path"), "\(show.out)")  // the 2nd ride starts at 14:37:00
+        // The 2nd ride starts at 14:37:00.
+        #expect(show.out.contains("+30.0s at 14:37:30, 0.") && show.out.contains("km along the path"), "\(show.out)")
         let edit = try runProcess(bin, ["drafts", "edit", String(ids[0].prefix(5)).lowercased(), "--db", db, "--drop", "#1"])
         #expect(edit.status == 0, "\(edit.err)")
         let ranked = try #require(try store.draft(ids[0]).obstacles.first { $0.reviewRank == 1 })

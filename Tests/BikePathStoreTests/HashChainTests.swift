@@ -33,7 +33,8 @@ import Testing
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
         let (seq, id) = try store.queue.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 5")!
+            let row = try Row.fetchOne(
+                db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 5")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
         try store.queue.write { db in
@@ -43,7 +44,9 @@ import Testing
                 blob[17] ^= 0x01
                 try db.execute(sql: "UPDATE event_windows SET samples = ? WHERE event_id = ?", arguments: [blob, id])
             case "obstacle_kind":
-                try db.execute(sql: "UPDATE events SET obstacle_kind = CASE obstacle_kind WHEN 'bump' THEN 'debris' ELSE 'bump' END WHERE id = ?", arguments: [id])
+                try db.execute(
+                    sql: "UPDATE events SET obstacle_kind = CASE obstacle_kind WHEN 'bump' THEN 'debris' ELSE 'bump' END WHERE id = ?",
+                    arguments: [id])
             case "time_ns":
                 try db.execute(sql: "UPDATE events SET time_ns = time_ns + 1 WHERE id = ?", arguments: [id])
             default:
@@ -61,7 +64,8 @@ import Testing
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
         let (seq, id) = try store.queue.read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 9")!
+            let row = try Row.fetchOne(
+                db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 9")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
         try store.queue.write { db in
@@ -102,7 +106,10 @@ import Testing
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
         try store.queue.write { db in
-            try db.execute(sql: "UPDATE drafts SET confirmed_payload = replace(confirmed_payload, 'pothole', 'debris') WHERE confirmed_payload IS NOT NULL")
+            try db.execute(
+                sql:
+                    "UPDATE drafts SET confirmed_payload = replace(confirmed_payload, 'pothole', 'debris') WHERE confirmed_payload IS NOT NULL"
+            )
         }
         let report = try store.verify()
         #expect(report.firstBreak?.recordKind == "draft")
@@ -123,9 +130,15 @@ import Testing
     /// Issue 13 item 6: editing the outbox row ("dropped":true → false published a
     /// rider-dropped obstacle), the trip's distance, or its track points passed `verify`.
     @Test(arguments: [
-        ("outbox", "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'"),
+        (
+            "outbox",
+            "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'"
+        ),
         ("trip", "UPDATE trips SET distance_m = distance_m * 10 WHERE state = 'closed'"),
-        ("trip", "UPDATE track_points SET lat = lat + 0.001 WHERE time_ns IN (SELECT time_ns FROM track_points ORDER BY time_ns LIMIT 5 OFFSET 40)"),
+        (
+            "trip",
+            "UPDATE track_points SET lat = lat + 0.001 WHERE time_ns IN (SELECT time_ns FROM track_points ORDER BY time_ns LIMIT 5 OFFSET 40)"
+        ),
     ])
     func changingWhatIsPublishedIsReported(kind: String, sql: String) throws {
         let dir = try TempDir()
@@ -160,7 +173,8 @@ import Testing
         let store = try Store.open(path: dir.file("s.db"))
         let writer = try StoreWriter(store: store)
         let t = SampleTime(seconds: 1)
-        try writer.append(.obstacle(ObstacleEvent(time: t, speed: .nan, kind: .bump, peak: 5, energy: .nan, window: [1, 2], windowRate: 50)), at: t)
+        try writer.append(
+            .obstacle(ObstacleEvent(time: t, speed: .nan, kind: .bump, peak: 5, energy: .nan, window: [1, 2], windowRate: 50)), at: t)
         try writer.flush()
         #expect(try store.count("SELECT COUNT(*) FROM events WHERE energy IS NULL AND speed IS NULL") == 1)
         #expect(try store.verify().ok)

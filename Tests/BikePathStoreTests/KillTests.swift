@@ -29,7 +29,8 @@ import Testing
                 s.events["\(row["kind"] as String)@\(row["time_ns"] as Int64)"] = row["id"]
             }
             for row in try Row.fetchAll(db, sql: "SELECT start_time_ns, state, distance_m, elapsed_s, co2_avoided_g FROM trips") {
-                s.trips[row["start_time_ns"]] = "\(row["state"] as String) \(row["distance_m"] as Double) \(row["elapsed_s"] as Double) \(row["co2_avoided_g"] as Double)"
+                s.trips[row["start_time_ns"]] =
+                    "\(row["state"] as String) \(row["distance_m"] as Double) \(row["elapsed_s"] as Double) \(row["co2_avoided_g"] as Double)"
             }
             s.drafts = Set(try Int64.fetchAll(db, sql: "SELECT t.start_time_ns FROM drafts d JOIN trips t ON t.id = d.trip_id"))
             s.roadQuality = Set(try Int64.fetchAll(db, sql: "SELECT start_time_ns FROM road_quality"))
@@ -118,6 +119,8 @@ import Testing
         #expect(final.trips == expected.trips)
         #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'sos'") == 1)
         #expect(try store.verify().ok)
-        print("kill test: \(kills) kills (\(killsAfterProgress) mid-write) over \(runs) runs, seed \(seed), \(final.trackPoints.count) points, \(final.events.count) events")
+        print(
+            "kill test: \(kills) kills (\(killsAfterProgress) mid-write) over \(runs) runs, seed \(seed), \(final.trackPoints.count) points, \(final.events.count) events"
+        )
     }
 }

@@ -12,8 +12,10 @@ import Testing
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         let (mode, sync, version) = try store.queue.read { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
-             try Int32.fetchOne(db, sql: "PRAGMA user_version"))
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
+                try Int32.fetchOne(db, sql: "PRAGMA user_version")
+            )
         }
         #expect(mode == "wal")
         #expect(sync == 2)  // FULL

@@ -49,15 +49,30 @@ struct ReviewTests {
         defer { dir.cleanup() }
         let store = try open(dir, budget: 3)
         try ride(into: store)
-        #expect(try store.count("SELECT COUNT(*) FROM events WHERE source = 'detected' AND severity > 0 AND confidence > 0 AND strength >= 1") == 9)
+        #expect(
+            try store.count("SELECT COUNT(*) FROM events WHERE source = 'detected' AND severity > 0 AND confidence > 0 AND strength >= 1")
+                == 9)
         #expect(try store.count("SELECT COUNT(*) FROM events WHERE source = 'rider' AND confidence = 1") == 1)
         #expect(try store.verify().ok)
         for column in ["severity", "confidence", "strength"] {
-            try store.queue.write { db in try db.execute(sql: "UPDATE events SET \(column) = \(column) + 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')") }
+            try store.queue.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE events SET \(column) = \(column) + 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')"
+                )
+            }
             #expect(!(try store.verify().ok), "changing \(column) breaks the chain")
-            try store.queue.write { db in try db.execute(sql: "UPDATE events SET \(column) = \(column) - 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')") }
+            try store.queue.write { db in
+                try db.execute(
+                    sql:
+                        "UPDATE events SET \(column) = \(column) - 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')"
+                )
+            }
         }
-        try store.queue.write { db in try db.execute(sql: "UPDATE events SET source = 'rider' WHERE rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')") }
+        try store.queue.write { db in
+            try db.execute(
+                sql: "UPDATE events SET source = 'rider' WHERE rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')")
+        }
         #expect(!(try store.verify().ok), "turning a detection into a rider mark breaks the chain")
     }
 
@@ -70,14 +85,17 @@ struct ReviewTests {
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue, upTo: "v2-retention-indexes")
         try queue.write { db in
-            let row: [DatabaseValue] = ["e1".databaseValue, DatabaseValue.null, "obstacle".databaseValue, 5.databaseValue,
-                                        DatabaseValue.null, 52.5.databaseValue, 13.4.databaseValue, 4.0.databaseValue,
-                                        "pothole".databaseValue, 7.5.databaseValue, 1.0.databaseValue, DatabaseValue.null,
-                                        DatabaseValue.null, DatabaseValue.null]
-            try db.execute(sql: """
-                INSERT INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
-                                    impact_time_ns, window_rate, window_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: StatementArguments(row))
+            let row: [DatabaseValue] = [
+                "e1".databaseValue, DatabaseValue.null, "obstacle".databaseValue, 5.databaseValue,
+                DatabaseValue.null, 52.5.databaseValue, 13.4.databaseValue, 4.0.databaseValue,
+                "pothole".databaseValue, 7.5.databaseValue, 1.0.databaseValue, DatabaseValue.null,
+                DatabaseValue.null, DatabaseValue.null,
+            ]
+            try db.execute(
+                sql: """
+                    INSERT INTO events (id, trip_id, kind, time_ns, utc_ns, lat, lon, speed, obstacle_kind, peak, energy,
+                                        impact_time_ns, window_rate, window_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: StatementArguments(row))
             var head: HashChain.Head?
             try HashChain.append(db, kind: "event", id: "e1", recordHash: SHA256Hasher.hash(HashChain.canonicalBytes(row)), head: &head)
         }

@@ -7,8 +7,10 @@ import Testing
 
 @Suite(.ownThreads) struct WriterTests {
     private func point(_ seconds: Double, lon: Double) -> ChainOutput {
-        .trackPoint(TrackPoint(time: SampleTime(seconds: seconds), utc: nil,
-                               coordinate: Coordinate(latitude: 52.5, longitude: lon), altitudeMSL: nil, speed: 5))
+        .trackPoint(
+            TrackPoint(
+                time: SampleTime(seconds: seconds), utc: nil,
+                coordinate: Coordinate(latitude: 52.5, longitude: lon), altitudeMSL: nil, speed: 5))
     }
 
     /// Rows visible to another connection, i.e. committed.
@@ -27,7 +29,9 @@ import Testing
         policy.minPointDistanceMeters = 0
         let writer = try StoreWriter(store: store, policy: policy)
         try writer.append(.tripStarted(SampleTime(seconds: 10), nil), at: SampleTime(seconds: 10))
-        for i in 0..<10 { try writer.append(point(10 + Double(i) * 0.1, lon: 13 + Double(i) * 1e-4), at: SampleTime(seconds: 10 + Double(i) * 0.1)) }
+        for i in 0..<10 {
+            try writer.append(point(10 + Double(i) * 0.1, lon: 13 + Double(i) * 1e-4), at: SampleTime(seconds: 10 + Double(i) * 0.1))
+        }
         #expect(try committedPoints(dir.file("s.db")) == 0)
         // A quiet tick (no output) one second after the batch began commits it.
         try writer.tick(at: SampleTime(seconds: 11))
@@ -67,13 +71,20 @@ import Testing
         let writer = try StoreWriter(store: store)
         let t = SampleTime(seconds: 5)
         let window: [Float] = (0..<800).map { Float($0 % 17) - 8 }
-        try writer.append(.sos(SOSEvent(time: t, impactTime: SampleTime(seconds: 2), impactPeak: 40, lastFix: nil,
-                                        window: window, windowRate: 200)), at: t)
-        let (rate, blob) = try #require(try store.queue.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT e.window_rate, w.samples FROM events e JOIN event_windows w ON w.event_id = e.id WHERE e.kind = 'sos'
-                """).map { (row: Row) -> (Double, Data) in (row[0], row[1]) }
-        })
+        try writer.append(
+            .sos(
+                SOSEvent(
+                    time: t, impactTime: SampleTime(seconds: 2), impactPeak: 40, lastFix: nil,
+                    window: window, windowRate: 200)), at: t)
+        let (rate, blob) = try #require(
+            try store.queue.read { db in
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT e.window_rate, w.samples FROM events e JOIN event_windows w ON w.event_id = e.id WHERE e.kind = 'sos'
+                        """
+                ).map { (row: Row) -> (Double, Data) in (row[0], row[1]) }
+            })
         #expect(rate == 200)
         #expect(blob.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) } == window)
         let report = try store.verify()
@@ -95,7 +106,9 @@ import Testing
         // Standing still for 40 s at 1 Hz: kept every 15 s only.
         for i in 1...40 { try writer.append(point(10 + Double(i), lon: 13 + 10 * 5 / 67_800), at: SampleTime(seconds: 10 + Double(i))) }
         try writer.flush()
-        let times = try store.queue.read { db in try Int64.fetchAll(db, sql: "SELECT time_ns / 100000000 FROM track_points ORDER BY time_ns") }
+        let times = try store.queue.read { db in
+            try Int64.fetchAll(db, sql: "SELECT time_ns / 100000000 FROM track_points ORDER BY time_ns")
+        }
         // 11 s is the first stopped fix (5 m on from the 9 s one); then 26 s and 41 s.
         #expect(times == [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 110, 260, 410])
     }

@@ -17,7 +17,9 @@ import Testing
         probe.stop()
         try await withClient(device, url: "http://127.0.0.1:\(port)") { client in
             let engine = device.engine(client)
-            guard case .failed(let reason, _) = await engine.syncOnce() else { throw TestFailure(description: "sync succeeded with the hub down") }
+            guard case .failed(let reason, _) = await engine.syncOnce() else {
+                throw TestFailure(description: "sync succeeded with the hub down")
+            }
             #expect(reason.description.contains("unreachable"))
             #expect(await engine.online == false)
             #expect(try device.store.syncDiagnosis().recentLog.first?.outcome == "failed")
@@ -138,7 +140,9 @@ import Testing
             // New work after the revocation: the rider allows SOS and releases the withheld one.
             try SyncSettings.setConsent(device.store, .sos, true)
             try device.store.releaseWithheld(kinds: [.sos])
-            guard case .unauthorized(let reason) = await engine.syncOnce() else { throw TestFailure(description: "a revoked token was accepted") }
+            guard case .unauthorized(let reason) = await engine.syncOnce() else {
+                throw TestFailure(description: "a revoked token was accepted")
+            }
             #expect(reason.contains("token-revoked"))
             #expect(!reason.contains(Device.token))
             let requests = client.wire.requests
@@ -149,8 +153,11 @@ import Testing
         }
         // The fault stops: the operator issues a new token, the device restarts sync with it.
         let newToken = device.dir.file("token2")
-        _ = FileManager.default.createFile(atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
-        #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0)
+        _ = FileManager.default.createFile(
+            atPath: newToken, contents: Data("second-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(
+            try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0
+        )
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
         let result = await device.engine(client).syncOnce()
         await client.shutdown()

@@ -19,9 +19,11 @@ import Testing
         var result: RecordResult? { try? JSONDecoder().decode(RecordResult.self, from: body) }
     }
 
-    static func send(_ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
-                     body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil,
-                     contentType: String? = "application/json", timeout: Int64 = 10) async throws -> Answer {
+    static func send(
+        _ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
+        body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil,
+        contentType: String? = "application/json", timeout: Int64 = 10
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let contentType, method != .GET { request.headers.add(name: "Content-Type", value: contentType) }
@@ -39,8 +41,9 @@ import Testing
         return Answer(status: Int(response.status.code), headers: response.headers, body: Data(data.readableBytesView))
     }
 
-    static let trip = TripUpload(id: "TRIP-1", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_600_000_000_000,
-                                 statistics: ValidationTests.stats)
+    static let trip = TripUpload(
+        id: "TRIP-1", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_600_000_000_000,
+        statistics: ValidationTests.stats)
 
     @Test func sosInsideAZoneGoesWithoutItsPosition() throws {
         let device = try Device(trips: 1, seconds: 60)
@@ -54,6 +57,9 @@ import Testing
         let items = try device.store.outboxPending().filter { $0.kind == .sos && $0.recordID.hasPrefix("SOS-") }
         let bodies = try items.map { try builder.body(for: $0, confirmedSha256: nil) }
         #expect(bodies.contains { if case .sos(let s) = $0 { s.id == "SOS-Z" && s.position == nil } else { false } })
-        #expect(bodies.contains { if case .sos(let s) = $0 { s.id == "SOS-O" && s.position == WirePosition(lat: 48.1, lon: 11.5) } else { false } })
+        #expect(
+            bodies.contains {
+                if case .sos(let s) = $0 { s.id == "SOS-O" && s.position == WirePosition(lat: 48.1, lon: 11.5) } else { false }
+            })
     }
 }

@@ -30,11 +30,14 @@ import Testing
             #expect(try await runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"]).status == 0)
             let file3 = device.dir.file("token3")
             try Self.writeSecret(file3, token3)
-            #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-3", "--token-file", file3]).status == 0)
+            #expect(
+                try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-3", "--token-file", file3]).status
+                    == 0)
             hub.stop()
             try Self.writeSecret(device.tokensFile, "bike-1 \(Device.token)\n")
             hub = try device.hub(stderr: log)
-            #expect(try await Self.putTrip(http, hub, token: Device.token).error == "token-revoked", "a revoked device came back on restart")
+            #expect(
+                try await Self.putTrip(http, hub, token: Device.token).error == "token-revoked", "a revoked device came back on restart")
             #expect(try await Self.putTrip(http, hub, token: token2).error == "token-revoked", "a device that left the file kept access")
             #expect(try await Self.putTrip(http, hub, token: token3).status == 201, "a device issued with the command keeps access")
             let text = try String(contentsOfFile: log, encoding: .utf8)
@@ -51,11 +54,14 @@ import Testing
             #expect(try await Self.putTrip(http, hub, token: fileToken).status == 401)
             let issued = "bike-one-issued-token-0123"
             try Self.writeSecret(file3, issued)
-            #expect(try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", file3]).status == 0)
+            #expect(
+                try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", file3]).status
+                    == 0)
             #expect(try await Self.putTrip(http, hub, token: issued).status == 200, "bike-1's trip is already held: identical")
             hub.stop()
             hub = try device.hub()
-            #expect(try await Self.putTrip(http, hub, token: issued).status == 200, "the file's stale line does not replace an issued token")
+            #expect(
+                try await Self.putTrip(http, hub, token: issued).status == 200, "the file's stale line does not replace an issued token")
             #expect(try await Self.putTrip(http, hub, token: fileToken).status == 401)
             hub.stop()
         }
@@ -78,7 +84,8 @@ import Testing
             let started = ContinuousClock.now
             let over = try await HubContractTests.send(http, url, method: .POST, body: tooLarge, gzip: false, encoding: "gzip", timeout: 30)
             #expect(over.status == 413 && over.error == "too-large")
-            let many = try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 30)
+            let many = try await HubContractTests.send(
+                http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 30)
             #expect(many.status == 413 && many.error == "too-many-values")
             #expect(ContinuousClock.now - started < .seconds(10), "refused without decoding")
 
@@ -87,7 +94,9 @@ import Testing
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<6 {
                         group.addTask {
-                            try await HubContractTests.send(http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 60).status
+                            try await HubContractTests.send(
+                                http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 60
+                            ).status
                         }
                     }
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -97,7 +106,8 @@ import Testing
                 var slowest = Duration.zero
                 for _ in 0..<10 {
                     let t0 = ContinuousClock.now
-                    let health = try await HubContractTests.send(probe, hub.url + "/v1/health", method: .GET, token: nil, body: Data(), gzip: false)
+                    let health = try await HubContractTests.send(
+                        probe, hub.url + "/v1/health", method: .GET, token: nil, body: Data(), gzip: false)
                     #expect(health.status == 200)
                     slowest = max(slowest, ContinuousClock.now - t0)
                     try await Task.sleep(for: .milliseconds(100))
@@ -132,7 +142,8 @@ import Testing
             do { try trickle.send(String(byte)) } catch { closedAfter = Date().timeIntervalSince(t0); break }
             usleep(300_000)
         }
-        #expect(closedAfter.map { $0 < 4 } == true, "a trickled head kept its connection (closed after \(String(describing: closedAfter)) s)")
+        #expect(
+            closedAfter.map { $0 < 4 } == true, "a trickled head kept its connection (closed after \(String(describing: closedAfter)) s)")
 
         // A kept-alive connection after a full exchange: closed after the idle timeout.
         let idle = try RawConnection(port: hub.port, timeout: 8)
@@ -167,15 +178,17 @@ import Testing
         let hub = try device.hub(extra: ["--body-timeout", "2", "--idle-timeout", "2"])
         defer { hub.stop() }
         let trickle = try RawConnection(port: hub.port, timeout: 10)
-        try trickle.send("PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
-                         + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+        try trickle.send(
+            "PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
         let t0 = Date()
         var closedAfter: Double?
         while Date().timeIntervalSince(t0) < 8 {
             do { try trickle.send("{") } catch { closedAfter = Date().timeIntervalSince(t0); break }
             usleep(300_000)
         }
-        #expect(closedAfter.map { $0 < 4.5 } == true, "a trickled body kept its connection (closed after \(String(describing: closedAfter)) s)")
+        #expect(
+            closedAfter.map { $0 < 4.5 } == true, "a trickled body kept its connection (closed after \(String(describing: closedAfter)) s)")
     }
 
     /// 150 connections of one client trickling bodies take its share (64), not the hub:
@@ -188,8 +201,9 @@ import Testing
         var slow: [RawConnection] = []
         for _ in 0..<150 {
             let c = try RawConnection(port: hub.port, timeout: 20)
-            try? c.send("PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+            try? c.send(
+                "PUT /v1/trips/T HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Device.token)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
             slow.append(c)
         }
         for c in slow { try? c.send(" ") }
@@ -238,8 +252,9 @@ import Testing
             #expect(twice.status == 400 && twice.error == "bad-gzip")
             #expect(try hub.records().isEmpty)
 
-            let lower = try await HubContractTests.send(http, url, token: nil, body: try WireJSON.encode(HubContractTests.trip),
-                                                        authorization: "bearer \(Device.token)")
+            let lower = try await HubContractTests.send(
+                http, url, token: nil, body: try WireJSON.encode(HubContractTests.trip),
+                authorization: "bearer \(Device.token)")
             #expect(lower.status == 201, "the Bearer scheme is case-insensitive")
 
             let text = String(decoding: try WireJSON.encode(Self.zeroTrip), as: UTF8.self)
@@ -300,9 +315,11 @@ import Testing
 
     // MARK: Helpers
 
-    static let zeroTrip = TripUpload(id: "TRIP-Z", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_600_000_000_000,
-                                     statistics: TripStatisticsUpload(distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4,
-                                                                      maxSpeed: 7, elevationGainM: 0, co2AvoidedG: 120))
+    static let zeroTrip = TripUpload(
+        id: "TRIP-Z", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_600_000_000_000,
+        statistics: TripStatisticsUpload(
+            distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4,
+            maxSpeed: 7, elevationGainM: 0, co2AvoidedG: 120))
 
     static func putTrip(_ http: HTTPClient, _ hub: HubProcess, token: String) async throws -> Answer {
         try await HubContractTests.send(http, hub.url + "/v1/trips/TRIP-1", token: token, body: try WireJSON.encode(HubContractTests.trip))
@@ -350,7 +367,8 @@ import Testing
     static func serveOnce(_ device: Device, tokens: String) throws -> (status: Int32?, output: String) {
         let hubExe = try #require(builtExecutable("bikepath-hub"))
         let output = URL(fileURLWithPath: device.dir.file("serve-\(UUID().uuidString).log"))
-        let child = try ChildProcess(hubExe, ["serve", "--port", "0", "--db", device.dir.file("other.sqlite"), "--tokens", tokens], output: output)
+        let child = try ChildProcess(
+            hubExe, ["serve", "--port", "0", "--db", device.dir.file("other.sqlite"), "--tokens", tokens], output: output)
         let status = child.waitForExit(timeout: 10)
         if status == nil { child.stop() }
         return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")

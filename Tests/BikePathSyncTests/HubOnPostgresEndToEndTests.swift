@@ -31,19 +31,26 @@ import Testing
         defer { hub.stop() }
 
         for device in devices {
-            let r = try await runProcess(bikepathd, ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--once"])
+            let r = try await runProcess(
+                bikepathd, ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--once"])
             #expect(r.status == 0, "bikepathd sync: \(r.err)")
         }
         let db = String(URLComponents(string: url)!.path.dropFirst())
-        #expect(try cluster.psql("SELECT count(DISTINCT device_id), count(*) FROM records WHERE kind = 'confirmation'", database: db) == "3|6\n")
+        #expect(
+            try cluster.psql("SELECT count(DISTINCT device_id), count(*) FROM records WHERE kind = 'confirmation'", database: db) == "3|6\n"
+        )
 
         // The map trails the uploads by one pass of the hub's map maintainer (docs/hub.md).
-        #expect(await waitUntil { (try? cluster.psql("SELECT (SELECT count(*) FROM map_indexed), (SELECT count(*) FROM map_dirty)", database: db)) == "6|0\n" },
-                "every confirmation indexed and no tile left dirty")
+        #expect(
+            await waitUntil {
+                (try? cluster.psql("SELECT (SELECT count(*) FROM map_indexed), (SELECT count(*) FROM map_dirty)", database: db)) == "6|0\n"
+            },
+            "every confirmation indexed and no tile left dirty")
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         let body: ByteBuffer
         do {
-            let response = try await http.execute(HTTPClientRequest(url: hub.url + "/v1/map/obstacles?bbox=13.39,52.50,13.60,52.54"), timeout: .seconds(30))
+            let response = try await http.execute(
+                HTTPClientRequest(url: hub.url + "/v1/map/obstacles?bbox=13.39,52.50,13.60,52.54"), timeout: .seconds(30))
             #expect(response.status == .ok)
             body = try await response.body.collect(upTo: 1 << 22)
         } catch {

@@ -33,7 +33,8 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let path = dir.file("token")
-        _ = FileManager.default.createFile(atPath: path, contents: Data("secret-token-value-123\n".utf8), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(
+            atPath: path, contents: Data("secret-token-value-123\n".utf8), attributes: [.posixPermissions: 0o644])
         #expect(throws: DeviceToken.Problem.tooOpen(path: path, mode: "644")) { try DeviceToken.read(path: path) }
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         #expect(throws: DeviceToken.Problem.self) { try DeviceToken.read(path: path) }
@@ -47,7 +48,8 @@ import Testing
     @Test func plainHTTPOnlyOnLoopback() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        _ = FileManager.default.createFile(atPath: dir.file("t"), contents: Data("secret-token-value-123".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: dir.file("t"), contents: Data("secret-token-value-123".utf8), attributes: [.posixPermissions: 0o600])
         let token = try DeviceToken.read(path: dir.file("t"))
         #expect(throws: HubEndpoint.Problem.self) { try HubClient(endpoint: HubEndpoint(baseURL: "http://hub.example.org", token: token)) }
         #expect(throws: HubEndpoint.Problem.self) { try HubClient(endpoint: HubEndpoint(baseURL: "ftp://127.0.0.1", token: token)) }
@@ -55,7 +57,8 @@ import Testing
 }
 
 @Suite(.ownThreads) struct ValidationTests {
-    static let stats = TripStatisticsUpload(distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4, maxSpeed: 7, elevationGainM: 3, co2AvoidedG: 120)
+    static let stats = TripStatisticsUpload(
+        distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4, maxSpeed: 7, elevationGainM: 3, co2AvoidedG: 120)
 
     @Test func soundRecordsPassAndEachBadFieldIsNamed() {
         let trip = TripUpload(id: "T-1", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_300_000_000_000, statistics: Self.stats)
@@ -67,26 +70,35 @@ import Testing
         #expect(problems.contains { $0.hasPrefix("statistics.distanceM") })
         #expect(problems.contains { $0.hasPrefix("startUtcNs") })
         #expect(!Validation.isValidID("a/b") && !Validation.isValidID("") && !Validation.isValidID(String(repeating: "x", count: 65)))
-        let draft = DraftUpload(id: "D-1", trip: trip, pathStatus: "bumpy", path: [[91, 13], [52.5]], obstacles: [
-            ObstacleUpload(id: "O-1", kind: "crater", offsetS: 10, position: WirePosition(lat: 52, lon: 200), origin: "alien"),
-        ], roadQuality: [])
+        let draft = DraftUpload(
+            id: "D-1", trip: trip, pathStatus: "bumpy", path: [[91, 13], [52.5]],
+            obstacles: [
+                ObstacleUpload(id: "O-1", kind: "crater", offsetS: 10, position: WirePosition(lat: 52, lon: 200), origin: "alien")
+            ], roadQuality: [])
         let dp = Validation.problems(.confirmation(ConfirmationUpload(confirmed: false, confirmedSha256: "xyz", draft: draft)))
-        for field in ["confirmed", "confirmedSha256", "draft.pathStatus", "draft.path[0].lat", "draft.path[1]", "draft.obstacles[0].kind",
-                      "draft.obstacles[0].position.lon", "draft.obstacles[0].origin"] {
+        for field in [
+            "confirmed", "confirmedSha256", "draft.pathStatus", "draft.path[0].lat", "draft.path[1]", "draft.obstacles[0].kind",
+            "draft.obstacles[0].position.lon", "draft.obstacles[0].origin",
+        ] {
             #expect(dp.contains { $0.hasPrefix(field + ":") }, "\(field) in \(dp)")
         }
     }
 
     @Test func apiDocumentIsValidOpenAPI() throws {
-        let check = try runProcess("/usr/bin/env", ["python3", "-c", """
-            import sys
-            try:
-                from openapi_spec_validator import validate
-                from openapi_spec_validator.readers import read_from_filename
-            except ImportError:
-                print("no-validator"); sys.exit(0)
-            d, _ = read_from_filename(sys.argv[1]); validate(d); print("valid")
-            """, packageRoot + "/docs/api.yaml"])
+        let check = try runProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sys
+                try:
+                    from openapi_spec_validator import validate
+                    from openapi_spec_validator.readers import read_from_filename
+                except ImportError:
+                    print("no-validator"); sys.exit(0)
+                d, _ = read_from_filename(sys.argv[1]); validate(d); print("valid")
+                """, packageRoot + "/docs/api.yaml",
+            ])
         #expect(check.status == 0, "\(check.err)")
         if check.out.contains("no-validator") { return }  // the validator is optional on a developer machine
         #expect(check.out.contains("valid"))
@@ -104,7 +116,9 @@ import Testing
         }
         let q = try DatabaseQueue(path: device.dbPath)
         defer { try? q.close() }
-        let order = try await q.read { db in try String.fetchAll(db, sql: "SELECT record_kind FROM sync_log WHERE outcome = 'sent' ORDER BY seq") }
+        let order = try await q.read { db in
+            try String.fetchAll(db, sql: "SELECT record_kind FROM sync_log WHERE outcome = 'sent' ORDER BY seq")
+        }
         #expect(order == ["sos", "confirmation", "confirmation", "draft", "draft", "trip", "trip", "trip", "trip"])
         try device.verifyHub(hub)
     }
@@ -138,7 +152,8 @@ import Testing
         defer { device.dir.cleanup() }
         var stats = ValidationTests.stats
         stats.avgMovingSpeed = 900
-        let bad = String(decoding: try WireJSON.encode(TripUpload(id: "BAD-1", startUtcNs: nil, endUtcNs: nil, statistics: stats)), as: UTF8.self)
+        let bad = String(
+            decoding: try WireJSON.encode(TripUpload(id: "BAD-1", startUtcNs: nil, endUtcNs: nil, statistics: stats)), as: UTF8.self)
         try device.store.enqueueForSync(kind: .trip, id: "BAD-1", payload: bad)
         try device.store.enqueueForSync(kind: .trip, id: "bad/slash", payload: bad)
         let hub = try device.hub()
@@ -165,7 +180,10 @@ import Testing
         try device.store.confirmDraft(id)
         let q = try DatabaseQueue(path: device.dbPath)
         try await q.write { db in
-            try db.execute(sql: "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'")
+            try db.execute(
+                sql:
+                    "UPDATE outbox SET payload = replace(payload, '\"dropped\":true', '\"dropped\":false') WHERE record_kind = 'confirmation'"
+            )
             #expect(db.changesCount == 1)
         }
         try q.close()
@@ -190,7 +208,9 @@ import Testing
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
             let result = await device.engine(client).syncOnce()
-            guard case .failed(let reason, _) = result else { throw TestFailure(description: "sent with unreadable privacy settings: \(result)") }
+            guard case .failed(let reason, _) = result else {
+                throw TestFailure(description: "sent with unreadable privacy settings: \(result)")
+            }
             #expect("\(reason)".contains("sync.privacy") && "\(reason)".contains("cannot be read"), "\(reason)")
         }
         #expect(try hub.records().isEmpty, "nothing left the device")
@@ -201,7 +221,8 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        _ = FileManager.default.createFile(atPath: device.dir.file("wrong"), contents: Data("wrong-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: device.dir.file("wrong"), contents: Data("wrong-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: device.dir.file("wrong"))))
         let engine = device.engine(client)
         let result = await engine.syncOnce()
@@ -220,7 +241,9 @@ import Testing
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
             let engine = device.engine(client)
-            #expect(await engine.syncOnce() == .failed(.hubAnswered(status: 503, detail: "busy: test-only fault: try again later"), retryAfterSeconds: 1))
+            #expect(
+                await engine.syncOnce()
+                    == .failed(.hubAnswered(status: 503, detail: "busy: test-only fault: try again later"), retryAfterSeconds: 1))
             #expect(await engine.online == false)
         }
     }
@@ -265,8 +288,10 @@ import Testing
         try await withClient(device, url: "http://127.0.0.1:\(port)") { client in
             let live = LivePositionPublisher(client: client, store: device.store, intervalSeconds: 1)
             func fix(_ i: Int, at c: Coordinate? = nil) -> GNSSFix {
-                GNSSFix(receivedAt: SampleTime(seconds: Double(i)), time: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + Int64(i) * 1_000_000_000),
-                        mode: .threeD, latitude: c?.latitude ?? 52.52 + Double(i) * 1e-5, longitude: c?.longitude ?? 13.5, speed: 5)
+                GNSSFix(
+                    receivedAt: SampleTime(seconds: Double(i)),
+                    time: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + Int64(i) * 1_000_000_000),
+                    mode: .threeD, latitude: c?.latitude ?? 52.52 + Double(i) * 1e-5, longitude: c?.longitude ?? 13.5, speed: 5)
             }
             #expect(await live.tick() == .notRiding)
             await live.setRiding(true)
@@ -287,7 +312,11 @@ import Testing
             await live.update(fix(3602))
             #expect(await live.tick() == .notAllowed)
 
-            let q = try DatabaseQueue(path: device.hubDB, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            let q = try DatabaseQueue(
+                path: device.hubDB,
+                configuration: {
+                    var c = Configuration(); c.readonly = true; return c
+                }())
             defer { try? q.close() }
             let row = try q.read { db in try Row.fetchOne(db, sql: "SELECT body, updates FROM live_positions WHERE device_id = 'bike-1'") }
             #expect(row?["updates"] == 1)

@@ -19,7 +19,8 @@ import Testing
         defer { hub.stop() }
         let bikepathd = try #require(builtExecutable("bikepathd"))
         // No --db, no --hub, no --token-file: the store, the hub and the token all come from the file.
-        let config = try write("""
+        let config = try write(
+            """
             [store]
             path = "\(device.dbPath)"
             [sync]
@@ -38,7 +39,8 @@ import Testing
         defer { hub.stop() }
         let bikepathd = try #require(builtExecutable("bikepathd"))
         // The file's hub is nobody (port 1 refuses at once: a failed pass, exit 3) ...
-        let config = try write("""
+        let config = try write(
+            """
             [sync]
             hub_url = "http://127.0.0.1:1"
             token_file = "\(device.tokenFile)"

@@ -19,7 +19,10 @@ final class HubProcess {
     /// Starts the hub (the test-only `bikepath-hub-faults` when `extra` has `--test-*` switches) and waits (at most 30 s) for its "listening" line. `stderr` is a
     /// file for its log; `fileLimit` starts it under `ulimit -n`.
     /// `database` (a PostgreSQL URL) replaces the SQLite file `db`.
-    init(db: String, tokens: String, database: String? = nil, port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws {
+    init(
+        db: String, tokens: String, database: String? = nil, port: Int = 0, extra: [String] = [], stderr: String? = nil,
+        fileLimit: Int? = nil
+    ) throws {
         // The fault switches live in the test-only hub, never in the shipped one.
         let faulty = extra.contains { $0.hasPrefix("--test-") }
         let name = faulty ? "bikepath-hub-faults" : "bikepath-hub"
@@ -51,7 +54,8 @@ final class HubProcess {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
-               let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            {
                 self.port = p
                 // Keep the pipe drained so that the hub can never block on a full stdout.
                 handle.readabilityHandler = { h in
@@ -107,8 +111,10 @@ struct Device {
 
     /// `trips` synthetic rides of `seconds` each (trip 1 has an SOS); `confirm` of
     /// their drafts confirmed by the rider, the rest left pending.
-    init(trips: Int = 4, seconds: Int = 600, confirm: Int = 2, consent: Consent = Consent(tripsAndDrafts: true, sos: true),
-         privacy: PrivacySettings = Device.privacy) throws {
+    init(
+        trips: Int = 4, seconds: Int = 600, confirm: Int = 2, consent: Consent = Consent(tripsAndDrafts: true, sos: true),
+        privacy: PrivacySettings = Device.privacy
+    ) throws {
         dir = try TempDir()
         store = try Store.open(path: dir.file("device.sqlite"))
         let writer = try StoreWriter(store: store)
@@ -120,16 +126,20 @@ struct Device {
         for s in SyncStream.allCases { try SyncSettings.setConsent(store, s, consent.allows(s)) }
         try SyncSettings.setPrivacy(store, privacy)
         _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(Device.token.utf8), attributes: [.posixPermissions: 0o600])
-        _ = FileManager.default.createFile(atPath: tokensFile, contents: Data("bike-1 \(Device.token)\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: tokensFile, contents: Data("bike-1 \(Device.token)\n".utf8), attributes: [.posixPermissions: 0o600])
     }
 
     /// A zone over the middle of the first synthetic ride (it rides east along 52.52 N from 13.40 E).
-    static let zone = PrivacyZone(name: "work", center: Coordinate(latitude: 52.52, longitude: 13.40 + 1500 / (111_320 * 0.6088)), radiusMeters: 250)
+    static let zone = PrivacyZone(
+        name: "work", center: Coordinate(latitude: 52.52, longitude: 13.40 + 1500 / (111_320 * 0.6088)), radiusMeters: 250)
     static let privacy = PrivacySettings(zones: [zone], trim: TripTrim(seconds: 30, meters: 30))
 
     func client(timeout: Double = 5, url: String) throws -> HubClient {
-        try HubClient(endpoint: HubEndpoint(baseURL: url, token: try DeviceToken.read(path: tokenFile), requestTimeoutSeconds: timeout,
-                                            connectTimeoutSeconds: 1))
+        try HubClient(
+            endpoint: HubEndpoint(
+                baseURL: url, token: try DeviceToken.read(path: tokenFile), requestTimeoutSeconds: timeout,
+                connectTimeoutSeconds: 1))
     }
 
     func engine(_ client: HubClient, batchSize: Int = 200) -> SyncEngine {
@@ -156,9 +166,15 @@ struct Device {
             }
         }
         if consent.sos {
-            let q = try DatabaseQueue(path: dbPath, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            let q = try DatabaseQueue(
+                path: dbPath,
+                configuration: {
+                    var c = Configuration(); c.readonly = true; return c
+                }())
             defer { try? q.close() }
-            for id in try q.read({ db in try String.fetchAll(db, sql: "SELECT id FROM events WHERE kind = 'sos'") }) { out.insert("sos/\(id)") }
+            for id in try q.read({ db in try String.fetchAll(db, sql: "SELECT id FROM events WHERE kind = 'sos'") }) {
+                out.insert("sos/\(id)")
+            }
         }
         return out
     }
@@ -172,7 +188,10 @@ struct Device {
         guard Set(keys).count == keys.count else { throw TestFailure(description: "duplicated records on the hub") }
         let want = try expected(consent: consent)
         guard Set(keys) == want else {
-            throw TestFailure(description: "hub holds \(keys.count), expected \(want.count); missing \(want.subtracting(keys).sorted()), extra \(Set(keys).subtracting(want).sorted())")
+            throw TestFailure(
+                description:
+                    "hub holds \(keys.count), expected \(want.count); missing \(want.subtracting(keys).sorted()), extra \(Set(keys).subtracting(want).sorted())"
+            )
         }
         for r in held { try checkPrivacy(kind: r.kind, body: r.body) }
     }
@@ -190,14 +209,17 @@ struct Device {
                     throw TestFailure(description: "path point inside the trimmed ends: \(pair)")
                 }
             }
-            if d.obstacles.contains(where: { inZone($0.position) }) || d.roadQuality.contains(where: { inZone($0.start) || inZone($0.end) }) {
+            if d.obstacles.contains(where: { inZone($0.position) }) || d.roadQuality.contains(where: { inZone($0.start) || inZone($0.end) })
+            {
                 throw TestFailure(description: "an obstacle or road segment in a zone")
             }
             if d.obstacles.contains(where: { ($0.offsetS ?? 1e9) < 30 }) { throw TestFailure(description: "an obstacle in the first 30 s") }
         }
         switch kind {
         case "sos":
-            if inZone(try JSONDecoder().decode(SOSUpload.self, from: body).position) { throw TestFailure(description: "SOS position in a zone") }
+            if inZone(try JSONDecoder().decode(SOSUpload.self, from: body).position) {
+                throw TestFailure(description: "SOS position in a zone")
+            }
         case "draft": try checkDraft(try JSONDecoder().decode(DraftUpload.self, from: body))
         case "confirmation": try checkDraft(try JSONDecoder().decode(ConfirmationUpload.self, from: body).draft)
         default: break

@@ -13,15 +13,21 @@ import Testing
             let r = try runProcess(openssl, args)
             if r.status != 0 { throw TestFailure(description: "openssl \(args.first ?? ""): \(r.err)") }
         }
-        try run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                 "-keyout", dir.file("ca.key"), "-out", dir.file("ca.pem"), "-subj", "/CN=BikePath test CA",
-                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"])
-        try run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                 "-keyout", dir.file("hub.key"), "-out", dir.file("hub.csr"), "-subj", "/CN=127.0.0.1"])
+        try run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-keyout", dir.file("ca.key"), "-out", dir.file("ca.pem"), "-subj", "/CN=BikePath test CA",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+        ])
+        try run([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", dir.file("hub.key"), "-out", dir.file("hub.csr"), "-subj", "/CN=127.0.0.1",
+        ])
         try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: dir.file("ext"), atomically: true, encoding: .utf8)
-        try run(["x509", "-req", "-in", dir.file("hub.csr"), "-CA", dir.file("ca.pem"), "-CAkey", dir.file("ca.key"),
-                 "-CAcreateserial", "-days", "2", "-out", dir.file("hub.pem"), "-extfile", dir.file("ext")])
+        try run([
+            "x509", "-req", "-in", dir.file("hub.csr"), "-CA", dir.file("ca.pem"), "-CAkey", dir.file("ca.key"),
+            "-CAcreateserial", "-days", "2", "-out", dir.file("hub.pem"), "-extfile", dir.file("ext"),
+        ])
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")), .timeLimitOnceRunning(.minutes(2)))
@@ -41,7 +47,8 @@ import Testing
         #expect(reason.description.contains("unreachable"))
         #expect(try hub.records().isEmpty)
 
-        let trusting = try HubClient(endpoint: HubEndpoint(baseURL: url, token: token, caFile: device.dir.file("ca.pem"), requestTimeoutSeconds: 5))
+        let trusting = try HubClient(
+            endpoint: HubEndpoint(baseURL: url, token: token, caFile: device.dir.file("ca.pem"), requestTimeoutSeconds: 5))
         let result = await device.engine(trusting).syncOnce()
         await trusting.shutdown()
         #expect(result == .drained(sent: 5, quarantined: 0))

@@ -29,16 +29,19 @@ import Testing
     @Test func valuesAndDepthAreBounded() {
         #expect(shape("[0,0,0]", JSONLimits(maxValues: 4, maxDepth: 8)) == nil)
         #expect(shape("[0,0,0,0]", JSONLimits(maxValues: 4, maxDepth: 8)) == .tooManyValues(limit: 4))
-        #expect(shape(#"{"a":"x","b":true,"c":null}"#, JSONLimits(maxValues: 3, maxDepth: 8)) == .tooManyValues(limit: 3),
-                "the object and its three members are four values")
+        #expect(
+            shape(#"{"a":"x","b":true,"c":null}"#, JSONLimits(maxValues: 3, maxDepth: 8)) == .tooManyValues(limit: 3),
+            "the object and its three members are four values")
         #expect(shape(String(repeating: "[", count: 8) + String(repeating: "]", count: 8)) == nil)
         #expect(shape(String(repeating: "[", count: 9) + String(repeating: "]", count: 9)) == .tooDeep(limit: 8))
-        #expect(shape("[1,2") == nil && shape("]]]}") == nil && shape(#""unterminated"#) == nil, "malformed text is the decoder's to refuse")
+        #expect(
+            shape("[1,2") == nil && shape("]]]}") == nil && shape(#""unterminated"#) == nil, "malformed text is the decoder's to refuse")
     }
 
     @Test func negativeZeroIsWrittenAsZero() throws {
         let text = #"{"a":-0,"b":"-0","c":[-0.0,-0e3,-0.5,10,1e-0,-10],"d":"x\"-0"}"#
-        #expect(String(decoding: JSONShape.canonicalZeros(Data(text.utf8)), as: UTF8.self)
+        #expect(
+            String(decoding: JSONShape.canonicalZeros(Data(text.utf8)), as: UTF8.self)
                 == #"{"a":0,"b":"-0","c":[0.0,0e3,-0.5,10,1e-0,-10],"d":"x\"-0"}"#)
         #expect(try WireJSON.encode(WirePosition(lat: -0.0, lon: 0)) == WireJSON.encode(WirePosition(lat: 0, lon: 0)))
         #expect(try WireJSON.encode(WirePosition(lat: -0.5, lon: -3)) == Data(#"{"lat":-0.5,"lon":-3}"#.utf8))

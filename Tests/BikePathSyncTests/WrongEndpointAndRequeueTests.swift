@@ -46,8 +46,12 @@ import Testing
         let hub = try device.hub()
         defer { hub.stop() }
         let bikepathd = try #require(builtExecutable("bikepathd"))
-        let run = try runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", hub.url + "/typo",
-                                             "--token-file", device.tokenFile, "--once"])
+        let run = try runProcess(
+            bikepathd,
+            [
+                "sync", "run", "--db", device.dbPath, "--hub", hub.url + "/typo",
+                "--token-file", device.tokenFile, "--once",
+            ])
         #expect(run.status == 5, "\(run.err)")
         #expect(run.err.contains("check the hub URL"), "\(run.err)")
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
@@ -61,18 +65,24 @@ import Testing
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let output = device.dir.file("portal.out")
-        let portal = try ChildProcess("/usr/bin/python3", [Paths.root + "/Tests/Harness/not_a_hub.py", "\(status)"],
-                                      output: URL(fileURLWithPath: output))
+        let portal = try ChildProcess(
+            "/usr/bin/python3", [Paths.root + "/Tests/Harness/not_a_hub.py", "\(status)"],
+            output: URL(fileURLWithPath: output))
         defer { portal.stop(signal: SIGKILL) }
         var port = ""
-        #expect(await waitUntil {
-            port = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            return Int(port) != nil
-        }, "the stand-in server printed its port")
+        #expect(
+            await waitUntil {
+                port = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                return Int(port) != nil
+            }, "the stand-in server printed its port")
         let pendingBefore = try device.store.syncDiagnosis().pending
         let bikepathd = try #require(builtExecutable("bikepathd"))
-        let run = try await runProcess(bikepathd, ["sync", "run", "--db", device.dbPath, "--hub", "http://127.0.0.1:\(port)",
-                                             "--token-file", device.tokenFile, "--once"])
+        let run = try await runProcess(
+            bikepathd,
+            [
+                "sync", "run", "--db", device.dbPath, "--hub", "http://127.0.0.1:\(port)",
+                "--token-file", device.tokenFile, "--once",
+            ])
         #expect(run.status == 3, "\(status): rc \(run.status) \(run.out) \(run.err)")
         #expect(run.err.contains("not in the hub's contract") || run.err.contains("could not be read"), "\(run.err)")
         let after = try device.store.syncDiagnosis()

@@ -53,8 +53,10 @@ struct FaultMiddleware: RouterMiddleware {
         self.logger = logger
     }
 
-    func handle(_ request: Request, context: HubContext,
-                next: (Request, HubContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: HubContext,
+        next: (Request, HubContext) async throws -> Response
+    ) async throws -> Response {
         guard request.method == .put || request.method == .post else { return try await next(request, context) }
         if dice.roll(faults.failRatio) { return Self.answer(.internalServerError, "injected", "test-only fault: random 500") }
         if dice.roll(faults.busyRatio) {

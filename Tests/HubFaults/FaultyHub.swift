@@ -21,16 +21,19 @@ struct FaultyHub: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "bikepath-hub-faults")
-        let faults = HubFaults(failRatio: failRatio, busyRatio: busyRatio, delayRatio: delayRatio, delayMilliseconds: delayMilliseconds,
-                               dropAfterCommitRatio: dropRatio, seed: seed)
+        let faults = HubFaults(
+            failRatio: failRatio, busyRatio: busyRatio, delayRatio: delayRatio, delayMilliseconds: delayMilliseconds,
+            dropAfterCommitRatio: dropRatio, seed: seed)
         try await HubStorage.sqlite(path: db).withStore(logger: logger) { store in
             try await store.migrate()
             try await Hub.applyTokensFile(path: tokens, to: store, logger: logger)
             // The fault tests retry in tight loops: no per-device rate limit here.
             let configuration = HubConfiguration(port: port, limits: HubLimits(deviceRecordsPerSecond: 0))
             logger.warning("TEST-ONLY fault injection is on: \(faults)")
-            let app = try Hub.buildApplication(configuration: configuration, store: store, logger: logger,
-                                               middleware: FaultMiddleware(faults, logger: logger)) { port in
+            let app = try Hub.buildApplication(
+                configuration: configuration, store: store, logger: logger,
+                middleware: FaultMiddleware(faults, logger: logger)
+            ) { port in
                 FileHandle.standardOutput.write(Data("bikepath-hub listening on 127.0.0.1:\(port)\n".utf8))
             }
             try await app.runService()

@@ -40,11 +40,13 @@ public struct CLI: Sendable {
 
     public func status() -> Status? {
         guard let r = try? run(["status", "--socket", socket, "--json"]), r.status == 0,
-              let object = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        else { return nil }
         let trip = object["trip"] as? [String: Any], gnss = object["gnss"] as? [String: Any], sync = object["sync"] as? [String: Any]
-        return Status(trip: trip?["state"] as? String ?? "?", degraded: object["degraded"] as? [String] ?? [],
-                      gnssConnected: gnss?["connected"] as? Bool ?? false, fixAge: gnss?["last_fix_age_s"] as? Double,
-                      syncSucceeded: sync?["succeeded"] as? Bool)
+        return Status(
+            trip: trip?["state"] as? String ?? "?", degraded: object["degraded"] as? [String] ?? [],
+            gnssConnected: gnss?["connected"] as? Bool ?? false, fixAge: gnss?["last_fix_age_s"] as? Double,
+            syncSucceeded: sync?["succeeded"] as? Bool)
     }
 
     public func sql(_ query: String, db: String? = nil) -> String {

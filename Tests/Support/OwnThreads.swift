@@ -93,8 +93,10 @@ actor TestAdmission {
 public struct OwnThreads: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         // The suite itself has no body to run; its tests get a scope each.
         guard testCase != nil else { return try await function() }
         await TestAdmission.shared.enter()
@@ -124,8 +126,12 @@ public struct TimeLimitOnceRunning: TestTrait, SuiteTrait {
     public static func run(_ body: @Sendable () async throws -> Void, within limit: Duration) async throws {
         try await withoutActuallyEscaping(body) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask { try await body(); return true }
-                group.addTask { try await Task.sleep(for: limit); return false }
+                group.addTask {
+                    try await body(); return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: limit); return false
+                }
                 let finished = try await group.next() ?? true
                 group.cancelAll()
                 if finished { return }

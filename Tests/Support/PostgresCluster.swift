@@ -41,21 +41,28 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// `fsync` is off unless `durable`: a test kills hubs, never the database server.
     public init(durable: Bool = false) throws {
-        guard let bin = Self.binDirectory else { throw Unavailable(description: "PostgreSQL is not installed (apt-get install postgresql)") }
+        guard let bin = Self.binDirectory else {
+            throw Unavailable(description: "PostgreSQL is not installed (apt-get install postgresql)")
+        }
         self.bin = bin
         directory = NSTemporaryDirectory() + "bikepath-pg-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["postgres:postgres", directory]) }
-        try Self.run(bin + "/initdb", ["-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
+        try Self.run(
+            bin + "/initdb", ["-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
         port = freeLoopbackPort()
-        let settings = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(directory)", "-c", "max_connections=200",
-                        "-c", "fsync=\(durable ? "on" : "off")", "-c", "synchronous_commit=\(durable ? "on" : "off")",
-                        "-c", "full_page_writes=\(durable ? "on" : "off")"]
+        let settings = [
+            "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(directory)", "-c", "max_connections=200",
+            "-c", "fsync=\(durable ? "on" : "off")", "-c", "synchronous_commit=\(durable ? "on" : "off")",
+            "-c", "full_page_writes=\(durable ? "on" : "off")",
+        ]
         let arguments = ["-D", directory + "/data", "-p", "\(port)"] + settings
         let log = URL(fileURLWithPath: directory + "/server.log")
-        let server = asRoot
-            ? try ChildProcess("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", bin + "/postgres"] + arguments, output: log)
+        let server =
+            asRoot
+            ? try ChildProcess(
+                "/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", bin + "/postgres"] + arguments, output: log)
             : try ChildProcess(bin + "/postgres", arguments, output: log)
         self.server = server
         let deadline = Date().addingTimeInterval(60)
@@ -80,7 +87,9 @@ public final class PostgresCluster: @unchecked Sendable {
     /// Runs SQL with `psql` and returns its unaligned, tuples-only output.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
-        try Self.run(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
+        try Self.run(
+            bin + "/psql",
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql])
     }
 
     /// Fast shutdown (SIGINT) by pid, SIGKILL after 10 s; then the directory goes.
@@ -96,9 +105,13 @@ public final class PostgresCluster: @unchecked Sendable {
 
     @discardableResult
     private static func run(_ path: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
-        let (exe, args) = asPostgres ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", path] + arguments) : (path, arguments)
+        let (exe, args) =
+            asPostgres
+            ? ("/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", path] + arguments) : (path, arguments)
         let r = try runProcess(exe, args)
-        guard r.status == 0 else { throw Unavailable(description: "\(path) \(arguments.joined(separator: " ")): exit \(r.status): \(r.err)") }
+        guard r.status == 0 else {
+            throw Unavailable(description: "\(path) \(arguments.joined(separator: " ")): exit \(r.status): \(r.err)")
+        }
         return r.out
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP connection to a hub on loopback made with plain sockets, for what an HTTP

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Prerequisites for the tests that run the real gpsd / iiod. Locally without root or

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The W3C WebDriver protocol spoken to Debian's chromedriver, which drives a
@@ -33,12 +33,20 @@ public final class WebDriver: @unchecked Sendable {
             guard Date() < deadline else { throw Failure(description: "chromedriver did not answer on \(base) within 20 s") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": ["binary": "/usr/bin/chromium",
-                                   "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                            "--window-size=390,844", "--lang=en"]],
-        ]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": [
+                        "binary": "/usr/bin/chromium",
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--window-size=390,844", "--lang=en",
+                        ],
+                    ],
+                ]
+            ]
+        ]
         let value = try await call(.POST, "/session", capabilities)
         guard let id = (value as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(value)") }
         session = id
@@ -106,10 +114,12 @@ public final class WebDriver: @unchecked Sendable {
     /// counts), through chromedriver's DevTools passthrough. Headless chromium keeps a
     /// window at least 500 px wide, so `--window-size` alone cannot give 390 or 360.
     public func emulatePhone(width: Int, height: Int) async throws {
-        _ = try await call(.POST, "/session/\(session)/goog/cdp/execute", [
-            "cmd": "Emulation.setDeviceMetricsOverride",
-            "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": true] as [String: Any],
-        ])
+        _ = try await call(
+            .POST, "/session/\(session)/goog/cdp/execute",
+            [
+                "cmd": "Emulation.setDeviceMetricsOverride",
+                "params": ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": true] as [String: Any],
+            ])
     }
 
     /// A finger's tap at (`x`, `y`) CSS px from the element's top left corner (W3C pointer
@@ -120,12 +130,20 @@ public final class WebDriver: @unchecked Sendable {
         let rect = try await call(.GET, "/session/\(session)/element/\(id)/rect") as? [String: Any] ?? [:]
         let width = (rect["width"] as? Double) ?? 0, height = (rect["height"] as? Double) ?? 0
         let origin: [String: Any] = ["element-6066-11e4-a52e-4f735466cecf": id]
-        let actions: [String: Any] = ["actions": [[
-            "type": "pointer", "id": "finger", "parameters": ["pointerType": "touch"],
-            "actions": [["type": "pointerMove", "duration": 0, "origin": origin,
-                         "x": Int((x - width / 2).rounded()), "y": Int((y - height / 2).rounded())],
-                        ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0]],
-        ] as [String: Any]]]
+        let actions: [String: Any] = [
+            "actions": [
+                [
+                    "type": "pointer", "id": "finger", "parameters": ["pointerType": "touch"],
+                    "actions": [
+                        [
+                            "type": "pointerMove", "duration": 0, "origin": origin,
+                            "x": Int((x - width / 2).rounded()), "y": Int((y - height / 2).rounded()),
+                        ],
+                        ["type": "pointerDown", "button": 0], ["type": "pointerUp", "button": 0],
+                    ],
+                ] as [String: Any]
+            ]
+        ]
         _ = try await call(.POST, "/session/\(session)/actions", actions)
     }
 

@@ -24,10 +24,12 @@ enum LiveDrain {
     static func run(_ options: BenchOptions) throws {
         var logger = Logger(label: "bikepath.bench.live")
         logger.logLevel = .warning
-        let gnss = GPSDConfiguration(host: options.string("gpsd-host") ?? "127.0.0.1",
-                                     port: try options.int("gpsd-port", default: 2947))
-        let imu = IIOConfiguration(uri: options.string("iio-uri") ?? "local:", deviceName: options.string("iio-device"),
-                                   samplingFrequency: try options.double("imu-rate", default: 200))
+        let gnss = GPSDConfiguration(
+            host: options.string("gpsd-host") ?? "127.0.0.1",
+            port: try options.int("gpsd-port", default: 2947))
+        let imu = IIOConfiguration(
+            uri: options.string("iio-uri") ?? "local:", deviceName: options.string("iio-device"),
+            samplingFrequency: try options.double("imu-rate", default: 200))
         let seconds = try options.double("seconds", default: 60)
         let sources = LiveSources(gnss: gnss, imu: imu, logger: logger)
         let wallStart = EdgeClock.monotonic(), cpuStart = ResourceUsage.cpuSeconds()
@@ -46,10 +48,11 @@ enum LiveDrain {
             }
         }
         let wall = EdgeClock.monotonic() - wallStart, cpu = ResourceUsage.cpuSeconds() - cpuStart
-        let summary = Summary(seconds: wall, cpuSeconds: cpu, cpuShareOfOneCore: cpu / wall,
-                              maxRSSKilobytes: ResourceUsage.maxRSSKilobytes(), imuSamplesConsumed: imuCount,
-                              nmeaSentencesConsumed: sentences, fixesDecoded: fixes,
-                              gnss: sources.gnss.status, imu: sources.imu.status)
+        let summary = Summary(
+            seconds: wall, cpuSeconds: cpu, cpuShareOfOneCore: cpu / wall,
+            maxRSSKilobytes: ResourceUsage.maxRSSKilobytes(), imuSamplesConsumed: imuCount,
+            nmeaSentencesConsumed: sentences, fixesDecoded: fixes,
+            gnss: sources.gnss.status, imu: sources.imu.status)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try encoder.encode(summary), as: UTF8.self))

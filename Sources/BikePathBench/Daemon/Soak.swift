@@ -19,9 +19,10 @@ enum Soak {
         DaemonLogging.bootstrap(level: configuration.log.level)
         let logger = Logger(label: "bikepath.bench.soak")
         let ride = SyntheticRideSource(hours: hours)
-        let daemon = try Daemon.make(configuration: configuration, input: .generated(ride, finished: { ride.finished }),
-                                     version: "bench", reload: { () throws(ConfigurationError) in configuration },
-                                     logger: logger)
+        let daemon = try Daemon.make(
+            configuration: configuration, input: .generated(ride, finished: { ride.finished }),
+            version: "bench", reload: { () throws(ConfigurationError) in configuration },
+            logger: logger)
         let report = try await daemon.run(logger: logger)
         // The document `run --summary` prints (docs/json.md), by the one encoder.
         print(try JSONText.document(RunSummaryJSON(report.summary)))

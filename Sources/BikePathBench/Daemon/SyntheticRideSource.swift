@@ -2,7 +2,7 @@ import BikePathCore
 import BikePathDaemon
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `BikePathBench soak` (bench/soak.sh): rides generated on the fly,
@@ -67,10 +67,13 @@ final class SyntheticRideSource: SensorSource, @unchecked Sendable {
             let t = Double(s) + Double(i) / Double(Self.imuRate)
             let bump: Float = riding && i == 50 && s % 7 == 0 ? 12 : 0
             let shake: Float = riding ? 0.8 : 0.02
-            out.append(.imu(IMUSample(time: SampleTime(seconds: t),
-                                      accel: Vector3(x: 0.3 * shake * noise(), y: 0.3 * shake * noise(), z: 9.81 + shake * noise() + bump),
-                                      gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise()))))
-            if i == 5 {   // the epoch at s is received 50 ms later
+            out.append(
+                .imu(
+                    IMUSample(
+                        time: SampleTime(seconds: t),
+                        accel: Vector3(x: 0.3 * shake * noise(), y: 0.3 * shake * noise(), z: 9.81 + shake * noise() + bump),
+                        gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise()))))
+            if i == 5 {  // the epoch at s is received 50 ms later
                 for sentence in Self.nmea(utcSecond: Self.utcBase + s, latitude: latitude, speed: speed) {
                     out.append(.nmea(SampleTime(seconds: t), sentence))
                 }

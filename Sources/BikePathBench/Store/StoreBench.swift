@@ -33,8 +33,11 @@ enum StoreBench {
         for i in 0..<points {
             t = t + spacingMicroseconds * 1e-6
             let c = Coordinate(latitude: 52.52 + Double(i) * 1e-7, longitude: 13.40 + Double(i) * 1e-7)
-            try writer.append(.trackPoint(TrackPoint(time: t, utc: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + t.nanoseconds),
-                                                     coordinate: c, altitudeMSL: 34.5, speed: 5.2)), at: t)
+            try writer.append(
+                .trackPoint(
+                    TrackPoint(
+                        time: t, utc: UTCTime(nanosecondsSince1970: 1_790_000_000_000_000_000 + t.nanoseconds),
+                        coordinate: c, altitudeMSL: 34.5, speed: 5.2)), at: t)
         }
         try writer.flush()
         let pointsSeconds = Double(DispatchTime.now().uptimeNanoseconds - pointsStart) / 1e9
@@ -45,8 +48,11 @@ enum StoreBench {
         let eventsCPUStart = ResourceUsage.cpuSeconds()
         for i in 0..<events {
             t = t + spacingMicroseconds * 1e-6
-            try writer.append(.obstacle(ObstacleEvent(time: t, coordinate: Coordinate(latitude: 52.5, longitude: 13.4 + Double(i) * 1e-6),
-                                                      speed: 5, kind: .pothole, peak: 7.5, energy: 2, window: window, windowRate: 100)), at: t)
+            try writer.append(
+                .obstacle(
+                    ObstacleEvent(
+                        time: t, coordinate: Coordinate(latitude: 52.5, longitude: 13.4 + Double(i) * 1e-6),
+                        speed: 5, kind: .pothole, peak: 7.5, energy: 2, window: window, windowRate: 100)), at: t)
         }
         try writer.flush()
         let eventsSeconds = Double(DispatchTime.now().uptimeNanoseconds - eventsStart) / 1e9

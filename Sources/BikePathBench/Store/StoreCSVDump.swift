@@ -15,15 +15,16 @@ enum StoreCSVDump {
                 var n = 0
                 let rows = try Row.fetchCursor(db, sql: sql)
                 while let row = try rows.next() {
-                    text += row.databaseValues.map { value -> String in
-                        switch value.storage {
-                        case .null: ""
-                        case .int64(let i): String(i)
-                        case .double(let d): "\(d)"
-                        case .string(let s): "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                        case .blob(let b): [UInt8](b).hexString
-                        }
-                    }.joined(separator: ",") + "\n"
+                    text +=
+                        row.databaseValues.map { value -> String in
+                            switch value.storage {
+                            case .null: ""
+                            case .int64(let i): String(i)
+                            case .double(let d): "\(d)"
+                            case .string(let s): "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                            case .blob(let b): [UInt8](b).hexString
+                            }
+                        }.joined(separator: ",") + "\n"
                     n += 1
                 }
                 try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)

@@ -14,8 +14,9 @@ enum StoreReplay {
         var policy = WriterPolicy()
         policy.maxBatchRows = try options.int("batch-rows", default: 500)
         let writer = try StoreWriter(store: store, policy: policy)
-        let stream = SyntheticRides.stream(trips: try options.int("trips", default: 3),
-                                           secondsPerTrip: try options.int("seconds-per-trip", default: 600))
+        let stream = SyntheticRides.stream(
+            trips: try options.int("trips", default: 3),
+            secondsPerTrip: try options.int("seconds-per-trip", default: 600))
         let first = writer.committedPosition.map { Int($0) + 1 } ?? 0
         // The kill test waits for this line so that its kills land while writing.
         FileHandle.standardOutput.write(Data("resuming at \(first) of \(stream.count)\n".utf8))

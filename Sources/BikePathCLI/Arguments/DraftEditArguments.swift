@@ -51,7 +51,8 @@ public struct DraftEditArguments: Sendable {
         }
         // A clock time, as `drafts show` prints it: what the rider read off a watch.
         if let start = draft.trip.startUTCNanoseconds, let utc = ReviewFormat.utcNanoseconds(clock: parts[1], onDayOf: start),
-           let time = draft.sampleNanoseconds(atUTC: utc) {
+            let time = draft.sampleNanoseconds(atUTC: utc)
+        {
             return .addObstacle(kind, time: SampleTime(nanoseconds: time), coordinate: nil)
         }
         throw .add(item)

@@ -105,8 +105,9 @@ public struct SyncOutboxJSON: Encodable, Sendable {
         sent = d.sent
         quarantined = d.quarantined.map { Quarantined(kind: $0.kind, id: $0.id, reason: $0.reason, attempts: $0.attempts) }
         recent_log = d.recentLog.map {
-            LogLine(utc: $0.utcNanoseconds.map { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: $0)) }, kind: $0.kind,
-                    id: $0.id, outcome: $0.outcome, detail: $0.detail)
+            LogLine(
+                utc: $0.utcNanoseconds.map { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: $0)) }, kind: $0.kind,
+                id: $0.id, outcome: $0.outcome, detail: $0.detail)
         }
     }
 }
@@ -266,8 +267,9 @@ public struct EvaluationJSON: Encodable, Sendable {
     }
 
     public var schema = JSONSchema.version
-    public var tolerance = Tolerance(before_s: DetectorEvaluation.secondsBefore, after_s: DetectorEvaluation.secondsAfter,
-                                     along_m: DetectorEvaluation.metres)
+    public var tolerance = Tolerance(
+        before_s: DetectorEvaluation.secondsBefore, after_s: DetectorEvaluation.secondsAfter,
+        along_m: DetectorEvaluation.metres)
     public var recordings: [Result]
     public var total: Result
 

@@ -135,11 +135,13 @@ public enum DraftJSON {
     }
 
     public static func list(_ drafts: [DraftSummary]) -> List {
-        List(drafts: drafts.map {
-            Summary(id: $0.id, trip_id: $0.tripID, state: $0.state.rawValue, start_utc: $0.startUTCNanoseconds.map(utc),
+        List(
+            drafts: drafts.map {
+                Summary(
+                    id: $0.id, trip_id: $0.tripID, state: $0.state.rawValue, start_utc: $0.startUTCNanoseconds.map(utc),
                     distance_m: $0.distanceMeters, obstacles: $0.obstacles, held_back: $0.heldBack,
                     path_status: $0.pathStatus?.rawValue)
-        })
+            })
     }
 
     public static func draft(_ d: DraftDocument) -> Draft {
@@ -147,25 +149,33 @@ public enum DraftJSON {
         func seconds(_ ns: Int64) -> Double { Double(ns) / 1e9 }
         return Draft(
             id: d.id, state: d.state.rawValue, path_status: d.pathStatus?.rawValue,
-            trip: JSONMerged(head: Trip(id: t.id, start_time_s: seconds(t.startTimeNanoseconds), end_time_s: t.endTimeNanoseconds.map(seconds),
-                                        start_utc: t.startUTCNanoseconds.map(utc), end_utc: t.endUTCNanoseconds.map(utc),
-                                        closed_by: t.closedBy),
-                             tail: TripTotalsJSON(t.statistics)),
+            trip: JSONMerged(
+                head: Trip(
+                    id: t.id, start_time_s: seconds(t.startTimeNanoseconds), end_time_s: t.endTimeNanoseconds.map(seconds),
+                    start_utc: t.startUTCNanoseconds.map(utc), end_utc: t.endUTCNanoseconds.map(utc),
+                    closed_by: t.closedBy),
+                tail: TripTotalsJSON(t.statistics)),
             path: d.path.map { [$0.latitude, $0.longitude] },
             obstacles: d.obstacles.map { o in
-                Obstacle(id: o.id, event_id: o.eventID, kind: o.kind.rawValue, time_s: o.timeNanoseconds.map(seconds),
-                         offset_s: o.timeNanoseconds.map { seconds($0 - t.startTimeNanoseconds) },
-                         lat: o.coordinate?.latitude, lon: o.coordinate?.longitude, dropped: o.dropped, origin: o.origin,
-                         held_back: o.heldBack, review_rank: o.reviewRank, severity: o.severity, confidence: o.confidence,
-                         strength: o.strength)
+                Obstacle(
+                    id: o.id, event_id: o.eventID, kind: o.kind.rawValue, time_s: o.timeNanoseconds.map(seconds),
+                    offset_s: o.timeNanoseconds.map { seconds($0 - t.startTimeNanoseconds) },
+                    lat: o.coordinate?.latitude, lon: o.coordinate?.longitude, dropped: o.dropped, origin: o.origin,
+                    held_back: o.heldBack, review_rank: o.reviewRank, severity: o.severity, confidence: o.confidence,
+                    strength: o.strength)
             },
             held_back: d.heldBackCount,
             road_quality: d.roadQuality.map { r in
-                Road(start_time_s: r.startTime.seconds, end_time_s: r.endTime.seconds, start_lat: r.start?.latitude,
-                     start_lon: r.start?.longitude, end_lat: r.end?.latitude, end_lon: r.end?.longitude,
-                     length_m: r.lengthMeters, roughness: r.roughness, status: r.status.rawValue)
+                Road(
+                    start_time_s: r.startTime.seconds, end_time_s: r.endTime.seconds, start_lat: r.start?.latitude,
+                    start_lon: r.start?.longitude, end_lat: r.end?.latitude, end_lon: r.end?.longitude,
+                    length_m: r.lengthMeters, roughness: r.roughness, status: r.status.rawValue)
             },
-            edits: d.edits.map { Edit(action: $0.action, detail: EditDetail(action: $0.action, stored: $0.detail, tripStartNanoseconds: t.startTimeNanoseconds)) })
+            edits: d.edits.map {
+                Edit(
+                    action: $0.action,
+                    detail: EditDetail(action: $0.action, stored: $0.detail, tripStartNanoseconds: t.startTimeNanoseconds))
+            })
     }
 
     private static func utc(_ ns: Int64) -> String { ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: ns)) }

@@ -21,8 +21,9 @@ public enum DraftText {
         var lines = [
             "draft \(d.id)  state: \(d.state.rawValue)  path status: \(d.pathStatus?.rawValue ?? "not rated")",
             "trip \(d.trip.id)" + (d.trip.closedBy == "recovery" ? "  (closed after a restart)" : ""),
-            String(format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, ", s.distanceMeters / 1000, s.movingSeconds,
-                   s.elapsedSeconds, s.maxSpeed * 3.6) + "CO₂ avoided \(ReviewFormat.co2(s.co2AvoidedGrams)), \(d.path.count) path points",
+            String(
+                format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, ", s.distanceMeters / 1000, s.movingSeconds,
+                s.elapsedSeconds, s.maxSpeed * 3.6) + "CO₂ avoided \(ReviewFormat.co2(s.co2AvoidedGrams)), \(d.path.count) path points",
             "obstacles:",
         ]
         let asked = d.obstacles.filter { !$0.heldBack }
@@ -30,7 +31,9 @@ public enum DraftText {
         for o in asked { lines.append(obstacleLine(o, d)) }
         let held = d.obstacles.filter(\.heldBack)
         if !held.isEmpty {
-            lines.append("held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)")
+            lines.append(
+                "held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)"
+            )
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")
         for r in d.roadQuality {
@@ -52,7 +55,8 @@ public enum DraftText {
         let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map { String(format: ", %.2f km along the path", $0 / 1000) } ?? ""
         let t = offset + clockTime + along
         let rank = o.reviewRank.map { "#\($0) " } ?? ""
-        let figures = o.origin == "detected"
+        let figures =
+            o.origin == "detected"
             ? String(format: "  severity %.2f × confidence %.2f, strength %.2f", o.severity, o.confidence, o.strength)
             : "  (the rider's own)"
         return "  \(rank)\(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(figures)\(o.dropped ? "  DROPPED" : "")"

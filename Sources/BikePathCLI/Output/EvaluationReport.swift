@@ -45,14 +45,19 @@ public struct EvaluationReport: Sendable {
         func pct(_ x: Double?) -> String { x.map { String(format: "%5.1f %%", $0 * 100) } ?? "    -  " }
         func line(_ r: Result) -> String {
             let s = r.score
-            return "\(r.recording)\n  marks \(s.labels), candidates \(s.detections), matched \(s.matchedLabels) (kind agreed \(s.kindAgreed)), "
+            return
+                "\(r.recording)\n  marks \(s.labels), candidates \(s.detections), matched \(s.matchedLabels) (kind agreed \(s.kindAgreed)), "
                 + String(format: "%.2f km", s.distanceMeters / 1000)
                 + "\n  recall \(pct(r.recall))   precision \(pct(r.precision))   candidates per km "
                 + (r.candidatesPerKm.map { String(format: "%.1f", $0) } ?? "-")
         }
-        return (recordings.map(line) + [line(total),
-            String(format: "tolerance: %.0f s before to %.0f s after a mark, or %.0f m along the track",
-                   DetectorEvaluation.secondsBefore, DetectorEvaluation.secondsAfter, DetectorEvaluation.metres)])
+        return
+            (recordings.map(line) + [
+                line(total),
+                String(
+                    format: "tolerance: %.0f s before to %.0f s after a mark, or %.0f m along the track",
+                    DetectorEvaluation.secondsBefore, DetectorEvaluation.secondsAfter, DetectorEvaluation.metres),
+            ])
             .joined(separator: "\n")
     }
 }

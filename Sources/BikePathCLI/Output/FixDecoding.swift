@@ -2,9 +2,9 @@ import BikePathCore
 import BikePathDaemon
 import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `bikepathd decode`: NMEA from a gpsd log or a recording, one gpsd-style JSON

@@ -2,9 +2,9 @@ import BikePathCore
 import BikePathDaemon
 import BikePathSensors
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Feeds sentences to the decoder and writes the fixes as JSON in large writes.
@@ -59,7 +59,8 @@ public struct FixJSONWriter {
     /// Writes the decoder's counts (lines, sentences, fixes, rejects by kind) to stderr.
     public func printSummary() {
         let s = decoder.statistics
-        var text = "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"
+        var text =
+            "decode: \(s.lines) lines, \(s.sentences) sentences used, \(s.ignoredSentences) other NMEA ignored, \(s.fixes) fixes, \(s.rejected) rejected"
         let kinds = s.rejectCounts.filter { $0.count > 0 }.map { "\($0.kind) \($0.count)" }
         if !kinds.isEmpty { text += " (" + kinds.joined(separator: ", ") + ")" }
         text += "\n"

@@ -20,8 +20,9 @@ public struct RecordingInspection: Sendable {
         }
         let s = report.statistics
         var lines = ["file: \(path)", "format: version \(RecordingFormat.version)"]
-        lines.append(reader.header.text + "records: \(s.nmeaSentences) NMEA, \(s.imuSamples) IMU samples in \(s.imuBlocks) blocks, "
-            + "\(s.markers) markers, \(s.labels) rider labels, \(s.unknownRecordsSkipped) unknown skipped")
+        lines.append(
+            reader.header.text + "records: \(s.nmeaSentences) NMEA, \(s.imuSamples) IMU samples in \(s.imuBlocks) blocks, "
+                + "\(s.markers) markers, \(s.labels) rider labels, \(s.unknownRecordsSkipped) unknown skipped")
         if let first, let last { lines.append("time: \(first.seconds) s to \(last.seconds) s (\(last - first) s)") }
         if backwards > 0 { lines.append("note: \(backwards) records earlier than the one before them") }
         lines += report.problems.map { "problem: \($0)" }

@@ -50,14 +50,18 @@ public struct ReplayPrinter {
     /// how many the review budget holds back.
     private func reviewLines() -> String {
         let selection = ReviewBudget.select(tripObstacles.map(ReviewCandidate.init), budget: reviewBudget)
-        var lines = ["  review          \(selection.asked.count) candidate(s) to ask about, ranked by severity × confidence; "
-                     + "\(selection.heldBack.count) held back (budget \(reviewBudget))"]
+        var lines = [
+            "  review          \(selection.asked.count) candidate(s) to ask about, ranked by severity × confidence; "
+                + "\(selection.heldBack.count) held back (budget \(reviewBudget))"
+        ]
         for (rank, i) in selection.asked.enumerated() {
             let e = tripObstacles[i]
             let kind = e.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
-            lines.append("    " + "#\(rank + 1)".padding(toLength: 4, withPad: " ", startingAt: 0) + "\(offset(e.time))  \(kind)"
-                         + String(format: "severity %.2f × confidence %.2f, strength %.2f, peak %.1f m/s²",
-                                  e.severity, e.confidence, e.strength, e.peak))
+            lines.append(
+                "    " + "#\(rank + 1)".padding(toLength: 4, withPad: " ", startingAt: 0) + "\(offset(e.time))  \(kind)"
+                    + String(
+                        format: "severity %.2f × confidence %.2f, strength %.2f, peak %.1f m/s²",
+                        e.severity, e.confidence, e.strength, e.peak))
         }
         for i in selection.riderMarks {
             lines.append("    rider \(offset(tripObstacles[i].time))  \(tripObstacles[i].kind.rawValue)  (the rider's own mark)")
@@ -74,7 +78,8 @@ public struct ReplayPrinter {
             let speed = e.speed.map { String(format: "%.1f km/h", $0 * 3.6) } ?? "speed ?"
             let place = e.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no fix"
             let who = e.source == .rider ? "marked by the rider: " : ""
-            return "\(offset(e.time))  obstacle   \(who)\(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
+            return
+                "\(offset(e.time))  obstacle   \(who)\(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
         case .sos(let e):
             return "\(offset(e.time))  SOS        impact \(String(format: "%.1f", e.impactPeak)) m/s² at \(offset(e.impactTime))"
         case .tripEnded(let trip):
@@ -103,7 +108,8 @@ public struct ReplayPrinter {
             standardErrorLine("replayed \(records) records; \(trips) trips, \(obstacles) obstacles, \(sos) SOS")
         } else {
             let quality = PathStatus.allCases.compactMap { s in statusCounts[s].map { "\(s.rawValue) \($0)" } }
-            Swift.print("""
+            Swift.print(
+                """
 
                 \(recording): \(records) records replayed
                   trips \(trips), obstacle candidates \(obstacles), SOS \(sos)

@@ -15,7 +15,6 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
     /// Crash detection on while SOS sharing is off (`ConsentPolicy.sosStaysOnDevice`).
     public var sosConsent: String?
 
-
     private enum JSONKey: String, CodingKey { case path, error, store, sync, calibration, sosConsent = "sos_consent" }
 
     /// docs/json.md's form: the sync log's times as ISO 8601 (`SyncOutboxJSON`), not nanoseconds.
@@ -34,9 +33,10 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
     public static func read(path: String, crashDetection: Bool = false) -> StoreDiagnosisReport {
         do {
             let store = try Store.open(path: path, mode: .readOnly)
-            return StoreDiagnosisReport(path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
-                                        calibration: try store.calibrationReport(),
-                                        sosConsent: ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crashDetection))
+            return StoreDiagnosisReport(
+                path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
+                calibration: try store.calibrationReport(),
+                sosConsent: ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crashDetection))
         } catch {
             return StoreDiagnosisReport(path: path, error: "\(error)")
         }
@@ -49,7 +49,9 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
         lines += store?.problems ?? []
         if let sosConsent { lines.append(sosConsent) }
         for q in sync?.quarantined ?? [] {
-            lines.append("sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; fix the cause, then re-queue or reject it")
+            lines.append(
+                "sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; fix the cause, then re-queue or reject it"
+            )
         }
         return lines
     }
@@ -57,7 +59,9 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
     public var text: String {
         var out = ["store \(path)"]
         if let s = store {
-            out.append("  used \(megabytes(s.usedBytes)) of \(megabytes(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)")
+            out.append(
+                "  used \(megabytes(s.usedBytes)) of \(megabytes(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)"
+            )
             out.append("  outbox: \(s.outboxPending) pending, \(s.outboxQuarantined) quarantined")
         }
         if let calibration {

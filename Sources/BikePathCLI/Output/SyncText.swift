@@ -50,9 +50,11 @@ public enum SyncText {
         func counts(_ m: [String: Int]) -> String {
             m.isEmpty ? "none" : m.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
-        var out = ["consent (`bikepathd sync consent`): " + consent(report.consent).replacingOccurrences(of: "\n", with: ", "),
-                   "pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
-                   "quarantined: \(d.quarantined.count)"]
+        var out = [
+            "consent (`bikepathd sync consent`): " + consent(report.consent).replacingOccurrences(of: "\n", with: ", "),
+            "pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
+            "quarantined: \(d.quarantined.count)",
+        ]
         out += d.quarantined.map { "  \($0.kind) \($0.id): \($0.reason)" }
         out.append("sync log (newest first):")
         out += d.recentLog.map { "  \($0.outcome) \($0.kind ?? "-") \($0.id ?? "-") \($0.detail ?? "")" }

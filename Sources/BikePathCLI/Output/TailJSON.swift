@@ -8,8 +8,10 @@ import Foundation
 public enum TailJSON {
     /// One event as one JSON line for `tail --json`.
     public static func line(_ event: DaemonEvent) -> String {
-        var object: [String: Value] = ["schema": .number(Double(JSONSchema.version)), "type": .text(event.kind),
-                                       "utc": .text(event.time), "message": .text(event.message)]
+        var object: [String: Value] = [
+            "schema": .number(Double(JSONSchema.version)), "type": .text(event.kind),
+            "utc": .text(event.time), "message": .text(event.message),
+        ]
         for (key, text) in event.fields where object[key] == nil {
             // Only keys that name a unit (or a count) hold numbers: an id made of digits stays text.
             if isNumeric(key), let number = Double(text), number.isFinite {

@@ -52,29 +52,32 @@ public struct Pipeline: Sendable {
     public init(configuration: PipelineConfiguration = .init()) {
         self.configuration = configuration
         cleaner = FixCleaner(configuration: configuration)
-        gravity = GravityEstimator(tauWithGyro: configuration.gravityTimeConstantWithGyro,
-                                   tauWithoutGyro: configuration.gravityTimeConstantWithoutGyro)
+        gravity = GravityEstimator(
+            tauWithGyro: configuration.gravityTimeConstantWithGyro,
+            tauWithoutGyro: configuration.gravityTimeConstantWithoutGyro)
         detector = ObstacleDetector(configuration: configuration.obstacle)
         judge = CandidateJudge(configuration: configuration.obstacle)
         activity = ActivityClassifier(configuration: configuration)
         trips = TripSegmenter(configuration: configuration)
-        roadQuality = RoadQualityEstimator(stretchMeters: configuration.roadQualityStretchMeters,
-                                           thresholds: configuration.roadQuality)
+        roadQuality = RoadQualityEstimator(
+            stretchMeters: configuration.roadQualityStretchMeters,
+            thresholds: configuration.roadQuality)
         crash = CrashDetector(configuration: configuration.crash)
         // Room for an SOS review window (1 s before the impact + up to 5 s to the alarm) at 1 kHz.
         window = VerticalRing(capacity: 8192)
     }
 
     public var status: PipelineStatus {
-        PipelineStatus(tripPhase: trips.phase, activity: activity.current, lastFix: lastRawFix,
-                       tripStatistics: trips.statistics, rejectedFixes: cleaner.rejections,
-                       rejectedIMUSamples: rejectedIMUSamples)
+        PipelineStatus(
+            tripPhase: trips.phase, activity: activity.current, lastFix: lastRawFix,
+            tripStatistics: trips.statistics, rejectedFixes: cleaner.rejections,
+            rejectedIMUSamples: rejectedIMUSamples)
     }
 
     /// Processes a batch of records in order.
     public mutating func process(_ records: some Collection<SensorRecord>) -> [ChainOutput] {
         var out: [ChainOutput] = []
-        out.reserveCapacity(32)      // a second of 10 Hz track points without regrowing
+        out.reserveCapacity(32)  // a second of 10 Hz track points without regrowing
         // One generic call per batch, then a loop the compiler specialises: iterating an
         // unspecialised Collection from another module costs a witness call per sample.
         let done: Void? = records.withContiguousStorageIfAvailable { process(buffer: $0, into: &out) }
@@ -100,8 +103,10 @@ public struct Pipeline: Sendable {
             case .label(let time, let kind):
                 // The rider's own report: positioned at the next fix like a detection, never
                 // merged into one, full confidence (the rider saw it).
-                pendingObstacles.append(ObstacleEvent(time: time, kind: kind, peak: 0, energy: 0,
-                                                      source: .rider, severity: 0, confidence: 1))
+                pendingObstacles.append(
+                    ObstacleEvent(
+                        time: time, kind: kind, peak: 0, energy: 0,
+                        source: .rider, severity: 0, confidence: 1))
             }
         }
     }
@@ -147,8 +152,10 @@ public struct Pipeline: Sendable {
             heldObstacles.removeAll()
         }
         if trips.inTrip, trips.phase == .recording, previousClean != nil, wasInTrip {
-            if let segment = roadQuality.advance(meters: trips.lastStep, speed: fix.speed, at: fix.time,
-                                                 coordinate: fix.smoothed) {
+            if let segment = roadQuality.advance(
+                meters: trips.lastStep, speed: fix.speed, at: fix.time,
+                coordinate: fix.smoothed)
+            {
                 out.append(.roadQuality(segment))
             }
         } else {
@@ -185,7 +192,8 @@ public struct Pipeline: Sendable {
     @inline(never)
     func speedDuringOutage(at now: Int64) -> Double? {
         guard now &- hotSpeedUntil <= 55_000_000_000, vibrationAtFix > 0.05,
-              detector.meanAbs >= 0.5 * vibrationAtFix else { return nil }
+            detector.meanAbs >= 0.5 * vibrationAtFix
+        else { return nil }
         return hotSpeed
     }
 
@@ -201,8 +209,8 @@ public struct Pipeline: Sendable {
         var dt: Float = 0.005
         if let last = lastIMUTime {
             let d = Double(now &- last.nanoseconds) * 1e-9
-            guard d > 0 else { rejectedIMUSamples &+= 1; return }   // out of order or duplicate
-            dt = Float(min(d, 0.1))              // a gap is not integrated over
+            guard d > 0 else { rejectedIMUSamples &+= 1; return }  // out of order or duplicate
+            dt = Float(min(d, 0.1))  // a gap is not integrated over
             // Mean interval, not mean 1/interval: jittery timestamps would bias the latter.
             if d < 0.1 { meanIMUInterval = meanIMUInterval == 0 ? d : meanIMUInterval + 0.01 * (d - meanIMUInterval) }
         }
@@ -222,12 +230,17 @@ public struct Pipeline: Sendable {
         if hotRecording { roadQuality.add(vibration: y, dt: dt) }
 
         if configuration.crashDetectionEnabled,
-           let hit = crash.step(time: sample.time, accel: sample.accel, gyro: sample.gyro,
-                                gravity: gravity, speed: speed, dt: dt) {
+            let hit = crash.step(
+                time: sample.time, accel: sample.accel, gyro: sample.gyro,
+                gravity: gravity, speed: speed, dt: dt)
+        {
             let rate = windowRate(dt: dt)
             let samples = window.last(Int((sample.time.secondsSince(hit.impact) + 1) * rate) + 1)
-            out.append(.sos(SOSEvent(time: sample.time, impactTime: hit.impact, impactPeak: Double(hit.peak),
-                                     lastFix: lastAcceptedFix, window: samples, windowRate: rate)))
+            out.append(
+                .sos(
+                    SOSEvent(
+                        time: sample.time, impactTime: hit.impact, impactPeak: Double(hit.peak),
+                        lastFix: lastAcceptedFix, window: samples, windowRate: rate)))
         }
     }
 
@@ -251,13 +264,16 @@ public struct Pipeline: Sendable {
         let peakTime = now.advanced(bySeconds: -Double(newest &- d.peakIndex) / rate)
         // The review window is cut from the judge's ring, the obstacle band the peak was
         // measured on, around the peak sample: what the rider sees is what was judged.
-        let (samples, peakAt) = judge.window(around: d.peakIndex,
-                                             before: Int((configuration.obstacle.windowBeforeSeconds * rate).rounded()),
-                                             after: Int((configuration.obstacle.windowAfterSeconds * rate).rounded()))
-        pendingObstacles.append(ObstacleEvent(time: peakTime, kind: d.kind, peak: Double(d.peak),
-                                              energy: Double(d.energy), window: samples, windowRate: rate,
-                                              windowPeakIndex: peakAt,
-                                              severity: c.severity, confidence: c.confidence, strength: c.strength))
+        let (samples, peakAt) = judge.window(
+            around: d.peakIndex,
+            before: Int((configuration.obstacle.windowBeforeSeconds * rate).rounded()),
+            after: Int((configuration.obstacle.windowAfterSeconds * rate).rounded()))
+        pendingObstacles.append(
+            ObstacleEvent(
+                time: peakTime, kind: d.kind, peak: Double(d.peak),
+                energy: Double(d.energy), window: samples, windowRate: rate,
+                windowPeakIndex: peakAt,
+                severity: c.severity, confidence: c.confidence, strength: c.strength))
     }
 
     /// Positions pending obstacles between the recent fixes around their time, merges
@@ -271,8 +287,9 @@ public struct Pipeline: Sendable {
             position(&event)
             if event.source == .detected {
                 if let previous = lastObstacle, let a = previous.coordinate, let b = event.coordinate,
-                   Geodesic.distance(a, b) < configuration.obstacleMergeMeters {
-                    continue   // the same obstacle seen again (front then rear wheel, rebound)
+                    Geodesic.distance(a, b) < configuration.obstacleMergeMeters
+                {
+                    continue  // the same obstacle seen again (front then rear wheel, rebound)
                 }
                 lastObstacle = event
             }
@@ -294,13 +311,17 @@ public struct Pipeline: Sendable {
         }
         let a = recentFixes[i - 1], b = recentFixes[i]
         let u = max(0, min(1, event.time.secondsSince(a.time) / b.time.secondsSince(a.time)))
-        event.coordinate = Coordinate(latitude: a.smoothed.latitude + u * (b.smoothed.latitude - a.smoothed.latitude),
-                                      longitude: a.smoothed.longitude + u * (b.smoothed.longitude - a.smoothed.longitude))
+        event.coordinate = Coordinate(
+            latitude: a.smoothed.latitude + u * (b.smoothed.latitude - a.smoothed.latitude),
+            longitude: a.smoothed.longitude + u * (b.smoothed.longitude - a.smoothed.longitude))
         event.speed = a.speed + u * (b.speed - a.speed)
-        event.utc = a.utc.flatMap { ua in b.utc.map { ub in
-            UTCTime(nanosecondsSince1970: ua.nanosecondsSince1970
-                &+ Int64(max(-9e18, min(9e18, (Double(ub.nanosecondsSince1970 &- ua.nanosecondsSince1970) * u).rounded()))))
-        } }
+        event.utc = a.utc.flatMap { ua in
+            b.utc.map { ub in
+                UTCTime(
+                    nanosecondsSince1970: ua.nanosecondsSince1970
+                        &+ Int64(max(-9e18, min(9e18, (Double(ub.nanosecondsSince1970 &- ua.nanosecondsSince1970) * u).rounded()))))
+            }
+        }
     }
 }
 

@@ -55,10 +55,12 @@ public struct ObstacleEvent: Sendable, Equatable, Codable {
     public var strength: Double
 
     /// Creates an event from its fields; the defaults fit a rider mark without a window.
-    public init(time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
-                kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0,
-                windowPeakIndex: Int? = nil, source: ObstacleSource = .detected, severity: Double = 0,
-                confidence: Double = 0, strength: Double = 0) {
+    public init(
+        time: SampleTime, utc: UTCTime? = nil, coordinate: Coordinate? = nil, speed: Double? = nil,
+        kind: ObstacleKind, peak: Double, energy: Double, window: [Float] = [], windowRate: Double = 0,
+        windowPeakIndex: Int? = nil, source: ObstacleSource = .detected, severity: Double = 0,
+        confidence: Double = 0, strength: Double = 0
+    ) {
         self.windowPeakIndex = windowPeakIndex
         self.source = source
         self.severity = severity
@@ -88,8 +90,10 @@ public struct RoadQualitySegment: Sendable, Equatable, Codable {
     public var status: PathStatus
 
     /// Creates a stretch from its fields.
-    public init(startTime: SampleTime, endTime: SampleTime, start: Coordinate?, end: Coordinate?,
-                lengthMeters: Double, roughness: Double, status: PathStatus) {
+    public init(
+        startTime: SampleTime, endTime: SampleTime, start: Coordinate?, end: Coordinate?,
+        lengthMeters: Double, roughness: Double, status: PathStatus
+    ) {
         self.startTime = startTime
         self.endTime = endTime
         self.start = start
@@ -113,8 +117,10 @@ public struct SOSEvent: Sendable, Equatable, Codable {
     public var windowRate: Double
 
     /// Creates an alarm from its fields.
-    public init(time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?,
-                window: [Float] = [], windowRate: Double = 0) {
+    public init(
+        time: SampleTime, impactTime: SampleTime, impactPeak: Double, lastFix: GNSSFix?,
+        window: [Float] = [], windowRate: Double = 0
+    ) {
         self.time = time
         self.impactTime = impactTime
         self.impactPeak = impactPeak
@@ -152,8 +158,10 @@ public struct TrackPoint: Sendable, Equatable, Codable {
     /// chain's smoothed speed; the trip's distance integrates this one (`TripTotals`).
     public var groundSpeed: Double?
     /// Creates a point; `speed` and `groundSpeed` in m/s, `altitudeMSL` in metres.
-    public init(time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true,
-                groundSpeed: Double? = nil) {
+    public init(
+        time: SampleTime, utc: UTCTime?, coordinate: Coordinate, altitudeMSL: Double?, speed: Double, moving: Bool = true,
+        groundSpeed: Double? = nil
+    ) {
         self.time = time
         self.utc = utc
         self.coordinate = coordinate
@@ -175,8 +183,10 @@ public struct TripRecord: Sendable, Equatable, Codable {
     public var path: [Coordinate]
 
     /// Creates a trip from its fields.
-    public init(startTime: SampleTime, endTime: SampleTime, startUTC: UTCTime?, endUTC: UTCTime?,
-                statistics: TripStatistics, path: [Coordinate]) {
+    public init(
+        startTime: SampleTime, endTime: SampleTime, startUTC: UTCTime?, endUTC: UTCTime?,
+        statistics: TripStatistics, path: [Coordinate]
+    ) {
         self.startTime = startTime
         self.endTime = endTime
         self.startUTC = startUTC

@@ -50,10 +50,12 @@ public struct DecodeStatistics: Sendable, Equatable {
 
     /// Name and count of every reject kind, for summaries.
     public var rejectCounts: [(kind: String, count: Int)] {
-        [("notNMEA", notNMEA), ("binary", binary), ("overlong", overlong),
-         ("missingChecksum", missingChecksum), ("badChecksum", badChecksum),
-         ("truncated", truncated), ("malformedField", malformedField),
-         ("outOfRange", outOfRange), ("implausibleDate", implausibleDate)]
+        [
+            ("notNMEA", notNMEA), ("binary", binary), ("overlong", overlong),
+            ("missingChecksum", missingChecksum), ("badChecksum", badChecksum),
+            ("truncated", truncated), ("malformedField", malformedField),
+            ("outOfRange", outOfRange), ("implausibleDate", implausibleDate),
+        ]
     }
 }
 

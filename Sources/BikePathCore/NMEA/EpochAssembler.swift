@@ -55,8 +55,10 @@ struct EpochAssembler {
 
     /// Starts the sentence: closes the epoch in progress when this sentence belongs
     /// to a new one, and files the sentence under the epoch.
-    mutating func begin(_ type: SentenceType, talker: UInt16, timeOfDay: Int64?, at time: SampleTime,
-                        into fixes: inout [GNSSFix]) {
+    mutating func begin(
+        _ type: SentenceType, talker: UInt16, timeOfDay: Int64?, at time: SampleTime,
+        into fixes: inout [GNSSFix]
+    ) {
         var newEpoch = false
         if epoch.talkers[type.rawValue] == talker, type != .gsv, type != .gsa {
             newEpoch = true
@@ -144,12 +146,13 @@ struct EpochAssembler {
         if hasPosition, let time, let lat = e.latitude, let lon = e.longitude {
             lastPosition = (time, lat, lon)
         }
-        fixes.append(GNSSFix(
-            receivedAt: e.receivedAt, time: time, mode: mode,
-            latitude: hasPosition ? e.latitude : nil, longitude: hasPosition ? e.longitude : nil,
-            altitudeMSL: mode == .threeD ? e.altitude : nil,
-            speed: speed, track: e.track,
-            satellitesUsed: e.satellitesUsedGSA ?? e.satellitesUsedGGA, satellitesSeen: e.satellitesSeen,
-            hdop: e.hdop, pdop: e.pdop, vdop: e.vdop))
+        fixes.append(
+            GNSSFix(
+                receivedAt: e.receivedAt, time: time, mode: mode,
+                latitude: hasPosition ? e.latitude : nil, longitude: hasPosition ? e.longitude : nil,
+                altitudeMSL: mode == .threeD ? e.altitude : nil,
+                speed: speed, track: e.track,
+                satellitesUsed: e.satellitesUsedGSA ?? e.satellitesUsedGGA, satellitesSeen: e.satellitesSeen,
+                hdop: e.hdop, pdop: e.pdop, vdop: e.vdop))
     }
 }

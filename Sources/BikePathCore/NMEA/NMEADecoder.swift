@@ -40,8 +40,10 @@ public struct NMEADecoder: Sendable {
         statistics.fixes += fixes.count - before
     }
 
-    private mutating func dispatch(_ type: SentenceType, _ f: NMEAFields, talker: UInt16, at time: SampleTime,
-                                   into fixes: inout [GNSSFix]) throws(RejectReason) {
+    private mutating func dispatch(
+        _ type: SentenceType, _ f: NMEAFields, talker: UInt16, at time: SampleTime,
+        into fixes: inout [GNSSFix]
+    ) throws(RejectReason) {
         switch type {
         case .rmc: try assembler.applyRMC(f, talker: talker, at: time, into: &fixes)
         case .gga: try assembler.applyGGA(f, talker: talker, at: time, into: &fixes)

@@ -117,8 +117,10 @@ struct NMEAField {
     }
 }
 
-let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18]
+let powersOfTen: [Double] = [
+    1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+]
 
 /// The fields of one framed sentence. Field 0 is the address (talker + type).
 /// Indexing past the last field yields an empty field, as gpsd does, so parsers of

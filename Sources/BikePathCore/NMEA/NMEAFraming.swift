@@ -53,7 +53,8 @@ enum NMEAFraming {
         for k in (star + 1)..<end where !isPrintable(line[k]) { throw .binary }
         guard end - star >= 3 else { throw .missingChecksum }
         guard end - star == 3, let high = hexValue(line[star + 1]), let low = hexValue(line[star + 2]),
-              high << 4 | low == sum else { throw .badChecksum }
+            high << 4 | low == sum
+        else { throw .badChecksum }
         guard fields < maximumFields else { throw .overlong }
         bounds[2 * fields] = Int32(fieldStart)
         bounds[2 * fields + 1] = Int32(star)
@@ -82,14 +83,14 @@ enum SentenceType: Int {
         let b = address.bytes, s = address.start
         let a = b[s + 2], m = b[s + 3], c = b[s + 4]
         switch (a, m, c) {
-        case (0x52, 0x4D, 0x43): self = .rmc // RMC
-        case (0x47, 0x47, 0x41): self = .gga // GGA
-        case (0x47, 0x53, 0x41): self = .gsa // GSA
-        case (0x47, 0x53, 0x56): self = .gsv // GSV
-        case (0x56, 0x54, 0x47): self = .vtg // VTG
-        case (0x47, 0x4C, 0x4C): self = .gll // GLL
-        case (0x47, 0x4E, 0x53): self = .gns // GNS
-        case (0x5A, 0x44, 0x41): self = .zda // ZDA
+        case (0x52, 0x4D, 0x43): self = .rmc  // RMC
+        case (0x47, 0x47, 0x41): self = .gga  // GGA
+        case (0x47, 0x53, 0x41): self = .gsa  // GSA
+        case (0x47, 0x53, 0x56): self = .gsv  // GSV
+        case (0x56, 0x54, 0x47): self = .vtg  // VTG
+        case (0x47, 0x4C, 0x4C): self = .gll  // GLL
+        case (0x47, 0x4E, 0x53): self = .gns  // GNS
+        case (0x5A, 0x44, 0x41): self = .zda  // ZDA
         default: return nil
         }
     }

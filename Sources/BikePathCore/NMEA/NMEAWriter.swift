@@ -22,8 +22,8 @@ public enum NMEAWriter {
         let hms = pad(civil.hour, 2) + pad(civil.minute, 2) + pad(civil.second, 2) + "." + pad(civil.nanosecond / 1_000_000, 3)
         let date = pad(civil.day, 2) + pad(civil.month, 2) + pad(civil.year % 100, 2)
         let valid = fix.mode >= .twoD && fix.coordinate != nil
-        let lat = valid ? fix.latitude.map { degreesMinutes($0, degreeDigits: 2, positive: "N", negative: "S") } ?? ",": ","
-        let lon = valid ? fix.longitude.map { degreesMinutes($0, degreeDigits: 3, positive: "E", negative: "W") } ?? ",": ","
+        let lat = valid ? fix.latitude.map { degreesMinutes($0, degreeDigits: 2, positive: "N", negative: "S") } ?? "," : ","
+        let lon = valid ? fix.longitude.map { degreesMinutes($0, degreeDigits: 3, positive: "E", negative: "W") } ?? "," : ","
         let knots = valid ? fix.speed.map { fixed($0 / 0.514444, 3) } ?? "" : ""
         let track = valid ? fix.track.map { fixed($0, 2) } ?? "" : ""
         let rmc = "\(talker)RMC,\(hms),\(valid ? "A" : "V"),\(lat),\(lon),\(knots),\(track),\(date),,,\(valid ? "A" : "N")"

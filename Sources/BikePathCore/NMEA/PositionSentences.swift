@@ -79,8 +79,10 @@ extension EpochAssembler {
 
     /// GGA and GNS alike: the position, and the altitude if there is one; 3D needs
     /// the altitude and at least 4 satellites (an unknown count is taken as enough).
-    private mutating func applyPosition(_ position: (latitude: Double, longitude: Double), altitude: Double?,
-                                        satellites: Int?) -> FixMode {
+    private mutating func applyPosition(
+        _ position: (latitude: Double, longitude: Double), altitude: Double?,
+        satellites: Int?
+    ) -> FixMode {
         epoch.latitude = position.latitude
         epoch.longitude = position.longitude
         guard let altitude else { return .twoD }

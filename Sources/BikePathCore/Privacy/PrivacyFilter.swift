@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Pure privacy rules applied on the device before anything is queued or sent:
@@ -79,4 +79,3 @@ public struct PrivacyFilter: Sendable {
         return cumulative.map { $0 / total * durationSeconds }
     }
 }
-

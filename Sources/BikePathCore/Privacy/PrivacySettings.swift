@@ -56,7 +56,8 @@ public struct PrivacyZone: Sendable, Codable, Equatable {
             String(field.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         }
         guard f.count == 4, !f[0].isEmpty, let lat = Double(f[1]), let lon = Double(f[2]), let radius = Double(f[3]),
-              (-90...90).contains(lat), (-180...180).contains(lon), Self.radiusRange.contains(radius) else { return nil }
+            (-90...90).contains(lat), (-180...180).contains(lon), Self.radiusRange.contains(radius)
+        else { return nil }
         self.init(name: f[0], center: Coordinate(latitude: lat, longitude: lon), radiusMeters: radius)
     }
 

@@ -217,7 +217,9 @@ public struct RecordingDecoder: Sendable {
             case .marker, .label:
                 // One code byte after the time: the rider's start/stop or obstacle mark.
                 let code = p[8]
-                let record: SensorRecord? = kind == .marker ? Marker(recordingCode: code).map { .marker(time, $0) }
+                let record: SensorRecord? =
+                    kind == .marker
+                    ? Marker(recordingCode: code).map { .marker(time, $0) }
                     : ObstacleKind(recordingCode: code).map { .label(time, $0) }
                 guard let record else {
                     stats.malformedRecords += 1
@@ -267,8 +269,10 @@ public struct RecordingDecoder: Sendable {
             return ended
         }
         let (v, length) = buffer.withUnsafeBytes { raw in
-            (raw.loadUnaligned(fromByteOffset: position + 8, as: UInt16.self).littleEndian,
-             Int(raw.loadUnaligned(fromByteOffset: position + 10, as: UInt32.self).littleEndian))
+            (
+                raw.loadUnaligned(fromByteOffset: position + 8, as: UInt16.self).littleEndian,
+                Int(raw.loadUnaligned(fromByteOffset: position + 10, as: UInt32.self).littleEndian)
+            )
         }
         guard v == RecordingFormat.version else {
             fail(.unsupportedVersion(v))

@@ -44,8 +44,10 @@ public enum RecordingEncoder {
     /// Any run of IMU samples: split into as many blocks as needed so each block has one
     /// gyro presence, at most `maxSamplesPerBlock` samples and forward steps that fit a u32
     /// (a step backwards or over 4.29 s starts a new block, so nothing is ever rejected).
-    public static func appendIMU(_ samples: some Collection<IMUSample>, maxSamplesPerBlock: Int = 256,
-                                 to out: inout [UInt8]) {
+    public static func appendIMU(
+        _ samples: some Collection<IMUSample>, maxSamplesPerBlock: Int = 256,
+        to out: inout [UInt8]
+    ) {
         let limit = max(1, min(maxSamplesPerBlock, RecordingFormat.maxIMUBlockSamples))
         var block: [IMUSample] = []
         block.reserveCapacity(min(limit, samples.count))
@@ -53,7 +55,8 @@ public enum RecordingEncoder {
             if let last = block.last {
                 let step = s.time.nanoseconds &- last.time.nanoseconds
                 if block.count == limit || (last.gyro == nil) != (s.gyro == nil)
-                    || step < 0 || step > Int64(UInt32.max) || s.time.nanoseconds < last.time.nanoseconds {
+                    || step < 0 || step > Int64(UInt32.max) || s.time.nanoseconds < last.time.nanoseconds
+                {
                     appendIMUBlock(block, to: &out)
                     block.removeAll(keepingCapacity: true)
                 }

@@ -23,8 +23,10 @@ public struct RecordingHeader: Sendable, Equatable {
         public var note: String?
 
         /// Creates a sensor description from its fields.
-        public init(id: String, kind: String, name: String, rateHz: Double? = nil, unit: String,
-                    scale: Double? = nil, sensorToBike: [Double]? = nil, note: String? = nil) {
+        public init(
+            id: String, kind: String, name: String, rateHz: Double? = nil, unit: String,
+            scale: Double? = nil, sensorToBike: [Double]? = nil, note: String? = nil
+        ) {
             self.id = id
             self.kind = kind
             self.name = name
@@ -53,9 +55,11 @@ public struct RecordingHeader: Sendable, Equatable {
     public var extra: [(key: String, value: String)]
 
     /// Creates a header; `source` is `live` or `import`.
-    public init(clock: String = "monotonic-ns", createdUTC: UTCTime? = nil, createdAtMonotonic: SampleTime? = nil,
-                source: String, sourceDetail: String? = nil, writer: String? = nil, sensors: [Sensor] = [],
-                extra: [(key: String, value: String)] = []) {
+    public init(
+        clock: String = "monotonic-ns", createdUTC: UTCTime? = nil, createdAtMonotonic: SampleTime? = nil,
+        source: String, sourceDetail: String? = nil, writer: String? = nil, sensors: [Sensor] = [],
+        extra: [(key: String, value: String)] = []
+    ) {
         self.clock = clock
         self.createdUTC = createdUTC
         self.createdAtMonotonic = createdAtMonotonic
@@ -135,7 +139,9 @@ extension RecordingHeader {
                     throw RecordingHeaderError(line: lineNumber, message: "created-utc: '\(value)' is not ISO 8601 UTC")
                 }
                 guard let utc = c.checkedUTCTime else {
-                    throw RecordingHeaderError(line: lineNumber, message: "created-utc: '\(value)' is outside 1678–2262, the years nanoseconds since 1970 can hold")
+                    throw RecordingHeaderError(
+                        line: lineNumber, message: "created-utc: '\(value)' is outside 1678–2262, the years nanoseconds since 1970 can hold"
+                    )
                 }
                 createdUTC = utc
             case "created-at-monotonic-ns":

@@ -24,8 +24,9 @@ public struct UTCCivilTime: Sendable, Equatable {
         let inDay = ns - days * perDay
         let (y, m, d) = CivilDate.civil(days: Int(days))
         let secs = Int(inDay / 1_000_000_000)
-        self.init(year: y, month: m, day: d, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
-                  nanosecond: Int(inDay % 1_000_000_000))
+        self.init(
+            year: y, month: m, day: d, hour: secs / 3600, minute: secs / 60 % 60, second: secs % 60,
+            nanosecond: Int(inDay % 1_000_000_000))
     }
 
     /// Nanoseconds since 1970 fit Int64 only from 1677-09-21 to 2262-04-11; outside
@@ -63,14 +64,16 @@ public struct UTCCivilTime: Sendable, Equatable {
             return v
         }
         guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-              let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10),
-              let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+            let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10),
+            let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61
+        else { return nil }
         var ns = 0
         if b.count > 20 {
             guard b[19] == UInt8(ascii: "."), b.count - 21 <= 9, b.count - 21 >= 1,
-                  let f = num(20..<(b.count - 1)) else { return nil }
+                let f = num(20..<(b.count - 1))
+            else { return nil }
             ns = f
             for _ in 0..<(9 - (b.count - 21)) { ns *= 10 }
         } else if b[19] != UInt8(ascii: "Z") {

@@ -14,8 +14,10 @@ final class ConfigurationReloader: Sendable {
     private let running: Mutex<DaemonConfiguration>
 
     /// `load` reads the file again with the command line's overrides on top.
-    init(load: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, running: DaemonConfiguration,
-         loop: DaemonLoop, sensors: LiveSources?, logger: Logger) {
+    init(
+        load: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, running: DaemonConfiguration,
+        loop: DaemonLoop, sensors: LiveSources?, logger: Logger
+    ) {
         self.load = load
         self.running = Mutex(running)
         self.loop = loop
@@ -45,7 +47,8 @@ final class ConfigurationReloader: Sendable {
     /// sensors at once (gnss.port); at the next restart only (store.path)".
     static func report(_ changed: [ConfigurationKey]) -> String {
         let parts: [(ConfigurationKey.ReloadEffect, String)] = [
-            (.chain, "chain settings apply when no trip is under way"), (.sensors, "sensors at once"), (.restart, "at the next restart only"),
+            (.chain, "chain settings apply when no trip is under way"), (.sensors, "sensors at once"),
+            (.restart, "at the next restart only"),
         ]
         return parts.compactMap { effect, words in
             let keys = changed.filter { $0.reload == effect }.map(\.path)

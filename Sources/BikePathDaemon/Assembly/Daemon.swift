@@ -25,9 +25,11 @@ public final class Daemon: Sendable {
     /// is written. `reload` reads the configuration again on SIGHUP; `version`
     /// is what `status` reports.
     /// - Throws: `DaemonStartError`.
-    public static func make(configuration: DaemonConfiguration, input: DaemonInputKind, version: String,
-                            reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration,
-                            logger: Logger) throws(DaemonStartError) -> Daemon {
+    public static func make(
+        configuration: DaemonConfiguration, input: DaemonInputKind, version: String,
+        reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration,
+        logger: Logger
+    ) throws(DaemonStartError) -> Daemon {
         let ready: DaemonInput
         do { ready = try DaemonInput.make(input, configuration: configuration, logger: logger) } catch {
             throw .unreadableInput(error)
@@ -37,40 +39,52 @@ public final class Daemon: Sendable {
             throw .unusableStore(path: configuration.store.path, error)
         }
         if let moved = store.openReport.movedAsideTo {
-            logger.critical("the store was unusable and was moved aside to \(moved) (kept there); recording into a fresh, empty store: \(store.openReport.movedAsideReason ?? "")")
+            logger.critical(
+                "the store was unusable and was moved aside to \(moved) (kept there); recording into a fresh, empty store: \(store.openReport.movedAsideReason ?? "")"
+            )
         }
         do {
-            return try Daemon(configuration: configuration, store: store, input: ready, version: version, reload: reload,
-                              logger: logger)
+            return try Daemon(
+                configuration: configuration, store: store, input: ready, version: version, reload: reload,
+                logger: logger)
         } catch let error as DaemonStartError { throw error } catch { throw .storeFailed(error) }
     }
 
-    private init(configuration: DaemonConfiguration, store: Store, input: DaemonInput, version: String,
-                 reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, logger: Logger) throws {
+    private init(
+        configuration: DaemonConfiguration, store: Store, input: DaemonInput, version: String,
+        reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, logger: Logger
+    ) throws {
         self.configuration = configuration
         self.store = store
         self.input = input
-        let openTrip = try TripRecovery.decideOpenTrip(store: store, endAfterSeconds: configuration.trip.endAfterS,
-                                                      live: input.live != nil, logger: logger)
+        let openTrip = try TripRecovery.decideOpenTrip(
+            store: store, endAfterSeconds: configuration.trip.endAfterS,
+            live: input.live != nil, logger: logger)
         let board = StatusBoard()
         let server = ServerBox()
         let publish: @Sendable (DaemonEvent) -> Void = { server.value?.publish($0) }
         let (sync, syncProblem) = DaemonSync.make(configuration, store: store, board: board, logger: logger, publish: publish)
         let heartbeat = Heartbeat()
-        loop = try DaemonLoop(configuration: configuration, store: store, source: input.source, board: board,
-                              heartbeat: heartbeat, logger: logger, live: input.live != nil, openTrip: openTrip,
-                              inputFinished: input.finished, publish: publish, workQueued: { sync?.engine.workAvailable() })
+        loop = try DaemonLoop(
+            configuration: configuration, store: store, source: input.source, board: board,
+            heartbeat: heartbeat, logger: logger, live: input.live != nil, openTrip: openTrip,
+            inputFinished: input.finished, publish: publish, workQueued: { sync?.engine.workAvailable() })
         let startedAt = EdgeClock.monotonic()
-        let status: @Sendable () -> DaemonStatus = { [live = input.live, storePath = configuration.store.path,
-                                                     crash = configuration.crash.enabled] in
+        let status: @Sendable () -> DaemonStatus = {
+            [
+                live = input.live, storePath = configuration.store.path,
+                crash = configuration.crash.enabled
+            ] in
             // Crash detection with SOS sharing off is said, never changed (ConsentPolicy).
             let sos = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crash)
-            return DaemonStatus.assemble(board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
-                                         problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
+            return DaemonStatus.assemble(
+                board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
+                problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
         }
         do {
-            server.value = try StatusServer(path: configuration.status.socket, status: status,
-                                            mark: { [marks = loop.marks] kind, reply in marks.submit(kind, reply: reply) })
+            server.value = try StatusServer(
+                path: configuration.status.socket, status: status,
+                mark: { [marks = loop.marks] kind, reply in marks.submit(kind, reply: reply) })
         } catch .alreadyRunning(let path) {
             throw DaemonStartError.anotherDaemon(path: path)
         } catch .notASocket(let path) {
@@ -78,10 +92,12 @@ public final class Daemon: Sendable {
         } catch {
             logger.error("status socket unavailable, running without it: \(error)")
         }
-        let reloader = ConfigurationReloader(load: reload, running: configuration, loop: loop, sensors: input.live,
-                                             logger: logger)
+        let reloader = ConfigurationReloader(
+            load: reload, running: configuration, loop: loop, sensors: input.live,
+            logger: logger)
         let notifier = SystemdNotifier()
-        let inputs = input.live != nil
+        let inputs =
+            input.live != nil
             ? "gpsd \(configuration.gnss.host):\(configuration.gnss.port), IMU \(configuration.imu.uri)" : "replay"
         services = DaemonServices(
             statusServer: server.value,
@@ -90,12 +106,14 @@ public final class Daemon: Sendable {
             },
             sync: sync,
             review: ReviewAddress(configuration.review.listen).map {
-                ReviewService(store: store, address: $0, publishing: configuration.publishing,
-                              streetMap: Self.streetMap(configuration.review, logger: logger), logger: logger)
+                ReviewService(
+                    store: store, address: $0, publishing: configuration.publishing,
+                    streetMap: Self.streetMap(configuration.review, logger: logger), logger: logger)
             },
             loop: loop,
-            degradedMode: DegradedModeService(reasons: { status().degraded }, notifier: notifier, logger: logger,
-                                              publish: publish),
+            degradedMode: DegradedModeService(
+                reasons: { status().degraded }, notifier: notifier, logger: logger,
+                publish: publish),
             reload: ConfigurationReloadService(notifier: notifier) { reloader.reload() },
             readiness: SystemdReadinessService(
                 notifier: notifier, heartbeat: heartbeat, logger: logger,

@@ -36,9 +36,11 @@ struct DaemonServices {
         // The pipeline ending (stopped, or the recording used up) or failing ends
         // the daemon, gracefully either way: the rest still shuts down in order;
         // a failure is rethrown by the group once that is done (exit 1).
-        services.append(Configured(service: PipelineService(loop: loop),
-                                   successTerminationBehavior: .gracefullyShutdownGroup,
-                                   failureTerminationBehavior: .gracefullyShutdownGroup))
+        services.append(
+            Configured(
+                service: PipelineService(loop: loop),
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
         services.append(helper(degradedMode))
         services.append(helper(reload))
         services.append(helper(readiness))

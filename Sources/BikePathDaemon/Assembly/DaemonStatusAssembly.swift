@@ -5,8 +5,10 @@ import Foundation
 extension DaemonStatus {
     /// What `status` answers: the pipeline's and sync's last reports, the live
     /// sensors' state, and every reason the daemon runs degraded.
-    static func assemble(board: StatusBoard, sensors: LiveSources?, startedAt: SampleTime, storePath: String,
-                         version: String, problems: [String]) -> DaemonStatus {
+    static func assemble(
+        board: StatusBoard, sensors: LiveSources?, startedAt: SampleTime, storePath: String,
+        version: String, problems: [String]
+    ) -> DaemonStatus {
         let p = board.pipeline
         let s = board.sync
         let now = EdgeClock.monotonic()
@@ -18,9 +20,10 @@ extension DaemonStatus {
         let imu: DaemonStatus.IMU
         if let sensors {
             let g = sensors.gnss.status
-            gnss = DaemonStatus.GNSS(connected: g.connected, lastFixLat: g.lastFix?.latitude ?? p.lastFixLat,
-                                     lastFixLon: g.lastFix?.longitude ?? p.lastFixLon, lastFixAgeS: g.fixAge(now: now) ?? p.lastFixAt.map { now.seconds - $0 },
-                                     mode: "\(g.fixMode)")
+            gnss = DaemonStatus.GNSS(
+                connected: g.connected, lastFixLat: g.lastFix?.latitude ?? p.lastFixLat,
+                lastFixLon: g.lastFix?.longitude ?? p.lastFixLon, lastFixAgeS: g.fixAge(now: now) ?? p.lastFixAt.map { now.seconds - $0 },
+                mode: "\(g.fixMode)")
             let i = sensors.imu.status
             imu = DaemonStatus.IMU(connected: i.connected, rateHz: i.measuredRateHz)
         } else {

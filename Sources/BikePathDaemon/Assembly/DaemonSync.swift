@@ -10,8 +10,10 @@ import Logging
 /// reported to `status` and `tail`. A missing network is a failed pass, never an exit.
 enum DaemonSync {
     /// The service, or why sync is off (a degraded mode, not an exit).
-    static func make(_ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
-                     publish: @escaping @Sendable (DaemonEvent) -> Void) -> (SyncService?, String?) {
+    static func make(
+        _ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
+        publish: @escaping @Sendable (DaemonEvent) -> Void
+    ) -> (SyncService?, String?) {
         // The file's ceilings are recorded with or without a hub: a hub set later (or
         // `bikepathd sync`) must find them. Without a hub nothing leaves, so a failure
         // here matters only with one, where it keeps sync off.
@@ -25,9 +27,11 @@ enum DaemonSync {
             options.backoff.capSeconds = min(options.backoff.capSeconds, configuration.sync.intervalS)
             board.updateSync { $0.enabled = true }
             let engine = SyncEngine(store: store, client: client, options: options)
-            return (SyncService(engine: engine) { result, wait in
-                report(result, wait: wait, board: board, logger: logger, publish: publish)
-            }, nil)
+            return (
+                SyncService(engine: engine) { result, wait in
+                    report(result, wait: wait, board: board, logger: logger, publish: publish)
+                }, nil
+            )
         } catch {
             let problem = "sync off: \(error)"
             logger.error("\(problem)")
@@ -36,8 +40,10 @@ enum DaemonSync {
     }
 
     /// One pass's result to the log, the status board and `tail`.
-    static func report(_ result: PassResult, wait: Double, board: StatusBoard, logger: Logger,
-                       publish: @Sendable (DaemonEvent) -> Void) {
+    static func report(
+        _ result: PassResult, wait: Double, board: StatusBoard, logger: Logger,
+        publish: @Sendable (DaemonEvent) -> Void
+    ) {
         let text = result.description
         switch result {
         case .drained(let sent, let quarantined):
@@ -70,16 +76,21 @@ enum DaemonSync {
     static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
         try store.setFileForbids(Set(SyncStream.allCases.filter { configuration.privacy.ceiling($0) == false }))
         for stream in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
-            logger.notice("sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) stays on this device (the rider's consent is kept)")
+            logger.notice(
+                "sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) stays on this device (the rider's consent is kept)"
+            )
         }
-        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try store.effectiveConsent(), crashDetection: configuration.crash.enabled) {
+        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try store.effectiveConsent(), crashDetection: configuration.crash.enabled)
+        {
             logger.warning("\(problem)")
         }
         var privacy = try SyncSettings.privacy(store)
         for zone in configuration.privacy.zones {
             privacy.zones.removeAll { $0.name == zone.name }
-            privacy.zones.append(PrivacyZone(name: zone.name, center: Coordinate(latitude: zone.lat, longitude: zone.lon),
-                                             radiusMeters: zone.radiusM))
+            privacy.zones.append(
+                PrivacyZone(
+                    name: zone.name, center: Coordinate(latitude: zone.lat, longitude: zone.lon),
+                    radiusMeters: zone.radiusM))
         }
         privacy.trim.seconds = max(privacy.trim.seconds, configuration.privacy.trimS)
         privacy.trim.meters = max(privacy.trim.meters, configuration.privacy.trimM)

@@ -30,12 +30,16 @@ public struct StandaloneSync: Sendable {
 
     /// Syncs until SIGTERM/SIGINT or until the hub refuses the token or the URL
     /// (that result is returned; it was reported by `report` already).
-    public func untilStopped(logger: Logger, report: @escaping @Sendable (PassResult, _ waitSeconds: Double) -> Void) async throws -> PassResult? {
+    public func untilStopped(logger: Logger, report: @escaping @Sendable (PassResult, _ waitSeconds: Double) -> Void) async throws
+        -> PassResult?
+    {
         // SIGUSR1 is trapped by SyncService while it runs; before and after it must not end the process.
         signal(SIGUSR1, SIG_IGN)
         let service = SyncService(engine: engine, onPass: report)
-        try await ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+        try await ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        ).run()
         let stopped = await engine.stoppedResult
         await client.shutdown()
         return stopped

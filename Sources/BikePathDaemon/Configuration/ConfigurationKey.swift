@@ -30,7 +30,9 @@ public struct ConfigurationKey: Sendable {
     }
 
     /// The file's sections, in the order `config show` writes them.
-    public static let sections = ["gnss", "imu", "store", "trip", "obstacles", "crash", "privacy", "sync", "milestones", "log", "status", "review"]
+    public static let sections = [
+        "gnss", "imu", "store", "trip", "obstacles", "crash", "privacy", "sync", "milestones", "log", "status", "review",
+    ]
 
     /// Every key, in `config show`'s order within each section.
     public static let all: [ConfigurationKey] = [
@@ -86,11 +88,17 @@ public enum ConfigurationValue: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? c.decode(Int.self) { self = .int(i) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else { self = .zones(try c.decode([DaemonConfiguration.Zone].self)) }
+        if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? c.decode(Int.self) {
+            self = .int(i)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else {
+            self = .zones(try c.decode([DaemonConfiguration.Zone].self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -112,9 +120,10 @@ public enum ConfigurationValue: Sendable, Equatable, Codable {
         case .double(let d): TOMLText.number(d)
         case .bool(let b): "\(b)"
         case .zones(let zones):
-            "[" + zones.map {
-                "{ name = \(TOMLText.string($0.name)), lat = \(TOMLText.number($0.lat)), lon = \(TOMLText.number($0.lon)), radius_m = \(TOMLText.number($0.radiusM)) }"
-            }.joined(separator: ", ") + "]"
+            "["
+                + zones.map {
+                    "{ name = \(TOMLText.string($0.name)), lat = \(TOMLText.number($0.lat)), lon = \(TOMLText.number($0.lon)), radius_m = \(TOMLText.number($0.radiusM)) }"
+                }.joined(separator: ", ") + "]"
         }
     }
 }
@@ -122,72 +131,94 @@ public enum ConfigurationValue: Sendable, Equatable, Codable {
 extension ConfigurationKey {
     typealias Path<Value> = WritableKeyPath<DaemonConfiguration, Value> & Sendable
 
-    static func string(_ section: String, _ name: String, _ path: Path<String>,
-                       check: @escaping @Sendable (String) -> String? = { _ in nil }, reload: ReloadEffect) -> Self {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.string(name, &c[keyPath: path], check: check) },
-             value: { .string($0[keyPath: path]) },
-             assign: { c, v in guard case .string(let s) = v else { return false }; c[keyPath: path] = s; return true })
+    static func string(
+        _ section: String, _ name: String, _ path: Path<String>,
+        check: @escaping @Sendable (String) -> String? = { _ in nil }, reload: ReloadEffect
+    ) -> Self {
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.string(name, &c[keyPath: path], check: check) },
+            value: { .string($0[keyPath: path]) },
+            assign: { c, v in
+                guard case .string(let s) = v else { return false }; c[keyPath: path] = s; return true
+            })
     }
 
     static func int(_ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, reload: ReloadEffect) -> Self {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.int(name, &c[keyPath: path], range: range) },
-             value: { .int($0[keyPath: path]) },
-             assign: { c, v in guard case .int(let i) = v else { return false }; c[keyPath: path] = i; return true })
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.int(name, &c[keyPath: path], range: range) },
+            value: { .int($0[keyPath: path]) },
+            assign: { c, v in
+                guard case .int(let i) = v else { return false }; c[keyPath: path] = i; return true
+            })
     }
 
     static func double(_ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, reload: ReloadEffect) -> Self {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.double(name, &c[keyPath: path], range: range) },
-             value: { .double($0[keyPath: path]) },
-             assign: { c, v in
-                 // JSON writes 100.0 as 100.
-                 switch v {
-                 case .double(let d): c[keyPath: path] = d
-                 case .int(let i): c[keyPath: path] = Double(i)
-                 default: return false
-                 }
-                 return true
-             })
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.double(name, &c[keyPath: path], range: range) },
+            value: { .double($0[keyPath: path]) },
+            assign: { c, v in
+                // JSON writes 100.0 as 100.
+                switch v {
+                case .double(let d): c[keyPath: path] = d
+                case .int(let i): c[keyPath: path] = Double(i)
+                default: return false
+                }
+                return true
+            })
     }
 
     static func bool(_ section: String, _ name: String, _ path: Path<Bool>, reload: ReloadEffect) -> Self {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
-             value: { .bool($0[keyPath: path]) },
-             assign: { c, v in guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true })
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            value: { .bool($0[keyPath: path]) },
+            assign: { c, v in
+                guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
+            })
     }
 
     static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect) -> Self {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
-             value: { $0[keyPath: path].map(ConfigurationValue.bool) },
-             assign: { c, v in guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true })
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            value: { $0[keyPath: path].map(ConfigurationValue.bool) },
+            assign: { c, v in
+                guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
+            })
     }
 
-    static func choice<E: RawRepresentable & CaseIterable & Sendable>(_ section: String, _ name: String, _ path: Path<E>,
-                                                                     reload: ReloadEffect) -> Self where E.RawValue == String {
-        Self(section: section, name: name, reload: reload, read: { t, c in t.choice(name, &c[keyPath: path]) },
-             value: { .string($0[keyPath: path].rawValue) },
-             assign: { c, v in
-                 guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
-                 c[keyPath: path] = e
-                 return true
-             })
+    static func choice<E: RawRepresentable & CaseIterable & Sendable>(
+        _ section: String, _ name: String, _ path: Path<E>,
+        reload: ReloadEffect
+    ) -> Self where E.RawValue == String {
+        Self(
+            section: section, name: name, reload: reload, read: { t, c in t.choice(name, &c[keyPath: path]) },
+            value: { .string($0[keyPath: path].rawValue) },
+            assign: { c, v in
+                guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
+                c[keyPath: path] = e
+                return true
+            })
     }
 
     /// `[[privacy.zones]]` (or `zones = [...]`): every zone needs all four fields.
     static var zones: Self {
-        Self(section: "privacy", name: "zones", reload: .restart, read: { t, c in
-            var zones: [DaemonConfiguration.Zone] = []
-            t.tables("zones") { z in
-                z.require("name", "lat", "lon", "radius_m")
-                var zone = DaemonConfiguration.Zone(name: "", lat: 0, lon: 0, radiusM: 100)
-                z.string("name", &zone.name, check: Checks.nonEmpty)
-                z.double("lat", &zone.lat, range: -90...90)
-                z.double("lon", &zone.lon, range: -180...180)
-                z.double("radius_m", &zone.radiusM, range: PrivacyZone.radiusRange)
-                zones.append(zone)
-            }
-            if t.source["zones"] != nil { c.privacy.zones = zones }
-        }, value: { .zones($0.privacy.zones) },
-             assign: { c, v in guard case .zones(let z) = v else { return false }; c.privacy.zones = z; return true })
+        Self(
+            section: "privacy", name: "zones", reload: .restart,
+            read: { t, c in
+                var zones: [DaemonConfiguration.Zone] = []
+                t.tables("zones") { z in
+                    z.require("name", "lat", "lon", "radius_m")
+                    var zone = DaemonConfiguration.Zone(name: "", lat: 0, lon: 0, radiusM: 100)
+                    z.string("name", &zone.name, check: Checks.nonEmpty)
+                    z.double("lat", &zone.lat, range: -90...90)
+                    z.double("lon", &zone.lon, range: -180...180)
+                    z.double("radius_m", &zone.radiusM, range: PrivacyZone.radiusRange)
+                    zones.append(zone)
+                }
+                if t.source["zones"] != nil { c.privacy.zones = zones }
+            }, value: { .zones($0.privacy.zones) },
+            assign: { c, v in
+                guard case .zones(let z) = v else { return false }; c.privacy.zones = z; return true
+            })
     }
 }
 

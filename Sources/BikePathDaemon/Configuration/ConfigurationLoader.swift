@@ -11,17 +11,23 @@ public enum ConfigurationLoader {
         let problems = ProblemCollector(file: file, text: text)
         if let problem = TOMLPrescan.check(text) {
             // toml++ would abort the process on this (TOMLPrescan says which inputs).
-            throw ConfigurationError(problems: [ConfigurationProblem(file: file, line: problem.line, key: "(syntax)", reason: problem.reason)])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(file: file, line: problem.line, key: "(syntax)", reason: problem.reason)
+            ])
         }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw ConfigurationError(problems: [ConfigurationProblem(
-                file: file, line: error.source.begin.line, key: "(syntax)", reason: error.description)])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(
+                    file: file, line: error.source.begin.line, key: "(syntax)", reason: error.description)
+            ])
         } catch {
-            throw ConfigurationError(problems: [ConfigurationProblem(
-                file: file, line: nil, key: "(syntax)", reason: "\(error)")])
+            throw ConfigurationError(problems: [
+                ConfigurationProblem(
+                    file: file, line: nil, key: "(syntax)", reason: "\(error)")
+            ])
         }
         var configuration = DaemonConfiguration()
         var reader = TableReader(path: [], table: root, problems: problems)
@@ -44,10 +50,15 @@ public enum ConfigurationLoader {
     static func checkCrashDetectionCanSendSOS(_ c: DaemonConfiguration, _ problems: ProblemCollector) {
         guard c.crash.enabled else { return }
         if c.privacy.shareSOS == false {
-            problems.report(["privacy", "share_sos"], "is false while crash.enabled is true: every SOS would stay on the device; set share_sos = true (or remove it) or disable crash detection")
+            problems.report(
+                ["privacy", "share_sos"],
+                "is false while crash.enabled is true: every SOS would stay on the device; set share_sos = true (or remove it) or disable crash detection"
+            )
         }
         if c.sync.hubURL.isEmpty {
-            problems.report(["crash", "enabled"], "is true but sync.hub_url is empty: an SOS could never be sent; set sync.hub_url or disable crash detection")
+            problems.report(
+                ["crash", "enabled"],
+                "is true but sync.hub_url is empty: an SOS could never be sent; set sync.hub_url or disable crash detection")
         }
     }
 
@@ -141,7 +152,8 @@ public enum Checks {
     /// Empty (off) or `HOST:PORT` with a port in 1…65535.
     public static func listenAddress(_ s: String) -> String? {
         guard !s.isEmpty else { return nil }
-        guard let colon = s.lastIndex(of: ":"), colon != s.startIndex, let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port)
+        guard let colon = s.lastIndex(of: ":"), colon != s.startIndex, let port = Int(s[s.index(after: colon)...]),
+            (1...65535).contains(port)
         else { return "must be HOST:PORT (for example 127.0.0.1:8080), or empty for no review page" }
         return nil
     }

@@ -16,10 +16,12 @@ public struct ConfigurationOverrides: Sendable, Equatable {
     public var statusSocket: String?
 
     /// Creates overrides; a nil field leaves the file's value.
-    public init(gnssHost: String? = nil, gnssPort: Int? = nil, imuURI: String? = nil, imuDevice: String? = nil,
-                imuRateHz: Double? = nil, storePath: String? = nil, hubURL: String? = nil,
-                hubTokenFile: String? = nil, hubCAFile: String? = nil,
-                logLevel: LogLevelName? = nil, statusSocket: String? = nil) {
+    public init(
+        gnssHost: String? = nil, gnssPort: Int? = nil, imuURI: String? = nil, imuDevice: String? = nil,
+        imuRateHz: Double? = nil, storePath: String? = nil, hubURL: String? = nil,
+        hubTokenFile: String? = nil, hubCAFile: String? = nil,
+        logLevel: LogLevelName? = nil, statusSocket: String? = nil
+    ) {
         self.gnssHost = gnssHost
         self.gnssPort = gnssPort
         self.imuURI = imuURI
@@ -49,10 +51,14 @@ extension DaemonConfiguration {
             }
         }
         set(o.gnssHost, "gpsd-host", "gnss.host", Checks.nonEmpty) { c.gnss.host = $0 }
-        set(o.gnssPort, "gpsd-port", "gnss.port", { (1...65535).contains($0) ? nil : "\($0) is out of range 1...65535" }) { c.gnss.port = $0 }
+        set(o.gnssPort, "gpsd-port", "gnss.port", { (1...65535).contains($0) ? nil : "\($0) is out of range 1...65535" }) {
+            c.gnss.port = $0
+        }
         set(o.imuURI, "iio-uri", "imu.uri", Checks.iioURI) { c.imu.uri = $0 }
         set(o.imuDevice, "iio-device", "imu.device", { _ in nil }) { c.imu.device = $0 }
-        set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) { c.imu.rateHz = $0 }
+        set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) {
+            c.imu.rateHz = $0
+        }
         set(o.storePath, "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
         set(o.hubURL, "hub", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
         set(o.hubTokenFile, "token-file", "sync.token_file", Checks.nonEmpty) { c.sync.tokenFile = $0 }

@@ -9,8 +9,9 @@ extension DaemonConfiguration.Sync {
     public func endpoint(requestTimeoutSeconds: Double = 15) throws -> HubEndpoint {
         guard !hubURL.isEmpty else { throw HubSettingsError.noHub }
         let token = try DeviceToken.read(path: tokenFile)
-        return HubEndpoint(baseURL: hubURL, token: token, caFile: caFile.isEmpty ? nil : caFile,
-                           requestTimeoutSeconds: requestTimeoutSeconds)
+        return HubEndpoint(
+            baseURL: hubURL, token: token, caFile: caFile.isEmpty ? nil : caFile,
+            requestTimeoutSeconds: requestTimeoutSeconds)
     }
 }
 

@@ -26,7 +26,8 @@ struct KeyLineIndex {
                 header = Self.dottedPath(line[line.index(after: line.startIndex)..<end])
                 record(header, lineNumber)
             } else if let equals = line.firstIndex(of: "="), let first = line.first,
-                      first.isLetter || first.isNumber || first == "_" || first == "-" || first == "\"" || first == "'" {
+                first.isLetter || first.isNumber || first == "_" || first == "-" || first == "\"" || first == "'"
+            {
                 record(header + Self.dottedPath(line[..<equals]), lineNumber)
             }
         }

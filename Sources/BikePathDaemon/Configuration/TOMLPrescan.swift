@@ -83,7 +83,8 @@ public enum TOMLPrescan {
             guard let first = peek() else { return nil }
             if !(Self.isBareKey(first) || first == 0x22 || first == 0x27 || first == 0x5D) {
                 let shown = first < 0x80 && first >= 0x20 ? "'\(Character(Unicode.Scalar(first)))'" : "a non-ASCII character"
-                return Problem(line: start, reason: "a table name starts with \(shown); a name is letters, digits, _ and - (or a quoted string)")
+                return Problem(
+                    line: start, reason: "a table name starts with \(shown); a name is letters, digits, _ and - (or a quoted string)")
             }
             return skipLine() ?? nulEscape
         }

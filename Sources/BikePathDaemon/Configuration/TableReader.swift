@@ -62,7 +62,8 @@ struct TableReader {
         guard let v = value(key) else { return }
         guard let d = v.double ?? v.int.map(Double.init) else { return wrongType(key, v, expected: "a number") }
         guard range.contains(d) else {
-            return problems.report(path + [key], "\(Self.show(v)) is out of range \(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
+            return problems.report(
+                path + [key], "\(Self.show(v)) is out of range \(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
         }
         target = d
     }

@@ -16,28 +16,38 @@ public enum ChainOutputJSON {
         case .tripStarted(let t, let utc):
             return encoded(TripStarted(type: "trip_started", time_s: t.seconds, utc: utc.map(iso8601)))
         case .trackPoint(let p):
-            return encoded(Point(type: "track_point", time_s: p.time.seconds, utc: p.utc.map(iso8601), lat: p.coordinate.latitude,
-                                 lon: p.coordinate.longitude, alt_m: p.altitudeMSL, speed_mps: p.speed, moving: p.moving))
+            return encoded(
+                Point(
+                    type: "track_point", time_s: p.time.seconds, utc: p.utc.map(iso8601), lat: p.coordinate.latitude,
+                    lon: p.coordinate.longitude, alt_m: p.altitudeMSL, speed_mps: p.speed, moving: p.moving))
         case .obstacle(let e):
-            return encoded(Obstacle(type: "obstacle", time_s: e.time.seconds, utc: e.utc.map(iso8601), lat: e.coordinate?.latitude,
-                                    lon: e.coordinate?.longitude, speed_mps: e.speed, kind: e.kind.rawValue, peak_mps2: e.peak,
-                                    energy_m2ps3: e.energy, source: e.source.rawValue, severity: e.severity,
-                                    confidence: e.confidence, strength: e.strength,
-                                    window_rate_hz: e.windowRate, window_peak_index: e.windowPeakIndex, window_mps2: e.window))
+            return encoded(
+                Obstacle(
+                    type: "obstacle", time_s: e.time.seconds, utc: e.utc.map(iso8601), lat: e.coordinate?.latitude,
+                    lon: e.coordinate?.longitude, speed_mps: e.speed, kind: e.kind.rawValue, peak_mps2: e.peak,
+                    energy_m2ps3: e.energy, source: e.source.rawValue, severity: e.severity,
+                    confidence: e.confidence, strength: e.strength,
+                    window_rate_hz: e.windowRate, window_peak_index: e.windowPeakIndex, window_mps2: e.window))
         case .roadQuality(let s):
-            return encoded(Road(type: "road_quality", start_time_s: s.startTime.seconds, end_time_s: s.endTime.seconds,
-                                start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
-                                end_lon: s.end?.longitude, length_m: s.lengthMeters, roughness: s.roughness, status: s.status.rawValue))
+            return encoded(
+                Road(
+                    type: "road_quality", start_time_s: s.startTime.seconds, end_time_s: s.endTime.seconds,
+                    start_lat: s.start?.latitude, start_lon: s.start?.longitude, end_lat: s.end?.latitude,
+                    end_lon: s.end?.longitude, length_m: s.lengthMeters, roughness: s.roughness, status: s.status.rawValue))
         case .tripEnded(let trip):
-            return encoded(JSONMerged(
-                head: TripEnded(type: "trip_ended", start_time_s: trip.startTime.seconds, end_time_s: trip.endTime.seconds,
-                                start_utc: trip.startUTC.map(iso8601), end_utc: trip.endUTC.map(iso8601),
-                                path: trip.path.map { [$0.latitude, $0.longitude] }),
-                tail: TripTotalsJSON(trip.statistics)))
+            return encoded(
+                JSONMerged(
+                    head: TripEnded(
+                        type: "trip_ended", start_time_s: trip.startTime.seconds, end_time_s: trip.endTime.seconds,
+                        start_utc: trip.startUTC.map(iso8601), end_utc: trip.endUTC.map(iso8601),
+                        path: trip.path.map { [$0.latitude, $0.longitude] }),
+                    tail: TripTotalsJSON(trip.statistics)))
         case .sos(let e):
-            return encoded(SOS(type: "sos", time_s: e.time.seconds, impact_time_s: e.impactTime.seconds, impact_peak_mps2: e.impactPeak,
-                               utc: e.lastFix?.time.map(iso8601), lat: e.lastFix?.latitude, lon: e.lastFix?.longitude,
-                               speed_mps: e.lastFix?.speed, window_rate_hz: e.windowRate, window_mps2: e.window))
+            return encoded(
+                SOS(
+                    type: "sos", time_s: e.time.seconds, impact_time_s: e.impactTime.seconds, impact_peak_mps2: e.impactPeak,
+                    utc: e.lastFix?.time.map(iso8601), lat: e.lastFix?.latitude, lon: e.lastFix?.longitude,
+                    speed_mps: e.lastFix?.speed, window_rate_hz: e.windowRate, window_mps2: e.window))
         }
     }
 

@@ -59,7 +59,7 @@ public final class LiveSources: SensorSource {
         for stop in [gnss.stop, imu.stop] {
             DispatchQueue.global().async(group: group) { stop() }
         }
-        _ = group.wait(timeout: .now() + 1.5)   // SIGTERM must end the process within 2 s
+        _ = group.wait(timeout: .now() + 1.5)  // SIGTERM must end the process within 2 s
         queue.close()
     }
 

@@ -147,7 +147,8 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     var summary: String {
         var text = "replayed \(delivered) records"
         if !problems.isEmpty {
-            text += "; the file has \(problems.count) problem(s), skipped: "
+            text +=
+                "; the file has \(problems.count) problem(s), skipped: "
                 + problems.prefix(3).map(\.description).joined(separator: "; ")
                 + (problems.count > 3 ? "; …" : "")
         }

@@ -12,8 +12,10 @@ public struct DegradedModeService: Service, CustomStringConvertible {
     let interval: Duration
 
     /// Creates the watcher: `reasons` is polled every `interval` (1 s), `publish` hears the events.
-    public init(reasons: @escaping @Sendable () -> [String], notifier: SystemdNotifier, logger: Logger,
-                interval: Duration = .seconds(1), publish: @escaping @Sendable (DaemonEvent) -> Void) {
+    public init(
+        reasons: @escaping @Sendable () -> [String], notifier: SystemdNotifier, logger: Logger,
+        interval: Duration = .seconds(1), publish: @escaping @Sendable (DaemonEvent) -> Void
+    ) {
         self.reasons = reasons
         self.notifier = notifier
         self.logger = logger

@@ -13,8 +13,10 @@ public enum LogLineFormat: Sendable, Equatable {
     /// systemd sets JOURNAL_STREAM to "DEV:INODE" of the stream it connected to
     /// stderr. It is inherited by children, so the prefixes are used only when
     /// stderr is still that very stream (not redirected to a file by a script).
-    public static func detect(environment: [String: String] = ProcessInfo.processInfo.environment,
-                              stderrIdentity: (device: UInt64, inode: UInt64)? = LogLineFormat.stderrIdentity()) -> LogLineFormat {
+    public static func detect(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        stderrIdentity: (device: UInt64, inode: UInt64)? = LogLineFormat.stderrIdentity()
+    ) -> LogLineFormat {
         guard let value = environment["JOURNAL_STREAM"] else { return .timestamped }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return .timestamped }
@@ -60,8 +62,10 @@ public struct JournalLogHandler: LogHandler {
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let extra = event.metadata { merged.merge(extra) { $1 } }
-        sink.write(Self.render(level: event.level, label: label, message: event.message.description,
-                               metadata: merged, format: format, now: Date()))
+        sink.write(
+            Self.render(
+                level: event.level, label: label, message: event.message.description,
+                metadata: merged, format: format, now: Date()))
     }
 
     /// syslog priorities as journald reads them (sd-daemon.h SD_ERR etc.).
@@ -78,8 +82,10 @@ public struct JournalLogHandler: LogHandler {
 
     /// Every line of a multi-line message gets the prefix: journald splits on
     /// newlines and would otherwise log the continuation lines at the default priority.
-    public static func render(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
-                              format: LogLineFormat, now: Date) -> String {
+    public static func render(
+        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata,
+        format: LogLineFormat, now: Date
+    ) -> String {
         var text = "\(label): \(message)"
         if !metadata.isEmpty {
             text += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
@@ -101,8 +107,9 @@ public struct JournalLogHandler: LogHandler {
         var t = time_t(millis / 1000)
         var tm = tm()
         gmtime_r(&t, &tm)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                      tm.tm_hour, tm.tm_min, tm.tm_sec, Int(millis % 1000))
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+            tm.tm_hour, tm.tm_min, tm.tm_sec, Int(millis % 1000))
     }
 }
 

@@ -58,10 +58,12 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
     /// What the final commit could not store (the disk stayed full); empty when everything is committed.
     public private(set) var uncommitted = UncommittedOutputs()
 
-    init(configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
-         heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
-         inputFinished: @escaping @Sendable () -> Bool = { false },
-         publish: @escaping @Sendable (DaemonEvent) -> Void, workQueued: @escaping @Sendable () -> Void) throws {
+    init(
+        configuration: DaemonConfiguration, store: Store, source: any SensorSource, board: StatusBoard,
+        heartbeat: Heartbeat, logger: Logger, live: Bool, openTrip: String?,
+        inputFinished: @escaping @Sendable () -> Bool = { false },
+        publish: @escaping @Sendable (DaemonEvent) -> Void, workQueued: @escaping @Sendable () -> Void
+    ) throws {
         self.store = store
         self.source = source
         self.board = board
@@ -76,8 +78,9 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         pipeline = Pipeline(configuration: chain)
         writerPolicy = configuration.writerPolicy
         writer = try StoreWriter(store: store, policy: writerPolicy)
-        recovery = TripRecovery(openTrip: openTrip,
-                                window: configuration.trip.startAfterS + configuration.trip.endAfterS)
+        recovery = TripRecovery(
+            openTrip: openTrip,
+            window: configuration.trip.startAfterS + configuration.trip.endAfterS)
     }
 
     /// Asks `run` to stop; safe from any thread (`run` then commits what it holds and returns).
@@ -144,7 +147,11 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
             }
             try replaceWriter()
         }
-        if pipeline.status.tripPhase == .idle, var fresh = pendingConfiguration.withLock({ c in defer { c = nil }; return c }) {
+        if pipeline.status.tripPhase == .idle,
+            var fresh = pendingConfiguration.withLock({ c in
+                defer { c = nil }; return c
+            })
+        {
             fresh.sensitivity = pipeline.configuration.sensitivity
             pipeline = Pipeline(configuration: fresh)
             logger.info("chain settings reloaded")
@@ -239,8 +246,10 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
     private func answerMark(_ e: ObstacleEvent) {
         guard let i = placedMarks.firstIndex(where: { $0.time == e.time && $0.kind == e.kind }) else { return }
         let mark = placedMarks.remove(at: i)
-        mark.reply(MarkReply(kind: e.kind.rawValue, trip: currentTripID(), timeS: e.time.seconds,
-                             lat: e.coordinate?.latitude, lon: e.coordinate?.longitude, speedMps: e.speed))
+        mark.reply(
+            MarkReply(
+                kind: e.kind.rawValue, trip: currentTripID(), timeS: e.time.seconds,
+                lat: e.coordinate?.latitude, lon: e.coordinate?.longitude, speedMps: e.speed))
     }
 
     /// For the mark's reply only: an unreadable store answers without the trip's id.
@@ -259,14 +268,19 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
             } else {
                 logger.info("trip ended: \(km) km")
             }
-            publish(DaemonEvent(kind: "trip_ended", message: "trip ended", fields: ["distance_m": String(format: "%.1f", trip.statistics.distanceMeters)]))
+            publish(
+                DaemonEvent(
+                    kind: "trip_ended", message: "trip ended",
+                    fields: ["distance_m": String(format: "%.1f", trip.statistics.distanceMeters)]))
             workQueued()
         case .obstacle(let e):
             summary.obstacles += 1
             var fields = ["kind": e.kind.rawValue, "peak_mps2": String(format: "%.1f", e.peak), "source": e.source.rawValue]
             if let c = e.coordinate { fields["lat"] = "\(c.latitude)"; fields["lon"] = "\(c.longitude)" }
-            publish(DaemonEvent(kind: "obstacle", message: e.source == .rider ? "obstacle marked by the rider" : "obstacle detected",
-                                fields: fields))
+            publish(
+                DaemonEvent(
+                    kind: "obstacle", message: e.source == .rider ? "obstacle marked by the rider" : "obstacle detected",
+                    fields: fields))
         case .sos(let e):
             logger.critical("SOS: impact \(String(format: "%.1f", e.impactPeak)) m/s²")
             publish(DaemonEvent(kind: "sos", message: "possible crash", fields: ["peak_mps2": String(format: "%.1f", e.impactPeak)]))
@@ -299,7 +313,8 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
         }
         let disk = writer.diskFull
         board.updatePipeline { p in
-            p.storeProblem = disk.isFull
+            p.storeProblem =
+                disk.isFull
                 ? "disk full: \(disk.heldOutputs) outputs held in memory, \(disk.droppedTrackPoints) track points dropped — free space"
                 : nil
             p.tripState = Self.name(status.tripPhase)

@@ -3,7 +3,7 @@ import BikePathSensors
 import Foundation
 import Logging
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `bikepathd record OUT`: the live sensors (gpsd's raw NMEA and the IIO batches,
@@ -42,7 +42,8 @@ public struct LiveRecording: Sendable {
 
     /// Records until `stop` returns (a signal or a time limit), then drains the sources and closes the file.
     /// - Throws: `LiveRecordingError`; what was written before a failure stays in the file.
-    public func run(started: () -> Void = {}, until stop: @escaping @Sendable () async -> Void) async throws(LiveRecordingError) -> Summary {
+    public func run(started: () -> Void = {}, until stop: @escaping @Sendable () async -> Void) async throws(LiveRecordingError) -> Summary
+    {
         var logger = Logger(label: "bikepath.record")
         logger.logLevel = .warning
         let writer: RecordingWriter
@@ -60,24 +61,29 @@ public struct LiveRecording: Sendable {
         var markServer: StatusServer?
         if let markSocket {
             do {
-                markServer = try StatusServer(path: markSocket, status: { recorder.status }, mark: { [marks = recorder.marks] kind, reply in
-                    marks.submit(kind, reply: reply)
-                })
+                markServer = try StatusServer(
+                    path: markSocket, status: { recorder.status },
+                    mark: { [marks = recorder.marks] kind, reply in
+                        marks.submit(kind, reply: reply)
+                    })
             } catch { throw .cannotStart("--mark-socket \(markSocket): \(error)") }
         }
         defer { markServer?.stop() }
         do { try sources.start() } catch { throw .cannotStart("\(error)") }
         if let failure = await Self.record(recorder, sources, started: started, until: stop) { throw .failed(failure) }
-        let summary = Summary(records: recorder.records, nmea: recorder.nmea, imuSamples: recorder.imu, outputs: recorder.outputCount,
-                              bytes: writer.bytesWritten, gpsdDrops: sources.gnss.status.deliveryDrops,
-                              imuOverruns: sources.imu.status.overruns)
+        let summary = Summary(
+            records: recorder.records, nmea: recorder.nmea, imuSamples: recorder.imu, outputs: recorder.outputCount,
+            bytes: writer.bytesWritten, gpsdDrops: sources.gnss.status.deliveryDrops,
+            imuOverruns: sources.imu.status.overruns)
         if summary.records == 0 { throw .nothingRecorded(summary, gnss: "\(gnss.host):\(gnss.port)", imu: imu.uri) }
         return summary
     }
 
     /// The recorder on its own thread (it blocks on the sources); the failure's text, or nil.
-    private static func record(_ recorder: Recorder, _ sources: LiveSources, started: () -> Void,
-                               until stop: @escaping @Sendable () async -> Void) async -> String? {
+    private static func record(
+        _ recorder: Recorder, _ sources: LiveSources, started: () -> Void,
+        until stop: @escaping @Sendable () async -> Void
+    ) async -> String? {
         let (done, continuation) = AsyncStream.makeStream(of: String?.self)
         let thread = Thread {
             do {
@@ -107,8 +113,10 @@ public struct LiveRecording: Sendable {
             createdAtMonotonic: EdgeClock.monotonic(), source: "live",
             sourceDetail: "gpsd \(gnss.host):\(gnss.port), iio \(imu.uri)",
             writer: "bikepathd record \(version)",
-            sensors: [.init(id: "gnss", kind: "gnss", name: "gpsd", unit: "nmea0183"),
-                      .init(id: "imu", kind: "imu", name: imu.deviceName ?? "iio", rateHz: imu.samplingFrequency, unit: "si")])
+            sensors: [
+                .init(id: "gnss", kind: "gnss", name: "gpsd", unit: "nmea0183"),
+                .init(id: "imu", kind: "imu", name: imu.deviceName ?? "iio", rateHz: imu.samplingFrequency, unit: "si"),
+            ])
     }
 }
 

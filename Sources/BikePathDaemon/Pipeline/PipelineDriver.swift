@@ -20,8 +20,10 @@ public struct PipelineDriver {
     ///   - inputFinished: true once a recording is used up (live: never).
     ///   - pass: one batch, possibly empty; its error ends the drive (rethrown,
     ///     after the source is stopped).
-    public func drive(shouldStop: () -> Bool, inputFinished: () -> Bool = { false },
-                      pass: ([SensorRecord]) throws -> Void) throws {
+    public func drive(
+        shouldStop: () -> Bool, inputFinished: () -> Bool = { false },
+        pass: ([SensorRecord]) throws -> Void
+    ) throws {
         do {
             while !shouldStop() {
                 let records = source.next(timeoutSeconds: batchTimeout)

@@ -42,7 +42,7 @@ public final class Recorder: @unchecked Sendable {
             labelMarks()
             try append()
             if EdgeClock.monotonic() - lastFlush >= 1 {
-                try writer.flush()   // fsync about once a second: a power cut loses at most that
+                try writer.flush()  // fsync about once a second: a power cut loses at most that
                 lastFlush = EdgeClock.monotonic()
             }
         }
@@ -70,16 +70,19 @@ public final class Recorder: @unchecked Sendable {
             let time = labelClock.time(at: now)
             batch.append(.label(time, request.kind))
             let fix = pipeline.status.lastFix
-            request.reply(MarkReply(kind: request.kind.rawValue, timeS: time.seconds, lat: fix?.latitude,
-                                    lon: fix?.longitude, speedMps: fix?.speed))
+            request.reply(
+                MarkReply(
+                    kind: request.kind.rawValue, timeS: time.seconds, lat: fix?.latitude,
+                    lon: fix?.longitude, speedMps: fix?.speed))
         }
     }
 
     /// What `bikepathd status --status-socket` shows while recording with `--mark-socket`.
     public var status: DaemonStatus {
-        DaemonStatus(version: version, pid: getpid(), uptimeS: EdgeClock.monotonic() - startedAt,
-                     trip: .init(state: "recording"), gnss: .init(connected: true), imu: .init(connected: true),
-                     store: .init(path: "", queueLength: 0), sync: .init(enabled: false))
+        DaemonStatus(
+            version: version, pid: getpid(), uptimeS: EdgeClock.monotonic() - startedAt,
+            trip: .init(state: "recording"), gnss: .init(connected: true), imu: .init(connected: true),
+            store: .init(path: "", queueLength: 0), sync: .init(enabled: false))
     }
 
     private func append() throws {

@@ -19,8 +19,10 @@ public struct RecordingChain {
     /// chain's last ones. Returns the record count.
     /// - Throws: the `RecordingFileError` that ended the reading early (what was
     ///   read before it has been emitted).
-    public mutating func run(_ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
-                             emit: ([ChainOutput]) -> Void) throws -> Int {
+    public mutating func run(
+        _ reader: RecordingReader, first: (SampleTime) -> Void = { _ in },
+        emit: ([ChainOutput]) -> Void
+    ) throws -> Int {
         let source = RecordingReaderSource(reader: reader, batch: batch)
         var records = 0
         try PipelineDriver(source: source).drive(shouldStop: { false }, inputFinished: { source.finished }) { batch in

@@ -32,5 +32,9 @@ public final class RiderMarks: Sendable {
     }
 
     /// The pipeline thread's side: the marks submitted since the last call.
-    func take() -> [Request] { requests.withLock { r in defer { r.removeAll() }; return r } }
+    func take() -> [Request] {
+        requests.withLock { r in
+            defer { r.removeAll() }; return r
+        }
+    }
 }

@@ -28,13 +28,15 @@ public final class ProgressReporter: @unchecked Sendable {
     static let barWidth = 30
 
     /// `unit`: "bytes" shows sizes in KiB/MiB; anything else is a count word ("records").
-    public init(label: String, total: Int64?, unit: String = "records",
-                style: Style = isatty(STDERR_FILENO) == 1 ? .bar : .lines,
-                write: @escaping @Sendable (String) -> Void = { text in
-                    var bytes = Array(text.utf8)
-                    _ = bytes.withUnsafeMutableBytes { Foundation.write(STDERR_FILENO, $0.baseAddress!, $0.count) }
-                },
-                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate }) {
+    public init(
+        label: String, total: Int64?, unit: String = "records",
+        style: Style = isatty(STDERR_FILENO) == 1 ? .bar : .lines,
+        write: @escaping @Sendable (String) -> Void = { text in
+            var bytes = Array(text.utf8)
+            _ = bytes.withUnsafeMutableBytes { Foundation.write(STDERR_FILENO, $0.baseAddress!, $0.count) }
+        },
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate }
+    ) {
         self.label = label
         self.total = total.flatMap { $0 > 0 ? $0 : nil }
         self.unit = unit

@@ -1,6 +1,6 @@
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The signals the daemon acts on, as an async stream: SIGTERM/SIGINT stop it,

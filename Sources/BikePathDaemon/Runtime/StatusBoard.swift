@@ -12,7 +12,7 @@ public final class StatusBoard: Sendable {
         public var tripDurationS: Double?
         public var lastFixLat: Double?
         public var lastFixLon: Double?
-        public var lastFixAt: Double?          // monotonic seconds when the pipeline got it
+        public var lastFixAt: Double?  // monotonic seconds when the pipeline got it
         public var queueLength = 0
         /// Why the store cannot take what the chain produces (a full disk), for `degraded`.
         public var storeProblem: String?

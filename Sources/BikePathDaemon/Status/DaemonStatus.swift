@@ -41,7 +41,8 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
         public var lastFixAgeS: Double?
         public var mode: String?
         /// Creates the GNSS part from its fields.
-        public init(connected: Bool, lastFixLat: Double? = nil, lastFixLon: Double? = nil, lastFixAgeS: Double? = nil, mode: String? = nil) {
+        public init(connected: Bool, lastFixLat: Double? = nil, lastFixLon: Double? = nil, lastFixAgeS: Double? = nil, mode: String? = nil)
+        {
             self.connected = connected
             self.lastFixLat = lastFixLat
             self.lastFixLon = lastFixLon
@@ -93,8 +94,10 @@ public struct DaemonStatus: Sendable, Equatable, Codable {
     }
 
     /// Creates a status from its parts.
-    public init(version: String, pid: Int32, uptimeS: Double, degraded: [String] = [], trip: Trip, gnss: GNSS,
-                imu: IMU, store: Store, sync: Sync) {
+    public init(
+        version: String, pid: Int32, uptimeS: Double, degraded: [String] = [], trip: Trip, gnss: GNSS,
+        imu: IMU, store: Store, sync: Sync
+    ) {
         self.version = version
         self.pid = pid
         self.uptimeS = uptimeS

@@ -17,8 +17,10 @@ public struct MarkReply: Sendable, Equatable, Codable {
     public var speedMps: Double?
 
     /// Creates a reply; a stored mark has no `error`.
-    public init(error: String? = nil, kind: String? = nil, trip: String? = nil, timeS: Double? = nil,
-                lat: Double? = nil, lon: Double? = nil, speedMps: Double? = nil) {
+    public init(
+        error: String? = nil, kind: String? = nil, trip: String? = nil, timeS: Double? = nil,
+        lat: Double? = nil, lon: Double? = nil, speedMps: Double? = nil
+    ) {
         self.error = error
         self.kind = kind
         self.trip = trip
@@ -63,8 +65,10 @@ enum MarkRequest {
         guard words.first == "mark", words.count <= 2 else { return nil }
         guard words.count == 2 else { return .success(defaultKind) }
         guard let kind = ObstacleKind(rawValue: String(words[1])) else {
-            return .failure(MarkReplyError(reply: .failure(
-                "unknown obstacle kind \"\(words[1])\"; one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", "))")))
+            return .failure(
+                MarkReplyError(
+                    reply: .failure(
+                        "unknown obstacle kind \"\(words[1])\"; one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", "))")))
         }
         return .success(kind)
     }

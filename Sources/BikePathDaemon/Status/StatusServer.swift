@@ -83,11 +83,13 @@ public final class StatusServer: @unchecked Sendable {
     /// then is disconnected (idle connections would otherwise pile up).
     /// `maximumClients`: connections beyond it are closed at once. `slowReaderSeconds`:
     /// a tail client whose buffer stays full this long is disconnected.
-    public init(path: String, permissions: mode_t = 0o660,
-                requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
-                maximumClients: Int = StatusServer.defaultMaximumClients, tailShare: Int = ConnectionPolicy.statusSocket.perClient,
-                slowReaderSeconds: Double = 10,
-                status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil) throws(StatusSocketError) {
+    public init(
+        path: String, permissions: mode_t = 0o660,
+        requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
+        maximumClients: Int = StatusServer.defaultMaximumClients, tailShare: Int = ConnectionPolicy.statusSocket.perClient,
+        slowReaderSeconds: Double = 10,
+        status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil
+    ) throws(StatusSocketError) {
         self.path = path
         self.markHandler = mark
         self.requestTimeout = requestTimeoutSeconds
@@ -189,8 +191,9 @@ public final class StatusServer: @unchecked Sendable {
     }
 
     private static func droppedLine(_ count: Int) -> [UInt8] {
-        let event = DaemonEvent(time: isoNow(), kind: "dropped", message: "\(count) events dropped: client too slow",
-                                fields: ["count": "\(count)"])
+        let event = DaemonEvent(
+            time: isoNow(), kind: "dropped", message: "\(count) events dropped: client too slow",
+            fields: ["count": "\(count)"])
         return Array((JSONText.snakeCaseLine(event) + "\n").utf8)
     }
 
@@ -199,8 +202,10 @@ public final class StatusServer: @unchecked Sendable {
             lock.lock()
             let keepRunning = running
             let accepting = ProcessInfo.processInfo.systemUptime >= acceptPausedUntil
-            var fds = [pollfd(fd: listenFD, events: accepting ? Int16(POLLIN) : 0, revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: listenFD, events: accepting ? Int16(POLLIN) : 0, revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
             for (fd, client) in clients {
                 fds.append(pollfd(fd: fd, events: Int16(POLLIN) | (client.output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0))
             }
@@ -297,7 +302,8 @@ public final class StatusServer: @unchecked Sendable {
         guard !waiting.isEmpty else { return nil }
         let perUser = Dictionary(grouping: waiting, by: { $0.value.uid })
         guard let (_, mostHeld) = perUser.max(by: { $0.value.count < $1.value.count }),
-              let oldest = mostHeld.min(by: { $0.value.connectedAt < $1.value.connectedAt }) else { return nil }
+            let oldest = mostHeld.min(by: { $0.value.connectedAt < $1.value.connectedAt })
+        else { return nil }
         clients[oldest.key] = nil
         return oldest.key
     }

@@ -31,8 +31,10 @@ public final class Watchdog: Sendable {
 
     /// `interval` defaults to half of WATCHDOG_USEC; nil when systemd asked for no watchdog.
     /// `onStall` is called with the number of checks in a row without progress.
-    public init?(notifier: SystemdNotifier, heartbeat: Heartbeat, interval: Duration? = nil,
-                 onStall: @escaping @Sendable (UInt64) -> Void = { _ in }) {
+    public init?(
+        notifier: SystemdNotifier, heartbeat: Heartbeat, interval: Duration? = nil,
+        onStall: @escaping @Sendable (UInt64) -> Void = { _ in }
+    ) {
         guard let interval = interval ?? notifier.watchdogInterval else { return nil }
         self.interval = interval
         self.notifier = notifier

@@ -130,17 +130,26 @@ public struct CorroborationRule: Sendable, Equatable {
         var axes: [Double?] = []
         for (s, members) in spots.enumerated() {
             let n = Double(members.count)
-            let centre = Coordinate(latitude: members.map { reports[$0].position.latitude }.reduce(0, +) / n,
-                                    longitude: members.map { reports[$0].position.longitude }.reduce(0, +) / n)
+            let centre = Coordinate(
+                latitude: members.map { reports[$0].position.latitude }.reduce(0, +) / n,
+                longitude: members.map { reports[$0].position.longitude }.reduce(0, +) / n)
             centres.append(centre)
             spotIndex[grid.cell(of: centre), default: []].append(s)
-            axes.append(Self.axialMean(members.compactMap { directions[$0] })
-                ?? Self.axialMean(members.compactMap { passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].flatMap { Self.heading(of: passes[$0].path, over: centre) } }))
+            axes.append(
+                Self.axialMean(members.compactMap { directions[$0] })
+                    ?? Self.axialMean(
+                        members.compactMap {
+                            passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].flatMap {
+                                Self.heading(of: passes[$0].path, over: centre)
+                            }
+                        }))
         }
         // Each reporting trip's reports at each spot; then, for every trip within the radius of
         // a spot, its rides over it along the street: the reported ones and the silent ones.
         var reportsByTrip = Array(repeating: [String: Int](), count: spots.count)
-        for (s, members) in spots.enumerated() { for m in members { reportsByTrip[s][reports[m].device + "\u{1}" + reports[m].trip, default: 0] += 1 } }
+        for (s, members) in spots.enumerated() {
+            for m in members { reportsByTrip[s][reports[m].device + "\u{1}" + reports[m].trip, default: 0] += 1 }
+        }
         var reported = Array(repeating: 0, count: spots.count), misses = Array(repeating: 0, count: spots.count)
         var seen = Array(repeating: Set<String>(), count: spots.count)
         for pass in passes {
@@ -164,9 +173,10 @@ public struct CorroborationRule: Sendable, Equatable {
             let trips = reportsByTrip[i].count
             let c = confidence(reports: reported[i], misses: misses[i])
             let days = group.compactMap(\.day)
-            return ReportedObstacle(position: centres[i], kind: Self.kind(of: group), riders: riders, reportingTrips: trips,
-                                    passesWithoutReport: misses[i], confidence: c,
-                                    corroborated: riders >= minRiders && c >= minConfidence, firstDay: days.min(), lastDay: days.max())
+            return ReportedObstacle(
+                position: centres[i], kind: Self.kind(of: group), riders: riders, reportingTrips: trips,
+                passesWithoutReport: misses[i], confidence: c,
+                corroborated: riders >= minRiders && c >= minConfidence, firstDay: days.min(), lastDay: days.max())
         }
         .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
     }
@@ -202,15 +212,19 @@ public struct CorroborationRule: Sendable, Equatable {
             let direction = directions[seed] ?? Self.dominant(sameKind.compactMap { directions[$0] }, within: alignmentDegrees)
             var members = [seed]
             assigned[seed] = true
-            for j in sameKind where direction == nil || directions[j] == nil || Self.axialDifference(direction!, directions[j]!) <= alignmentDegrees {
+            for j in sameKind
+            where direction == nil || directions[j] == nil || Self.axialDifference(direction!, directions[j]!) <= alignmentDegrees {
                 assigned[j] = true
                 members.append(j)
             }
             // In a fixed order, so that sums (the centre) do not depend on the input's order.
-            spots.append(members.sorted { a, b in
-                let (ra, rb) = (reports[a], reports[b])
-                return (ra.position.latitude, ra.position.longitude, ra.device, ra.trip) < (rb.position.latitude, rb.position.longitude, rb.device, rb.trip)
-            })
+            spots.append(
+                members.sorted { a, b in
+                    let (ra, rb) = (reports[a], reports[b])
+                    return (ra.position.latitude, ra.position.longitude, ra.device, ra.trip) < (
+                        rb.position.latitude, rb.position.longitude, rb.device, rb.trip
+                    )
+                })
         }
         return spots
     }
@@ -258,7 +272,9 @@ public struct CorroborationRule: Sendable, Equatable {
     /// The direction most of `headings` agree with (within `tolerance`); ties to the smallest.
     static func dominant(_ headings: [Double], within tolerance: Double) -> Double? {
         headings.max { a, b in
-            let (na, nb) = (headings.filter { axialDifference($0, a) <= tolerance }.count, headings.filter { axialDifference($0, b) <= tolerance }.count)
+            let (na, nb) = (
+                headings.filter { axialDifference($0, a) <= tolerance }.count, headings.filter { axialDifference($0, b) <= tolerance }.count
+            )
             return na != nb ? na < nb : a > b
         }
     }
@@ -277,7 +293,8 @@ public struct CorroborationRule: Sendable, Equatable {
         var runs = 0
         var last: (dx: Double, dy: Double)? = nil
         for segment in Self.segments(of: path, around: point) {
-            let over = segment.t >= 0 && segment.t <= 1 && segment.distance2 <= radiusMeters * radiusMeters
+            let over =
+                segment.t >= 0 && segment.t <= 1 && segment.distance2 <= radiusMeters * radiusMeters
                 && axis.map { Self.axialDifference($0, segment.heading) <= alignmentDegrees } ?? true
             guard over else { last = nil; continue }
             if let l = last, l.dx * segment.dx + l.dy * segment.dy > 0 {} else { runs += 1 }
@@ -301,7 +318,9 @@ public struct CorroborationRule: Sendable, Equatable {
     /// plane around it (metres; exact enough over a street's length): where the point
     /// projects on the segment's line (`t`, 0…1 on the segment), its squared distance to the
     /// segment, and the segment's axial heading.
-    private static func segments(of path: [Coordinate], around point: Coordinate) -> [(t: Double, distance2: Double, heading: Double, dx: Double, dy: Double)] {
+    private static func segments(of path: [Coordinate], around point: Coordinate) -> [(
+        t: Double, distance2: Double, heading: Double, dx: Double, dy: Double
+    )] {
         let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
         func project(_ c: Coordinate) -> (x: Double, y: Double) {
             ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
@@ -348,7 +367,8 @@ public struct CorroborationRule: Sendable, Equatable {
             }
             for k in 0...steps {
                 let t = Double(k) / Double(steps)
-                let p = Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
+                let p = Coordinate(
+                    latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
                 for s in grid.neighbourhood(of: p).flatMap({ index[$0] ?? [] }) where !found.contains(s) {
                     if (Geodesic.distance(from: spots[s], toPath: [a, b]) ?? .infinity) <= radiusMeters { found.insert(s) }
                 }

@@ -87,28 +87,35 @@ extension SharedMap {
     }
 
     func obstaclesGeoJSON(in box: BoundingBox) -> FeatureCollection<ObstacleProperties> {
-        FeatureCollection(features: publishedObstacles(in: box).map { o in
-            Feature(geometry: .point(o.position),
-                    properties: ObstacleProperties(kind: o.kind, riders: o.riders, passesWithoutReport: o.passesWithoutReport,
-                                                   confidence: (o.confidence * 1000).rounded() / 1000,
-                                                   firstSeen: Self.day(o.firstDay), lastSeen: Self.day(o.lastDay)))
-        })
+        FeatureCollection(
+            features: publishedObstacles(in: box).map { o in
+                Feature(
+                    geometry: .point(o.position),
+                    properties: ObstacleProperties(
+                        kind: o.kind, riders: o.riders, passesWithoutReport: o.passesWithoutReport,
+                        confidence: (o.confidence * 1000).rounded() / 1000,
+                        firstSeen: Self.day(o.firstDay), lastSeen: Self.day(o.lastDay)))
+            })
     }
 
     func statusGeoJSON(in box: BoundingBox) -> FeatureCollection<StatusProperties> {
-        FeatureCollection(features: publishedStatus(in: box).map { c in
-            let b = pathStatus.grid.bounds(of: c.cell)
-            return Feature(geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
-                           properties: StatusProperties(status: c.status.rawValue, riders: c.riders))
-        })
+        FeatureCollection(
+            features: publishedStatus(in: box).map { c in
+                let b = pathStatus.grid.bounds(of: c.cell)
+                return Feature(
+                    geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
+                    properties: StatusProperties(status: c.status.rawValue, riders: c.riders))
+            })
     }
 
     func heatmapGeoJSON(in box: BoundingBox, grid: MapGrid) -> FeatureCollection<HeatProperties> {
-        FeatureCollection(features: heatmap(in: box, grid: grid).map { h in
-            let b = grid.bounds(of: h.cell)
-            return Feature(geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
-                           properties: HeatProperties(reports: h.reports, riders: h.riders))
-        })
+        FeatureCollection(
+            features: heatmap(in: box, grid: grid).map { h in
+                let b = grid.bounds(of: h.cell)
+                return Feature(
+                    geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
+                    properties: HeatProperties(reports: h.reports, riders: h.riders))
+            })
     }
 }
 
@@ -117,11 +124,14 @@ extension NetworkEdge {
     public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try WireJSON.encode(geoJSON(edges)) }
 
     static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
-        FeatureCollection(features: edges.map { e in
-            Feature(geometry: .line(e.path),
-                    properties: NetworkProperties(status: e.status?.rawValue ?? "unknown", riders: e.riders,
-                                                  lengthM: (e.lengthMeters * 10).rounded() / 10, obstacles: e.obstacles,
-                                                  lastSeen: SharedMap.day(e.lastDay)))
-        })
+        FeatureCollection(
+            features: edges.map { e in
+                Feature(
+                    geometry: .line(e.path),
+                    properties: NetworkProperties(
+                        status: e.status?.rawValue ?? "unknown", riders: e.riders,
+                        lengthM: (e.lengthMeters * 10).rounded() / 10, obstacles: e.obstacles,
+                        lastSeen: SharedMap.day(e.lastDay)))
+            })
     }
 }

@@ -34,7 +34,9 @@ public struct MapGrid: Sendable, Equatable {
     /// South-west and north-east corners.
     public func bounds(of cell: Cell) -> (south: Double, west: Double, north: Double, east: Double) {
         let dLon = longitudeStep(row: cell.row)
-        return (Double(cell.row) * latitudeStep, Double(cell.column) * dLon, Double(cell.row + 1) * latitudeStep, Double(cell.column + 1) * dLon)
+        return (
+            Double(cell.row) * latitudeStep, Double(cell.column) * dLon, Double(cell.row + 1) * latitudeStep, Double(cell.column + 1) * dLon
+        )
     }
 
     /// The cell and its eight neighbours: every cell holding a point within `cellMeters` of `c`.

@@ -120,8 +120,9 @@ final class MapMaintainer: Service {
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
             for tile in dirty {
                 let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
-                try await store.storeMapTile(tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
-                                             links: Dictionary(uniqueKeysWithValues: own))
+                try await store.storeMapTile(
+                    tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
+                    links: Dictionary(uniqueKeysWithValues: own))
             }
         }
     }

@@ -37,8 +37,11 @@ public enum MapTiles {
             let steps = Geodesic.distance(a, b) > 50_000 ? 1 : max(1, Int((Geodesic.distance(a, b) / (grid.cellMeters / 4)).rounded(.up)))
             for k in 0...steps {
                 let t = Double(k) / Double(steps)
-                tiles.insert(grid.cell(of: Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
-                                                      longitude: a.longitude + (b.longitude - a.longitude) * t)))
+                tiles.insert(
+                    grid.cell(
+                        of: Coordinate(
+                            latitude: a.latitude + (b.latitude - a.latitude) * t,
+                            longitude: a.longitude + (b.longitude - a.longitude) * t)))
             }
         }
         if path.count == 1 { tiles.insert(grid.cell(of: path[0])) }
@@ -80,9 +83,10 @@ public enum MapTiles {
     /// touching the tile's neighbourhood.
     public static func slice(_ tile: MapGrid.Cell, of map: SharedMap) -> MapSlice {
         let inside = { (c: Coordinate) in grid.cell(of: c) == tile }
-        return MapSlice(obstacles: map.obstacles.filter { inside($0.position) },
-                        cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
-                        reports: map.reports.filter { inside($0.position) })
+        return MapSlice(
+            obstacles: map.obstacles.filter { inside($0.position) },
+            cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
+            reports: map.reports.filter { inside($0.position) })
     }
 }
 
@@ -101,7 +105,8 @@ public struct MapSlice: Codable, Sendable, Equatable {
 extension SharedMap {
     /// The map assembled from stored tiles (`MapTiles`): what the read endpoints answer from.
     public init(slices: [MapSlice], corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()) {
-        self.init(obstacles: slices.flatMap(\.obstacles), cells: slices.flatMap(\.cells), reports: slices.flatMap(\.reports),
-                  pathStatus: pathStatus, minRiders: corroboration.minRiders)
+        self.init(
+            obstacles: slices.flatMap(\.obstacles), cells: slices.flatMap(\.cells), reports: slices.flatMap(\.reports),
+            pathStatus: pathStatus, minRiders: corroboration.minRiders)
     }
 }

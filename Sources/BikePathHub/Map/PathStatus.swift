@@ -47,8 +47,9 @@ public struct PathStatusRule: Sendable, Equatable {
                 weight += reports.filter { $0.status == status }.map(\.lengthMeters).reduce(0, +)
                 if weight >= total / 2 { median = status; break }
             }
-            return CellStatus(cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median,
-                              riders: Set(reports.map(\.device)).count)
+            return CellStatus(
+                cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median,
+                riders: Set(reports.map(\.device)).count)
         }
     }
 }

@@ -15,30 +15,39 @@ public struct SharedMap: Sendable {
     /// could follow a single rider's rides.
     public var minRiders: Int
 
-    public static func build(confirmations: [ConfirmedRecord], corroboration: CorroborationRule = CorroborationRule(),
-                             pathStatus: PathStatusRule = PathStatusRule()) -> SharedMap {
+    public static func build(
+        confirmations: [ConfirmedRecord], corroboration: CorroborationRule = CorroborationRule(),
+        pathStatus: PathStatusRule = PathStatusRule()
+    ) -> SharedMap {
         var reports: [ObstacleReport] = [], passes: [TripPass] = [], stretches: [StretchReport] = []
         for record in confirmations {
             // Stored records passed validation; one that no longer decodes is left out of the map, not fatal.
-            guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), confirmation.confirmed else { continue }
+            guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), confirmation.confirmed else {
+                continue
+            }
             let draft = confirmation.draft
             let day = draft.trip.startUtcNs.map { Int($0 / 86_400_000_000_000) }
             for o in draft.obstacles {
                 guard let p = o.position else { continue }  // no position: it lay in a privacy zone
-                reports.append(ObstacleReport(device: record.device, trip: draft.trip.id, kind: o.kind,
-                                              position: Coordinate(latitude: p.lat, longitude: p.lon), day: day))
+                reports.append(
+                    ObstacleReport(
+                        device: record.device, trip: draft.trip.id, kind: o.kind,
+                        position: Coordinate(latitude: p.lat, longitude: p.lon), day: day))
             }
             let path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
             if !path.isEmpty { passes.append(TripPass(device: record.device, trip: draft.trip.id, path: path)) }
             for r in draft.roadQuality {
                 guard let a = r.start, let b = r.end, let status = PathStatus(rawValue: r.status) else { continue }
-                stretches.append(StretchReport(device: record.device, midpoint: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2),
-                                               lengthMeters: r.lengthM, status: status))
+                stretches.append(
+                    StretchReport(
+                        device: record.device, midpoint: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2),
+                        lengthMeters: r.lengthM, status: status))
             }
         }
         let obstacles = corroboration.corroborate(reports: reports, passes: passes)
-        return SharedMap(obstacles: obstacles, cells: pathStatus.statuses(stretches: stretches, obstacles: obstacles), reports: reports,
-                         pathStatus: pathStatus, minRiders: corroboration.minRiders)
+        return SharedMap(
+            obstacles: obstacles, cells: pathStatus.statuses(stretches: stretches, obstacles: obstacles), reports: reports,
+            pathStatus: pathStatus, minRiders: corroboration.minRiders)
     }
 
     /// Corroborated obstacles inside `box`.

@@ -22,20 +22,25 @@ public struct MapPageSettings: Sendable, Equatable {
 
     public struct View: Sendable, Equatable, Encodable {
         public var latitude: Double, longitude: Double, zoom: Int
-        public init(latitude: Double, longitude: Double, zoom: Int) { (self.latitude, self.longitude, self.zoom) = (latitude, longitude, zoom) }
+        public init(latitude: Double, longitude: Double, zoom: Int) {
+            (self.latitude, self.longitude, self.zoom) = (latitude, longitude, zoom)
+        }
 
         /// `LAT,LON,ZOOM`, or nil when it is not that.
         public init?(_ text: String) {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 3, let lat = Double(parts[0]), let lon = Double(parts[1]), let zoom = Int(parts[2]),
-                  abs(lat) <= 85, abs(lon) <= 180, (0...19).contains(zoom) else { return nil }
+                abs(lat) <= 85, abs(lon) <= 180, (0...19).contains(zoom)
+            else { return nil }
             self.init(latitude: lat, longitude: lon, zoom: zoom)
         }
     }
 
     public static let debianLeaflet = "/usr/share/javascript/leaflet"
 
-    public init(basemapURL: String? = nil, basemapAttribution: String = "", leafletDirectory: String = Self.debianLeaflet, view: View? = nil) {
+    public init(
+        basemapURL: String? = nil, basemapAttribution: String = "", leafletDirectory: String = Self.debianLeaflet, view: View? = nil
+    ) {
         self.basemapURL = basemapURL.flatMap { $0.isEmpty ? nil : $0 }
         self.basemapAttribution = basemapAttribution
         self.leafletDirectory = leafletDirectory
@@ -90,7 +95,8 @@ struct MapPage: Sendable {
         struct Config: Encodable {
             var basemapURL: String?, basemapAttribution: String, view: MapPageSettings.View?, maxSquareKm: Double
         }
-        let value = Config(basemapURL: settings.basemapURL, basemapAttribution: settings.basemapAttribution, view: settings.view, maxSquareKm: 10_000)
+        let value = Config(
+            basemapURL: settings.basemapURL, basemapAttribution: settings.basemapAttribution, view: settings.view, maxSquareKm: 10_000)
         return (try? WireJSON.encode(value)) ?? Data("{}".utf8)
     }
 
@@ -124,7 +130,8 @@ struct MapPage: Sendable {
     private static func page(_ status: HTTPResponse.Status, _ html: String) -> Response {
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"]
         // Scripts only from the hub; tiles from wherever the basemap is; no Referer to the tile server.
-        headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; "
+        headers[.contentSecurityPolicy] =
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; "
             + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[.xContentTypeOptions] = "nosniff"
@@ -144,14 +151,19 @@ final class LeafletFiles: Sendable {
     private let missingLogged = Mutex(false)
 
     /// True the first time it is called (the missing files are logged once, not per request).
-    func noteMissing() -> Bool { missingLogged.withLock { logged in defer { logged = true }; return !logged } }
+    func noteMissing() -> Bool {
+        missingLogged.withLock { logged in
+            defer { logged = true }; return !logged
+        }
+    }
 
     /// `leaflet.js`, `leaflet.css`, `images/marker-icon.png`: a plain name, optionally under images/.
     static func servable(_ name: String) -> Bool {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard (parts.count == 1 || (parts.count == 2 && parts[0] == "images")), let last = parts.last,
-              let first = last.first, first.isLetter || first.isNumber,
-              last.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else { return false }
+            let first = last.first, first.isLetter || first.isNumber,
+            last.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
+        else { return false }
         return ["js", "css", "png"].contains(last.split(separator: ".").last.map(String.init) ?? "")
     }
 

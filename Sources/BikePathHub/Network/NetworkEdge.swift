@@ -48,9 +48,11 @@ public struct NetworkEdge: Sendable, Equatable {
             let members = chain.map { open[$0] }
             var position: [Int64: Coordinate] = [:]
             for l in members { position[l.key.from] = l.from; position[l.key.to] = l.to }
-            edges.append(NetworkEdge(path: nodes.map { position[$0]! }, lengthMeters: members.map(\.lengthMeters).reduce(0, +),
-                                     status: open[start].status, riders: members.map(\.riders).min()!,
-                                     obstacles: members.map(\.obstacles.count).reduce(0, +), lastDay: members.compactMap(\.lastDay).max()))
+            edges.append(
+                NetworkEdge(
+                    path: nodes.map { position[$0]! }, lengthMeters: members.map(\.lengthMeters).reduce(0, +),
+                    status: open[start].status, riders: members.map(\.riders).min()!,
+                    obstacles: members.map(\.obstacles.count).reduce(0, +), lastDay: members.compactMap(\.lastDay).max()))
         }
         return edges
     }

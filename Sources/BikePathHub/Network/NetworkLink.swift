@@ -16,8 +16,10 @@ public struct NetworkLink: Sendable, Equatable {
     /// Corroborated obstacles whose nearest link this is (`LinkObstacles`).
     public var obstacles: LinkObstacles
 
-    public init(id: Int64, key: LinkKey, from: Coordinate, to: Coordinate, trips: Int, riders: Int, lastDay: Int?,
-                ratings: [Int], obstacles: LinkObstacles) {
+    public init(
+        id: Int64, key: LinkKey, from: Coordinate, to: Coordinate, trips: Int, riders: Int, lastDay: Int?,
+        ratings: [Int], obstacles: LinkObstacles
+    ) {
         (self.id, self.key, self.from, self.to, self.trips, self.riders) = (id, key, from, to, trips, riders)
         (self.lastDay, self.ratings, self.obstacles) = (lastDay, ratings, obstacles)
     }

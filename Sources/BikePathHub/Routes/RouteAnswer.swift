@@ -34,15 +34,23 @@ struct RouteQuery: Sendable, Equatable {
 
     /// Why a query was refused: its error code and message.
     static func parse(from: String?, to: String?, k: String?) -> Result<RouteQuery, Refusal> {
-        guard let a = point(from) else { return .failure(Refusal(.badRequest, "bad-point", "from must be LAT,LON in degrees, got \(from ?? "nothing")")) }
-        guard let b = point(to) else { return .failure(Refusal(.badRequest, "bad-point", "to must be LAT,LON in degrees, got \(to ?? "nothing")")) }
+        guard let a = point(from) else {
+            return .failure(Refusal(.badRequest, "bad-point", "from must be LAT,LON in degrees, got \(from ?? "nothing")"))
+        }
+        guard let b = point(to) else {
+            return .failure(Refusal(.badRequest, "bad-point", "to must be LAT,LON in degrees, got \(to ?? "nothing")"))
+        }
         let count = k.map { Int($0) ?? 0 } ?? 3
         guard (1...RouteRule.maxRoutes).contains(count) else {
             return .failure(Refusal(.badRequest, "bad-k", "k must be a whole number from 1 to \(RouteRule.maxRoutes), got \(k ?? "")"))
         }
         let distance = Geodesic.distance(a, b)
         guard distance <= maxDistanceMeters else {
-            return .failure(Refusal(.badRequest, "too-far", "origin and destination are \(Int(distance / 1000)) km apart; routes are searched up to \(Int(maxDistanceMeters / 1000)) km"))
+            return .failure(
+                Refusal(
+                    .badRequest, "too-far",
+                    "origin and destination are \(Int(distance / 1000)) km apart; routes are searched up to \(Int(maxDistanceMeters / 1000)) km"
+                ))
         }
         return .success(RouteQuery(from: a, to: b, k: count))
     }
@@ -51,8 +59,10 @@ struct RouteQuery: Sendable, Equatable {
     static func point(_ text: String?) -> Coordinate? {
         guard let text else { return nil }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2, let lat = DecimalText.number(parts[0], exponent: false), let lon = DecimalText.number(parts[1], exponent: false),
-              (-90...90).contains(lat), (-180...180).contains(lon) else { return nil }
+        guard parts.count == 2, let lat = DecimalText.number(parts[0], exponent: false),
+            let lon = DecimalText.number(parts[1], exponent: false),
+            (-90...90).contains(lat), (-180...180).contains(lon)
+        else { return nil }
         return Coordinate(latitude: lat, longitude: lon)
     }
 }
@@ -68,17 +78,21 @@ extension Route {
     }
 
     static func geoJSON(_ routes: [Route], spots: [ReportedObstacle], radiusMeters: Double) -> FeatureCollection<RouteProperties> {
-        FeatureCollection(features: routes.enumerated().map { i, r in
-            var statusM: [String: Double] = ["unknown": 0]
-            for s in PathStatus.allCases { statusM[s.rawValue] = 0 }
-            for (s, m) in r.statusMeters { statusM[s?.rawValue ?? "unknown", default: 0] += (m * 10).rounded() / 10 }
-            let obstacles = r.obstacles(among: spots, radiusMeters: radiusMeters).map {
-                RouteObstacle(kind: $0.kind, confidence: ($0.confidence * 1000).rounded() / 1000, riders: $0.riders,
-                              coordinates: [Geometry.rounded($0.position.longitude), Geometry.rounded($0.position.latitude)])
-            }
-            return Feature(geometry: .line(r.path),
-                           properties: RouteProperties(rank: i + 1, best: i == 0, lengthM: (r.lengthMeters * 10).rounded() / 10,
-                                                       score: (r.score * 10).rounded() / 10, statusM: statusM, obstacles: obstacles))
-        })
+        FeatureCollection(
+            features: routes.enumerated().map { i, r in
+                var statusM: [String: Double] = ["unknown": 0]
+                for s in PathStatus.allCases { statusM[s.rawValue] = 0 }
+                for (s, m) in r.statusMeters { statusM[s?.rawValue ?? "unknown", default: 0] += (m * 10).rounded() / 10 }
+                let obstacles = r.obstacles(among: spots, radiusMeters: radiusMeters).map {
+                    RouteObstacle(
+                        kind: $0.kind, confidence: ($0.confidence * 1000).rounded() / 1000, riders: $0.riders,
+                        coordinates: [Geometry.rounded($0.position.longitude), Geometry.rounded($0.position.latitude)])
+                }
+                return Feature(
+                    geometry: .line(r.path),
+                    properties: RouteProperties(
+                        rank: i + 1, best: i == 0, lengthM: (r.lengthMeters * 10).rounded() / 10,
+                        score: (r.score * 10).rounded() / 10, statusM: statusM, obstacles: obstacles))
+            })
     }
 }

@@ -32,8 +32,10 @@ public struct RouteSearch: Sendable {
 
     /// The routes from `origin` to `destination`, best first: the first is the cheapest by
     /// the score; each other shares at most `maxOverlap` of its length with every route before it.
-    public func routes(from origin: Coordinate, to destination: Coordinate, k: Int,
-                       on graph: any RoutingGraph) async throws -> [Route] {
+    public func routes(
+        from origin: Coordinate, to destination: Coordinate, k: Int,
+        on graph: any RoutingGraph
+    ) async throws -> [Route] {
         let starts = try await join(origin, "origin", graph), ends = try await join(destination, "destination", graph)
         var kept: [Route] = []
         var penalties: [Int64: Double] = [:]
@@ -51,7 +53,8 @@ public struct RouteSearch: Sendable {
     private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> [NearestNode] {
         let nodes = try await graph.joiningNodes(near: point)
         guard !nodes.isEmpty else {
-            throw Problem.noPathNear(end: end, nearestMeters: try await graph.nearestNode(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
+            throw Problem.noPathNear(
+                end: end, nearestMeters: try await graph.nearestNode(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
         }
         return nodes
     }

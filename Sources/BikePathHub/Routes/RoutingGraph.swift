@@ -43,10 +43,14 @@ public enum JoiningNodes {
     public static let nearestLinks = 40
 
     static func among(_ links: [NetworkLink], near point: Coordinate, reachMeters: Double) -> [NearestNode] {
-        let ends = links.flatMap { [NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
-                                    NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to))] }
-            .filter { $0.distanceMeters <= reachMeters }
-            .sorted { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
+        let ends = links.flatMap {
+            [
+                NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
+                NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to)),
+            ]
+        }
+        .filter { $0.distanceMeters <= reachMeters }
+        .sorted { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
         var kept: [NearestNode] = []
         for e in ends where kept.count < limit && !kept.contains(where: { Geodesic.distance($0.position, e.position) < spacingMeters }) {
             kept.append(e)
@@ -56,9 +60,13 @@ public enum JoiningNodes {
 
     /// The nearest public node (for the distance a refusal states), however far.
     static func nearest(_ links: [NetworkLink], to point: Coordinate) -> NearestNode? {
-        links.flatMap { [NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
-                         NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to))] }
-            .min { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
+        links.flatMap {
+            [
+                NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
+                NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to)),
+            ]
+        }
+        .min { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
     }
 }
 

@@ -43,50 +43,70 @@ public struct DraftMap: Sendable {
             let q = p.point(c)
             return String(format: "%.1f,%.1f", q.x, q.y)
         }
-        var parts = ["""
+        var parts = [
+            """
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(Int(p.width)) \(Int(p.height))" width="\(Int(p.width))" \
             height="\(Int(p.height))">
-            """]
+            """
+        ]
         if background { parts.append("<rect width=\"100%\" height=\"100%\" fill=\"#f6f6f0\"/>") }
         parts.append("<polyline fill=\"none\" stroke=\"#555\" stroke-width=\"3\" points=\"\(draft.path.map(xy).joined(separator: " "))\"/>")
         for stretch in draft.roadQuality {
             let points = Self.pathBetween(draft.path, stretch.start, stretch.end)
             guard points.count > 1 else { continue }
-            parts.append("<polyline fill=\"none\" stroke=\"\(Self.colour(stretch.status))\" stroke-width=\"6\" stroke-linecap=\"round\" "
-                         + "points=\"\(points.map(xy).joined(separator: " "))\"/>")
+            parts.append(
+                "<polyline fill=\"none\" stroke=\"\(Self.colour(stretch.status))\" stroke-width=\"6\" stroke-linecap=\"round\" "
+                    + "points=\"\(points.map(xy).joined(separator: " "))\"/>")
         }
         // With no street map under it, start, end and north are what orient the rider:
         // start a green dot, end a black square, north up (the projection never rotates).
         if let first = draft.path.first, let last = draft.path.last {
             let a = p.point(first), b = p.point(last)
-            parts.append(String(format: "<circle class=\"start\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#2a9d3a\" stroke=\"#fff\" stroke-width=\"2\"/>", a.x, a.y)
-                         + String(format: "<rect class=\"end\" x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"2\"/>",
-                                  b.x - 5.5, b.y - 5.5))
+            parts.append(
+                String(
+                    format: "<circle class=\"start\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#2a9d3a\" stroke=\"#fff\" stroke-width=\"2\"/>",
+                    a.x, a.y)
+                    + String(
+                        format:
+                            "<rect class=\"end\" x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"2\"/>",
+                        b.x - 5.5, b.y - 5.5))
         }
-        parts.append(String(format: "<g class=\"north\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"middle\"><text x=\"%.0f\" y=\"13\">N</text>"
-                            + "<path d=\"M%.0f 16 l-4 9 h8 z\" fill=\"#000\"/><line x1=\"%.0f\" y1=\"24\" x2=\"%.0f\" y2=\"34\" stroke=\"#000\" stroke-width=\"2\"/></g>",
-                            p.width - 12, p.width - 12, p.width - 12, p.width - 12))
+        parts.append(
+            String(
+                format:
+                    "<g class=\"north\" font-family=\"sans-serif\" font-size=\"11\" text-anchor=\"middle\"><text x=\"%.0f\" y=\"13\">N</text>"
+                    + "<path d=\"M%.0f 16 l-4 9 h8 z\" fill=\"#000\"/><line x1=\"%.0f\" y1=\"24\" x2=\"%.0f\" y2=\"34\" stroke=\"#000\" stroke-width=\"2\"/></g>",
+                p.width - 12, p.width - 12, p.width - 12, p.width - 12))
         for (i, o) in shown.enumerated() {
             guard let c = o.coordinate else { continue }
             let q = p.point(c)
             let fill = o.dropped ? "#999" : (o.origin == "rider" ? "#1f5fbf" : "#111")
-            let dot = String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"%@\"/>", q.x, q.y, fill)
-                + String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#fff\" font-family=\"sans-serif\">%d</text>",
-                         q.x, q.y + 4, i + 1)
+            let dot =
+                String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"%@\"/>", q.x, q.y, fill)
+                + String(
+                    format:
+                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#fff\" font-family=\"sans-serif\">%d</text>",
+                    q.x, q.y + 4, i + 1)
             // The link's target is a 22 px radius (a 44 px fingertip) around the 9 px dot.
-            parts.append(links ? "<a href=\"#cand-\(i + 1)\" id=\"dot-\(i + 1)\">"
-                         + String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"22\" fill=\"transparent\"/>", q.x, q.y) + dot + "</a>" : dot)
+            parts.append(
+                links
+                    ? "<a href=\"#cand-\(i + 1)\" id=\"dot-\(i + 1)\">"
+                        + String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"22\" fill=\"transparent\"/>", q.x, q.y) + dot + "</a>" : dot)
         }
         if let spot {
-            parts.append(String(format: "<circle id=\"spot\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\" fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"4\"/>",
-                                spot.x, spot.y))
+            parts.append(
+                String(
+                    format: "<circle id=\"spot\" cx=\"%.1f\" cy=\"%.1f\" r=\"12\" fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"4\"/>",
+                    spot.x, spot.y))
         }
         let bar = p.scaleBarMetres
         let barLength = bar * p.scale
         let label = bar >= 1000 ? String(format: "%.0f km", bar / 1000) : String(format: "%.0f m", bar)
-        parts.append(String(format: "<line x1=\"8\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\"/>",
-                            p.height - 8, 8 + barLength, p.height - 8)
-                     + "<text x=\"8\" y=\"\(Int(p.height) - 12)\" font-size=\"10\" font-family=\"sans-serif\">\(label)</text>")
+        parts.append(
+            String(
+                format: "<line x1=\"8\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\"/>",
+                p.height - 8, 8 + barLength, p.height - 8)
+                + "<text x=\"8\" y=\"\(Int(p.height) - 12)\" font-size=\"10\" font-family=\"sans-serif\">\(label)</text>")
         parts.append("</svg>")
         return parts.joined(separator: "\n")
     }

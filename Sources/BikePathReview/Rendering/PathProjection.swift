@@ -39,14 +39,17 @@ public struct PathProjection: Sendable, Equatable {
 
     /// The canvas point of a coordinate (y grows southwards, as SVG's does).
     public func point(_ c: Coordinate) -> (x: Double, y: Double) {
-        (width / 2 + (c.longitude - origin.longitude) * metresPerDegree.east * scale,
-         height / 2 - (c.latitude - origin.latitude) * metresPerDegree.north * scale)
+        (
+            width / 2 + (c.longitude - origin.longitude) * metresPerDegree.east * scale,
+            height / 2 - (c.latitude - origin.latitude) * metresPerDegree.north * scale
+        )
     }
 
     /// The coordinate under a canvas point: the inverse of `point`.
     public func coordinate(x: Double, y: Double) -> Coordinate {
-        Coordinate(latitude: origin.latitude - (y - height / 2) / (metresPerDegree.north * scale),
-                   longitude: origin.longitude + (x - width / 2) / (metresPerDegree.east * scale))
+        Coordinate(
+            latitude: origin.latitude - (y - height / 2) / (metresPerDegree.north * scale),
+            longitude: origin.longitude + (x - width / 2) / (metresPerDegree.east * scale))
     }
 
     /// A round length (1, 2 or 5 × 10ⁿ metres) near a fifth of the width, for the scale bar.

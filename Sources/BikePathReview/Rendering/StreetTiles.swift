@@ -58,7 +58,8 @@ public final class MBTiles: Sendable, Equatable {
             let (format, maxZoom) = try queue.read { db -> (String, Int?) in
                 let format = try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE name = 'format'") ?? "png"
                 // The spec's metadata first; a file without it is asked what it holds.
-                let zoom = try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE name = 'maxzoom'").flatMap { Int($0) }
+                let zoom =
+                    try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE name = 'maxzoom'").flatMap { Int($0) }
                     ?? Int.fetchOne(db, sql: "SELECT MAX(zoom_level) FROM tiles")
                 return (format.lowercased(), zoom)
             }
@@ -78,8 +79,9 @@ public final class MBTiles: Sendable, Equatable {
         guard (0...30).contains(z) else { return nil }
         let row = (1 << z) - 1 - y  // MBTiles counts rows from the south
         return try queue.read { db in
-            try Data.fetchOne(db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                              arguments: [z, x, row])
+            try Data.fetchOne(
+                db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                arguments: [z, x, row])
         }
     }
 }
@@ -138,9 +140,11 @@ public struct TileLayer: Sendable, Equatable {
         var out: [Tile] = []
         for ty in Int(floor(minY / side))...Int(floor(maxY / side)) where (0..<count).contains(ty) {
             for tx in Int(floor(minX / side))...Int(floor(maxX / side)) {
-                out.append(Tile(z: zoom, x: ((tx % count) + count) % count, y: ty,
-                                left: canvas.width / 2 + (Double(tx) * side - originPixel.x) * factor,
-                                top: canvas.height / 2 + (Double(ty) * side - originPixel.y) * factor, size: side * factor))
+                out.append(
+                    Tile(
+                        z: zoom, x: ((tx % count) + count) % count, y: ty,
+                        left: canvas.width / 2 + (Double(tx) * side - originPixel.x) * factor,
+                        top: canvas.height / 2 + (Double(ty) * side - originPixel.y) * factor, size: side * factor))
             }
         }
         return out

@@ -93,16 +93,25 @@ public struct WindowPlot: Sendable, Equatable {
         var parts: [String] = []
         // The m/s² scale: top, zero and bottom lines with their values.
         for v in [scale, 0, -scale] {
-            parts.append("<line class=\"grid\" x1=\"\(f(x0))\" y1=\"\(f(y(v)))\" x2=\"\(f(x1))\" y2=\"\(f(y(v)))\" stroke=\"#ccc\" stroke-width=\"0.5\"/>")
-            parts.append("<text class=\"scale\" x=\"\(f(x0 - 2))\" y=\"\(f(y(v) + 3))\" font-size=\"9\" text-anchor=\"end\">\(label(v))</text>")
+            parts.append(
+                "<line class=\"grid\" x1=\"\(f(x0))\" y1=\"\(f(y(v)))\" x2=\"\(f(x1))\" y2=\"\(f(y(v)))\" stroke=\"#ccc\" stroke-width=\"0.5\"/>"
+            )
+            parts.append(
+                "<text class=\"scale\" x=\"\(f(x0 - 2))\" y=\"\(f(y(v) + 3))\" font-size=\"9\" text-anchor=\"end\">\(label(v))</text>")
         }
         // The time axis: ticks and ms labels.
         for tick in timeTicks {
-            parts.append("<line class=\"tick\" x1=\"\(f(tick.x))\" y1=\"\(f(yBase))\" x2=\"\(f(tick.x))\" y2=\"\(f(yBase + 3))\" stroke=\"#888\" stroke-width=\"0.5\"/>")
-            parts.append("<text class=\"time\" x=\"\(f(tick.x))\" y=\"\(f(yBase + 12))\" font-size=\"9\" text-anchor=\"middle\">\(tick.ms == 0 ? "0" : (tick.ms > 0 ? "+" : "−") + String(abs(tick.ms)))</text>")
+            parts.append(
+                "<line class=\"tick\" x1=\"\(f(tick.x))\" y1=\"\(f(yBase))\" x2=\"\(f(tick.x))\" y2=\"\(f(yBase + 3))\" stroke=\"#888\" stroke-width=\"0.5\"/>"
+            )
+            parts.append(
+                "<text class=\"time\" x=\"\(f(tick.x))\" y=\"\(f(yBase + 12))\" font-size=\"9\" text-anchor=\"middle\">\(tick.ms == 0 ? "0" : (tick.ms > 0 ? "+" : "−") + String(abs(tick.ms)))</text>"
+            )
         }
         if let impact {
-            parts.append("<line class=\"impact\" x1=\"\(f(impact.x))\" y1=\"\(f(Self.top))\" x2=\"\(f(impact.x))\" y2=\"\(f(yBase))\" stroke=\"#06c\" stroke-width=\"1\" stroke-dasharray=\"2,2\"/>")
+            parts.append(
+                "<line class=\"impact\" x1=\"\(f(impact.x))\" y1=\"\(f(Self.top))\" x2=\"\(f(impact.x))\" y2=\"\(f(yBase))\" stroke=\"#06c\" stroke-width=\"1\" stroke-dasharray=\"2,2\"/>"
+            )
         }
         let line = points.map { "\(f($0.x)),\(f($0.y))" }.joined(separator: " ")
         parts.append("<polyline fill=\"none\" stroke=\"#c33\" stroke-width=\"1\" points=\"\(line)\"/>")

@@ -15,24 +15,30 @@ extension SensorDiagnosis {
                 if let hdop = g.hdop { fix += ", HDOP \(Self.format(hdop))" }
                 if let age = gnssFixAgeSeconds { fix += ", last fix \(Self.format(age)) s ago" }
                 lines.append(fix)
-                lines.append("  clock:      " + (g.clockOffsetSeconds.map { "GNSS − system = \(Self.format($0)) s" } ?? "no plausible 3D fix yet"))
-                lines.append("  counters:   \(g.epochs) epochs, \(g.sentences) NMEA sentences, \(g.duplicateEpochReports) duplicate TPVs, "
-                             + "\(g.protocolErrors) protocol errors, \(g.disconnects) disconnects, \(g.deliveryDrops) dropped")
+                lines.append(
+                    "  clock:      " + (g.clockOffsetSeconds.map { "GNSS − system = \(Self.format($0)) s" } ?? "no plausible 3D fix yet"))
+                lines.append(
+                    "  counters:   \(g.epochs) epochs, \(g.sentences) NMEA sentences, \(g.duplicateEpochReports) duplicate TPVs, "
+                        + "\(g.protocolErrors) protocol errors, \(g.disconnects) disconnects, \(g.deliveryDrops) dropped")
             }
         }
         if let i = imu {
             lines.append("IMU (libiio at \(i.uri))")
             if i.devices.isEmpty { lines.append("  devices:    none") }
             for d in i.devices {
-                lines.append("  device:     \(d.id) \(d.name): \(d.channels.joined(separator: " "))"
-                             + (d.ignoredChannels.isEmpty ? "" : " (ignored: \(d.ignoredChannels.joined(separator: " ")))"))
+                lines.append(
+                    "  device:     \(d.id) \(d.name): \(d.channels.joined(separator: " "))"
+                        + (d.ignoredChannels.isEmpty ? "" : " (ignored: \(d.ignoredChannels.joined(separator: " ")))"))
             }
             let configured = i.configuredRateHz.map { "\(Self.format($0)) Hz" } ?? "-"
             let measured = i.measuredRateHz.map { "\(Self.format($0)) Hz" } ?? "-"
-            lines.append("  rate:       requested \(Self.format(i.requestedRateHz)) Hz, configured \(configured), measured \(measured), \(i.bufferSamples) samples per buffer")
-            lines.append("  counters:   \(i.samples) samples, \(i.gaps) gaps (\(i.missingSamples) missing), \(i.overruns) overruns, "
-                         + "\(i.timeouts) timeouts, \(i.shortReads) short reads, \(i.readErrors) read errors, "
-                         + "\(i.unknownChannels) unknown channels, \(i.unsupportedFormats) unsupported formats")
+            lines.append(
+                "  rate:       requested \(Self.format(i.requestedRateHz)) Hz, configured \(configured), measured \(measured), \(i.bufferSamples) samples per buffer"
+            )
+            lines.append(
+                "  counters:   \(i.samples) samples, \(i.gaps) gaps (\(i.missingSamples) missing), \(i.overruns) overruns, "
+                    + "\(i.timeouts) timeouts, \(i.shortReads) short reads, \(i.readErrors) read errors, "
+                    + "\(i.unknownChannels) unknown channels, \(i.unsupportedFormats) unsupported formats")
         }
         if problems.isEmpty {
             lines.append("No problems found in \(Self.format(observedSeconds)) s.")

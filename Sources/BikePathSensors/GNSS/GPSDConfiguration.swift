@@ -10,9 +10,11 @@ public struct GPSDConfiguration: Sendable, Equatable {
 
     /// Creates a configuration; gpsd at localhost:2947 by default, reconnect backoff from 0.25
     /// s up to 8 s.
-    public init(host: String = "localhost", port: Int = 2947, relayNMEA: Bool = true,
-                initialBackoff: Double = 0.25, maximumBackoff: Double = 8,
-                plausibility: GNSSTimePlausibility = GNSSTimePlausibility()) {
+    public init(
+        host: String = "localhost", port: Int = 2947, relayNMEA: Bool = true,
+        initialBackoff: Double = 0.25, maximumBackoff: Double = 8,
+        plausibility: GNSSTimePlausibility = GNSSTimePlausibility()
+    ) {
         self.host = host
         self.port = port
         self.relayNMEA = relayNMEA

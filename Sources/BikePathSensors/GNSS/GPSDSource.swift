@@ -17,8 +17,10 @@ public final class GPSDSource: Sendable {
     private var flag: StopFlag { reader.flag }
 
     /// Creates a source; nothing is connected until it is started.
-    public init(configuration: GPSDConfiguration = GPSDConfiguration(),
-                logger: Logger = Logger(label: "bikepath.gnss")) {
+    public init(
+        configuration: GPSDConfiguration = GPSDConfiguration(),
+        logger: Logger = Logger(label: "bikepath.gnss")
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.state = Mutex(GNSSStatus(host: configuration.host, port: configuration.port))
@@ -65,9 +67,10 @@ public final class GPSDSource: Sendable {
             if rc != 0 {
                 let reason = String(cString: gps_errstr(errno))
                 let address = "\(configuration.host):\(configuration.port)"
-                reader.retryAfterFailedConnect(state, error: "cannot connect to gpsd at \(address): \(reason)",
-                                               warning: "gpsd at \(address) unreachable (\(reason))",
-                                               backoff: &backoff, throttle: throttle, logger: logger)
+                reader.retryAfterFailedConnect(
+                    state, error: "cannot connect to gpsd at \(address): \(reason)",
+                    warning: "gpsd at \(address) unreachable (\(reason))",
+                    backoff: &backoff, throttle: throttle, logger: logger)
                 continue
             }
             var watch = UInt32(WATCH_ENABLE | WATCH_JSON)
@@ -102,9 +105,11 @@ public final class GPSDSource: Sendable {
     }
 
     /// Reads lines until the connection ends (returns true) or the source stops (false).
-    private func readSession(_ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
-                             _ session: inout SessionState, _ backoff: inout Backoff,
-                             _ deliver: @escaping @Sendable (GNSSEvent) -> Bool) -> Bool {
+    private func readSession(
+        _ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
+        _ session: inout SessionState, _ backoff: inout Backoff,
+        _ deliver: @escaping @Sendable (GNSSEvent) -> Bool
+    ) -> Bool {
         let throttle = LogThrottle()
         while flag.isRunning {
             guard gps_waiting(gps, 500_000) else { continue }
@@ -129,9 +134,11 @@ public final class GPSDSource: Sendable {
         return false
     }
 
-    private func handleLine(_ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
-                            _ receivedAt: SampleTime, _ session: inout SessionState, _ throttle: LogThrottle,
-                            _ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
+    private func handleLine(
+        _ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
+        _ receivedAt: SampleTime, _ session: inout SessionState, _ throttle: LogThrottle,
+        _ deliver: @escaping @Sendable (GNSSEvent) -> Bool
+    ) {
         switch UInt8(bitPattern: message[0]) {
         case UInt8(ascii: "$"), UInt8(ascii: "!"):
             let sentence = Self.trimmedLine(message)
@@ -144,9 +151,11 @@ public final class GPSDSource: Sendable {
         }
     }
 
-    private func handleJSON(_ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
-                            _ receivedAt: SampleTime, _ session: inout SessionState,
-                            _ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
+    private func handleJSON(
+        _ gps: UnsafeMutablePointer<gps_data_t>, _ message: UnsafeMutablePointer<CChar>,
+        _ receivedAt: SampleTime, _ session: inout SessionState,
+        _ deliver: @escaping @Sendable (GNSSEvent) -> Bool
+    ) {
         let set = gps.pointee.set
         if Self.hasClass(message, "TPV") {
             handleTPV(gps, receivedAt, &session, deliver)
@@ -173,11 +182,15 @@ public final class GPSDSource: Sendable {
         }
     }
 
-    private func handleTPV(_ gps: UnsafeMutablePointer<gps_data_t>, _ receivedAt: SampleTime,
-                           _ session: inout SessionState, _ deliver: @escaping @Sendable (GNSSEvent) -> Bool) {
+    private func handleTPV(
+        _ gps: UnsafeMutablePointer<gps_data_t>, _ receivedAt: SampleTime,
+        _ session: inout SessionState, _ deliver: @escaping @Sendable (GNSSEvent) -> Bool
+    ) {
         let raw = gps.pointee.fix
         let mode = FixMode(rawValue: Int(raw.mode)) ?? .unknown
-        let epoch: Int64? = raw.time.tv_sec == 0 ? nil
+        let epoch: Int64? =
+            raw.time.tv_sec == 0
+            ? nil
             : Int64(raw.time.tv_sec) * 1_000_000_000 + Int64(raw.time.tv_nsec)
         let fix = GNSSFix(
             receivedAt: receivedAt, time: epoch.map(UTCTime.init(nanosecondsSince1970:)), mode: mode,

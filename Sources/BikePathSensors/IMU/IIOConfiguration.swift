@@ -20,9 +20,11 @@ public struct IIOConfiguration: Sendable, Equatable {
 
     /// Creates a configuration; the defaults read the local IIO context at 100 Hz, 20 refills a
     /// second, a 1 s timeout, reopen after 3 timeouts, backoff 0.25 s up to 8 s.
-    public init(uri: String = "local:", deviceName: String? = nil, gyroDeviceName: String? = nil,
-                samplingFrequency: Double = 100, refillsPerSecond: Double = 20, timeout: Double = 1,
-                timeoutsBeforeReconnect: Int = 3, initialBackoff: Double = 0.25, maximumBackoff: Double = 8) {
+    public init(
+        uri: String = "local:", deviceName: String? = nil, gyroDeviceName: String? = nil,
+        samplingFrequency: Double = 100, refillsPerSecond: Double = 20, timeout: Double = 1,
+        timeoutsBeforeReconnect: Int = 3, initialBackoff: Double = 0.25, maximumBackoff: Double = 8
+    ) {
         self.uri = uri
         self.deviceName = deviceName
         self.gyroDeviceName = gyroDeviceName

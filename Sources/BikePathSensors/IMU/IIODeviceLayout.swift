@@ -63,11 +63,13 @@ struct IIODeviceLayout {
         var problems: [IIOChannelProblem] = []
         for index in 0..<iio_device_get_channels_count(device) {
             guard let channel = iio_device_get_channel(device, index),
-                  iio_channel_is_scan_element(channel), !iio_channel_is_output(channel) else { continue }
+                iio_channel_is_scan_element(channel), !iio_channel_is_output(channel)
+            else { continue }
             let channelID = iio_channel_get_id(channel).map { String(cString: $0) } ?? "?"
             guard let role = Self.role(type: iio_channel_get_type(channel), modifier: iio_channel_get_modifier(channel)) else {
-                problems.append(iio_channel_get_type(channel) == IIO_CHAN_TYPE_UNKNOWN
-                                ? .unknownType(channelID) : .unusedType(channelID))
+                problems.append(
+                    iio_channel_get_type(channel) == IIO_CHAN_TYPE_UNKNOWN
+                        ? .unknownType(channelID) : .unusedType(channelID))
                 continue
             }
             let format = Self.format(of: channel)
@@ -75,7 +77,9 @@ struct IIODeviceLayout {
                 problems.append(.unsupportedFormat(channelID, format, why))
                 continue
             }
-            let scaling = role == .timestamp ? IIOScaling()
+            let scaling =
+                role == .timestamp
+                ? IIOScaling()
                 : IIOScaling(scale: Self.attribute(channel, "scale") ?? 1, offset: Self.attribute(channel, "offset") ?? 0)
             elements.append(IIOElement(channel: channel, id: channelID, role: role, format: format, scaling: scaling))
         }
@@ -85,17 +89,19 @@ struct IIODeviceLayout {
     }
 
     var info: IMUDeviceInfo {
-        IMUDeviceInfo(id: id, name: name, channels: elements.map(\.id), ignoredChannels: problems.map(\.channelID),
-                      timestampClock: has(.timestamp) ? timestampClock.rawValue : nil)
+        IMUDeviceInfo(
+            id: id, name: name, channels: elements.map(\.id), ignoredChannels: problems.map(\.channelID),
+            timestampClock: has(.timestamp) ? timestampClock.rawValue : nil)
     }
 
     static func role(type: iio_chan_type, modifier: iio_modifier) -> IIORole? {
-        let axis: Int? = switch modifier {
-        case IIO_MOD_X: 0
-        case IIO_MOD_Y: 1
-        case IIO_MOD_Z: 2
-        default: nil
-        }
+        let axis: Int? =
+            switch modifier {
+            case IIO_MOD_X: 0
+            case IIO_MOD_Y: 1
+            case IIO_MOD_Z: 2
+            default: nil
+            }
         switch type {
         case IIO_TIMESTAMP: return .timestamp
         case IIO_ACCEL: return axis.map { IIORole(rawValue: IIORole.accelX.rawValue + $0)! }
@@ -106,8 +112,9 @@ struct IIODeviceLayout {
 
     static func format(of channel: OpaquePointer) -> IIOScanFormat {
         let f = iio_channel_get_data_format(channel)!.pointee
-        return IIOScanFormat(storageBits: Int(f.length), bits: Int(f.bits), shift: Int(f.shift),
-                             isSigned: f.is_signed, isBigEndian: f.is_be, repeatCount: Int(max(1, f.`repeat`)))
+        return IIOScanFormat(
+            storageBits: Int(f.length), bits: Int(f.bits), shift: Int(f.shift),
+            isSigned: f.is_signed, isBigEndian: f.is_be, repeatCount: Int(max(1, f.`repeat`)))
     }
 
     static func attribute(_ channel: OpaquePointer, _ name: String) -> Double? {
@@ -143,8 +150,10 @@ struct IIODevicePlan {
             guard let device = named(wanted) else { return .failed("no IIO device named \(wanted)", all) }
             accel = device
         } else {
-            guard let device = all.first(where: { $0.hasAccel && $0.hasGyro }) ?? all.first(where: \.hasAccel)
-                    ?? all.first(where: { !$0.unreadableAxes.isEmpty }) else {
+            guard
+                let device = all.first(where: { $0.hasAccel && $0.hasGyro }) ?? all.first(where: \.hasAccel)
+                    ?? all.first(where: { !$0.unreadableAxes.isEmpty })
+            else {
                 return .failed("no IIO device with accel_x/y/z scan elements", all)
             }
             accel = device
@@ -155,8 +164,11 @@ struct IIODevicePlan {
         }
         var gyro: IIODeviceLayout?
         if !accel.hasGyro {
-            if let wanted = configuration.gyroDeviceName { gyro = named(wanted) }
-            else { gyro = all.first { $0.id != accel.id && $0.hasGyro && $0.unreadableAxes.isEmpty } }
+            if let wanted = configuration.gyroDeviceName {
+                gyro = named(wanted)
+            } else {
+                gyro = all.first { $0.id != accel.id && $0.hasGyro && $0.unreadableAxes.isEmpty }
+            }
         }
         return .chosen(IIODevicePlan(accel: accel, gyro: gyro), all)
     }

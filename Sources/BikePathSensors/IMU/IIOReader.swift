@@ -1,7 +1,7 @@
 import BikePathCore
 import CIIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One open IIO buffer on one device, and the decoding of its records into samples.
@@ -91,9 +91,10 @@ final class IIODeviceReader {
 
     @inline(__always)
     private static func vector(_ elements: [IIOElement], _ bases: [UnsafeMutableRawPointer], _ offset: Int) -> Vector3 {
-        Vector3(x: elements[0].scaling.apply(elements[0].format.value(at: bases[0] + offset)),
-                y: elements[1].scaling.apply(elements[1].format.value(at: bases[1] + offset)),
-                z: elements[2].scaling.apply(elements[2].format.value(at: bases[2] + offset)))
+        Vector3(
+            x: elements[0].scaling.apply(elements[0].format.value(at: bases[0] + offset)),
+            y: elements[1].scaling.apply(elements[1].format.value(at: bases[1] + offset)),
+            z: elements[2].scaling.apply(elements[2].format.value(at: bases[2] + offset)))
     }
 }
 

@@ -58,9 +58,10 @@ public final class IIOSource: Sendable {
         while flag.isRunning {
             guard let context = iio_create_context_from_uri(configuration.uri) else {
                 let reason = String(cString: strerror(errno))
-                reader.retryAfterFailedConnect(state, error: "cannot open IIO context \(configuration.uri): \(reason)",
-                                               warning: "cannot open IIO context \(configuration.uri) (\(reason))",
-                                               backoff: &backoff, throttle: throttle, logger: logger)
+                reader.retryAfterFailedConnect(
+                    state, error: "cannot open IIO context \(configuration.uri): \(reason)",
+                    warning: "cannot open IIO context \(configuration.uri) (\(reason))",
+                    backoff: &backoff, throttle: throttle, logger: logger)
                 continue
             }
             let lost = session(context: context, backoff: &backoff, meter: &meter, deliver)
@@ -74,8 +75,10 @@ public final class IIOSource: Sendable {
     }
 
     /// Discovers, opens and reads the device(s) until something fails; returns what did.
-    private func session(context: OpaquePointer, backoff: inout Backoff, meter: inout SampleRateMeter,
-                         _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) -> String {
+    private func session(
+        context: OpaquePointer, backoff: inout Backoff, meter: inout SampleRateMeter,
+        _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool
+    ) -> String {
         let rate = configuration.samplingFrequency
         _ = iio_context_set_timeout(context, UInt32(ioTimeout(rate: rate) * 1000))
         let plan: IIODevicePlan
@@ -111,14 +114,18 @@ public final class IIOSource: Sendable {
             $0.configuredRateHz = configured
             $0.bufferSamples = samples
         }
-        logger.info("reading IMU \(plan.layouts.map { "\($0.id) (\($0.name))" }.joined(separator: " + ")) at \(configured) Hz, \(samples) samples per buffer")
+        logger.info(
+            "reading IMU \(plan.layouts.map { "\($0.id) (\($0.name))" }.joined(separator: " + ")) at \(configured) Hz, \(samples) samples per buffer"
+        )
         meter.nominalRate = configured
         meter.restartWindow()
         return read(readers, rate: configured, backoff: &backoff, meter: &meter, deliver)
     }
 
-    private func read(_ readers: [IIODeviceReader], rate: Double, backoff: inout Backoff, meter: inout SampleRateMeter,
-                      _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool) -> String {
+    private func read(
+        _ readers: [IIODeviceReader], rate: Double, backoff: inout Backoff, meter: inout SampleRateMeter,
+        _ deliver: @escaping @Sendable ([SensorRecord]) -> Bool
+    ) -> String {
         let period = Int64(1e9 / max(rate, 0.001))
         var batches = [IIODeviceReader.Batch](repeating: .init(), count: readers.count)
         var timeoutsInRow = 0
@@ -133,9 +140,12 @@ public final class IIOSource: Sendable {
                 case .samples(let count):
                     timeoutsInRow = 0
                     if count < reader.samplesPerBuffer {
-                        let n = state.withLock { s in s.shortReads += 1; return s.shortReads }
+                        let n = state.withLock { s in
+                            s.shortReads += 1; return s.shortReads
+                        }
                         if throttle.shouldLog(count: n) {
-                            logger.warning("short IIO read on \(reader.layout.id): \(count) of \(reader.samplesPerBuffer) samples (\(n) so far)")
+                            logger.warning(
+                                "short IIO read on \(reader.layout.id): \(count) of \(reader.samplesPerBuffer) samples (\(n) so far)")
                         }
                     }
                     reader.decode(count: count, edge: edge, period: period, into: &batches[i])
@@ -190,7 +200,8 @@ public final class IIOSource: Sendable {
 
     private func makeRecords(_ batches: [IIODeviceReader.Batch], separateGyro: Bool) -> [SensorRecord] {
         let main = batches[0]
-        let gyro: [Vector3?] = separateGyro
+        let gyro: [Vector3?] =
+            separateGyro
             ? pairNearest(accelTimes: main.times, gyroTimes: batches[1].times, gyro: batches[1].gyro)
             : (main.gyro.isEmpty ? main.times.map { _ in nil } : main.gyro.map { $0 })
         return main.times.indices.map { k in
@@ -206,7 +217,8 @@ public final class IIOSource: Sendable {
                 logger.notice("\(layout.id) has no sampling_frequency attribute; assuming \(rate) Hz")
                 continue
             }
-            let rc = rate == rate.rounded()
+            let rc =
+                rate == rate.rounded()
                 ? iio_device_attr_write_longlong(layout.device, "sampling_frequency", Int64(rate))
                 : iio_device_attr_write_double(layout.device, "sampling_frequency", rate)
             if rc < 0 {

@@ -34,11 +34,12 @@ public struct IIOTimestampMapper: Sendable {
     /// Prepares the mapping for one buffer: `newest` is the buffer's last stamp, `edge` the
     /// clocks read when the refill returned. Returns the offset to add to each stamp.
     public mutating func offset(newest: Int64, edge: (monotonic: Int64, realtime: Int64)) -> Int64 {
-        let direct: Int64? = switch clock {
-        case .monotonic: 0
-        case .realtime: edge.monotonic - edge.realtime
-        case .other: nil
-        }
+        let direct: Int64? =
+            switch clock {
+            case .monotonic: 0
+            case .realtime: edge.monotonic - edge.realtime
+            case .other: nil
+            }
         if let direct, plausible(newest + direct, edge.monotonic) {
             anchorOffset = nil
             return direct

@@ -65,12 +65,15 @@ public enum GoProCSVImporter {
             if let gyroPath = files.gyro {
                 let g = try NumericCSV(path: gyroPath, required: ["Milliseconds", "GyroX", "GyroY", "GyroZ"])
                 guard g.rowCount == accl.rowCount else {
-                    throw ImportError(path: gyroPath, message: "\(g.rowCount) rows but \(baseName(acclPath)) has \(accl.rowCount); accl and gyro rows must pair up")
+                    throw ImportError(
+                        path: gyroPath,
+                        message: "\(g.rowCount) rows but \(baseName(acclPath)) has \(accl.rowCount); accl and gyro rows must pair up")
                 }
                 let gt = g.column("Milliseconds")
                 for i in gt.indices where abs(gt[i] - rawTime[i]) > 0.5 {
-                    throw ImportError(path: gyroPath, line: g.lineNumbers[i],
-                                      message: "time \(gt[i]) ms does not match \(baseName(acclPath)) line \(accl.lineNumbers[i]) (\(rawTime[i]) ms)")
+                    throw ImportError(
+                        path: gyroPath, line: g.lineNumbers[i],
+                        message: "time \(gt[i]) ms does not match \(baseName(acclPath)) line \(accl.lineNumbers[i]) (\(rawTime[i]) ms)")
                 }
                 gyro = (g.column("GyroX"), g.column("GyroY"), g.column("GyroZ"))
             }
@@ -83,19 +86,25 @@ public enum GoProCSVImporter {
             stats.imuSamples = imu.count
             let rate = meanRate(t)
             let rest = meanAccel(imu.prefix { $0.time.seconds < 1 })
-            let note = "GoPro camera frame as exported; how the camera sat on the bike is not stated by the source."
+            let note =
+                "GoPro camera frame as exported; how the camera sat on the bike is not stated by the source."
                 + " Mean acceleration over the first second: \(rest)"
-            sensors.append(.init(id: "accel", kind: "accelerometer", name: "GoPro HERO IMU (GPMF ACCL)", rateHz: rate,
-                                 unit: "m/s^2", note: note))
+            sensors.append(
+                .init(
+                    id: "accel", kind: "accelerometer", name: "GoPro HERO IMU (GPMF ACCL)", rateHz: rate,
+                    unit: "m/s^2", note: note))
             if gyro != nil {
-                sensors.append(.init(id: "gyro", kind: "gyroscope", name: "GoPro HERO IMU (GPMF GYRO)", rateHz: rate,
-                                     unit: "rad/s", note: "same frame as accel"))
+                sensors.append(
+                    .init(
+                        id: "gyro", kind: "gyroscope", name: "GoPro HERO IMU (GPMF GYRO)", rateHz: rate,
+                        unit: "rad/s", note: "same frame as accel"))
             }
         }
         var nmea: [SensorRecord] = []
         var createdUTC: UTCTime?
         if let gpsPath = files.gps {
-            let gps = try NumericCSV(path: gpsPath, required: ["Milliseconds", "Latitude", "Longitude", "Altitude", "Speed", "TS", "GpsAccuracy", "GpsFix"])
+            let gps = try NumericCSV(
+                path: gpsPath, required: ["Milliseconds", "Latitude", "Longitude", "Altitude", "Speed", "TS", "GpsAccuracy", "GpsFix"])
             try gps.requireWithin("Milliseconds", millisecondsRange, millisecondsRule)
             try gps.requireNonDecreasing("Milliseconds")
             let t = gps.column("Milliseconds"), lat = gps.column("Latitude"), lon = gps.column("Longitude")
@@ -112,7 +121,8 @@ public enum GoProCSVImporter {
                 }
                 // GPMF's DOP × 100: 0 (ideal) to 9999 (no fix); negative is no dilution of precision.
                 guard (0...9_999).contains(dop[i]) else {
-                    throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "GpsAccuracy \(dop[i]) is out of range 0…9999 (DOP × 100)")
+                    throw ImportError(
+                        path: gpsPath, line: gps.lineNumbers[i], message: "GpsAccuracy \(dop[i]) is out of range 0…9999 (DOP × 100)")
                 }
                 guard ts[i] > 0, ts[i] < 9.2e15 else {
                     throw ImportError(path: gpsPath, line: gps.lineNumbers[i], message: "TS \(ts[i]) is not a time in µs since 1970")
@@ -123,15 +133,20 @@ public enum GoProCSVImporter {
                     createdUTC = UTCTime(nanosecondsSince1970: utc.nanosecondsSince1970 - received.nanoseconds)
                 }
                 let mode: FixMode = fixCode[i] >= 3 ? .threeD : fixCode[i] >= 2 ? .twoD : .noFix
-                let fix = GNSSFix(receivedAt: received, time: utc, mode: mode, latitude: lat[i], longitude: lon[i],
-                                  altitudeMSL: alt[i], speed: max(0, speed[i]), hdop: dop[i] / 100)
+                let fix = GNSSFix(
+                    receivedAt: received, time: utc, mode: mode, latitude: lat[i], longitude: lon[i],
+                    altitudeMSL: alt[i], speed: max(0, speed[i]), hdop: dop[i] / 100)
                 for s in NMEAWriter.sentences(for: fix) { nmea.append(.nmea(received, s)) }
             }
             stats.gpsRows = t.count
             stats.nmeaSentences = nmea.count
-            sensors.append(.init(id: "gnss", kind: "gnss", name: "GoPro HERO GPS (GPMF GPS5) as RMC+GGA", rateHz: meanRate(t),
-                                 unit: "nmea0183",
-                                 note: "NMEA synthesized on import: time from TS, speed from Speed, fix from GpsFix, HDOP = GpsAccuracy/100, altitude taken as MSL"))
+            sensors.append(
+                .init(
+                    id: "gnss", kind: "gnss", name: "GoPro HERO GPS (GPMF GPS5) as RMC+GGA", rateHz: meanRate(t),
+                    unit: "nmea0183",
+                    note:
+                        "NMEA synthesized on import: time from TS, speed from Speed, fix from GpsFix, HDOP = GpsAccuracy/100, altitude taken as MSL"
+                ))
         }
         let header = RecordingHeader(
             createdUTC: createdUTC, createdAtMonotonic: createdUTC == nil ? nil : SampleTime(nanoseconds: 0),
@@ -155,14 +170,16 @@ public enum GoProCSVImporter {
         var repairs = 0
         for i in t.indices.dropFirst() where t[i] < t[i - 1] {
             guard t[i - 1] - t[i] <= 50, i >= 2 else {
-                throw ImportError(path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
+                throw ImportError(
+                    path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
             }
             let packetStep = t[i - 1] - t[i - 2]
             var start = i - 1
             while start - 1 > floor && abs((t[start] - t[start - 1]) - packetStep) < 1e-6 { start -= 1 }
             if abs((t[start] - t[start - 1]) - packetStep) < 1e-6 { start -= 1 }  // reached the floor row
             guard t[i] > t[start] else {
-                throw ImportError(path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
+                throw ImportError(
+                    path: csv.path, line: csv.lineNumbers[i], message: "Milliseconds goes backwards (\(t[i - 1]) then \(t[i]))")
             }
             let step = (t[i] - t[start]) / Double(i - start)
             for k in start..<i { out[k] = t[start] + Double(k - start) * step }

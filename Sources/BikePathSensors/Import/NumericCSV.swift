@@ -28,8 +28,9 @@ struct NumericCSV {
         }
         func checkLength(_ line: ArraySlice<UInt8>, _ number: Int) throws(ImportError) {
             guard line.count <= Self.maxLineBytes else {
-                throw ImportError(path: path, line: number,
-                                  message: "line is \(line.count) bytes long, over \(Self.maxLineBytes): not a CSV export")
+                throw ImportError(
+                    path: path, line: number,
+                    message: "line is \(line.count) bytes long, over \(Self.maxLineBytes): not a CSV export")
             }
         }
         guard let (_, first) = lines.next(), !trimmed(first).isEmpty else {
@@ -41,8 +42,9 @@ struct NumericCSV {
         var indices: [Int] = []
         for r in required {
             guard let i = names.firstIndex(of: r) else {
-                throw ImportError(path: path, line: 1,
-                                  message: "missing column '\(r)' (found: \(names.joined(separator: ","))); is this the right file?")
+                throw ImportError(
+                    path: path, line: 1,
+                    message: "missing column '\(r)' (found: \(names.joined(separator: ","))); is this the right file?")
             }
             indices.append(i)
         }

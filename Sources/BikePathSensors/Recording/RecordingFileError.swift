@@ -25,9 +25,9 @@ public enum RecordingFileError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func errnoText(_ e: Int32) -> String {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BikePathCore
 
@@ -91,8 +91,10 @@ public final class RecordingReader {
         return (reader.header, records, reader.report)
     }
 
-    private static func pull(_ decoder: inout RecordingDecoder, fd: Int32, chunk: inout [UInt8],
-                             path: String) throws(RecordingFileError) -> RecordingEvent? {
+    private static func pull(
+        _ decoder: inout RecordingDecoder, fd: Int32, chunk: inout [UInt8],
+        path: String
+    ) throws(RecordingFileError) -> RecordingEvent? {
         while true {
             if let e = decoder.next() { return e }
             if decoder.isDone { return nil }

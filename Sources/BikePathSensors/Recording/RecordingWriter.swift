@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import BikePathCore
 
@@ -30,8 +30,10 @@ public final class RecordingWriter {
     private let imuBlockSize: Int
 
     /// Creates the file (refusing to replace an existing one unless `overwrite`) and writes the header.
-    public init(path: String, header: RecordingHeader, overwrite: Bool = false, syncPolicy: SyncPolicy = .onClose,
-                bufferSize: Int = 64 << 10, imuBlockSize: Int = 200) throws(RecordingFileError) {
+    public init(
+        path: String, header: RecordingHeader, overwrite: Bool = false, syncPolicy: SyncPolicy = .onClose,
+        bufferSize: Int = 64 << 10, imuBlockSize: Int = 200
+    ) throws(RecordingFileError) {
         self.path = path
         self.syncPolicy = syncPolicy
         self.bufferSize = bufferSize

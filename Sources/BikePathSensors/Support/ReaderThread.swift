@@ -31,16 +31,20 @@ final class ReaderThread: Sendable {
     /// `bufferSize` elements wait for the consumer; `deliver` returns false for the ones
     /// that did not fit (the oldest are kept), so the source can count them. The stream
     /// finishes when the reader exits; dropping the stream stops the reader.
-    func stream<Element: Sendable>(bufferSize: Int,
-                                   reading body: @escaping @Sendable (_ deliver: @escaping @Sendable (Element) -> Bool) -> Void)
-        -> AsyncStream<Element> {
+    func stream<Element: Sendable>(
+        bufferSize: Int,
+        reading body: @escaping @Sendable (_ deliver: @escaping @Sendable (Element) -> Bool) -> Void
+    )
+        -> AsyncStream<Element>
+    {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingOldest(bufferSize))
-        start({
-            body { element in
-                if case .enqueued = continuation.yield(element) { return true }
-                return false
-            }
-        }, onExit: { continuation.finish() })
+        start(
+            {
+                body { element in
+                    if case .enqueued = continuation.yield(element) { return true }
+                    return false
+                }
+            }, onExit: { continuation.finish() })
         continuation.onTermination = { [flag] _ in flag.stop() }
         return stream
     }
@@ -65,7 +69,8 @@ extension ReaderThread {
     /// `stop()` cuts the wait short.
     func retryAfterFailedConnect<Status: ConnectionCounters>(
         _ state: borrowing Mutex<Status>, error: String, warning: String,
-        backoff: inout Backoff, throttle: LogThrottle, logger: Logger) {
+        backoff: inout Backoff, throttle: LogThrottle, logger: Logger
+    ) {
         let failures = state.withLock { s in
             s.connectFailures += 1
             s.lastError = error

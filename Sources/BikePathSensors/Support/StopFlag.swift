@@ -1,6 +1,6 @@
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A run flag shared between a source's owner and its reader thread, plus a sleep that

@@ -9,13 +9,16 @@ struct AllTheDocksEvaluationTests {
     @Test func everyRideIsOneTripWithPlausibleDistance() throws {
         var config = PipelineConfiguration()
         config.crashDetectionEnabled = true
-        print("ride      fixes  rejected  trips  start(s) raw(m)  trip(m)  diff  rawInTrip doppler vsDopp elapsed(s) moving(s) avg(km/h) paused(s)")
+        print(
+            "ride      fixes  rejected  trips  start(s) raw(m)  trip(m)  diff  rawInTrip doppler vsDopp elapsed(s) moving(s) avg(km/h) paused(s)"
+        )
         for ride in AllTheDocksCSV.rides {
             let fixes = try AllTheDocksCSV.fixes(TestData.allTheDocks + "/\(ride)-gps.csv")
             var records: [SensorRecord] = []
             if FileManager.default.fileExists(atPath: TestData.allTheDocks + "/\(ride)-accl.csv") {
-                records = try AllTheDocksCSV.imu(accl: TestData.allTheDocks + "/\(ride)-accl.csv",
-                                                 gyro: TestData.allTheDocks + "/\(ride)-gyro.csv")
+                records = try AllTheDocksCSV.imu(
+                    accl: TestData.allTheDocks + "/\(ride)-accl.csv",
+                    gyro: TestData.allTheDocks + "/\(ride)-gyro.csv")
             }
             var rejected = FixRejections()
             let out = replay(merge(fixes: fixes, records: records), configuration: config) { rejected = $0.status.rejectedFixes }
@@ -28,10 +31,12 @@ struct AllTheDocksEvaluationTests {
             let diff = (distance - raw) / raw
             let s = trips.first?.statistics ?? TripStatistics()
             let rejectedCount = rejected.badDOP + rejected.jump + rejected.stale + rejected.noPosition
-            print(String(format: "%@ %6d %6d %6d %8.1f %8.0f %8.0f %+6.1f%% %8.0f %8.0f %+5.1f%% %9.0f %9.0f %8.1f %9.0f",
-                         ride, fixes.count, rejectedCount, trips.count, trips.first?.startTime.seconds ?? -1,
-                         raw, distance, 100 * diff, rawInTrip, doppler, 100 * (distance - doppler) / doppler, s.elapsedSeconds, s.movingSeconds,
-                         s.averageMovingSpeed * 3.6, s.elapsedSeconds - s.movingSeconds))
+            print(
+                String(
+                    format: "%@ %6d %6d %6d %8.1f %8.0f %8.0f %+6.1f%% %8.0f %8.0f %+5.1f%% %9.0f %9.0f %8.1f %9.0f",
+                    ride, fixes.count, rejectedCount, trips.count, trips.first?.startTime.seconds ?? -1,
+                    raw, distance, 100 * diff, rawInTrip, doppler, 100 * (distance - doppler) / doppler, s.elapsedSeconds, s.movingSeconds,
+                    s.averageMovingSpeed * 3.6, s.elapsedSeconds - s.movingSeconds))
             #expect(trips.count == 1, "\(ride): one continuous ride should be one trip")
             // The trip integrates the receiver's speed over ground (issue 22), which position
             // jitter does not inflate, so it never measures more than the raw steps over the

@@ -7,15 +7,18 @@ import Testing
 struct CandidateJudgeTests {
     /// A crossing with every parameter fixed, so a test states exactly what it rides over.
     static func crossing(_ kind: ObstacleKind, peak: Double, speed: Double, rearRatio: Double = 0.6) -> WheelImpact {
-        WheelImpact(kind: kind, peak: peak, speed: speed, wheelbase: 1.05, rearRatio: rearRatio, contactLength: 0.1,
-                    obstacleLength: 0.4, drop: 3.5, ringHz: 18, ringDamping: 0.12, ringRatio: 0.4)
+        WheelImpact(
+            kind: kind, peak: peak, speed: speed, wheelbase: 1.05, rearRatio: rearRatio, contactLength: 0.1,
+            obstacleLength: 0.4, drop: 3.5, ringHz: 18, ringDamping: 0.12, ringRatio: 0.4)
     }
 
     /// Rides at `speed` after a 5 s stand (the trip is under way well before 60 s), with
     /// `texture` (uniform, m/s² half-width, scaled by speed as on a real road) and
     /// crossings added along gravity at the given times.
-    static func ride(speed: Double = 5, texture: Float = 1, seconds: Double = 100,
-                     crossings: [(Double, WheelImpact)] = [], configuration: PipelineConfiguration = .init()) -> [ChainOutput] {
+    static func ride(
+        speed: Double = 5, texture: Float = 1, seconds: Double = 100,
+        crossings: [(Double, WheelImpact)] = [], configuration: PipelineConfiguration = .init()
+    ) -> [ChainOutput] {
         let ride = SyntheticRide(profile: [(5, 0), (seconds, speed)], fixRate: 5)
         let imu = ride.imu(rate: 200, texture: texture).map { record -> SensorRecord in
             guard case .imu(let s) = record else { return record }
@@ -105,8 +108,12 @@ struct CandidateJudgeTests {
         let hit = Self.crossing(.pothole, peak: 14, speed: 5)
         let imu = ride.imu(rate: 200).map { record -> SensorRecord in
             guard case .imu(let s) = record, hit.span.contains(s.time.seconds - 12) else { return record }
-            return .imu(IMUSample(time: s.time, accel: Vector3(x: s.accel.x, y: s.accel.y,
-                                                               z: s.accel.z + Float(hit.acceleration(at: s.time.seconds - 12))), gyro: s.gyro))
+            return .imu(
+                IMUSample(
+                    time: s.time,
+                    accel: Vector3(
+                        x: s.accel.x, y: s.accel.y,
+                        z: s.accel.z + Float(hit.acceleration(at: s.time.seconds - 12))), gyro: s.gyro))
         }
         let out = replay(merge(fixes: ride.fixes(), records: imu))
         #expect(out.trips.isEmpty && out.obstacles.isEmpty)
@@ -125,7 +132,7 @@ struct CandidateJudgeTests {
 
     @Test func severityAndConfidenceFollowTheirDocumentedFormulas() {
         #expect(abs(CandidateJudge.severity(peak: 10, speed: 5) - 0.5) < 1e-12)
-        #expect(abs(CandidateJudge.severity(peak: 10, speed: 10) - 5.0 / 15) < 1e-12)   // faster: the same jolt is a smaller hole
+        #expect(abs(CandidateJudge.severity(peak: 10, speed: 10) - 5.0 / 15) < 1e-12)  // faster: the same jolt is a smaller hole
         #expect(abs(CandidateJudge.severity(peak: 10, speed: nil) - 0.5) < 1e-12)
         #expect(abs(CandidateJudge.confidence(strength: 1, echo: false, speedKnown: false) - 0.5) < 1e-12)
         #expect(abs(CandidateJudge.confidence(strength: 1, echo: true, speedKnown: true) - 0.75) < 1e-12)

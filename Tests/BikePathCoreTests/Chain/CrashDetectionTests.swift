@@ -10,7 +10,7 @@ struct CrashDetectionTests {
     /// Rides at 5 m/s until `impactAt`; then a 6 g hit, a 90° roll in 0.5 s and stillness.
     static func crash(impactAt: Double, speedBefore: Double = 5, fall: Bool = true, tail: Double = 20) -> [ChainInput] {
         let ride = SyntheticRide(profile: [(impactAt, speedBefore), (tail, 0)])
-        let w = Float.pi          // rad/s about y: 90° in 0.5 s
+        let w = Float.pi  // rad/s about y: 90° in 0.5 s
         let imu = ride.imu(rate: rate, texture: speedBefore > 0 ? 1 : 0.05) { t in
             let dt = t - impactAt
             guard dt >= 0 else { return nil }
@@ -49,7 +49,7 @@ struct CrashDetectionTests {
         #expect(abs(alarm.windowRate - Self.rate) < 1)
         let expected = (alarm.time.secondsSince(alarm.impactTime) + 1) * Self.rate
         #expect(abs(Double(alarm.window.count) - expected) <= 2, "\(alarm.window.count) samples, expected ≈ \(expected)")
-        let lead = Int(Self.rate) - 5   // before the impact: riding texture only
+        let lead = Int(Self.rate) - 5  // before the impact: riding texture only
         #expect(alarm.window.prefix(lead).allSatisfy { abs($0) < 15 })
         #expect(alarm.window.dropFirst(lead).contains { abs($0) > 15 }, "the hit is in the window")
     }

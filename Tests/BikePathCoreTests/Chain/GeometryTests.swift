@@ -32,7 +32,10 @@ struct GeometryTests {
         #expect(simplified.count >= 3 && simplified.count <= 5)
         #expect(simplified.first == pts.first && simplified.last == pts.last)
         // The corner survives: some kept point is within 3 m of (0, 200).
-        #expect(simplified.contains { let xy = plane.project($0); return abs(xy.east) < 3 && abs(xy.north - 200) < 3 })
+        #expect(
+            simplified.contains {
+                let xy = plane.project($0); return abs(xy.east) < 3 && abs(xy.north - 200) < 3
+            })
         // Every dropped point is within tolerance of the simplified polyline's vertices' segments.
         #expect(DouglasPeucker.simplify(pts, tolerance: 0.1).count == pts.count)
         #expect(DouglasPeucker.simplify(Array(pts.prefix(2)), tolerance: 5).count == 2)
@@ -50,8 +53,9 @@ struct OrientationTests {
         for i in 0..<2000 {
             let t = Float(i) / 200
             let a = 9.81 + 2 * sin(2 * .pi * 3 * t)
-            let v = estimator.step(accel: Vector3(x: a * up.x, y: a * up.y, z: a * up.z),
-                                   gyro: gyro ? Vector3.zero : nil, dt: 1 / 200)
+            let v = estimator.step(
+                accel: Vector3(x: a * up.x, y: a * up.y, z: a * up.z),
+                gyro: gyro ? Vector3.zero : nil, dt: 1 / 200)
             out.append(v)
         }
         return out
@@ -74,7 +78,10 @@ struct OrientationTests {
         var withGyro = GravityEstimator(tauWithGyro: 2, tauWithoutGyro: 0.5)
         var without = GravityEstimator(tauWithGyro: 2, tauWithoutGyro: 0.5)
         let w = Float.pi
-        for i in 0..<400 { _ = withGyro.step(accel: Vector3(x: 0, y: 0, z: 9.81), gyro: .zero, dt: 0.005); _ = without.step(accel: Vector3(x: 0, y: 0, z: 9.81), gyro: nil, dt: 0.005); _ = i }
+        for i in 0..<400 {
+            _ = withGyro.step(accel: Vector3(x: 0, y: 0, z: 9.81), gyro: .zero, dt: 0.005);
+            _ = without.step(accel: Vector3(x: 0, y: 0, z: 9.81), gyro: nil, dt: 0.005); _ = i
+        }
         for i in 0..<100 {
             let theta = w * Float(i + 1) * 0.005
             let a = Vector3(x: -9.81 * sin(theta), y: 0, z: 9.81 * cos(theta))

@@ -37,9 +37,11 @@ struct GonzalezEvaluationTests {
     @Test func measuredFloors() throws {
         let r = try Self.evaluate()
         #expect(r.total.values.reduce(0, +) == 250)
-        print(String(format: "González 2017: accuracy %.1f%%, FPR %.1f%%, recall potholes %.1f%%, asphalt %.1f%%, metal %.1f%%, worn %.1f%%",
-                     100 * r.accuracy, 100 * r.fpr, 100 * r.rate("potholes"), 100 * r.rate("asphalt_bumps"),
-                     100 * r.rate("metal_bumps"), 100 * r.rate("worn_out_road")))
+        print(
+            String(
+                format: "González 2017: accuracy %.1f%%, FPR %.1f%%, recall potholes %.1f%%, asphalt %.1f%%, metal %.1f%%, worn %.1f%%",
+                100 * r.accuracy, 100 * r.fpr, 100 * r.rate("potholes"), 100 * r.rate("asphalt_bumps"),
+                100 * r.rate("metal_bumps"), 100 * r.rate("worn_out_road")))
         // Floors just under what the cross-validated detector measures (79.2 %, 70 %, 28 %),
         // so a regression shows. The paper's 95 % goal is retired (issue 11): these car
         // windows are a sanity check, the bicycle is the yardstick (docs/evaluation.md).

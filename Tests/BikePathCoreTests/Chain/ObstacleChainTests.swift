@@ -5,8 +5,10 @@ import Testing
 /// nothing while too slow.
 struct ObstacleChainTests {
     /// Riding at `speed` after a 5 s stand; hits (drop then impact) at the given times.
-    static func obstacles(speed: Double, hits: [Double],
-                          profile: [(Double, Double)]? = nil) -> [ObstacleEvent] {
+    static func obstacles(
+        speed: Double, hits: [Double],
+        profile: [(Double, Double)]? = nil
+    ) -> [ObstacleEvent] {
         let ride = SyntheticRide(profile: profile ?? [(5, 0), (100, speed)], fixRate: 5)
         let imu = ride.imu(rate: 200) { t in
             for h in hits {
@@ -25,7 +27,7 @@ struct ObstacleChainTests {
         #expect(e.kind == .pothole && abs(e.time.seconds - 60.05) < 0.1)
         #expect(abs((e.speed ?? 0) - 5) < 0.2)
         let north = LocalPlane(origin: SyntheticRide(profile: []).start).project(try #require(e.coordinate)).north
-        #expect(abs(north - 5 * 55) < 3)       // 55 s at 5 m/s
+        #expect(abs(north - 5 * 55) < 3)  // 55 s at 5 m/s
         #expect(e.windowRate > 199 && e.windowRate < 201 && e.window.count >= 100)
     }
 

@@ -90,6 +90,9 @@ struct ObstacleDetectorTests {
         var config = ObstacleDetectorConfiguration.bicycle
         config.minimumPeak = 1
         #expect(ObstacleDetector.detect(verticalAcceleration: smooth, rate: rate, configuration: config).count == 1)
-        #expect(ObstacleDetector.detect(verticalAcceleration: rough, rate: rate, configuration: config).allSatisfy { $0.time.seconds < 14 || $0.time.seconds > 16 })
+        #expect(
+            ObstacleDetector.detect(verticalAcceleration: rough, rate: rate, configuration: config).allSatisfy {
+                $0.time.seconds < 14 || $0.time.seconds > 16
+            })
     }
 }

@@ -7,8 +7,9 @@ import Testing
 struct RealRideIMUTests {
     static func inputs() throws -> [ChainInput] {
         let root = TestData.allTheDocks
-        return merge(fixes: try AllTheDocksCSV.fixes(root + "/GX010056-gps.csv"),
-                     records: try AllTheDocksCSV.imu(accl: root + "/GX010056-accl.csv", gyro: root + "/GX010056-gyro.csv"))
+        return merge(
+            fixes: try AllTheDocksCSV.fixes(root + "/GX010056-gps.csv"),
+            records: try AllTheDocksCSV.imu(accl: root + "/GX010056-accl.csv", gyro: root + "/GX010056-gyro.csv"))
     }
 
     @Test func obstaclesAndRoadQualityOnARealRide() throws {
@@ -19,12 +20,15 @@ struct RealRideIMUTests {
         let obstacles = out.obstacles, segments = out.segments
         var statuses: [PathStatus: Int] = [:]
         for s in segments { statuses[s.status, default: 0] += 1 }
-        print("GX010056: \(Int(trip.statistics.distanceMeters)) m, \(obstacles.count) obstacles "
-              + "(\(ObstacleKind.allCases.map { k in "\(k.rawValue) \(obstacles.filter { $0.kind == k }.count)" }.joined(separator: ", "))), "
-              + "\(segments.count) segments: \(PathStatus.allCases.map { "\($0.rawValue) \(statuses[$0] ?? 0)" }.joined(separator: ", ")), "
-              + "roughness \(segments.map { String(format: "%.2f", $0.roughness) }.joined(separator: " "))")
+        print(
+            "GX010056: \(Int(trip.statistics.distanceMeters)) m, \(obstacles.count) obstacles "
+                + "(\(ObstacleKind.allCases.map { k in "\(k.rawValue) \(obstacles.filter { $0.kind == k }.count)" }.joined(separator: ", "))), "
+                + "\(segments.count) segments: \(PathStatus.allCases.map { "\($0.rawValue) \(statuses[$0] ?? 0)" }.joined(separator: ", ")), "
+                + "roughness \(segments.map { String(format: "%.2f", $0.roughness) }.joined(separator: " "))")
         for o in obstacles {
-            print(String(format: "  obstacle t=%.2f s %@ peak %.1f m/s² speed %.1f m/s", o.time.seconds, o.kind.rawValue, o.peak, o.speed ?? -1))
+            print(
+                String(
+                    format: "  obstacle t=%.2f s %@ peak %.1f m/s² speed %.1f m/s", o.time.seconds, o.kind.rawValue, o.peak, o.speed ?? -1))
         }
         #expect(out.sos.isEmpty)
         // Every 50 m stretch of moving trip is rated (pauses break stretches, so fewer).

@@ -5,8 +5,10 @@ import Testing
 /// Trip start/stop, auto-pause, statistics and activity on synthetic GNSS rides whose
 /// true distance and times are known by construction.
 struct TripSegmentationTests {
-    static func run(_ ride: SyntheticRide, markers: [(Double, Marker)] = [],
-                    configuration: PipelineConfiguration = .init()) -> [ChainOutput] {
+    static func run(
+        _ ride: SyntheticRide, markers: [(Double, Marker)] = [],
+        configuration: PipelineConfiguration = .init()
+    ) -> [ChainOutput] {
         let records = markers.map { SensorRecord.marker(SampleTime(seconds: $0.0), $0.1) }
         return replay(merge(fixes: ride.fixes(), records: records), configuration: configuration)
     }
@@ -66,7 +68,7 @@ struct TripSegmentationTests {
 
     @Test func elevationGainIgnoresNoiseButCountsAClimb() throws {
         var flat = SyntheticRide(profile: [(5, 0), (600, 5)])
-        flat.altitude = { t in 200 + 3 * ((t * 7).truncatingRemainder(dividingBy: 2) - 1) }   // ±3 m jitter
+        flat.altitude = { t in 200 + 3 * ((t * 7).truncatingRemainder(dividingBy: 2) - 1) }  // ±3 m jitter
         let flatTrip = try #require(Self.run(flat).trips.first)
         #expect(flatTrip.statistics.elevationGainMeters == 0)
 

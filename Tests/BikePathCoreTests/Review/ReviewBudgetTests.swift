@@ -3,19 +3,22 @@ import Testing
 
 @Suite("Review budget: at most N detected candidates, best severity × confidence first; rider marks always shown")
 struct ReviewBudgetTests {
-    func candidate(_ source: ObstacleSource = .detected, severity: Double, confidence: Double, strength: Double = 1,
-                   at seconds: Double) -> ReviewCandidate {
-        ReviewCandidate(source: source, severity: severity, confidence: confidence, strength: strength,
-                        time: SampleTime(nanoseconds: Int64(seconds * 1e9)))
+    func candidate(
+        _ source: ObstacleSource = .detected, severity: Double, confidence: Double, strength: Double = 1,
+        at seconds: Double
+    ) -> ReviewCandidate {
+        ReviewCandidate(
+            source: source, severity: severity, confidence: confidence, strength: strength,
+            time: SampleTime(nanoseconds: Int64(seconds * 1e9)))
     }
 
     @Test func ranksByScoreAndHoldsBackTheRest() {
         let c = [
-            candidate(severity: 0.9, confidence: 0.2, at: 1),   // 0.18
-            candidate(severity: 0.5, confidence: 0.8, at: 2),   // 0.40
+            candidate(severity: 0.9, confidence: 0.2, at: 1),  // 0.18
+            candidate(severity: 0.5, confidence: 0.8, at: 2),  // 0.40
             candidate(.rider, severity: 0, confidence: 1, at: 3),
-            candidate(severity: 0.3, confidence: 0.3, at: 4),   // 0.09
-            candidate(severity: 0.6, confidence: 0.9, at: 5),   // 0.54
+            candidate(severity: 0.3, confidence: 0.3, at: 4),  // 0.09
+            candidate(severity: 0.6, confidence: 0.9, at: 5),  // 0.54
         ]
         let s = ReviewBudget.select(c, budget: 2)
         #expect(s.asked == [4, 1])
@@ -24,9 +27,11 @@ struct ReviewBudgetTests {
     }
 
     @Test func tiesGoToTheStrongerThenTheEarlier() {
-        let c = [candidate(severity: 0, confidence: 0, strength: 1.2, at: 9),
-                 candidate(severity: 0, confidence: 0, strength: 3.0, at: 8),
-                 candidate(severity: 0, confidence: 0, strength: 1.2, at: 7)]
+        let c = [
+            candidate(severity: 0, confidence: 0, strength: 1.2, at: 9),
+            candidate(severity: 0, confidence: 0, strength: 3.0, at: 8),
+            candidate(severity: 0, confidence: 0, strength: 1.2, at: 7),
+        ]
         #expect(ReviewBudget.select(c, budget: 10).asked == [1, 2, 0])
     }
 

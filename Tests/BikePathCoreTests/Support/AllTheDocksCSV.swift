@@ -23,10 +23,11 @@ enum AllTheDocksCSV {
 
     static func fixes(_ path: String) throws -> [GNSSFix] {
         try rows(path, columns: 9).map { r in
-            GNSSFix(receivedAt: SampleTime(seconds: r[0] / 1000),
-                    time: UTCTime(nanosecondsSince1970: Int64(r[6]) * 1000),
-                    mode: r[8] >= 3 ? .threeD : r[8] >= 2 ? .twoD : .noFix,
-                    latitude: r[1], longitude: r[2], altitudeMSL: r[3], speed: r[4], hdop: r[7] / 100)
+            GNSSFix(
+                receivedAt: SampleTime(seconds: r[0] / 1000),
+                time: UTCTime(nanosecondsSince1970: Int64(r[6]) * 1000),
+                mode: r[8] >= 3 ? .threeD : r[8] >= 2 ? .twoD : .noFix,
+                latitude: r[1], longitude: r[2], altitudeMSL: r[3], speed: r[4], hdop: r[7] / 100)
         }
     }
 
@@ -35,9 +36,11 @@ enum AllTheDocksCSV {
         let a = try rows(accl, columns: 4), g = try rows(gyro, columns: 4)
         guard a.count == g.count else { throw BadLine(description: "accl/gyro row counts differ") }
         return zip(a, g).map { a, g in
-            .imu(IMUSample(time: SampleTime(seconds: a[0] / 1000),
-                           accel: Vector3(x: Float(a[1]), y: Float(a[2]), z: Float(a[3])),
-                           gyro: Vector3(x: Float(g[1]), y: Float(g[2]), z: Float(g[3]))))
+            .imu(
+                IMUSample(
+                    time: SampleTime(seconds: a[0] / 1000),
+                    accel: Vector3(x: Float(a[1]), y: Float(a[2]), z: Float(a[3])),
+                    gyro: Vector3(x: Float(g[1]), y: Float(g[2]), z: Float(g[3]))))
         }
     }
 

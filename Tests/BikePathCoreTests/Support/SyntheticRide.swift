@@ -33,18 +33,22 @@ struct SyntheticRide {
             let t = Double(i) / fixRate
             if i > 0 { north += speed(at: t - 0.5 / fixRate) / fixRate }
             let c = plane.unproject(east: noise(), north: north + noise())
-            out.append(GNSSFix(receivedAt: SampleTime(seconds: t + 0.1),
-                               time: UTCTime(nanosecondsSince1970: 1_700_000_000_000_000_000 + Int64(t * 1e9)),
-                               mode: .threeD, latitude: c.latitude, longitude: c.longitude,
-                               altitudeMSL: altitude(t), speed: speed(at: t), hdop: 1.0))
+            out.append(
+                GNSSFix(
+                    receivedAt: SampleTime(seconds: t + 0.1),
+                    time: UTCTime(nanosecondsSince1970: 1_700_000_000_000_000_000 + Int64(t * 1e9)),
+                    mode: .threeD, latitude: c.latitude, longitude: c.longitude,
+                    altitudeMSL: altitude(t), speed: speed(at: t), hdop: 1.0))
         }
         return out
     }
 
     /// IMU at `rate` Hz: gravity on +z, road texture scaling with speed, plus `extra`
     /// (accel, gyro) overrides for scripted moments.
-    func imu(rate: Double, texture: Float = 1.0,
-             extra: (Double) -> (Vector3, Vector3)? = { _ in nil }) -> [SensorRecord] {
+    func imu(
+        rate: Double, texture: Float = 1.0,
+        extra: (Double) -> (Vector3, Vector3)? = { _ in nil }
+    ) -> [SensorRecord] {
         var rng = seed &+ 99
         func noise() -> Float {
             rng = rng &* 6364136223846793005 &+ 1442695040888963407
@@ -57,9 +61,11 @@ struct SyntheticRide {
             }
             let v = Float(speed(at: t))
             let amp = texture * min(v, 8) / 5
-            return .imu(IMUSample(time: SampleTime(seconds: t),
-                                  accel: Vector3(x: 0.3 * amp * noise(), y: 0.3 * amp * noise(), z: 9.81 + amp * noise()),
-                                  gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise())))
+            return .imu(
+                IMUSample(
+                    time: SampleTime(seconds: t),
+                    accel: Vector3(x: 0.3 * amp * noise(), y: 0.3 * amp * noise(), z: 9.81 + amp * noise()),
+                    gyro: Vector3(x: 0.02 * noise(), y: 0.02 * noise(), z: 0.02 * noise())))
         }
     }
 }

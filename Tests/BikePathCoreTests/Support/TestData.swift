@@ -36,8 +36,10 @@ enum ChainInput {
 
 /// Replays inputs in time order, handing runs of records to the pipeline in batches of
 /// at most `batchSize` (fixes end a batch, as a live source would deliver them).
-func replay(_ inputs: [ChainInput], configuration: PipelineConfiguration = .init(), batchSize: Int = 1000,
-            afterEach: ((Pipeline) -> Void)? = nil) -> [ChainOutput] {
+func replay(
+    _ inputs: [ChainInput], configuration: PipelineConfiguration = .init(), batchSize: Int = 1000,
+    afterEach: ((Pipeline) -> Void)? = nil
+) -> [ChainOutput] {
     var pipeline = Pipeline(configuration: configuration)
     var out: [ChainOutput] = []
     var batch: [SensorRecord] = []

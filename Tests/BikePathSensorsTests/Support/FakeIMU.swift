@@ -2,7 +2,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fake 6-axis IIO device of Tests/Harness, served by a real iiod inside a private
@@ -26,15 +26,17 @@ final class FakeIMU {
 
     func start() throws {
         let script = RealDaemons.harness.appendingPathComponent("iiod_fake_imu.sh").path
-        iiod = try ChildProcess(script, [run.url.path, "\(port)", "--variant", variant] + feederOptions,
-                                output: run.url.appendingPathComponent("iiod.log"))
+        iiod = try ChildProcess(
+            script, [run.url.path, "\(port)", "--variant", variant] + feederOptions,
+            output: run.url.appendingPathComponent("iiod.log"))
         #expect(RealDaemons.waitForListener(port: port), "iiod did not listen on \(port): \(log("iiod.log"))")
     }
 
     /// The device disappears: feeder (SIGTERM) and iiod (SIGKILL: it ignores SIGTERM) by pid.
     func stop() {
         if let text = try? String(contentsOf: run.url.appendingPathComponent("feeder.pid"), encoding: .utf8),
-           let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             kill(pid, SIGTERM)
             try? FileManager.default.removeItem(at: run.url.appendingPathComponent("feeder.pid"))
         }
@@ -58,7 +60,9 @@ final class FakeIMU {
 
     /// The feeder's raw values for sample counter n (see iio_feeder.py).
     static func raw(_ n: Int) -> (accel: [Int], gyro: [Int]) {
-        ([(7 * n) % 2001 - 1000, (13 * n) % 4001 - 2000, 16400 + n % 50],
-         [(3 * n) % 601 - 300, -(n % 1000), n % 32768])
+        (
+            [(7 * n) % 2001 - 1000, (13 * n) % 4001 - 2000, 16400 + n % 50],
+            [(3 * n) % 601 - 300, -(n % 1000), n % 32768]
+        )
     }
 }

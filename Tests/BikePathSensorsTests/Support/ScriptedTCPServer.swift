@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A loopback TCP server that plays a script to each client, then closes the connection:
@@ -23,7 +23,8 @@ final class ScriptedTCPServer: @unchecked Sendable {
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let fd = listener
         guard withUnsafePointer(to: &addr, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }) == 0,
-              listen(fd, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
+            listen(fd, 4) == 0
+        else { throw POSIXError(.EADDRINUSE) }
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         port = Int(UInt16(bigEndian: addr.sin_port))
         let thread = Thread { [self] in
@@ -31,7 +32,9 @@ final class ScriptedTCPServer: @unchecked Sendable {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                let n = lock.withLock { () -> Int in accepted += 1; return accepted - 1 }
+                let n = lock.withLock { () -> Int in
+                    accepted += 1; return accepted - 1
+                }
                 // Read the client's WATCH command first, as gpsd would, then answer.
                 var scratch = [UInt8](repeating: 0, count: 512)
                 var tv = timeval(tv_sec: 0, tv_usec: 200_000)

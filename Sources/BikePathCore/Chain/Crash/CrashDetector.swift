@@ -48,8 +48,10 @@ struct CrashDetector: Sendable {
 
     /// - Parameter speed: smoothed speed of a fix at most 5 s old, nil when there is none.
     @inline(__always)
-    mutating func step(time: SampleTime, accel a: Vector3, gyro: Vector3?, gravity: GravityEstimator,
-                       speed: Double?, dt: Float) -> (impact: SampleTime, peak: Float)? {
+    mutating func step(
+        time: SampleTime, accel a: Vector3, gyro: Vector3?, gravity: GravityEstimator,
+        speed: Double?, dt: Float
+    ) -> (impact: SampleTime, peak: Float)? {
         let mag2 = a.x * a.x + a.y * a.y + a.z * a.z
         if dt != lastDt { lastDt = dt; restGain = dt / (0.3 + dt) }
         let k = restGain
@@ -68,7 +70,7 @@ struct CrashDetector: Sendable {
         let mag = mag2.squareRoot()
         if mag > impactPeak { impactPeak = mag }
         if time.secondsSince(impact) > configuration.deadlineSeconds {
-            impactTime = nil      // no lying-still pattern in time: a pothole or a recovery
+            impactTime = nil  // no lying-still pattern in time: a pothole or a recovery
             return nil
         }
         let gyroQuiet: Bool

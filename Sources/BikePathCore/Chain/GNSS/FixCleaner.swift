@@ -38,7 +38,8 @@ struct FixCleaner: Sendable {
 
     mutating func clean(_ fix: GNSSFix) -> CleanFix? {
         guard fix.mode >= .twoD, let c = fix.coordinate, c.latitude.isFinite, c.longitude.isFinite,
-              abs(c.latitude) <= 90, abs(c.longitude) <= 180 else {
+            abs(c.latitude) <= 90, abs(c.longitude) <= 180
+        else {
             rejections.noPosition += 1; return nil
         }
         if let hdop = fix.hdop, !(hdop <= configuration.maxHDOP) { rejections.badDOP += 1; return nil }
@@ -51,7 +52,8 @@ struct FixCleaner: Sendable {
         let reported = fix.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         var speed = reported
         if let previous = last {
-            let dt = fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
+            let dt =
+                fix.time.flatMap { u in previous.utc.map { (u.secondsSince1970 - $0.secondsSince1970) } }
                 ?? fix.receivedAt.secondsSince(previous.time)
             guard dt > 0 else { rejections.stale += 1; return nil }
             // Measured in the local plane: no trigonometry per fix, and its scale error
@@ -65,12 +67,13 @@ struct FixCleaner: Sendable {
                 implied = Geodesic.distance(previous.raw, c) / dt
             }
             let doppler = speed ?? 0
-            let jump = implied > configuration.maxPlausibleSpeed
+            let jump =
+                implied > configuration.maxPlausibleSpeed
                 || (implied > configuration.maxBikeSpeed && doppler < 0.7 * implied)
             if jump && consecutiveJumps < 5 {
                 consecutiveJumps += 1; rejections.jump += 1; return nil
             }
-            if jump || dt > 10 { plane = nil }   // persistent jump or long gap: start afresh
+            if jump || dt > 10 { plane = nil }  // persistent jump or long gap: start afresh
             consecutiveJumps = 0
             if let plane {
                 let z = plane.project(c)
@@ -90,9 +93,10 @@ struct FixCleaner: Sendable {
             east = 0; north = 0; ve = 0; vn = 0
         }
         let smoothed = plane!.unproject(east: east, north: north)
-        let clean = CleanFix(time: fix.receivedAt, utc: fix.time, raw: c, smoothed: smoothed,
-                             altitude: fix.altitudeMSL.flatMap { $0.isFinite ? $0 : nil }, speed: speed ?? 0,
-                             groundSpeed: reported)
+        let clean = CleanFix(
+            time: fix.receivedAt, utc: fix.time, raw: c, smoothed: smoothed,
+            altitude: fix.altitudeMSL.flatMap { $0.isFinite ? $0 : nil }, speed: speed ?? 0,
+            groundSpeed: reported)
         last = clean
         return clean
     }

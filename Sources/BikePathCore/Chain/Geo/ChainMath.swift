@@ -1,11 +1,11 @@
 // The few libm functions the chain needs. libm is part of the C runtime, not a package
 // dependency, so the core still compiles alone with swiftc (see Fuzz/run.sh).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @inline(__always) func chainCos(_ x: Double) -> Double { cos(x) }

@@ -5,7 +5,7 @@
 /// latitude. The error of this is far below a millimetre per step under 1 km, so summing
 /// steps gives geodesic distance to metre resolution without Vincenty's iteration.
 public enum Geodesic {
-    static let semiMajorAxis = 6_378_137.0          // WGS84 a, metres
+    static let semiMajorAxis = 6_378_137.0  // WGS84 a, metres
     static let eccentricitySquared = 6.694_379_990_14e-3  // WGS84 e²
     static let degreesToRadians = Double.pi / 180
 
@@ -48,8 +48,10 @@ struct LocalPlane: Sendable, Equatable {
     }
 
     /// Squared plane distance from `p` to the segment `a`–`b` (a point when a == b).
-    static func squaredDistance(_ p: (east: Double, north: Double), segment a: (east: Double, north: Double),
-                                _ b: (east: Double, north: Double)) -> Double {
+    static func squaredDistance(
+        _ p: (east: Double, north: Double), segment a: (east: Double, north: Double),
+        _ b: (east: Double, north: Double)
+    ) -> Double {
         let dx = b.east - a.east, dy = b.north - a.north
         let len2 = dx * dx + dy * dy
         let t = len2 == 0 ? 0 : max(0, min(1, ((p.east - a.east) * dx + (p.north - a.north) * dy) / len2))
@@ -58,7 +60,8 @@ struct LocalPlane: Sendable, Equatable {
     }
 
     func unproject(east: Double, north: Double) -> Coordinate {
-        Coordinate(latitude: origin.latitude + north / northPerDegree,
-                   longitude: origin.longitude + east / eastPerDegree)
+        Coordinate(
+            latitude: origin.latitude + north / northPerDegree,
+            longitude: origin.longitude + east / eastPerDegree)
     }
 }

@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Geodesic {
-    static let flattening = 1 / 298.257223563     // WGS84 f
+    static let flattening = 1 / 298.257223563  // WGS84 f
 
     /// Metres between two positions in degrees on the WGS84 ellipsoid by
     /// Vincenty's inverse formula, as gpsd's `earth_distance` computes it, so that
@@ -33,18 +33,28 @@ extension Geodesic {
             let cos2SigmaM = cos2Alpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cos2Alpha : 0
             let c = f / 16 * cos2Alpha * (4 + f * (4 - 3 * cos2Alpha))
             let previous = lambda
-            lambda = l + (1 - c) * f * sinAlpha
+            lambda =
+                l + (1 - c) * f * sinAlpha
                 * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
             if abs(lambda - previous) < 1e-12 {
                 let u2b = cos2Alpha * (a * a - b * b) / (b * b)
                 let bigA = 1 + u2b / 16384 * (4096 + u2b * (-768 + u2b * (320 - 175 * u2b)))
                 let bigB = u2b / 1024 * (256 + u2b * (-128 + u2b * (74 - 47 * u2b)))
-                let deltaSigma = bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-                    - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+                let deltaSigma =
+                    bigB * sinSigma
+                    * (cos2SigmaM + bigB / 4
+                        * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
+                            - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
                 return b * bigA * (sigma - deltaSigma)
             }
         }
-        return 6_371_009 * acos(max(-1, min(1, sin(lat1 * degrees) * sin(lat2 * degrees)
-            + cos(lat1 * degrees) * cos(lat2 * degrees) * cos(l))))
+        return 6_371_009
+            * acos(
+                max(
+                    -1,
+                    min(
+                        1,
+                        sin(lat1 * degrees) * sin(lat2 * degrees)
+                            + cos(lat1 * degrees) * cos(lat2 * degrees) * cos(l))))
     }
 }

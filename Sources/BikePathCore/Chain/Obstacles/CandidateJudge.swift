@@ -142,10 +142,11 @@ struct CandidateJudge: Sendable {
         if strength >= 1, let delay { echoOfAcceptedUntil = i + Int(1.3 * Double(delay)) }
         var kept = d
         kept.kind = kind(of: d, threshold: threshold, delay: delay, rate: rate)
-        return JudgedCandidate(detection: kept, speed: p.speed, strength: strength,
-                               severity: Self.severity(peak: Double(d.peak), speed: p.speed),
-                               confidence: Self.confidence(strength: strength, echo: echo, speedKnown: delay != nil),
-                               echo: echo)
+        return JudgedCandidate(
+            detection: kept, speed: p.speed, strength: strength,
+            severity: Self.severity(peak: Double(d.peak), speed: p.speed),
+            confidence: Self.confidence(strength: strength, echo: echo, speedKnown: delay != nil),
+            echo: echo)
     }
 
     /// The kind from the signal around the hit (the trigger's first swing is unreliable: a

@@ -103,8 +103,9 @@ public struct ObstacleDetector: Sendable {
         } else {
             kind = firstSign < 0 ? .pothole : .bump
         }
-        return ObstacleDetection(startIndex: startIndex, peakIndex: peakIndex, endIndex: endIndex,
-                                 kind: kind, peak: peak, energy: energy)
+        return ObstacleDetection(
+            startIndex: startIndex, peakIndex: peakIndex, endIndex: endIndex,
+            kind: kind, peak: peak, energy: energy)
     }
 
     /// Closes an event still open at the end of the input.
@@ -119,8 +120,10 @@ extension ObstacleDetector {
     /// The noise level starts at the series' own robust σ (from a low quantile of |y|), so
     /// the threshold is in units of the recording's own vibration from the first sample.
     /// Event times are the peak, in seconds from the first sample.
-    public static func detect(verticalAcceleration series: [Float], rate: Double,
-                              configuration: ObstacleDetectorConfiguration = .init()) -> [ObstacleEvent] {
+    public static func detect(
+        verticalAcceleration series: [Float], rate: Double,
+        configuration: ObstacleDetectorConfiguration = .init()
+    ) -> [ObstacleEvent] {
         // Rates outside 1 mHz–10 MHz are not sensor rates (and would overflow sample times).
         guard rate >= 1e-3, rate <= 1e7, !series.isEmpty else { return [] }
         let dt = Float(1 / rate)
@@ -146,9 +149,10 @@ extension ObstacleDetector {
         let before = Int((config.windowBeforeSeconds * rate).rounded()), after = Int((config.windowAfterSeconds * rate).rounded())
         return detections.map { d in
             let from = max(0, d.peakIndex - before), to = min(band.count, d.peakIndex + after + 1)
-            return ObstacleEvent(time: SampleTime(seconds: Double(d.peakIndex) / rate), kind: d.kind,
-                                 peak: Double(d.peak), energy: Double(d.energy),
-                                 window: Array(band[from..<to]), windowRate: rate, windowPeakIndex: d.peakIndex - from)
+            return ObstacleEvent(
+                time: SampleTime(seconds: Double(d.peakIndex) / rate), kind: d.kind,
+                peak: Double(d.peak), energy: Double(d.energy),
+                window: Array(band[from..<to]), windowRate: rate, windowPeakIndex: d.peakIndex - from)
         }
     }
 

@@ -78,9 +78,11 @@ public enum DetectorEvaluation {
                 guard let a = markAt, let b = track.distance(at: detections[i].time) else { return false }
                 return abs(a - b) <= metres
             }
-            guard let best = candidates.min(by: {
-                abs(detections[$0].time.secondsSince(mark.time)) < abs(detections[$1].time.secondsSince(mark.time))
-            }) else { continue }
+            guard
+                let best = candidates.min(by: {
+                    abs(detections[$0].time.secondsSince(mark.time)) < abs(detections[$1].time.secondsSince(mark.time))
+                })
+            else { continue }
             taken.insert(best)
             score.matchedLabels += 1
             if detections[best].kind == mark.kind { score.kindAgreed += 1 }

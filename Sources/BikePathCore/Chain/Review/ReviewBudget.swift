@@ -18,8 +18,9 @@ public struct ReviewCandidate: Sendable, Equatable {
 
     /// The candidate for an obstacle the chain reported (detected or a rider mark).
     public init(_ event: ObstacleEvent) {
-        self.init(source: event.source, severity: event.severity, confidence: event.confidence,
-                  strength: event.strength, time: event.time)
+        self.init(
+            source: event.source, severity: event.severity, confidence: event.confidence,
+            strength: event.strength, time: event.time)
     }
 
     /// What the ranking sorts by: how hard a hit, times how sure it is a real obstacle.
@@ -56,7 +57,8 @@ public enum ReviewBudget {
             return a < b
         }
         let cut = min(max(budget, 0), ranked.count)
-        return Selection(asked: Array(ranked[..<cut]), heldBack: Array(ranked[cut...]),
-                         riderMarks: candidates.indices.filter { candidates[$0].source == .rider })
+        return Selection(
+            asked: Array(ranked[..<cut]), heldBack: Array(ranked[cut...]),
+            riderMarks: candidates.indices.filter { candidates[$0].source == .rider })
     }
 }

@@ -54,8 +54,10 @@ struct RoadQualityEstimator: Sendable {
     }
 
     /// Called at each fix while the trip is moving; returns a segment when one is complete.
-    mutating func advance(meters step: Double, speed fixSpeed: Double, at time: SampleTime,
-                          coordinate: Coordinate) -> RoadQualitySegment? {
+    mutating func advance(
+        meters step: Double, speed fixSpeed: Double, at time: SampleTime,
+        coordinate: Coordinate
+    ) -> RoadQualitySegment? {
         sumSquares += Double(pendingSquares); seconds += Double(pendingSeconds)
         pendingSquares = 0; pendingSeconds = 0
         defer { lastTime = time }
@@ -66,9 +68,10 @@ struct RoadQualityEstimator: Sendable {
         let rms = (sumSquares / seconds).squareRoot()
         let speed = max(speedIntegral / max(time.secondsSince(startTime), 1e-3), 1)
         let roughness = rms * chainPow(thresholds.referenceSpeed / speed, thresholds.speedExponent)
-        let segment = RoadQualitySegment(startTime: startTime, endTime: time, start: start, end: coordinate,
-                                         lengthMeters: meters, roughness: roughness,
-                                         status: thresholds.status(for: roughness))
+        let segment = RoadQualitySegment(
+            startTime: startTime, endTime: time, start: start, end: coordinate,
+            lengthMeters: meters, roughness: roughness,
+            status: thresholds.status(for: roughness))
         self.startTime = time; start = coordinate
         meters = 0; sumSquares = 0; seconds = 0; speedIntegral = 0
         return segment

@@ -73,7 +73,8 @@ struct TripSegmenter: Sendable {
         if activity == .cycling { lastCycling = fix.time }
         candidate.append(fix)
         guard candidateCycling >= configuration.tripStartCyclingSeconds,
-              candidateMeters >= configuration.tripStartCyclingMeters, let first = candidate.first else { return }
+            candidateMeters >= configuration.tripStartCyclingMeters, let first = candidate.first
+        else { return }
         let pending = candidate
         candidate.removeAll(); candidateMeters = 0; candidateCycling = 0
         open(at: first.time, utc: first.utc, explicit: false, into: &out)
@@ -81,19 +82,22 @@ struct TripSegmenter: Sendable {
     }
 
     mutating func open(at time: SampleTime, utc: UTCTime?, explicit: Bool, into out: inout [ChainOutput]) {
-        trip = OpenTrip(start: time, startUTC: utc, explicit: explicit,
-                        stats: TripTotals(configuration: configuration),
-                        lastActive: time, lastActiveUTC: utc)
+        trip = OpenTrip(
+            start: time, startUTC: utc, explicit: explicit,
+            stats: TripTotals(configuration: configuration),
+            lastActive: time, lastActiveUTC: utc)
         out.append(.tripStarted(time, utc))
     }
 
     private mutating func addToTrip(_ fix: CleanFix, activity: ActivityState, into out: inout [ChainOutput]) {
         guard var t = trip else { return }
-        let moving = fix.speed >= configuration.autoPauseBelowSpeed && activity != .motorVehicle
+        let moving =
+            fix.speed >= configuration.autoPauseBelowSpeed && activity != .motorVehicle
             && activity != .stationary
-        let point = TrackPoint(time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
-                               altitudeMSL: fix.altitude, speed: fix.speed, moving: moving,
-                               groundSpeed: fix.groundSpeed)
+        let point = TrackPoint(
+            time: fix.time, utc: fix.utc, coordinate: fix.smoothed,
+            altitudeMSL: fix.altitude, speed: fix.speed, moving: moving,
+            groundSpeed: fix.groundSpeed)
         t.stats.add(point)
         lastStep = t.stats.lastStep
         path.append(fix.smoothed)
@@ -111,8 +115,11 @@ struct TripSegmenter: Sendable {
     mutating func close(at time: SampleTime, utc: UTCTime?, into out: inout [ChainOutput]) {
         guard let t = trip else { return }
         let (stats, simplified) = t.stats.finished(start: t.start, end: time, path: path)
-        out.append(.tripEnded(TripRecord(startTime: t.start, endTime: time, startUTC: t.startUTC,
-                                         endUTC: utc, statistics: stats, path: simplified)))
+        out.append(
+            .tripEnded(
+                TripRecord(
+                    startTime: t.start, endTime: time, startUTC: t.startUTC,
+                    endUTC: utc, statistics: stats, path: simplified)))
         trip = nil
         path.removeAll()
     }
