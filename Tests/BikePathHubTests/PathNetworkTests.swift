@@ -85,6 +85,22 @@ import Testing
         #expect(abs(edges.map(\.lengthMeters).reduce(0, +) - 1_000) < 40, "the edges cover the two streets once")
     }
 
+    /// `/v1/map/network` is written by `CanonicalJSONEncoder` for speed; its bytes must stay
+    /// `WireJSON.encode`'s (Foundation's `JSONEncoder`), over seeded awkward edges.
+    @Test func theNetworkAnswerHasJSONEncodersBytes() throws {
+        var g = SplitMix64(state: 7)
+        func unit() -> Double { Double(g.next() >> 11) / Double(1 << 53) }
+        let statuses: [PathStatus?] = [nil] + PathStatus.allCases
+        let edges = (0..<300).map { i in
+            NetworkEdge(
+                path: (0..<(2 + Int(g.next() % 6))).map { _ in Coordinate(latitude: unit() * 180 - 90, longitude: unit() * 360 - 180) },
+                lengthMeters: [0, -0.0, 0.04, 1e7, unit() * 5_000][i % 5], status: statuses[i % statuses.count],
+                riders: Int(g.next() % 50), obstacles: Int(g.next() % 4), lastDay: i % 3 == 0 ? nil : Int(g.next() % 40_000))
+        }
+        #expect(try NetworkEdge.geoJSONData(edges) == WireJSON.encode(NetworkEdge.geoJSON(edges)))
+        #expect(try NetworkEdge.geoJSONData([]) == WireJSON.encode(NetworkEdge.geoJSON([])))
+    }
+
     @Test func aGapIsNotRidden() {
         // A 3 km straight stretch without a point (a privacy zone, a lost fix) is no link.
         let network = PathNetwork.build([ConfirmedRecord(device: "a", body: Self.gapRide())])

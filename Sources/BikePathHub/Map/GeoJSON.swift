@@ -120,8 +120,10 @@ extension SharedMap {
 }
 
 extension NetworkEdge {
-    /// What `/v1/map/network` answers for `edges`.
-    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try WireJSON.encode(geoJSON(edges)) }
+    /// What `/v1/map/network` answers for `edges`: `WireJSON.encode`'s bytes, written by
+    /// `CanonicalJSONEncoder` (Foundation's `JSONEncoder` took about half of a 1 km² answer,
+    /// ~27 KB of coordinates; `CanonicalJSONTests` holds the two to the same bytes).
+    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { Data(try CanonicalJSONEncoder.encode(geoJSON(edges))) }
 
     static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
         FeatureCollection(
