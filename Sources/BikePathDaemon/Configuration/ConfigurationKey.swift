@@ -76,6 +76,12 @@ public struct ConfigurationKey: Sendable {
         .string("review", "mbtiles", \.review.mbtiles, check: Checks.optionalAbsolutePath, reload: .restart),
     ]
 
+    /// Each section with its keys, in `config show`'s order: what the reader, the renderer
+    /// and the JSON form walk.
+    public static let bySection: [(name: String, keys: [ConfigurationKey])] = sections.map { name in
+        (name, all.filter { $0.section == name })
+    }
+
     /// The keys whose values differ between `a` and `b`.
     public static func changed(from a: DaemonConfiguration, to b: DaemonConfiguration) -> [ConfigurationKey] {
         all.filter { $0.value(a) != $0.value(b) }

@@ -118,9 +118,9 @@ public enum ConfigurationLoader {
 
     /// Each section's keys as `ConfigurationKey.all` declares them; any other key is a problem.
     static func read(_ root: inout TableReader, into c: inout DaemonConfiguration) {
-        for section in ConfigurationKey.sections {
-            root.table(section) { t in
-                for key in ConfigurationKey.all where key.section == section { key.read(&t, &c) }
+        for section in ConfigurationKey.bySection {
+            root.table(section.name) { t in
+                for key in section.keys { key.read(&t, &c) }
             }
         }
     }

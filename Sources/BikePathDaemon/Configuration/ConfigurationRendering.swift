@@ -7,9 +7,9 @@ extension DaemonConfiguration {
     /// it gives back `self` (tested), so it can be saved as a starting file.
     public func tomlText() -> String {
         var out = ""
-        for section in ConfigurationKey.sections {
-            out += "[\(section)]\n"
-            for key in ConfigurationKey.all where key.section == section {
+        for section in ConfigurationKey.bySection {
+            out += "[\(section.name)]\n"
+            for key in section.keys {
                 if let value = key.value(self) { out += "\(key.name) = \(value.tomlText)\n" }
             }
             out += "\n"
@@ -38,9 +38,9 @@ extension DaemonConfiguration: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var root = encoder.container(keyedBy: Name.self)
-        for section in ConfigurationKey.sections {
-            var keys = root.nestedContainer(keyedBy: Name.self, forKey: Name(section))
-            for key in ConfigurationKey.all where key.section == section {
+        for section in ConfigurationKey.bySection {
+            var keys = root.nestedContainer(keyedBy: Name.self, forKey: Name(section.name))
+            for key in section.keys {
                 try keys.encodeIfPresent(key.value(self), forKey: Name(key.name))
             }
         }
@@ -49,9 +49,9 @@ extension DaemonConfiguration: Codable {
     public init(from decoder: any Decoder) throws {
         self.init()
         let root = try decoder.container(keyedBy: Name.self)
-        for section in ConfigurationKey.sections where root.contains(Name(section)) {
-            let keys = try root.nestedContainer(keyedBy: Name.self, forKey: Name(section))
-            for key in ConfigurationKey.all where key.section == section {
+        for section in ConfigurationKey.bySection where root.contains(Name(section.name)) {
+            let keys = try root.nestedContainer(keyedBy: Name.self, forKey: Name(section.name))
+            for key in section.keys {
                 if let value = try keys.decodeIfPresent(ConfigurationValue.self, forKey: Name(key.name)) { _ = key.assign(&self, value) }
             }
         }
