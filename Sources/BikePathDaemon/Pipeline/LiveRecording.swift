@@ -68,9 +68,13 @@ public struct LiveRecording: Sendable {
                     })
             } catch { throw .cannotStart("--mark-socket \(markSocket): \(error)") }
         }
-        defer { markServer?.stop() }
-        do { try sources.start() } catch { throw .cannotStart("\(error)") }
-        if let failure = await Self.record(recorder, sources, started: started, until: stop) { throw .failed(failure) }
+        do { try sources.start() } catch {
+            await markServer?.stop()
+            throw .cannotStart("\(error)")
+        }
+        let failure = await Self.record(recorder, sources, started: started, until: stop)
+        await markServer?.stop()
+        if let failure { throw .failed(failure) }
         let summary = Summary(
             records: recorder.records, nmea: recorder.nmea, imuSamples: recorder.imu, outputs: recorder.outputCount,
             bytes: writer.bytesWritten, gpsdDrops: sources.gnss.status.deliveryDrops,
