@@ -4,6 +4,10 @@ import Foundation
 import Synchronization
 
 /// The recording thread: the same ordered stream goes to the file and the chain.
+///
+/// Unchecked Sendable: the chain, writer and counters are confined to the recording
+/// thread (the counters are read after it ends); other threads touch only `requestStop`
+/// (an Atomic), `marks` (its own Mutex) and `status` (constants).
 public final class Recorder: @unchecked Sendable {
     private let writer: RecordingWriter
     private let outputs: FileHandle?
