@@ -59,7 +59,14 @@ struct MapRoutes {
             switch try await authenticate(request, context) {
             case .failure(let response): return response
             case .success(let device):
-                let trips = try await store.trips(device: device).compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                let stored = try await store.trips(device: device)
+                // Stored trips passed validation; one that no longer decodes (a schema change)
+                // is left out of the totals, and said, not silently dropped.
+                let trips = stored.compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                if trips.count < stored.count {
+                    context.logger.warning(
+                        "totals: \(stored.count - trips.count) of \(stored.count) stored trips of \(device) do not decode: left out")
+                }
                 return HubServer.json(.ok, DeviceTotals(trips: trips))
             }
         }
