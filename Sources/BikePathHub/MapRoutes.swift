@@ -17,10 +17,10 @@ struct MapRoutes {
         authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult
     ) {
         table.on(router, "v1/map/obstacles", .get) { request, _ in
-            try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
+            try await geoJSON(request) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/status", .get) { request, _ in
-            try await geoJSON(request) { map, box in try WireJSON.encode(map.statusGeoJSON(in: box)) }
+            try await geoJSON(request) { map, box in try map.statusGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/network", .get) { request, _ in
             let box: BoundingBox
@@ -52,7 +52,7 @@ struct MapRoutes {
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
             return try await geoJSON(request) { map, box in
-                try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)))
+                try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded()
             }
         }
         table.on(router, "v1/me/totals", .get) { request, context in
@@ -108,7 +108,7 @@ struct MapRoutes {
         let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
             .flatMap { try JSONDecoder().decode(MapSlice.self, from: $0).obstacles }
         return Self.geoJSONResponse(
-            try WireJSON.encode(Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters)))
+            try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }
 
     /// 404 `no-path-near`: the refusal with how far the nearest community path is.
