@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -113,18 +114,6 @@ import Testing
         }
         let report = try store.verify()
         #expect(report.firstBreak?.recordKind == "draft")
-    }
-
-    @Test func verifyCommandExitsNonZeroOnABreak() throws {
-        let binary = try #require(bikepathdPath(), "bikepathd not built next to the tests")
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        #expect(try runProcess(binary, ["verify", "--db", dir.file("s.db")]).status == 0)
-        try store.queue.write { db in try db.execute(sql: "UPDATE events SET peak = 99 WHERE rowid = 3") }
-        let result = try runProcess(binary, ["verify", "--db", dir.file("s.db")])
-        #expect(result.status == 2)
-        #expect(result.out.contains("BROKEN at link") && result.out.contains("(event "), "\(result.out)")
     }
 
     /// Issue 13 item 6: editing the outbox row ("dropped":true → false published a

@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathStore
 import BikePathSync
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import Testing
@@ -226,18 +227,5 @@ import Testing
             try await drain(device.engine(client))
             try device.verifyHub(hub, consent: consent)
         }
-    }
-}
-
-@discardableResult
-func withClient<T>(_ device: Device, timeout: Double = 5, url: String, _ body: (HubClient) async throws -> T) async throws -> T {
-    let client = try device.client(timeout: timeout, url: url)
-    do {
-        let r = try await body(client)
-        await client.shutdown()
-        return r
-    } catch {
-        await client.shutdown()
-        throw error
     }
 }

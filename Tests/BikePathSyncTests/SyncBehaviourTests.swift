@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathStore
 import BikePathSync
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
