@@ -26,7 +26,7 @@ public struct CandidateEvidence: Sendable, Equatable {
 extension Store {
     /// The speed and stored window of an event, or nil when there is no such event.
     public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
-        try queue.read { db in
+        try pool.read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -53,7 +53,7 @@ extension Store {
     /// Returns the edit that was undone.
     @discardableResult
     public func undoLastEdit(_ id: String) throws -> DraftDocument.Edit {
-        try queue.write { db in
+        try pool.write { db in
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
             guard
@@ -101,7 +101,7 @@ extension Store {
     /// in `drafts list` (1 = oldest; a plain number of at most 4 digits).
     public func resolveDraftID(_ reference: String) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
-        let ids = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq") }
+        let ids = try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq") }
         if ref.count <= 4, let index = Int(ref) {
             guard ids.indices.contains(index - 1) else { throw StoreError.noSuchDraftNumber(index, count: ids.count) }
             return ids[index - 1]
@@ -115,11 +115,11 @@ extension Store {
     /// `export` takes the same references, since its help points to `drafts list`.
     public func resolveTripID(_ reference: String) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
-        let trips = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+        let trips = try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
         if let exact = trips.first(where: { $0.uppercased() == ref.uppercased() }) { return exact }
         do {
             let draftID = try resolveDraftID(reference)
-            let trip = try queue.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
+            let trip = try pool.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
             }
             guard let trip else { throw StoreError.noSuchTrip(reference) }
             return trip

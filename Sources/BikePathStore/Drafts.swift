@@ -268,7 +268,7 @@ extension Store {
     /// The drafts, oldest first; only those in `state` when given.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
-        try queue.read { db in
+        try pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -292,14 +292,14 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip`
     ///   when its trip is gone.
     public func draft(_ id: String) throws -> DraftDocument {
-        try queue.read { db in try Drafts.document(db, id) }
+        try pool.read { db in try Drafts.document(db, id) }
     }
 
     /// The rider confirms: the draft's document is frozen, linked into the hash
     /// chain, and queued in the outbox — all in one transaction.
     @discardableResult
     public func confirmDraft(_ id: String) throws -> DraftDocument {
-        try queue.write { db in
+        try pool.write { db in
             try Drafts.transition(db, id, to: .confirmed)
             let payload = try JSONText.compact(try Drafts.document(db, id))
             try db.execute(sql: "UPDATE drafts SET confirmed_payload = ? WHERE id = ?", arguments: [payload, id])
@@ -315,7 +315,7 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
     ///   `StoreError.illegalTransition` when it is not pending.
     public func rejectDraft(_ id: String) throws {
-        try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
+        try pool.write { db in try Drafts.transition(db, id, to: .rejected) }
     }
 
     /// The rider takes a rejection back: the draft is pending again, with its edits.
@@ -324,12 +324,12 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
     ///   `StoreError.illegalTransition` when it is not rejected.
     public func reopenDraft(_ id: String) throws {
-        try queue.write { db in try Drafts.transition(db, id, to: .pending) }
+        try pool.write { db in try Drafts.transition(db, id, to: .pending) }
     }
 
     /// Called by sync once upstream acknowledged the confirmation.
     public func markDraftSynced(_ id: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             try Drafts.transition(db, id, to: .synced)
             try db.execute(sql: "UPDATE outbox SET state = 'sent' WHERE record_kind = 'confirmation' AND record_id = ?", arguments: [id])
         }
@@ -339,7 +339,7 @@ extension Store {
     /// Returns the id of the obstacle that was changed or added.
     @discardableResult
     public func editDraft(_ id: String, _ edit: DraftEdit) throws -> String? {
-        try queue.write { db in
+        try pool.write { db in
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
             func requireObstacle(_ obstacleID: String) throws {

@@ -23,7 +23,7 @@ extension Store {
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func statistics() throws -> StoreStatistics {
         let milestones = try milestones()
-        return try queue.read { db in
+        return try pool.read { db in
             let r = try Row.fetchOne(
                 db,
                 sql: """
@@ -39,14 +39,14 @@ extension Store {
 
     /// Trip ids, oldest first (for `export` without an id and for tests).
     public func tripIDs() throws -> [String] {
-        try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
     }
 
     /// The trip as GPX 1.1 (track + obstacles as waypoints) or GeoJSON. The
     /// obstacles are the draft's edited ones when a draft exists (dropped ones
     /// left out), otherwise the detected candidates.
     public func export(trip id: String, format: ExportFormat) throws -> String {
-        try queue.read { db in
+        try pool.read { db in
             guard let trip = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [id]) else {
                 throw StoreError.noSuchTrip(id)
             }

@@ -232,7 +232,7 @@ extension Store {
     /// not hold: a record changed, a record or link deleted, or an event that
     /// was never linked.
     public func verify() throws -> VerifyReport {
-        try queue.read { db in
+        try pool.read { db in
             var report = VerifyReport(links: 0, prunedRecords: 0, firstBreak: nil)
             var previous = [UInt8](repeating: 0, count: 32)
             var expectedSeq: Int64 = 1
@@ -299,7 +299,7 @@ extension Store {
     /// Nil when an outbox record is exactly what was linked when it was queued;
     /// otherwise why it must not be sent (sync quarantines it).
     public func outboxIntegrityProblem(_ item: OutboxItem) throws -> String? {
-        try queue.read { db in
+        try pool.read { db in
             let key = HashChain.outboxKey(kind: item.kind.rawValue, id: item.recordID)
             guard
                 let linked = try Data.fetchOne(

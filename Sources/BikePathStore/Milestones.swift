@@ -33,7 +33,7 @@ extension Store {
     /// The milestones reached, smallest threshold first.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func milestones() throws -> [Milestone] {
-        try queue.read { db in
+        try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM milestones ORDER BY threshold_m").map {
                 Milestone(thresholdMeters: $0["threshold_m"], tripID: $0["trip_id"], totalMeters: $0["total_m"])
             }

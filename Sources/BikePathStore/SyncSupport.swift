@@ -45,12 +45,12 @@ extension Store {
     /// Queues a record (idempotent on kind + id). Returns true when it was new.
     @discardableResult
     public func enqueueForSync(kind: OutboxKind, id: String, payload: String) throws -> Bool {
-        try queue.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
+        try pool.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
     }
 
     /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox.
     public func syncCandidates(includeDrafts: Bool) throws -> [SyncCandidate] {
-        try queue.read { db in
+        try pool.read { db in
             var out: [SyncCandidate] = []
             let trips = try Row.fetchAll(
                 db,
@@ -77,7 +77,7 @@ extension Store {
 
     /// Drops unsent older revisions of a draft: the newest revision carries the whole draft.
     public func dropUnsentDraftRevisions(draftID: String, keeping recordID: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             let condition = "record_kind = 'draft' AND state = 'pending' AND substr(record_id, 1, length(?1)) = ?1 AND record_id != ?2"
             try HashChain.pruneOutbox(db, where: condition, arguments: [draftID + "_r", recordID])
             try db.execute(sql: "DELETE FROM outbox WHERE \(condition)", arguments: [draftID + "_r", recordID])
@@ -95,7 +95,7 @@ extension Store {
     /// Flips `do_not_send` of the pending records of these kinds; returns how many changed.
     private func setDoNotSend(_ withheld: Bool, kinds: [OutboxKind]) throws -> Int {
         guard !kinds.isEmpty else { return 0 }
-        return try queue.write { db in
+        return try pool.write { db in
             // Kinds are enum raw values (letters only), never rider input.
             let list = kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")
             try db.execute(
@@ -107,7 +107,7 @@ extension Store {
 
     /// Whole-pass events (hub unreachable, 401) that belong to no single record.
     public func appendSyncLog(outcome: String, detail: String, utcNanoseconds: Int64?) throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(
                 sql: "INSERT INTO sync_log (utc_ns, outcome, detail) VALUES (?, ?, ?)", arguments: [utcNanoseconds, outcome, detail])
         }
@@ -169,20 +169,20 @@ extension Store {
     /// The text stored under `key` in `meta`; nil when never set.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func metaValue(_ key: String) throws -> String? {
-        try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }
 
     /// Stores `value` under `key` in `meta`, replacing what was there.
     /// - Throws: a GRDB `DatabaseError` when it cannot be written.
     public func setMetaValue(_ key: String, _ value: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
         }
     }
 
     /// The hash the store chained for a confirmed draft's document.
     public func confirmedPayloadSHA256(draftID: String) throws -> String? {
-        try queue.read { db in
+        try pool.read { db in
             try String.fetchOne(db, sql: "SELECT confirmed_payload FROM drafts WHERE id = ?", arguments: [draftID])
                 .map { SHA256Hasher.hash(Array($0.utf8)).hexString }
         }
@@ -195,7 +195,7 @@ extension Store {
         // Unreadable consent sends nothing: everything pending counts as withheld.
         let allowed = (try? effectiveConsent()) ?? Consent()
         let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
-        return try queue.read { db in
+        return try pool.read { db in
             func counts(_ filter: String) throws -> [String: Int] {
                 Dictionary(
                     uniqueKeysWithValues: try Row.fetchAll(

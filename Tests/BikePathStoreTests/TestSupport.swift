@@ -42,7 +42,7 @@ func replay(_ store: Store, trips: Int, seconds: Int, policy: WriterPolicy = Wri
 
 extension Store {
     func count(_ sql: String) throws -> Int {
-        try queue.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+        try pool.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 }
 
