@@ -268,23 +268,30 @@ extension Store {
     /// The drafts, oldest first; only those in `state` when given.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
-        try pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
-                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
-                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
-                    FROM drafts d JOIN trips t ON t.id = d.trip_id
-                    WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
-                    """, arguments: [state?.rawValue]
-            ).map { r in
-                DraftSummary(
-                    id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
-                    startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0,
-                    obstacles: r["obstacles"], heldBack: r["held_back"],
-                    pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
-            }
+        try pool.read { db in try Self.listDrafts(db, state: state) }
+    }
+
+    /// `listDrafts(state:)` on a reader, off the caller's thread (the review page).
+    public func listDrafts(state: DraftState? = nil) async throws -> [DraftSummary] {
+        try await pool.read { db in try Self.listDrafts(db, state: state) }
+    }
+
+    private static func listDrafts(_ db: Database, state: DraftState?) throws -> [DraftSummary] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
+                FROM drafts d JOIN trips t ON t.id = d.trip_id
+                WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
+                """, arguments: [state?.rawValue]
+        ).map { r in
+            DraftSummary(
+                id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
+                startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0,
+                obstacles: r["obstacles"], heldBack: r["held_back"],
+                pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
         }
     }
 
@@ -293,6 +300,11 @@ extension Store {
     ///   when its trip is gone.
     public func draft(_ id: String) throws -> DraftDocument {
         try pool.read { db in try Drafts.document(db, id) }
+    }
+
+    /// `draft(_:)` on a reader, off the caller's thread (the review page, sync).
+    public func draft(_ id: String) async throws -> DraftDocument {
+        try await pool.read { db in try Drafts.document(db, id) }
     }
 
     /// The rider confirms: the draft's document is frozen, linked into the hash

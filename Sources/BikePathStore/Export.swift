@@ -22,19 +22,27 @@ extension Store {
     /// Totals over all closed trips, and the milestones reached (`bikepathd stats`).
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func statistics() throws -> StoreStatistics {
-        let milestones = try milestones()
-        return try pool.read { db in
-            let r = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
-                           COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
-                    FROM trips WHERE state = 'closed'
-                    """)!
-            return StoreStatistics(
-                trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
-                co2AvoidedGrams: r["c"], milestones: milestones)
-        }
+        try pool.read(Self.statistics)
+    }
+
+    /// `statistics()` on a reader, off the caller's thread (the review page).
+    public func statistics() async throws -> StoreStatistics {
+        try await pool.read(Self.statistics)
+    }
+
+    /// Totals and milestones from one snapshot.
+    private static func statistics(_ db: Database) throws -> StoreStatistics {
+        let milestones = try milestones(db)
+        let r = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
+                       COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
+                FROM trips WHERE state = 'closed'
+                """)!
+        return StoreStatistics(
+            trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
+            co2AvoidedGrams: r["c"], milestones: milestones)
     }
 
     /// Trip ids, oldest first (for `export` without an id and for tests).

@@ -46,18 +46,25 @@ enum Outbox {
 extension Store {
     /// What sync should send next: pending, not flagged do-not-send, SOS first, then oldest.
     public func outboxPending(limit: Int = 100) throws -> [OutboxItem] {
-        try pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT seq, record_kind, record_id, payload, attempts FROM outbox
-                    WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
-                    """, arguments: [limit]
-            ).map {
-                OutboxItem(
-                    seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
-                    payload: $0["payload"], attempts: $0["attempts"])
-            }
+        try pool.read { db in try Self.outboxPending(db, limit: limit) }
+    }
+
+    /// `outboxPending(limit:)` on a reader, off the caller's thread (sync).
+    public func outboxPending(limit: Int = 100) async throws -> [OutboxItem] {
+        try await pool.read { db in try Self.outboxPending(db, limit: limit) }
+    }
+
+    private static func outboxPending(_ db: Database, limit: Int) throws -> [OutboxItem] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT seq, record_kind, record_id, payload, attempts FROM outbox
+                WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
+                """, arguments: [limit]
+        ).map {
+            OutboxItem(
+                seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
+                payload: $0["payload"], attempts: $0["attempts"])
         }
     }
 

@@ -96,7 +96,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        let trips = try device.store.listDrafts().map(\.tripID)
+        let trips = try await device.store.listDrafts().map(\.tripID)
         try await withClient(device, url: hub.url) { client in
             // The hub holds different trips under both ids: both are quarantined (409).
             for id in trips {
@@ -124,7 +124,7 @@ import Testing
         let all = try requeue(["--all", "--json"])
         #expect(all.status == 0 && all.out.contains("\"requeued\" : 1"), "\(all.out) \(all.err)")
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
-        #expect(try device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })
+        #expect(try await device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })
         #expect(try device.store.syncLog().contains { $0.outcome == "requeued" && $0.recordID == trips[1] })
     }
 }
