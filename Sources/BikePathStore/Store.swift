@@ -218,33 +218,46 @@ public final class Store: Sendable {
     /// every store after a clean stop's TRUNCATE checkpoint) first commits a CREATE and DROP
     /// TABLE of its own, so that its readers never meet a missing WAL: 4 frames, 16,512 bytes
     /// (20 KiB of tmpfs pages). On a card with 320 KiB free that was the room the SOS lacked
-    /// (it needs 13 frames, 53 KB, and the reserve then held 45 KB: FullDiskRunTests), and on a
-    /// full card that commit fails, so the pool could not open the store at all (the queue
+    /// (it needs 13 frames, ~53 KB, and the reserve then held 45 KB: FullDiskRunTests), and on
+    /// a full card that commit fails, so the pool could not open the store at all (the queue
     /// could, and held the outputs in memory). GRDB skips it when the -wal has a size: a
     /// 32-byte hole (the WAL header's size, no blocks) is such a file, and SQLite reads a WAL
     /// of no more than a header as holding no frames and writes a fresh header over it.
+    /// The -wal is only touched while no connection has the store open: every connection holds
+    /// a shared lock on the -shm's DMS byte (128) while it has the WAL index, so with it held
+    /// exclusively nobody can be writing the -wal, and one who opens meanwhile waits (busy).
+    /// An open file description lock, so that closing it leaves this process's SQLite locks be.
     private static func keepGRDBFromWritingWAL(path: String) {
-        var header = [UInt8](repeating: 0, count: 20)
-        guard let file = FileHandle(forReadingAtPath: path) else { return }
-        let read = (try? file.read(upToCount: 20)).map(Array.init) ?? []
-        try? file.close()
-        header.replaceSubrange(0..<min(20, read.count), with: read.prefix(20))
-        // Bytes 18 and 19 are 2 in a WAL database (a rollback one is left alone).
-        guard header[18] == 2, header[19] == 2 else { return }
-        let wal = path + "-wal"
-        var info = stat()
-        if stat(wal, &info) == 0, info.st_size > 0 { return }
-        var database = stat()
-        guard stat(path, &database) == 0 else { return }
-        // Like SQLite: the -wal gets the database's mode, and its owner when root makes it.
-        if !FileManager.default.fileExists(atPath: wal) {
-            guard
-                FileManager.default.createFile(
-                    atPath: wal, contents: nil, attributes: [.posixPermissions: Int(database.st_mode & 0o777)])
-            else { return }
-            if geteuid() == 0 { _ = chown(wal, database.st_uid, database.st_gid) }
-        }
-        _ = truncate(wal, 32)
+        #if os(Linux)
+            guard let file = FileHandle(forReadingAtPath: path) else { return }
+            let header = (try? file.read(upToCount: 20)) ?? Data()
+            try? file.close()
+            // Bytes 18 and 19 are 2 in a WAL database (a rollback one is left alone).
+            guard header.count == 20, header[header.startIndex + 18] == 2, header[header.startIndex + 19] == 2 else { return }
+            var database = stat()
+            guard stat(path, &database) == 0 else { return }
+            // Made as SQLite makes them: the database's mode, and its owner when root makes them.
+            func openBeside(_ suffix: String) -> Int32 {
+                let fd = Glibc.open(path + suffix, O_RDWR | O_CREAT | O_CLOEXEC, database.st_mode & 0o777)
+                if fd >= 0, geteuid() == 0 { _ = fchown(fd, database.st_uid, database.st_gid) }
+                return fd
+            }
+            let shm = openBeside("-shm")
+            guard shm >= 0 else { return }
+            defer { Glibc.close(shm) }
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = 128
+            lock.l_len = 1
+            let setOpenFileDescriptionLock: Int32 = 37  // F_OFD_SETLK
+            guard fcntl(shm, setOpenFileDescriptionLock, &lock) == 0 else { return }
+            let wal = openBeside("-wal")
+            guard wal >= 0 else { return }
+            defer { Glibc.close(wal) }
+            var info = stat()
+            if fstat(wal, &info) == 0, info.st_size == 0 { _ = ftruncate(wal, 32) }
+        #endif
     }
 
     /// Looks at an existing file through a read-only connection, so that a

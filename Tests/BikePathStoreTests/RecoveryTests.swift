@@ -28,6 +28,22 @@ import Testing
         #expect(store.openReport.movedAsideTo == nil)
     }
 
+    /// The -wal of a store open elsewhere is left alone (its owner may be writing it): opening
+    /// then lets GRDB make its own commit instead of putting in a 32-byte hole.
+    @Test func walOfAStoreOpenElsewhereIsLeftAlone() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("s.db")
+        let running = try Store.open(path: path)
+        defer { try? running.close() }
+        try running.checkpoint()  // the WAL is empty and `running` keeps the store open
+        let other = try Store.open(path: path, mode: .existing)
+        defer { try? other.close() }
+        let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")
+        #expect((wal[.size] as? Int ?? 0) > 32, "GRDB's own commit, not a hole")
+        #expect(try other.integrityCheck() == ["ok"])
+    }
+
     @Test func nonSQLiteFileIsMovedAsideAndStoreStartsFresh() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
