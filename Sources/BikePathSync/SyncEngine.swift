@@ -156,26 +156,28 @@ public actor SyncEngine {
         do {
             while true {
                 // Read the switches before every batch: turning a stream off stops it at once.
-                let consent = try store.effectiveConsent()
-                let privacy = try SyncSettings.privacy(store)
+                let consent = try await store.effectiveConsent()
+                let privacy = try await SyncSettings.privacy(store)
                 let off = SyncStream.allCases.filter { !consent.allows($0) }.flatMap(SyncSettings.kinds(of:))
                 try store.withholdOutbox(kinds: off)
-                if consent.tripsAndDrafts { try Queuer.queueNew(store, privacy: privacy) }
+                if consent.tripsAndDrafts { try await Queuer.queueNew(store, privacy: privacy) }
 
-                let items = try store.outboxPending(limit: options.batchSize).filter { consent.allows(SyncSettings.stream(of: $0.kind)) }
+                let items = try await store.outboxPending(limit: options.batchSize).filter {
+                    consent.allows(SyncSettings.stream(of: $0.kind))
+                }
                 if items.isEmpty { return .drained(sent: sent, quarantined: quarantined) }
                 let builder = UploadBuilder(privacy: privacy)
                 var batch: [(OutboxItem, BatchRequest.Item)] = []
                 var bytes = 0
                 for item in items {
                     // Only the bytes the hash chain linked when the record was queued may leave.
-                    if let problem = try store.outboxIntegrityProblem(item) {
+                    if let problem = try await store.outboxIntegrityProblem(item) {
                         try quarantine(item, "refused before upload: \(problem)")
                         quarantined += 1
                         continue
                     }
                     do {
-                        let sha = item.kind == .confirmation ? try store.confirmedPayloadSHA256(draftID: item.recordID) : nil
+                        let sha = item.kind == .confirmation ? try await store.confirmedPayloadSHA256(draftID: item.recordID) : nil
                         let body = try builder.body(for: item, confirmedSha256: sha)
                         bytes += item.payload.utf8.count
                         if !batch.isEmpty && bytes > options.maxBatchBytes { break }

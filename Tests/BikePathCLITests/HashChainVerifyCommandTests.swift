@@ -15,7 +15,7 @@ import Testing
         _ = try replay(store, trips: 2, seconds: 300)
         try store.confirmDraft(try #require(try store.listDrafts().first?.id))
         #expect(try runProcess(binary, ["verify", "--db", dir.file("s.db")]).status == 0)
-        try store.queue.write { db in try db.execute(sql: "UPDATE events SET peak = 99 WHERE rowid = 3") }
+        try store.pool.write { db in try db.execute(sql: "UPDATE events SET peak = 99 WHERE rowid = 3") }
         let result = try runProcess(binary, ["verify", "--db", dir.file("s.db")])
         #expect(result.status == 2)
         #expect(result.out.contains("BROKEN at link") && result.out.contains("(event "), "\(result.out)")

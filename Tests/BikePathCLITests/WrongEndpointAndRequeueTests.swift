@@ -66,7 +66,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        let trips = try device.store.listDrafts().map(\.tripID)
+        let trips = try await device.store.listDrafts().map(\.tripID)
         let stats = TripStatisticsUpload(
             distanceM: 1000, elapsedS: 300, movingS: 290, avgMovingSpeed: 3.4, maxSpeed: 7, elevationGainM: 3, co2AvoidedG: 120)
         try await withClient(device, url: hub.url) { client in
@@ -96,7 +96,7 @@ import Testing
         let all = try requeue(["--all", "--json"])
         #expect(all.status == 0 && all.out.contains("\"requeued\" : 1"), "\(all.out) \(all.err)")
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
-        #expect(try device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })
+        #expect(try await device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })
         #expect(try device.store.syncLog().contains { $0.outcome == "requeued" && $0.recordID == trips[1] })
     }
 }

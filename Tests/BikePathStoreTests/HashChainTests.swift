@@ -33,12 +33,12 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
-        let (seq, id) = try store.queue.read { db in
+        let (seq, id) = try store.pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 5")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
-        try store.queue.write { db in
+        try store.pool.write { db in
             switch column {
             case "window":
                 var blob = try Data.fetchOne(db, sql: "SELECT samples FROM event_windows WHERE event_id = ?", arguments: [id])!
@@ -64,12 +64,12 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
-        let (seq, id) = try store.queue.read { db in
+        let (seq, id) = try store.pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 9")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         }
@@ -82,7 +82,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
-        try store.queue.write { db in
+        try store.pool.write { db in
             let id = try String.fetchOne(db, sql: "SELECT record_id FROM hash_chain WHERE seq = 4")!
             try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
             try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
@@ -95,7 +95,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
             try db.execute(sql: "UPDATE hash_chain SET seq = seq - 1 WHERE seq > 4")
         }
@@ -106,7 +106,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try chainedStore(dir)
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(
                 sql:
                     "UPDATE drafts SET confirmed_payload = replace(confirmed_payload, 'pothole', 'debris') WHERE confirmed_payload IS NOT NULL"
@@ -139,7 +139,7 @@ import Testing
         try store.editDraft(id, .dropObstacle(obstacleID: dropped))
         try store.confirmDraft(id)
         #expect(try store.verify().ok)
-        let changed = try store.queue.write { db -> Int in
+        let changed = try store.pool.write { db -> Int in
             try db.execute(sql: sql)
             return db.changesCount
         }

@@ -221,7 +221,7 @@ import Testing
             let held = try hub.records()
             #expect(held.contains { $0.kind == "sos" } && held.allSatisfy { $0.kind == "sos" }, "\(held.map(\.kind))")
             #expect(try device.store.syncDiagnosis().withheld["confirmation", default: 0] > 0, "the confirmed drafts wait on the device")
-            #expect(try device.store.consent() == consent, "the rider's switches are as the rider set them")
+            #expect(try await device.store.consent() == consent, "the rider's switches are as the rider set them")
 
             try device.store.setFileForbids([])
             try await drain(device.engine(client))

@@ -39,6 +39,6 @@ public func replay(_ store: Store, trips: Int, seconds: Int, policy: WriterPolic
 
 extension Store {
     public func count(_ sql: String) throws -> Int {
-        try queue.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
+        try pool.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 }

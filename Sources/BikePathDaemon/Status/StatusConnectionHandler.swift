@@ -74,6 +74,9 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         switch (request, MarkRequest.parse(request)) {
         case ("status", _):
             shared.clients.answering(context.channel)
+            // On the event loop: the status reads a few small store tables through a reader
+            // (no wait behind the writer). NIO's shared blocking pool was tried: `status`
+            // then waited behind the pool's other users (1 of 20 timed out in the full suite).
             answer(JSONText.snakeCaseLine(shared.status()), context: context)
         case ("tail", _):
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
