@@ -21,6 +21,8 @@ import PackageDescription
 //   BikePathBench      benchmarks and load generators (bench/)
 //   BikePathTestSupport, bikepath-hub-faults   test-only: real daemons, throwaway PostgreSQL, WebDriver,
 //                      the tests' admission; the hub with injected faults (Tests/HubFaults)
+//   BikePathDeviceTestSupport   test-only: a device's store and its hub process (Tests/DeviceSupport)
+// Tests: one target per module; every test that runs bikepathd as a process is in BikePathCLITests.
 let package = Package(
     name: "BikePath",
     platforms: [.macOS(.v14)],
@@ -85,6 +87,9 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // The status socket.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
@@ -100,6 +105,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // The connection policy of every server the project runs (docs/connections.md).
@@ -204,10 +210,12 @@ let package = Package(
         .testTarget(
             name: "BikePathHubTests",
             dependencies: [
-                "BikePathHub", "BikePathAPI", "BikePathCore", "BikePathTestSupport",
+                "BikePathHub", "BikePathAPI", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -215,12 +223,9 @@ let package = Package(
         .testTarget(
             name: "BikePathSyncTests",
             dependencies: [
-                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures",
+                "BikePathSync", "BikePathAPI", "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport",
+                "BikePathFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -245,13 +250,15 @@ let package = Package(
             dependencies: ["BikePathSensors", "BikePathCore", "BikePathStore", "BikePathTestSupport", "BikePathFixtures"],
             exclude: ["Fixtures"]  // read in place by path; Tests/Harness scripts use them too
         ),
-        // The bikepathd executable through its command line: chain regression files, exit
-        // codes, JSON shapes, replay, the rider's loop, the CLI docs.
+        // Every test that runs bikepathd as a process: chain regression files, exit codes,
+        // JSON shapes, replay, the rider's loop, the CLI docs, `run` through signals, the
+        // store's and sync's commands (drafts, consent, diagnose, verify, sync, requeue).
         .testTarget(
             name: "BikePathCLITests",
             dependencies: [
                 "BikePathCLI", "BikePathDaemon", "BikePathAPI", "BikePathSync", "BikePathCore", "BikePathSensors", "BikePathStore",
-                "BikePathFixtures", "BikePathTestSupport",
+                "BikePathFixtures", "BikePathTestSupport", "BikePathDeviceTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // Running the built executables from tests (shared by the test targets below).
@@ -266,10 +273,21 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        // A device's store and its hub as test fixtures (Device, HubProcess, synthetic stores),
+        // for the store, sync, CLI and hub tests.
+        .target(
+            name: "BikePathDeviceTestSupport",
+            dependencies: [
+                "BikePathStore", "BikePathSync", "BikePathAPI", "BikePathCore", "BikePathFixtures", "BikePathTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/DeviceSupport"
+        ),
         .testTarget(
             name: "BikePathStoreTests",
             dependencies: [
-                "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathFixtures", .product(name: "GRDB", package: "GRDB.swift"),
+                "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport", "BikePathFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]
         ),

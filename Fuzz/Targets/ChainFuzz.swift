@@ -3,6 +3,8 @@
 // that may be NaN or huge, and fed to the filter chain with crash detection on.
 // Built against the core sources by Fuzz/run.sh. A crash or a broken invariant is a finding.
 
+@testable import BikePathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)

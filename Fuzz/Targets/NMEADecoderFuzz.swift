@@ -3,6 +3,8 @@
 // Fuzz/run.sh (swiftc -sanitize=fuzzer,address). A crash, a sanitizer report or a
 // broken invariant (trap) is a finding.
 
+@testable import BikePathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)

@@ -2,6 +2,8 @@
 // Any byte string must decode without a crash, without unbounded memory, and to the same
 // events whether it arrives in one piece or in chunks; a trap here is a bug.
 
+@testable import BikePathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)

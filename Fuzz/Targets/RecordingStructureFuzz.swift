@@ -8,6 +8,8 @@
 // --replay`) and the time arithmetic of `inspect`, `ReplaySource` and `StoreWriter`.
 // Byte-level fuzzing rarely gets past the CRC; these traps were found only this way.
 
+@testable import BikePathCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(UnsafeRawBufferPointer(start: data, count: size))

@@ -17,10 +17,10 @@ struct MapRoutes {
         authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult
     ) {
         table.on(router, "v1/map/obstacles", .get) { request, _ in
-            try await geoJSON(request) { map, box in try WireJSON.encode(map.obstaclesGeoJSON(in: box)) }
+            try await geoJSON(request) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/status", .get) { request, _ in
-            try await geoJSON(request) { map, box in try WireJSON.encode(map.statusGeoJSON(in: box)) }
+            try await geoJSON(request) { map, box in try map.statusGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/network", .get) { request, _ in
             let box: BoundingBox
@@ -52,14 +52,21 @@ struct MapRoutes {
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
             return try await geoJSON(request) { map, box in
-                try WireJSON.encode(map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)))
+                try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded()
             }
         }
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
             case .failure(let response): return response
             case .success(let device):
-                let trips = try await store.trips(device: device).compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                let stored = try await store.trips(device: device)
+                // Stored trips passed validation; one that no longer decodes (a schema change)
+                // is left out of the totals, and said, not silently dropped.
+                let trips = stored.compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                if trips.count < stored.count {
+                    context.logger.warning(
+                        "totals: \(stored.count - trips.count) of \(stored.count) stored trips of \(device) do not decode: left out")
+                }
                 return HubServer.json(.ok, DeviceTotals(trips: trips))
             }
         }
@@ -101,7 +108,7 @@ struct MapRoutes {
         let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
             .flatMap { try JSONDecoder().decode(MapSlice.self, from: $0).obstacles }
         return Self.geoJSONResponse(
-            try WireJSON.encode(Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters)))
+            try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }
 
     /// 404 `no-path-near`: the refusal with how far the nearest community path is.

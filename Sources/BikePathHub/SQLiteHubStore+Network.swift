@@ -33,10 +33,14 @@ extension SQLiteHubStore {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id")
-                .map {
-                    NetworkNode(id: $0["id"], position: Coordinate(latitude: $0["lat"], longitude: $0["lon"]))
-                }
+            // By cursor, as the links: no row is copied before it becomes a node.
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id")
+            var nodes: [NetworkNode] = []
+            while let row = try rows.next() {
+                nodes.append(NetworkNode(id: row[0], position: Coordinate(latitude: row[1], longitude: row[2])))
+            }
+            return nodes
         }
     }
 

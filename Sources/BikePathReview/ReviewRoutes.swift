@@ -28,26 +28,26 @@ struct ReviewRoutes: Sendable {
         router.post("/pair") { request, _ in try await self.pair(request) }
         router.get("/") { request, _ in
             try await self.withSession(request) { _ in
-                let rows = try self.store.listDrafts().enumerated().map { ReviewViews.row($1, number: $0 + 1) }
+                let rows = try await self.store.listDrafts().enumerated().map { ReviewViews.row($1, number: $0 + 1) }
                 return try self.page("list", ListPage(message: nil, drafts: rows))
             }
         }
         router.get("/trips") { request, _ in
             try await self.withSession(request) { _ in
                 let page = ReviewViews.trips(
-                    try self.store.statistics(), drafts: try self.store.listDrafts(), firstStep: self.firstMilestoneMetres)
+                    try await self.store.statistics(), drafts: try await self.store.listDrafts(), firstStep: self.firstMilestoneMetres)
                 return try self.page("trips", page)
             }
         }
         router.get("/drafts/:draft") { request, context in
             try await self.withSession(request) { session in
-                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
-                return try self.draftPage(id, session: session, message: Self.notice(request))
+                let id = try await self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                return try await self.draftPage(id, session: session, message: Self.notice(request))
             }
         }
         router.get("/drafts/:draft/map.svg") { request, context in
             try await self.withSession(request) { _ in
-                let d = try self.store.draft(try self.store.resolveDraftID(try Self.parameter(context, "draft")))
+                let d = try await self.store.draft(try await self.store.resolveDraftID(try Self.parameter(context, "draft")))
                 let spot = request.uri.queryParameters["spot"].flatMap { Self.point(String($0)) }
                 return Self.response(
                     .ok, type: "image/svg+xml",
@@ -59,8 +59,8 @@ struct ReviewRoutes: Sendable {
         // the line, see the spot ringed, then add it with the one POST below.
         router.get("/drafts/:draft/add") { request, context in
             try await self.withSession(request) { session in
-                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
-                let d = try self.store.draft(id)
+                let id = try await self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                let d = try await self.store.draft(id)
                 guard d.state == .pending else { throw StoreError.draftNotEditable(id, state: d.state) }
                 let query = request.uri.queryParameters
                 let kind = query["kind"].flatMap { ObstacleKind(rawValue: String($0)) } ?? .pothole
@@ -91,7 +91,7 @@ struct ReviewRoutes: Sendable {
                 try await self.withSession(request) { _ in
                     guard let z = Int(try Self.parameter(context, "z")), let x = Int(try Self.parameter(context, "x")),
                         let y = Int(try Self.parameter(context, "y")),
-                        let data = try? file.tile(z: z, x: x, y: y)
+                        let data = try? await file.tile(z: z, x: x, y: y)
                     else { return Response(status: .notFound) }
                     return Response(
                         status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
@@ -102,8 +102,8 @@ struct ReviewRoutes: Sendable {
         // Reject asks once more (no JavaScript: a page of its own); the POST rejects.
         router.get("/drafts/:draft/reject") { request, context in
             try await self.withSession(request) { session in
-                let id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
-                let d = try self.store.draft(id)
+                let id = try await self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                let d = try await self.store.draft(id)
                 guard d.state == .pending else { throw StoreError.illegalTransition(draft: id, from: d.state, to: .rejected) }
                 return try self.page("reject", ReviewViews.rejectQuestion(d, csrf: session.csrf))
             }
@@ -111,7 +111,7 @@ struct ReviewRoutes: Sendable {
         action(router, "/drafts/:draft/confirm") { id, _, _ in
             try self.store.confirmDraft(id)
             // What happens next, by the CLI's own rule (PublishingSetup): published, or why not.
-            return ReviewViews.confirmedNotice(try self.store.confirmedDraftHold(self.publishing))
+            return ReviewViews.confirmedNotice(try await self.store.confirmedDraftHold(self.publishing))
         }
         action(router, "/drafts/:draft/reject") { id, _, _ in
             try self.store.rejectDraft(id); return "rejected"
@@ -133,12 +133,12 @@ struct ReviewRoutes: Sendable {
             return "rated"
         }
         action(router, "/drafts/:draft/obstacles/:obstacle/drop") { id, _, context in
-            let obstacle = try self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
+            let obstacle = try await self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
             try self.store.editDraft(id, .dropObstacle(obstacleID: obstacle))
             return "dropped"
         }
         action(router, "/drafts/:draft/obstacles/:obstacle/kind") { id, form, context in
-            let obstacle = try self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
+            let obstacle = try await self.store.resolveObstacleID(try Self.parameter(context, "obstacle"), inDraft: id)
             try self.store.editDraft(id, .setObstacleKind(obstacleID: obstacle, try Self.choice(form["kind"], "obstacle kind")))
             return "changed"
         }
@@ -147,7 +147,7 @@ struct ReviewRoutes: Sendable {
             guard let x = form["map.x"].flatMap(Double.init), let y = form["map.y"].flatMap(Double.init) else {
                 throw StoreError.invalidEdit("tap the map where the obstacle is")
             }
-            let d = try self.store.draft(id)
+            let d = try await self.store.draft(id)
             let map = DraftMap(d, shown: ReviewViews.shown(d)).projection
             guard let spot = map.nearestOnPath(d.path, x: x, y: y), spot.distance <= Self.tapTolerance else {
                 throw StoreError.invalidEdit("that tap is off the path: tap on the line where the obstacle is")
@@ -178,12 +178,12 @@ struct ReviewRoutes: Sendable {
     }
 
     /// Pages need a paired phone; without one they send it to /pair.
-    private func withSession(_ request: Request, _ body: (ReviewSession) throws -> Response) async throws -> Response {
+    private func withSession(_ request: Request, _ body: (ReviewSession) async throws -> Response) async throws -> Response {
         guard let session = await session(request) else {
             return Response(status: .seeOther, headers: [.location: "/pair"])
         }
         do {
-            return try body(session)
+            return try await body(session)
         } catch let error as StoreError {
             return try page(
                 "problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
@@ -212,7 +212,7 @@ struct ReviewRoutes: Sendable {
     /// `apply` returns the notice to show (a key of `notices`).
     private func action(
         _ router: Router<BasicRequestContext>, _ path: RouterPath,
-        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) throws -> String
+        _ apply: @escaping @Sendable (String, [String: String], BasicRequestContext) async throws -> String
     ) {
         router.post(path) { request, context in
             let form = try await Self.form(request)
@@ -236,7 +236,7 @@ struct ReviewRoutes: Sendable {
             }
             let id: String
             do {
-                id = try self.store.resolveDraftID(try Self.parameter(context, "draft"))
+                id = try await self.store.resolveDraftID(try Self.parameter(context, "draft"))
             } catch let error as StoreError {
                 return try self.page(
                     "problem", SimplePage(title: Self.statusTitle(error), message: Message(text: error.description, isError: true)),
@@ -244,9 +244,9 @@ struct ReviewRoutes: Sendable {
             }
             let done: String
             do {
-                done = try apply(id, form, context)
+                done = try await apply(id, form, context)
             } catch let error as StoreError {
-                return try self.draftPage(
+                return try await self.draftPage(
                     id, session: session, message: Message(text: error.description, isError: true), status: Self.status(error))
             }
             return Response(status: .seeOther, headers: [.location: "/drafts/\(id)?done=\(done)"])
@@ -255,11 +255,13 @@ struct ReviewRoutes: Sendable {
 
     // MARK: - Rendering
 
-    private func draftPage(_ id: String, session: ReviewSession, message: Message?, status: HTTPResponse.Status = .ok) throws -> Response {
-        let d = try store.draft(id)
+    private func draftPage(
+        _ id: String, session: ReviewSession, message: Message?, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
+        let d = try await store.draft(id)
         var evidence: [String: CandidateEvidence] = [:]
-        for eventID in ReviewViews.shown(d).compactMap(\.eventID) { evidence[eventID] = try store.candidateEvidence(eventID) }
-        let sharing = ReviewViews.sharing(publishing, consent: try store.consent())
+        for eventID in ReviewViews.shown(d).compactMap(\.eventID) { evidence[eventID] = try await store.candidateEvidence(eventID) }
+        let sharing = ReviewViews.sharing(publishing, consent: try await store.consent())
         return try page(
             "draft",
             ReviewViews.draft(

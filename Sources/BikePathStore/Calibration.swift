@@ -59,14 +59,14 @@ enum Calibration {
 extension Store {
     /// The sensitivity fitted from the rider's answers (factory when none).
     public func detectorSensitivity() throws -> DetectorSensitivity {
-        try queue.read { db in try Calibration.sensitivity(db) }
+        try pool.read { db in try Calibration.sensitivity(db) }
     }
 
     /// The calibration as `calibration show` prints it: the scale per kind and the answers
     /// behind it.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func calibrationReport() throws -> CalibrationReport {
-        try queue.read { db in
+        try pool.read { db in
             let answers = try Calibration.answers(db)
             let sensitivity = try Calibration.sensitivity(db)
             return CalibrationReport(
@@ -79,7 +79,7 @@ extension Store {
 
     /// Forgets every answer and returns to the factory sensitivity.
     public func resetCalibration() throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(sql: "DELETE FROM candidate_answers; DELETE FROM calibration")
         }
     }

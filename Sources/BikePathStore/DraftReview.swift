@@ -26,26 +26,33 @@ public struct CandidateEvidence: Sendable, Equatable {
 extension Store {
     /// The speed and stored window of an event, or nil when there is no such event.
     public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
-        try queue.read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT e.speed, e.window_rate, w.samples, w.peak_index FROM events e LEFT JOIN event_windows w ON w.event_id = e.id
-                        WHERE e.id = ?
-                        """, arguments: [eventID])
-            else { return nil }
-            let blob: Data = row["samples"] ?? Data()
-            let samples = stride(from: 0, to: blob.count - 3, by: 4).map { i in
-                Float(
-                    bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
-                        | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
-            }
-            let peakIndex: Int? = row["peak_index"]
-            return CandidateEvidence(
-                speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0,
-                peakIndex: peakIndex.flatMap { samples.indices.contains($0) ? $0 : nil })
+        try pool.read { db in try Self.candidateEvidence(db, eventID) }
+    }
+
+    /// `candidateEvidence(_:)` on a reader, off the caller's thread (the review page).
+    public func candidateEvidence(_ eventID: String) async throws -> CandidateEvidence? {
+        try await pool.read { db in try Self.candidateEvidence(db, eventID) }
+    }
+
+    private static func candidateEvidence(_ db: Database, _ eventID: String) throws -> CandidateEvidence? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT e.speed, e.window_rate, w.samples, w.peak_index FROM events e LEFT JOIN event_windows w ON w.event_id = e.id
+                    WHERE e.id = ?
+                    """, arguments: [eventID])
+        else { return nil }
+        let blob: Data = row["samples"] ?? Data()
+        let samples = stride(from: 0, to: blob.count - 3, by: 4).map { i in
+            Float(
+                bitPattern: UInt32(blob[blob.startIndex + i]) | UInt32(blob[blob.startIndex + i + 1]) << 8
+                    | UInt32(blob[blob.startIndex + i + 2]) << 16 | UInt32(blob[blob.startIndex + i + 3]) << 24)
         }
+        let peakIndex: Int? = row["peak_index"]
+        return CandidateEvidence(
+            speed: row["speed"], samples: samples, rate: row["window_rate"] ?? 0,
+            peakIndex: peakIndex.flatMap { samples.indices.contains($0) ? $0 : nil })
     }
 
     /// Takes back the last edit of a pending draft (the rider's undo). Every edit
@@ -53,7 +60,7 @@ extension Store {
     /// Returns the edit that was undone.
     @discardableResult
     public func undoLastEdit(_ id: String) throws -> DraftDocument.Edit {
-        try queue.write { db in
+        try pool.write { db in
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
             guard
@@ -100,13 +107,25 @@ extension Store {
     /// The draft a rider means: its full id, a unique prefix of it, or its number
     /// in `drafts list` (1 = oldest; a plain number of at most 4 digits).
     public func resolveDraftID(_ reference: String) throws -> String {
+        try Self.resolveDraftID(reference, among: try pool.read(Self.draftIDs))
+    }
+
+    /// `resolveDraftID(_:)` with the ids read off the caller's thread (the review page).
+    public func resolveDraftID(_ reference: String) async throws -> String {
+        try Self.resolveDraftID(reference, among: try await pool.read(Self.draftIDs))
+    }
+
+    private static func draftIDs(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq")
+    }
+
+    private static func resolveDraftID(_ reference: String, among ids: [String]) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
-        let ids = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM drafts ORDER BY seq") }
         if ref.count <= 4, let index = Int(ref) {
             guard ids.indices.contains(index - 1) else { throw StoreError.noSuchDraftNumber(index, count: ids.count) }
             return ids[index - 1]
         }
-        return try Self.unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
+        return try unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
     }
 
     /// A trip as `export` takes it: its own id (`trip_id` of `drafts list --json`) or a
@@ -115,11 +134,11 @@ extension Store {
     /// `export` takes the same references, since its help points to `drafts list`.
     public func resolveTripID(_ reference: String) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
-        let trips = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+        let trips = try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
         if let exact = trips.first(where: { $0.uppercased() == ref.uppercased() }) { return exact }
         do {
             let draftID = try resolveDraftID(reference)
-            let trip = try queue.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
+            let trip = try pool.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
             }
             guard let trip else { throw StoreError.noSuchTrip(reference) }
             return trip
@@ -130,8 +149,16 @@ extension Store {
 
     /// An obstacle of a draft: its full id, a unique prefix, or its number in `drafts show` (`#3`).
     public func resolveObstacleID(_ reference: String, inDraft draftID: String) throws -> String {
+        try Self.resolveObstacleID(reference, among: try draft(draftID).obstacles)
+    }
+
+    /// `resolveObstacleID(_:inDraft:)` with the draft read off the caller's thread (the review page).
+    public func resolveObstacleID(_ reference: String, inDraft draftID: String) async throws -> String {
+        try Self.resolveObstacleID(reference, among: try await draft(draftID).obstacles)
+    }
+
+    private static func resolveObstacleID(_ reference: String, among obstacles: [DraftDocument.Obstacle]) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
-        let obstacles = try draft(draftID).obstacles
         if ref.hasPrefix("#"), let rank = Int(ref.dropFirst()) {
             guard let o = obstacles.first(where: { $0.reviewRank == rank }) else { throw StoreError.noSuchObstacle(reference) }
             return o.id

@@ -268,23 +268,30 @@ extension Store {
     /// The drafts, oldest first; only those in `state` when given.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
-        try queue.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
-                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
-                           (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
-                    FROM drafts d JOIN trips t ON t.id = d.trip_id
-                    WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
-                    """, arguments: [state?.rawValue]
-            ).map { r in
-                DraftSummary(
-                    id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
-                    startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0,
-                    obstacles: r["obstacles"], heldBack: r["held_back"],
-                    pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
-            }
+        try pool.read { db in try Self.listDrafts(db, state: state) }
+    }
+
+    /// `listDrafts(state:)` on a reader, off the caller's thread (the review page).
+    public func listDrafts(state: DraftState? = nil) async throws -> [DraftSummary] {
+        try await pool.read { db in try Self.listDrafts(db, state: state) }
+    }
+
+    private static func listDrafts(_ db: Database, state: DraftState?) throws -> [DraftSummary] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.id, d.trip_id, d.state, d.path_status, t.start_utc_ns, t.distance_m, t.elapsed_s,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.dropped = 0 AND o.held_back = 0) AS obstacles,
+                       (SELECT COUNT(*) FROM draft_obstacles o WHERE o.draft_id = d.id AND o.held_back = 1) AS held_back
+                FROM drafts d JOIN trips t ON t.id = d.trip_id
+                WHERE ?1 IS NULL OR d.state = ?1 ORDER BY d.seq
+                """, arguments: [state?.rawValue]
+        ).map { r in
+            DraftSummary(
+                id: r["id"], tripID: r["trip_id"], state: DraftState(rawValue: r["state"]) ?? .pending,
+                startUTCNanoseconds: r["start_utc_ns"], distanceMeters: r["distance_m"], elapsedSeconds: r["elapsed_s"] ?? 0,
+                obstacles: r["obstacles"], heldBack: r["held_back"],
+                pathStatus: (r["path_status"] as String?).flatMap(PathStatus.init(rawValue:)))
         }
     }
 
@@ -292,14 +299,19 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip`
     ///   when its trip is gone.
     public func draft(_ id: String) throws -> DraftDocument {
-        try queue.read { db in try Drafts.document(db, id) }
+        try pool.read { db in try Drafts.document(db, id) }
+    }
+
+    /// `draft(_:)` on a reader, off the caller's thread (the review page, sync).
+    public func draft(_ id: String) async throws -> DraftDocument {
+        try await pool.read { db in try Drafts.document(db, id) }
     }
 
     /// The rider confirms: the draft's document is frozen, linked into the hash
     /// chain, and queued in the outbox — all in one transaction.
     @discardableResult
     public func confirmDraft(_ id: String) throws -> DraftDocument {
-        try queue.write { db in
+        try pool.write { db in
             try Drafts.transition(db, id, to: .confirmed)
             let payload = try JSONText.compact(try Drafts.document(db, id))
             try db.execute(sql: "UPDATE drafts SET confirmed_payload = ? WHERE id = ?", arguments: [payload, id])
@@ -315,7 +327,7 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
     ///   `StoreError.illegalTransition` when it is not pending.
     public func rejectDraft(_ id: String) throws {
-        try queue.write { db in try Drafts.transition(db, id, to: .rejected) }
+        try pool.write { db in try Drafts.transition(db, id, to: .rejected) }
     }
 
     /// The rider takes a rejection back: the draft is pending again, with its edits.
@@ -324,12 +336,12 @@ extension Store {
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`;
     ///   `StoreError.illegalTransition` when it is not rejected.
     public func reopenDraft(_ id: String) throws {
-        try queue.write { db in try Drafts.transition(db, id, to: .pending) }
+        try pool.write { db in try Drafts.transition(db, id, to: .pending) }
     }
 
     /// Called by sync once upstream acknowledged the confirmation.
     public func markDraftSynced(_ id: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             try Drafts.transition(db, id, to: .synced)
             try db.execute(sql: "UPDATE outbox SET state = 'sent' WHERE record_kind = 'confirmation' AND record_id = ?", arguments: [id])
         }
@@ -339,7 +351,7 @@ extension Store {
     /// Returns the id of the obstacle that was changed or added.
     @discardableResult
     public func editDraft(_ id: String, _ edit: DraftEdit) throws -> String? {
-        try queue.write { db in
+        try pool.write { db in
             let state = try Drafts.state(db, id)
             guard state == .pending else { throw StoreError.draftNotEditable(id, state: state) }
             func requireObstacle(_ obstacleID: String) throws {

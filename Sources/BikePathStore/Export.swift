@@ -22,31 +22,39 @@ extension Store {
     /// Totals over all closed trips, and the milestones reached (`bikepathd stats`).
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func statistics() throws -> StoreStatistics {
-        let milestones = try milestones()
-        return try queue.read { db in
-            let r = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
-                           COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
-                    FROM trips WHERE state = 'closed'
-                    """)!
-            return StoreStatistics(
-                trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
-                co2AvoidedGrams: r["c"], milestones: milestones)
-        }
+        try pool.read(Self.statistics)
+    }
+
+    /// `statistics()` on a reader, off the caller's thread (the review page).
+    public func statistics() async throws -> StoreStatistics {
+        try await pool.read(Self.statistics)
+    }
+
+    /// Totals and milestones from one snapshot.
+    private static func statistics(_ db: Database) throws -> StoreStatistics {
+        let milestones = try milestones(db)
+        let r = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(distance_m), 0) AS d, COALESCE(SUM(elapsed_s), 0) AS e,
+                       COALESCE(SUM(moving_s), 0) AS m, COALESCE(SUM(co2_avoided_g), 0) AS c
+                FROM trips WHERE state = 'closed'
+                """)!
+        return StoreStatistics(
+            trips: r["n"], distanceMeters: r["d"], elapsedSeconds: r["e"], movingSeconds: r["m"],
+            co2AvoidedGrams: r["c"], milestones: milestones)
     }
 
     /// Trip ids, oldest first (for `export` without an id and for tests).
     public func tripIDs() throws -> [String] {
-        try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
     }
 
     /// The trip as GPX 1.1 (track + obstacles as waypoints) or GeoJSON. The
     /// obstacles are the draft's edited ones when a draft exists (dropped ones
     /// left out), otherwise the detected candidates.
     public func export(trip id: String, format: ExportFormat) throws -> String {
-        try queue.read { db in
+        try pool.read { db in
             guard let trip = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [id]) else {
                 throw StoreError.noSuchTrip(id)
             }

@@ -232,7 +232,7 @@ extension Store {
     /// not hold: a record changed, a record or link deleted, or an event that
     /// was never linked.
     public func verify() throws -> VerifyReport {
-        try queue.read { db in
+        try pool.read { db in
             var report = VerifyReport(links: 0, prunedRecords: 0, firstBreak: nil)
             var previous = [UInt8](repeating: 0, count: 32)
             var expectedSeq: Int64 = 1
@@ -299,18 +299,25 @@ extension Store {
     /// Nil when an outbox record is exactly what was linked when it was queued;
     /// otherwise why it must not be sent (sync quarantines it).
     public func outboxIntegrityProblem(_ item: OutboxItem) throws -> String? {
-        try queue.read { db in
-            let key = HashChain.outboxKey(kind: item.kind.rawValue, id: item.recordID)
-            guard
-                let linked = try Data.fetchOne(
-                    db, sql: "SELECT record_sha256 FROM hash_chain WHERE record_kind = 'outbox' AND record_id = ?",
-                    arguments: [key])
-            else {
-                return "\(key) is not in the hash chain: it was not queued by bikepathd"
-            }
-            let actual = HashChain.outboxHash(kind: item.kind.rawValue, id: item.recordID, payload: item.payload)
-            return Array(linked) == actual ? nil : "\(key) was changed after it was queued (its SHA-256 no longer matches the hash chain)"
+        try pool.read { db in try Self.outboxIntegrityProblem(db, item) }
+    }
+
+    /// `outboxIntegrityProblem(_:)` on a reader, off the caller's thread (sync).
+    public func outboxIntegrityProblem(_ item: OutboxItem) async throws -> String? {
+        try await pool.read { db in try Self.outboxIntegrityProblem(db, item) }
+    }
+
+    private static func outboxIntegrityProblem(_ db: Database, _ item: OutboxItem) throws -> String? {
+        let key = HashChain.outboxKey(kind: item.kind.rawValue, id: item.recordID)
+        guard
+            let linked = try Data.fetchOne(
+                db, sql: "SELECT record_sha256 FROM hash_chain WHERE record_kind = 'outbox' AND record_id = ?",
+                arguments: [key])
+        else {
+            return "\(key) is not in the hash chain: it was not queued by bikepathd"
         }
+        let actual = HashChain.outboxHash(kind: item.kind.rawValue, id: item.recordID, payload: item.payload)
+        return Array(linked) == actual ? nil : "\(key) was changed after it was queued (its SHA-256 no longer matches the hash chain)"
     }
 
     /// The IMU window is hashed separately so retention may drop it; when it is

@@ -33,10 +33,12 @@ extension Store {
     /// The milestones reached, smallest threshold first.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func milestones() throws -> [Milestone] {
-        try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM milestones ORDER BY threshold_m").map {
-                Milestone(thresholdMeters: $0["threshold_m"], tripID: $0["trip_id"], totalMeters: $0["total_m"])
-            }
+        try pool.read(Self.milestones)
+    }
+
+    static func milestones(_ db: Database) throws -> [Milestone] {
+        try Row.fetchAll(db, sql: "SELECT * FROM milestones ORDER BY threshold_m").map {
+            Milestone(thresholdMeters: $0["threshold_m"], tripID: $0["trip_id"], totalMeters: $0["total_m"])
         }
     }
 }

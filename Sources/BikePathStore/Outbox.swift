@@ -46,24 +46,31 @@ enum Outbox {
 extension Store {
     /// What sync should send next: pending, not flagged do-not-send, SOS first, then oldest.
     public func outboxPending(limit: Int = 100) throws -> [OutboxItem] {
-        try queue.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT seq, record_kind, record_id, payload, attempts FROM outbox
-                    WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
-                    """, arguments: [limit]
-            ).map {
-                OutboxItem(
-                    seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
-                    payload: $0["payload"], attempts: $0["attempts"])
-            }
+        try pool.read { db in try Self.outboxPending(db, limit: limit) }
+    }
+
+    /// `outboxPending(limit:)` on a reader, off the caller's thread (sync).
+    public func outboxPending(limit: Int = 100) async throws -> [OutboxItem] {
+        try await pool.read { db in try Self.outboxPending(db, limit: limit) }
+    }
+
+    private static func outboxPending(_ db: Database, limit: Int) throws -> [OutboxItem] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT seq, record_kind, record_id, payload, attempts FROM outbox
+                WHERE state = 'pending' AND do_not_send = 0 ORDER BY priority, seq LIMIT ?
+                """, arguments: [limit]
+        ).map {
+            OutboxItem(
+                seq: $0["seq"], kind: OutboxKind(rawValue: $0["record_kind"]) ?? .trip, recordID: $0["record_id"],
+                payload: $0["payload"], attempts: $0["attempts"])
         }
     }
 
     /// The rider (or an operator) holds a record back: sync skips it until cleared.
     public func setDoNotSend(kind: OutboxKind, recordID: String, _ hold: Bool) throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(
                 sql: "UPDATE outbox SET do_not_send = ? WHERE record_kind = ? AND record_id = ?",
                 arguments: [hold, kind.rawValue, recordID])
@@ -76,7 +83,7 @@ extension Store {
     /// is `StoreError.noSuchOutboxRecord` or `.notQuarantined`.
     @discardableResult
     public func requeueQuarantined(recordID: String?, utcNanoseconds: Int64?) throws -> Int {
-        try queue.write { db in
+        try pool.write { db in
             if let recordID {
                 let states = try String.fetchAll(db, sql: "SELECT state FROM outbox WHERE record_id = ?", arguments: [recordID])
                 guard !states.isEmpty else { throw StoreError.noSuchOutboxRecord(recordID) }
@@ -102,7 +109,7 @@ extension Store {
 
     /// The sync log, newest first.
     public func syncLog(limit: Int = 100) throws -> [SyncLogEntry] {
-        try queue.read { db in
+        try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [limit]).map {
                 SyncLogEntry(
                     utcNanoseconds: $0["utc_ns"], recordKind: $0["record_kind"], recordID: $0["record_id"],
@@ -113,7 +120,7 @@ extension Store {
 
     /// Records one sync attempt's outcome in the outbox and the sync log.
     public func recordSyncAttempt(seq: Int64, outcome: SyncOutcome, utcNanoseconds: Int64?) throws {
-        try queue.write { db in
+        try pool.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT record_kind, record_id FROM outbox WHERE seq = ?", arguments: [seq]) else {
                 return
             }

@@ -64,4 +64,9 @@ extension Store {
     public func confirmedDraftHold(_ setup: PublishingSetup) throws -> PublishingSetup.Hold? {
         setup.hold(consent: try consent())
     }
+
+    /// `confirmedDraftHold(_:)` with the consent read off the caller's thread (the review page).
+    public func confirmedDraftHold(_ setup: PublishingSetup) async throws -> PublishingSetup.Hold? {
+        setup.hold(consent: try await consent())
+    }
 }

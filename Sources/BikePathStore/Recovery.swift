@@ -60,7 +60,7 @@ extension Store {
     /// appending to it. Returns its id, or nil when no trip was open.
     @discardableResult
     public func resumeOpenTrip() throws -> String? {
-        try queue.read { db in try Ingest.loadOpenTrip(db) }
+        try pool.read { db in try Ingest.loadOpenTrip(db) }
     }
 
     /// The ride is over: close the open trip at its last committed point and
@@ -68,7 +68,7 @@ extension Store {
     @discardableResult
     public func closeOpenTrip() throws -> String? {
         let configuration = configuration
-        return try queue.write { db in
+        return try pool.write { db in
             guard let id = try Ingest.loadOpenTrip(db) else { return nil }
             try Recovery.closeAtLastPoint(db, tripID: id, configuration: configuration)
             return id
@@ -88,7 +88,7 @@ extension Store {
     /// is open.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func openTripInfo() throws -> OpenTripInfo? {
-        try queue.read { db in
+        try pool.read { db in
             guard let id = try Ingest.loadOpenTrip(db) else { return nil }
             let utc = try Int64.fetchOne(db, sql: "SELECT MAX(utc_ns) FROM track_points WHERE trip_id = ?", arguments: [id])
             return OpenTripInfo(id: id, lastPointUTCNanoseconds: utc)

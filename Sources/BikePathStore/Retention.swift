@@ -80,7 +80,7 @@ public func megabytes(_ bytes: Int64) -> String { String(format: "%.1f MB", Doub
 extension Store {
     /// Bytes the database really uses: pages in use (free pages are reused) plus the WAL.
     public func usedBytes() throws -> Int64 {
-        let pages = try queue.read { db in
+        let pages = try pool.read { db in
             let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             let count = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
@@ -133,7 +133,7 @@ extension Store {
         ]
         for (sql, counter) in steps {
             while try usedBytes() > budget {
-                let changed = try queue.write { db -> Int in
+                let changed = try pool.write { db -> Int in
                     try db.execute(sql: sql)
                     return db.changesCount
                 }
@@ -155,7 +155,7 @@ extension Store {
             return try enforceBudget()
         } catch {
             // Counting the failure can fail for the same reason (disk full): recording goes on regardless.
-            try? queue.write { db in
+            try? pool.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO meta (key, value) VALUES ('retention_failures', '1')
@@ -172,7 +172,7 @@ extension Store {
     public func diagnostics() throws -> StoreDiagnostics {
         let used = try usedBytes()
         let withheldSOS = try syncDiagnosis(logLines: 0).withheld["sos"] ?? 0
-        return try queue.read { db in
+        return try pool.read { db in
             func metaText(_ key: String) throws -> String? {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
             }

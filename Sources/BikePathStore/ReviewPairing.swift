@@ -32,7 +32,7 @@ extension Store {
         var rng = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &rng))
         let expires = Int64((now.timeIntervalSince1970 + Self.pairingLifetimeSeconds) * 1e9)
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO meta (key, value) VALUES ('review_pairing_code', ?), ('review_pairing_expires_ns', ?),
@@ -47,7 +47,7 @@ extension Store {
     public func redeemPairingCode(_ attempt: String, now: Date = Date()) throws {
         // The refusal is returned, not thrown, inside the transaction: a throw would
         // roll back the counted failure and the voided code with it.
-        let refusal: String? = try queue.write { db in
+        let refusal: String? = try pool.write { db in
             func meta(_ key: String) throws -> String? {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
             }

@@ -36,7 +36,7 @@ public final class Store: Sendable {
     public let path: String
     public let configuration: StoreConfiguration
     public let openReport: OpenReport
-    let queue: DatabaseQueue
+    let pool: DatabasePool
 
     /// How a command may treat the file: only the daemon (and tools that write)
     /// create a store or move a damaged one aside; a reader never changes it.
@@ -77,10 +77,10 @@ public final class Store: Sendable {
         }
         var report = OpenReport()
         let isNew = !FileManager.default.fileExists(atPath: path)
-        let queue: DatabaseQueue
+        let pool: DatabasePool
         do {
             // `.existing` judged the file above already: a second integrity check would read it all again.
-            queue = try openChecked(path: path, inspect: mode == .createOrRecover)
+            pool = try openChecked(path: path, inspect: mode == .createOrRecover)
         } catch let failure as Unusable {
             let aside = try moveAside(path: path)
             report.movedAsideTo = aside
@@ -88,9 +88,9 @@ public final class Store: Sendable {
             FileHandle.standardError.write(
                 Data(
                     "bikepathd: database \(path) is unusable (\(failure.reason)); moved it to \(aside) and started a fresh one\n".utf8))
-            queue = try openChecked(path: path)
+            pool = try openChecked(path: path)
             // Kept in the fresh store too, so that `status` and `diagnose` say it long after the log scrolled away.
-            try queue.write { db in
+            try pool.write { db in
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('moved_aside_to', ?), ('moved_aside_reason', ?)",
                     arguments: [aside, failure.reason])
@@ -103,10 +103,10 @@ public final class Store: Sendable {
             DiskReserve(storePath: path, bytes: WriterPolicy.defaultReserveBytes, step: WriterPolicy.defaultReserveStepBytes).refill()
         }
         shareWithGroup(path: path)
-        report.openTripID = try queue.read { db in
+        report.openTripID = try pool.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM trips WHERE state = 'open'")
         }
-        return Store(path: path, configuration: configuration, openReport: report, queue: queue)
+        return Store(path: path, configuration: configuration, openReport: report, pool: pool)
     }
 
     /// The store is the rider's: a member of the daemon's group (`bikepath`) runs
@@ -137,8 +137,8 @@ public final class Store: Sendable {
         config.readonly = true
         config.busyMode = .timeout(5)
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            let version = try queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            let pool = try DatabasePool(path: path, configuration: config)
+            let version = try pool.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
             if version < Schema.currentVersion {
                 throw StoreError.cannotOpen(
                     path,
@@ -146,23 +146,23 @@ public final class Store: Sendable {
                         "schema version \(version) is older than \(Schema.currentVersion); run the daemon (or any writing command) once to upgrade it"
                 )
             }
-            return Store(path: path, configuration: configuration, openReport: OpenReport(), queue: queue)
+            return Store(path: path, configuration: configuration, openReport: OpenReport(), pool: pool)
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
         }
     }
 
-    private init(path: String, configuration: StoreConfiguration, openReport: OpenReport, queue: DatabaseQueue) {
+    private init(path: String, configuration: StoreConfiguration, openReport: OpenReport, pool: DatabasePool) {
         self.path = path
         self.configuration = configuration
         self.openReport = openReport
-        self.queue = queue
+        self.pool = pool
     }
 
     /// A file that exists but cannot serve as the store.
     private struct Unusable: Error { var reason: String }
 
-    private static func openChecked(path: String, inspect: Bool = true) throws -> DatabaseQueue {
+    private static func openChecked(path: String, inspect: Bool = true) throws -> DatabasePool {
         if inspect, FileManager.default.fileExists(atPath: path) { try inspectReadOnly(path: path) }
         var config = Configuration()
         config.busyMode = .timeout(5)
@@ -185,17 +185,21 @@ public final class Store: Sendable {
             var persist: Int32 = 1
             _ = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
         }
-        let queue: DatabaseQueue
+        let pool: DatabasePool
         do {
             if !FileManager.default.fileExists(atPath: path) { try createSchema(path: path) }
-            queue = try DatabaseQueue(path: path, configuration: config)
-            try Schema.migrator.migrate(queue)
+            keepGRDBFromWritingWAL(path: path)
+            pool = try DatabasePool(path: path, configuration: config)
+            // The pool's writer is opened with synchronous = NORMAL after prepareDatabase ran;
+            // it is the one connection that commits, and it stays open: FULL again.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try Schema.migrator.migrate(pool)
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             throw Unusable(reason: "not an SQLite database or damaged: \(error.message ?? "\(error.resultCode)")")
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
         }
-        return queue
+        return pool
     }
 
     /// A new store's schema, written with a rollback journal before the store turns to WAL:
@@ -205,7 +209,55 @@ public final class Store: Sendable {
     private static func createSchema(path: String) throws {
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue)
+        // Turned to WAL here (one page through the journal), so that the pool opens a WAL store.
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try queue.close()
+    }
+
+    /// A `DatabasePool` opened on a WAL store whose -wal is missing or empty (a new store, and
+    /// every store after a clean stop's TRUNCATE checkpoint) first commits a CREATE and DROP
+    /// TABLE of its own, so that its readers never meet a missing WAL: 4 frames, 16,512 bytes
+    /// (20 KiB of tmpfs pages). On a card with 320 KiB free that was the room the SOS lacked
+    /// (it needs 13 frames, ~53 KB, and the reserve then held 45 KB: FullDiskRunTests), and on
+    /// a full card that commit fails, so the pool could not open the store at all (the queue
+    /// could, and held the outputs in memory). GRDB skips it when the -wal has a size: a
+    /// 32-byte hole (the WAL header's size, no blocks) is such a file, and SQLite reads a WAL
+    /// of no more than a header as holding no frames and writes a fresh header over it.
+    /// The -wal is only touched while no connection has the store open: every connection holds
+    /// a shared lock on the -shm's DMS byte (128) while it has the WAL index, so with it held
+    /// exclusively nobody can be writing the -wal, and one who opens meanwhile waits (busy).
+    /// An open file description lock, so that closing it leaves this process's SQLite locks be.
+    private static func keepGRDBFromWritingWAL(path: String) {
+        #if os(Linux)
+            guard let file = FileHandle(forReadingAtPath: path) else { return }
+            let header = (try? file.read(upToCount: 20)) ?? Data()
+            try? file.close()
+            // Bytes 18 and 19 are 2 in a WAL database (a rollback one is left alone).
+            guard header.count == 20, header[header.startIndex + 18] == 2, header[header.startIndex + 19] == 2 else { return }
+            var database = stat()
+            guard stat(path, &database) == 0 else { return }
+            // Made as SQLite makes them: the database's mode, and its owner when root makes them.
+            func openBeside(_ suffix: String) -> Int32 {
+                let fd = Glibc.open(path + suffix, O_RDWR | O_CREAT | O_CLOEXEC, database.st_mode & 0o777)
+                if fd >= 0, geteuid() == 0 { _ = fchown(fd, database.st_uid, database.st_gid) }
+                return fd
+            }
+            let shm = openBeside("-shm")
+            guard shm >= 0 else { return }
+            defer { Glibc.close(shm) }
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = 128
+            lock.l_len = 1
+            let setOpenFileDescriptionLock: Int32 = 37  // F_OFD_SETLK
+            guard fcntl(shm, setOpenFileDescriptionLock, &lock) == 0 else { return }
+            let wal = openBeside("-wal")
+            guard wal >= 0 else { return }
+            defer { Glibc.close(wal) }
+            var info = stat()
+            if fstat(wal, &info) == 0, info.st_size == 0 { _ = ftruncate(wal, 32) }
+        #endif
     }
 
     /// Looks at an existing file through a read-only connection, so that a
@@ -247,15 +299,20 @@ public final class Store: Sendable {
 
     /// Runs `PRAGMA integrity_check`; `["ok"]` when healthy.
     public func integrityCheck() throws -> [String] {
-        try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
     /// Folds the WAL back into the main file (done at clean shutdown).
     public func checkpoint() throws {
-        _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
     /// Closes the database; the store cannot be used after.
     /// - Throws: a GRDB `DatabaseError` when SQLite cannot close it.
-    public func close() throws { try queue.close() }
+    public func close() throws {
+        // Readers first, so that the writer is the last connection: it then folds the WAL
+        // back and truncates it on close, as one connection did (GRDB closes the writer first).
+        pool.releaseMemory()
+        try pool.close()
+    }
 }

@@ -117,7 +117,7 @@ public final class StoreWriter {
         reserve = DiskReserve(storePath: store.path, bytes: policy.reserveBytes, step: policy.reserveStepBytes)
         reserve.refill()
         let deviceKey = try Self.deviceKey(store)
-        let (open, cursor, last) = try store.queue.read { db -> (String?, Int64?, Row?) in
+        let (open, cursor, last) = try store.pool.read { db -> (String?, Int64?, Row?) in
             let open = try Ingest.loadOpenTrip(db)
             let cursor = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'writer_position'").flatMap { Int64($0) }
             let last = try open.flatMap {
@@ -136,9 +136,9 @@ public final class StoreWriter {
     /// The store's random key that trip ids derive from (`DeviceID.trip`), made by
     /// the first writer; read-only after that, so a full disk does not stop a writer.
     private static func deviceKey(_ store: Store) throws -> String {
-        let read = { try store.queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'device_key'") } }
+        let read = { try store.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'device_key'") } }
         if let key = try read() { return key }
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO meta (key, value) VALUES ('device_key', ?)", arguments: [DeviceID.makeKey()])
         }
         return try read() ?? ""
@@ -204,7 +204,7 @@ public final class StoreWriter {
             ("disk_full_dropped_points", diskFull.droppedTrackPoints - reportedDrops),
         ]
         do {
-            try store.queue.write { db in
+            try store.pool.write { db in
                 for (key, value) in lost where value > 0 { try Self.addToMeta(db, key: key, value) }
             }
             reportedFailures = diskFull.failedCommits
@@ -236,7 +236,7 @@ public final class StoreWriter {
         let batch = pending
         let recordDiskFull = diskFull.failedCommits > reportedFailures || diskFull.droppedTrackPoints > reportedDrops
         do {
-            try store.queue.write { db in
+            try store.pool.write { db in
                 for item in batch { try next.apply(item.output, db) }
                 if let position = batch.last(where: { $0.position != nil })?.position {
                     try db.execute(

@@ -45,39 +45,46 @@ extension Store {
     /// Queues a record (idempotent on kind + id). Returns true when it was new.
     @discardableResult
     public func enqueueForSync(kind: OutboxKind, id: String, payload: String) throws -> Bool {
-        try queue.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
+        try pool.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
     }
 
     /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox.
     public func syncCandidates(includeDrafts: Bool) throws -> [SyncCandidate] {
-        try queue.read { db in
-            var out: [SyncCandidate] = []
-            let trips = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.id AS draft_id, t.id AS trip_id FROM trips t JOIN drafts d ON d.trip_id = t.id
-                    WHERE t.state = 'closed' AND d.state != 'rejected'
-                      AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.record_kind = 'trip' AND o.record_id = t.id)
-                    ORDER BY t.seq
-                    """)
-            out += trips.map { SyncCandidate(kind: .trip, draftID: $0["draft_id"], recordID: $0["trip_id"]) }
-            guard includeDrafts else { return out }
-            let drafts = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.id, d.id || '_r' || (SELECT COUNT(*) FROM draft_edits e WHERE e.draft_id = d.id) AS rev
-                    FROM drafts d WHERE d.state = 'pending' ORDER BY d.seq
-                    """)
-            for d in drafts where try !Bool.exists(db, "SELECT 1 FROM outbox WHERE record_kind = 'draft' AND record_id = ?", [d["rev"]]) {
-                out.append(SyncCandidate(kind: .draft, draftID: d["id"], recordID: d["rev"]))
-            }
-            return out
+        try pool.read { db in try Self.syncCandidates(db, includeDrafts: includeDrafts) }
+    }
+
+    /// `syncCandidates(includeDrafts:)` on a reader, off the caller's thread (sync).
+    public func syncCandidates(includeDrafts: Bool) async throws -> [SyncCandidate] {
+        try await pool.read { db in try Self.syncCandidates(db, includeDrafts: includeDrafts) }
+    }
+
+    private static func syncCandidates(_ db: Database, includeDrafts: Bool) throws -> [SyncCandidate] {
+        var out: [SyncCandidate] = []
+        let trips = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.id AS draft_id, t.id AS trip_id FROM trips t JOIN drafts d ON d.trip_id = t.id
+                WHERE t.state = 'closed' AND d.state != 'rejected'
+                  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.record_kind = 'trip' AND o.record_id = t.id)
+                ORDER BY t.seq
+                """)
+        out += trips.map { SyncCandidate(kind: .trip, draftID: $0["draft_id"], recordID: $0["trip_id"]) }
+        guard includeDrafts else { return out }
+        let drafts = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT d.id, d.id || '_r' || (SELECT COUNT(*) FROM draft_edits e WHERE e.draft_id = d.id) AS rev
+                FROM drafts d WHERE d.state = 'pending' ORDER BY d.seq
+                """)
+        for d in drafts where try !Bool.exists(db, "SELECT 1 FROM outbox WHERE record_kind = 'draft' AND record_id = ?", [d["rev"]]) {
+            out.append(SyncCandidate(kind: .draft, draftID: d["id"], recordID: d["rev"]))
         }
+        return out
     }
 
     /// Drops unsent older revisions of a draft: the newest revision carries the whole draft.
     public func dropUnsentDraftRevisions(draftID: String, keeping recordID: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             let condition = "record_kind = 'draft' AND state = 'pending' AND substr(record_id, 1, length(?1)) = ?1 AND record_id != ?2"
             try HashChain.pruneOutbox(db, where: condition, arguments: [draftID + "_r", recordID])
             try db.execute(sql: "DELETE FROM outbox WHERE \(condition)", arguments: [draftID + "_r", recordID])
@@ -95,7 +102,7 @@ extension Store {
     /// Flips `do_not_send` of the pending records of these kinds; returns how many changed.
     private func setDoNotSend(_ withheld: Bool, kinds: [OutboxKind]) throws -> Int {
         guard !kinds.isEmpty else { return 0 }
-        return try queue.write { db in
+        return try pool.write { db in
             // Kinds are enum raw values (letters only), never rider input.
             let list = kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")
             try db.execute(
@@ -107,7 +114,7 @@ extension Store {
 
     /// Whole-pass events (hub unreachable, 401) that belong to no single record.
     public func appendSyncLog(outcome: String, detail: String, utcNanoseconds: Int64?) throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(
                 sql: "INSERT INTO sync_log (utc_ns, outcome, detail) VALUES (?, ?, ?)", arguments: [utcNanoseconds, outcome, detail])
         }
@@ -120,7 +127,12 @@ extension Store {
 
     /// The rider's consent: only the rider's own command (`sync consent`, the review
     /// page) changes it. What may leave the device is `effectiveConsent()`.
-    public func consent() throws -> Consent { try setting(Store.consentKey) ?? Consent() }
+    public func consent() throws -> Consent { try pool.read(Self.consent) }
+
+    /// `consent()` on a reader, off the caller's thread (the review page).
+    public func consent() async throws -> Consent { try await pool.read(Self.consent) }
+
+    private static func consent(_ db: Database) throws -> Consent { try setting(db, Store.consentKey) ?? Consent() }
 
     /// The streams the configuration file forbids (`privacy.share_* = false`), as `run`
     /// last read them. Kept apart from the rider's consent so that the file never
@@ -128,7 +140,11 @@ extension Store {
     public static let fileForbidsKey = "sync.file_forbids"
 
     /// `fileForbidsKey`'s streams; none when never written.
-    public func fileForbids() throws -> Set<SyncStream> { Set(try setting(Store.fileForbidsKey) as [SyncStream]? ?? []) }
+    public func fileForbids() throws -> Set<SyncStream> { try pool.read(Self.fileForbids) }
+
+    private static func fileForbids(_ db: Database) throws -> Set<SyncStream> {
+        Set(try setting(db, Store.fileForbidsKey) as [SyncStream]? ?? [])
+    }
 
     /// Records what the configuration file forbids (`run` at start). A stream the file
     /// no longer forbids and the rider allows goes again, its held records included, as
@@ -142,16 +158,31 @@ extension Store {
 
     /// What may leave the device now: the rider's consent, less what the file forbids.
     /// Sync, the outbox figures and the live position read this one.
-    public func effectiveConsent() throws -> Consent {
-        var allowed = try consent()
-        for stream in try fileForbids() { allowed.set(stream, false) }
+    public func effectiveConsent() throws -> Consent { try pool.read(Self.effectiveConsent) }
+
+    /// `effectiveConsent()` on a reader, off the caller's thread (sync, the live position).
+    public func effectiveConsent() async throws -> Consent { try await pool.read(Self.effectiveConsent) }
+
+    /// Both settings from one snapshot.
+    private static func effectiveConsent(_ db: Database) throws -> Consent {
+        var allowed = try consent(db)
+        for stream in try fileForbids(db) { allowed.set(stream, false) }
         return allowed
     }
 
     /// A JSON setting from `meta`; nil when never set; `StoreError.unreadableSetting`
     /// when set but unreadable (callers fail closed).
     public func setting<T: Decodable>(_ key: String) throws -> T? {
-        guard let text = try metaValue(key) else { return nil }
+        try pool.read { db in try Self.setting(db, key) }
+    }
+
+    /// `setting(_:)` on a reader, off the caller's thread.
+    public func setting<T: Decodable & Sendable>(_ key: String) async throws -> T? {
+        try await pool.read { db in try Self.setting(db, key) }
+    }
+
+    private static func setting<T: Decodable>(_ db: Database, _ key: String) throws -> T? {
+        guard let text = try metaValue(db, key) else { return nil }
         do {
             return try JSONDecoder().decode(T.self, from: Data(text.utf8))
         } catch {
@@ -169,23 +200,34 @@ extension Store {
     /// The text stored under `key` in `meta`; nil when never set.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func metaValue(_ key: String) throws -> String? {
-        try queue.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+        try pool.read { db in try Self.metaValue(db, key) }
+    }
+
+    private static func metaValue(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
     }
 
     /// Stores `value` under `key` in `meta`, replacing what was there.
     /// - Throws: a GRDB `DatabaseError` when it cannot be written.
     public func setMetaValue(_ key: String, _ value: String) throws {
-        try queue.write { db in
+        try pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
         }
     }
 
     /// The hash the store chained for a confirmed draft's document.
     public func confirmedPayloadSHA256(draftID: String) throws -> String? {
-        try queue.read { db in
-            try String.fetchOne(db, sql: "SELECT confirmed_payload FROM drafts WHERE id = ?", arguments: [draftID])
-                .map { SHA256Hasher.hash(Array($0.utf8)).hexString }
-        }
+        try pool.read { db in try Self.confirmedPayloadSHA256(db, draftID: draftID) }
+    }
+
+    /// `confirmedPayloadSHA256(draftID:)` on a reader, off the caller's thread (sync).
+    public func confirmedPayloadSHA256(draftID: String) async throws -> String? {
+        try await pool.read { db in try Self.confirmedPayloadSHA256(db, draftID: draftID) }
+    }
+
+    private static func confirmedPayloadSHA256(_ db: Database, draftID: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT confirmed_payload FROM drafts WHERE id = ?", arguments: [draftID])
+            .map { SHA256Hasher.hash(Array($0.utf8)).hexString }
     }
 
     /// Pending records split by what will happen to them: "withheld" are those
@@ -195,7 +237,7 @@ extension Store {
         // Unreadable consent sends nothing: everything pending counts as withheld.
         let allowed = (try? effectiveConsent()) ?? Consent()
         let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
-        return try queue.read { db in
+        return try pool.read { db in
             func counts(_ filter: String) throws -> [String: Int] {
                 Dictionary(
                     uniqueKeysWithValues: try Row.fetchAll(

@@ -44,10 +44,10 @@ public actor LivePositionPublisher {
     public func tick() async -> TickResult {
         guard riding else { return .notRiding }
         // Fails closed: unreadable consent sends nothing.
-        guard (try? store.effectiveConsent().livePosition) == true else { return .notAllowed }
+        guard (try? await store.effectiveConsent().livePosition) == true else { return .notAllowed }
         guard let fix = latest, !latestSent, let c = fix.coordinate else { return .nothingNew }
         // Fails closed: unreadable privacy settings send nothing.
-        guard let privacy = try? SyncSettings.privacy(store) else { return .notAllowed }
+        guard let privacy = try? await SyncSettings.privacy(store) else { return .notAllowed }
         if PrivacyFilter(privacy).isInsideZone(c) {
             latestSent = true
             return .insideZone

@@ -13,11 +13,11 @@ public enum Queuer {
     /// - Throws: `StoreError` (e.g. `noSuchDraft`) or a GRDB `DatabaseError` from the store;
     ///   `EncodingError` when a record cannot be encoded.
     @discardableResult
-    public static func queueNew(_ store: Store, privacy: PrivacySettings, includeDrafts: Bool = true) throws -> Int {
+    public static func queueNew(_ store: Store, privacy: PrivacySettings, includeDrafts: Bool = true) async throws -> Int {
         let builder = UploadBuilder(privacy: privacy)
         var queued = 0
-        for candidate in try store.syncCandidates(includeDrafts: includeDrafts) {
-            let doc = try store.draft(candidate.draftID)
+        for candidate in try await store.syncCandidates(includeDrafts: includeDrafts) {
+            let doc = try await store.draft(candidate.draftID)
             let payload: Data
             switch candidate.kind {
             case .trip: payload = try WireJSON.encode(builder.trip(doc))

@@ -118,17 +118,12 @@ public actor SyncEngine {
 
     /// The network changed (interface up, new Wi-Fi): forget the backoff and try now.
     public nonisolated func networkChanged() {
-        Task { await self.resetAndWake() }
+        wakeup.signal(resetBackoff: true)
     }
 
     /// New work was queued (an SOS, a confirmation): try now.
     public nonisolated func workAvailable() {
-        Task { await wakeup.signal() }
-    }
-
-    private func resetAndWake() async {
-        failuresInARow = 0
-        await wakeup.signal()
+        wakeup.signal()
     }
 
     /// Runs until cancelled or stopped by a 401. `onPass` hears each pass's result
@@ -149,7 +144,7 @@ public actor SyncEngine {
                 delay = retryAfter ?? options.backoff.delay(afterFailures: failuresInARow, jitter: jitter())
             }
             onPass?(result, delay)
-            await wakeup.wait(seconds: delay)
+            if await wakeup.wait(seconds: delay) == .resetBackoff { failuresInARow = 0 }
         }
     }
 
@@ -161,26 +156,28 @@ public actor SyncEngine {
         do {
             while true {
                 // Read the switches before every batch: turning a stream off stops it at once.
-                let consent = try store.effectiveConsent()
-                let privacy = try SyncSettings.privacy(store)
+                let consent = try await store.effectiveConsent()
+                let privacy = try await SyncSettings.privacy(store)
                 let off = SyncStream.allCases.filter { !consent.allows($0) }.flatMap(SyncSettings.kinds(of:))
                 try store.withholdOutbox(kinds: off)
-                if consent.tripsAndDrafts { try Queuer.queueNew(store, privacy: privacy) }
+                if consent.tripsAndDrafts { try await Queuer.queueNew(store, privacy: privacy) }
 
-                let items = try store.outboxPending(limit: options.batchSize).filter { consent.allows(SyncSettings.stream(of: $0.kind)) }
+                let items = try await store.outboxPending(limit: options.batchSize).filter {
+                    consent.allows(SyncSettings.stream(of: $0.kind))
+                }
                 if items.isEmpty { return .drained(sent: sent, quarantined: quarantined) }
                 let builder = UploadBuilder(privacy: privacy)
                 var batch: [(OutboxItem, BatchRequest.Item)] = []
                 var bytes = 0
                 for item in items {
                     // Only the bytes the hash chain linked when the record was queued may leave.
-                    if let problem = try store.outboxIntegrityProblem(item) {
+                    if let problem = try await store.outboxIntegrityProblem(item) {
                         try quarantine(item, "refused before upload: \(problem)")
                         quarantined += 1
                         continue
                     }
                     do {
-                        let sha = item.kind == .confirmation ? try store.confirmedPayloadSHA256(draftID: item.recordID) : nil
+                        let sha = item.kind == .confirmation ? try await store.confirmedPayloadSHA256(draftID: item.recordID) : nil
                         let body = try builder.body(for: item, confirmedSha256: sha)
                         bytes += item.payload.utf8.count
                         if !batch.isEmpty && bytes > options.maxBatchBytes { break }
@@ -379,52 +376,5 @@ extension RecordResult {
         if let error { s += ": \(error)" }
         if let stored = storedSha256, let received = receivedSha256 { s += " (hub holds sha256 \(stored), sent \(received))" }
         return s
-    }
-}
-
-/// Wakes a waiting loop early: at most one waiter; a signal with no waiter is kept.
-actor Wakeup {
-    private var pending = false
-    private var waiter: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-    private var nextID = 0
-
-    func signal() {
-        if let w = waiter {
-            waiter = nil
-            w.continuation.resume()
-        } else {
-            pending = true
-        }
-    }
-
-    /// Returns after `seconds`, at a `signal`, or when the waiting task is
-    /// cancelled (graceful shutdown must not wait out a 60 s idle poll).
-    func wait(seconds: Double) async {
-        if pending {
-            pending = false
-            return
-        }
-        nextID += 1
-        let id = nextID
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                guard !Task.isCancelled else { return c.resume() }
-                waiter = (id, c)
-                Task {
-                    // The timer's own cancellation is irrelevant: it only ends the wait early.
-                    try? await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
-                    self.timeout(id)
-                }
-            }
-        } onCancel: {
-            Task { await self.timeout(id) }
-        }
-    }
-
-    private func timeout(_ id: Int) {
-        if let w = waiter, w.id == id {
-            waiter = nil
-            w.continuation.resume()
-        }
     }
 }

@@ -17,6 +17,11 @@ public enum SyncSettings {
         try store.setting(Store.privacyKey) ?? PrivacySettings()
     }
 
+    /// `privacy(_:)` read off the caller's thread (the sync actor, the live position).
+    public static func privacy(_ store: Store) async throws -> PrivacySettings {
+        try await store.setting(Store.privacyKey) ?? PrivacySettings()
+    }
+
     /// Turns a stream on or off, and consent means what it says at once (docs/sync.md):
     /// off marks the stream's queued records not-to-send (they stay on the device);
     /// on lets every queued record of the stream go, including those queued

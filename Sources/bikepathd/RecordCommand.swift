@@ -1,4 +1,5 @@
 import ArgumentParser
+import UnixSignals
 import BikePathCLI
 import BikePathDaemon
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ struct RecordCommand: AsyncParsableCommand {
     var markSocket: String?
 
     func run() async throws {
-        let signals = SignalEvents.stream([SIGTERM, SIGINT])
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
         var recording = LiveRecording(output: output, gnss: sensors.gpsd, imu: sensors.iio, version: BikePathCommand.configuration.version)
         recording.outputsPath = outputs
         recording.overwrite = force || overwriteAlias

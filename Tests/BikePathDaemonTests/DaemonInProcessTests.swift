@@ -47,7 +47,7 @@ struct DaemonInProcessTests {
         #expect(report.summary.records == (try Self.recordCount(Self.ride)), "every record of the ride went through")
         #expect(report.summary.tripsEnded == 1)
         #expect(try daemon.store.openTripInfo() == nil, "the recording ended, so did its trip")
-        #expect(try daemon.store.listDrafts().count == 1)
+        #expect(try await daemon.store.listDrafts().count == 1)
         #expect(!FileManager.default.fileExists(atPath: configuration.status.socket), "the status socket is removed at the end")
     }
 
@@ -81,7 +81,7 @@ struct DaemonInProcessTests {
         #expect(await waitUntil { FileManager.default.fileExists(atPath: configuration.status.socket) })
         let status = try StatusClient.fetchStatus(path: configuration.status.socket)
         #expect(status.degraded.contains { $0.contains("an SOS would stay on this device") }, "\(status.degraded)")
-        #expect(try !daemon.store.consent().sos, "the rider's consent is the rider's")
+        #expect(try await !daemon.store.consent().sos, "the rider's consent is the rider's")
         await group.triggerGracefulShutdown()
         try await running.value
     }

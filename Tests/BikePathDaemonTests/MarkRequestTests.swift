@@ -22,7 +22,7 @@ struct MarkRequestTests {
                     reply(MarkReply(kind: kind.rawValue, trip: "t-1", timeS: 12, lat: 51.5, lon: -0.1, speedMps: 5))
                 }
             })
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         let bump = try StatusClient.mark(path: server.path, kind: "bump")
         #expect(bump == MarkReply(kind: "bump", trip: "t-1", timeS: 12, lat: 51.5, lon: -0.1, speedMps: 5))
         #expect(bump.humanReadable() == "marked bump in trip t-1 at 51.500000, -0.100000 (18.0 km/h)")
@@ -41,14 +41,14 @@ struct MarkRequestTests {
                 calls.withLock { $0 += 1 }
                 reply(.failure("not in a trip (trip state: idle)"))
             })
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         let bad = try StatusClient.mark(path: server.path, kind: "crater")
         #expect(bad.error?.hasPrefix("unknown obstacle kind \"crater\"") == true)
         #expect(calls.withLock { $0 } == 0)
         let idle = try StatusClient.mark(path: server.path, kind: "debris")
         #expect(idle.error == "not in a trip (trip state: idle)" && idle.humanReadable() == "not marked: not in a trip (trip state: idle)")
         let plain = try StatusServer(path: directory + "/p.sock", status: { sampleStatus })
-        defer { plain.stop() }
+        defer { plain.stopAndWait() }
         #expect(try StatusClient.mark(path: plain.path, kind: nil).error == "this daemon takes no marks")
     }
 }

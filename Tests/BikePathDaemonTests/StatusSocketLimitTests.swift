@@ -44,7 +44,7 @@ struct StatusSocketLimitTests {
         #expect(rename(path, directory + "/moved.sock") == 0)
         let bytes = Data("the rider's notes\n".utf8)
         try bytes.write(to: URL(fileURLWithPath: path))
-        server.stop()
+        server.stopAndWait()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "a file that is not the server's socket was deleted")
     }
 
@@ -54,7 +54,7 @@ struct StatusSocketLimitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path) { sampleStatus }
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         let stop = Mutex(false)
         let threads = (0..<40).map { _ in
             Thread { [self] in
@@ -84,8 +84,8 @@ struct StatusSocketLimitTests {
         let directory = try TempDir().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
-        let server = try StatusServer(path: path, maximumClients: 4) { sampleStatus }
-        defer { server.stop() }
+        let server = try StatusServer(path: path, clients: StatusClients(maximumClients: 4)) { sampleStatus }
+        defer { server.stopAndWait() }
         var fds: [Int32] = []
         defer { fds.forEach { close($0) } }
         for _ in 0..<4 {
@@ -112,7 +112,7 @@ struct StatusSocketLimitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path, slowReaderSeconds: 0.3) { sampleStatus }
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         let fd = try connectClient(path)
         defer { close(fd) }
         _ = "tail\n".withCString { send(fd, $0, 5, 0) }

@@ -24,7 +24,7 @@ struct ServerFixture {
     }
 
     func finish() {
-        server.stop()
+        server.stopAndWait()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
@@ -46,7 +46,7 @@ struct StatusSocketTests {
         #expect(stat(f.path, &st) == 0)
         #expect(st.st_mode & 0o777 == 0o660)
         #expect(st.st_mode & S_IFMT == S_IFSOCK)
-        f.server.stop()
+        f.server.stopAndWait()
         #expect(!FileManager.default.fileExists(atPath: f.path))
         #expect(throws: StatusSocketError.self) { try StatusClient.fetchStatus(path: f.path) }
         try? FileManager.default.removeItem(atPath: f.directory)
@@ -65,7 +65,7 @@ struct StatusSocketTests {
         #expect(bound == 0)
         close(fd)
         let server = try StatusServer(path: path) { sampleStatus }
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         #expect(try StatusClient.fetchStatus(path: path).pid == 42)
         #expect(throws: StatusSocketError.alreadyRunning(path)) { try StatusServer(path: path) { sampleStatus } }
     }
@@ -92,7 +92,7 @@ struct StatusSocketTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/status.sock"
         let server = try StatusServer(path: path, requestTimeoutSeconds: 0.2) { sampleStatus }
-        defer { server.stop() }
+        defer { server.stopAndWait() }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         let made = try #require(UnixAddress.make(path))

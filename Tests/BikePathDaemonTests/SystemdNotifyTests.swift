@@ -3,47 +3,6 @@ import Foundation
 import Testing
 @testable import BikePathDaemon
 
-/// A real datagram socket standing in for systemd's notify socket.
-final class NotifySocket {
-    let fd: Int32
-    let name: String
-    let directory: String?
-
-    /// `abstract`: an abstract-namespace name (`@…`) instead of a file in a temp dir.
-    init(abstract: Bool = false) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if abstract {
-            directory = nil
-            name = "@bikepath-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        } else {
-            directory = try TempDir().path
-            name = directory! + "/notify"
-        }
-        let made = try #require(UnixAddress.make(name))
-        var address = made.0
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, made.1) }
-        }
-        try #require(rc == 0, "bind: \(String(cString: strerror(errno)))")
-    }
-
-    deinit {
-        close(fd)
-        if let directory { try? FileManager.default.removeItem(atPath: directory) }
-    }
-
-    /// Every datagram waiting now (none waiting → []).
-    func drain() -> [String] {
-        var messages: [String] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if n < 0 { return messages }
-            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
-        }
-    }
-}
-
 @Suite("systemd notify and watchdog", .ownThreads)
 struct SystemdNotifyTests {
     @Test("READY, STATUS, WATCHDOG, STOPPING, RELOADING arrive as datagrams", arguments: [false, true])

@@ -58,8 +58,8 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Self.storeOfTheBundledRide(dir)
-        let id = try #require(try store.listDrafts().first?.id, "the bundled ride leaves a draft")
-        let before = try store.draft(id)
+        let id = try #require(try await store.listDrafts().first?.id, "the bundled ride leaves a draft")
+        let before = try await store.draft(id)
         let shown = before.obstacles.filter { !$0.heldBack }
         try #require(shown.count >= 2, "the bundled ride has candidates to review")
         let newKind: ObstacleKind = shown[1].kind == .debris ? .pothole : .debris
@@ -102,13 +102,14 @@ import Testing
             // A tap on a candidate's dot opens that candidate and adds nothing.
             try await browser.click("#dot-1")
             #expect(try await browser.currentURL().hasSuffix("#cand-1"))
-            #expect(try store.draft(id).edits.isEmpty && store.draft(id).obstacles.count == before.obstacles.count)
+            let afterTap = try await store.draft(id)
+            #expect(afterTap.edits.isEmpty && afterTap.obstacles.count == before.obstacles.count)
 
             // Reject asks first; the rejection can be taken back.
             try await browser.clickToLoad("#reject")
             #expect(try await browser.text("h1") == "Reject this ride?")
             try await checkFitsAndTargets(browser, "reject question")
-            #expect(try store.draft(id).state == .pending)
+            #expect(try await store.draft(id).state == .pending)
             try await browser.clickToLoad("#reject-confirm")
             #expect(try await browser.text("#message").hasPrefix("Rejected"))
             #expect(try await browser.text("#state") == "rejected")
@@ -135,7 +136,7 @@ import Testing
             try await browser.loading { try await browser.tap("#map", x: spot.x, y: spot.y) }
             #expect(try await browser.text("#add-confirm") == "Add a pothole here")
             try await checkFitsAndTargets(browser, "add mode")
-            #expect(try store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
+            #expect(try await store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
             try await browser.clickToLoad("#add-confirm")
             #expect(try await browser.text("#message") == "Obstacle added.")
 
@@ -163,7 +164,7 @@ import Testing
         await group.triggerGracefulShutdown()
         _ = try? await server.value
 
-        let d = try store.draft(id)
+        let d = try await store.draft(id)
         #expect(d.state == .queued)
         #expect(d.edits.map(\.action) == ["drop", "set-kind", "add"])
         #expect(d.obstacles.filter(\.dropped).map(\.id) == [shown[0].id])

@@ -187,14 +187,14 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let first = try #require(try store.draft(id).obstacles.first { $0.reviewRank == 2 })
+        let id = try await store.listDrafts()[0].id
+        let first = try #require(try await store.draft(id).obstacles.first { $0.reviewRank == 2 })
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             let (status, _, _) = try await post(client, p, "/drafts/\(id)/obstacles/%232/drop")
             #expect(status == .seeOther)
         }
-        #expect(try store.draft(id).obstacles.first { $0.id == first.id }?.dropped == true)
+        #expect(try await store.draft(id).obstacles.first { $0.id == first.id }?.dropped == true)
     }
 
     /// A tap on the draft's map opens a candidate; adding is a mode that shows the spot before it adds.
@@ -202,8 +202,8 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let before = try store.draft(id)
+        let id = try await store.listDrafts()[0].id
+        let before = try await store.draft(id)
         let map = DraftMap(before, shown: before.obstacles.filter { !$0.heldBack }).projection
         #expect(map.width <= 328)  // fits a 360 px screen with the page's padding
         try await reviewApp(store).test(.router) { client in
@@ -220,7 +220,7 @@ extension RawConnection {
             #expect(html.contains("map.svg?spot=") && html.contains(#"name="map.x" value="\#(x)""#))
             (status, html) = try await get(client, p, "/drafts/\(id)/add?kind=bump&map.x=\(x)&map.y=2")
             #expect(html.contains("That tap is off the path") && !html.contains("add-confirm"))
-            #expect(try store.draft(id) == before)  // looking and picking changed nothing
+            #expect(try await store.draft(id) == before)  // looking and picking changed nothing
             let svg = try await client.execute(uri: "/drafts/\(id)/map.svg?spot=10,20", method: .get, headers: p.headers) {
                 String(buffer: $0.body)
             }
@@ -228,7 +228,7 @@ extension RawConnection {
             let (added, _, location) = try await post(client, p, "/drafts/\(id)/obstacles", "kind=irregularity&map.x=\(x)&map.y=\(y)")
             #expect(added == .seeOther && location == "/drafts/\(id)?done=added")
         }
-        #expect(try store.draft(id).obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.irregularity])
+        #expect(try await store.draft(id).obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.irregularity])
     }
 
     /// Reject asks once more, and a rejection can be taken back.
@@ -236,14 +236,14 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
+        let id = try await store.listDrafts()[0].id
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             var (status, html) = try await get(client, p, "/drafts/\(id)")
             #expect(!html.contains("/reject\" ") && html.contains(#"<a class="btn danger" id="reject" href="/drafts/\#(id)/reject">"#))
             (status, html) = try await get(client, p, "/drafts/\(id)/reject")
             #expect(status == .ok && html.contains("Reject this ride?") && html.contains(#"id="reject-confirm""#))
-            #expect(try store.draft(id).state == .pending)  // asking changed nothing
+            #expect(try await store.draft(id).state == .pending)  // asking changed nothing
             var location: String?
             (status, _, location) = try await post(client, p, "/drafts/\(id)/reject")
             #expect(status == .seeOther && location == "/drafts/\(id)?done=rejected")
@@ -255,7 +255,7 @@ extension RawConnection {
             #expect(status == .conflict)
             (status, _, location) = try await post(client, p, "/drafts/\(id)/reopen")
             #expect(status == .seeOther && location == "/drafts/\(id)?done=reopened")
-            #expect(try store.draft(id).state == .pending)
+            #expect(try await store.draft(id).state == .pending)
             (status, html, _) = try await post(client, p, "/drafts/\(id)/reopen")
             #expect(status == .conflict && html.contains("is pending; it cannot become pending"))
         }
@@ -285,7 +285,7 @@ extension RawConnection {
             let dir = try TempDir()
             defer { dir.cleanup() }
             let store = try storeWithRides(dir)
-            let id = try store.listDrafts()[0].id
+            let id = try await store.listDrafts()[0].id
             try await reviewApp(store, publishing: setup).test(.router) { client in
                 let p = try await pair(client, store: store, draftID: id)
                 var (_, html) = try await get(client, p, "/drafts/\(id)")
@@ -295,7 +295,7 @@ extension RawConnection {
                     #expect(html.contains("Trip sharing is off: a confirmed ride is held on this device until you turn it on."))
                     let (status, _, location) = try await post(client, p, "/drafts/\(id)/sharing", "trips=on")
                     #expect(status == .seeOther && location == "/drafts/\(id)?done=sharing-on")
-                    #expect(try store.consent().tripsAndDrafts)
+                    #expect(try await store.consent().tripsAndDrafts)
                     (_, html) = try await get(client, p, "/drafts/\(id)")
                     #expect(html.contains("Trip sharing is on and a hub is set") && html.contains(#"id="sharing-off""#))
                 }
@@ -306,7 +306,7 @@ extension RawConnection {
                 #expect(!html.contains("queued for publishing"))
             }
             // The CLI's rule and the page's are one: ConsentPolicy calls the same PublishingSetup.hold.
-            #expect(try store.confirmedDraftHold(setup).map { ReviewViews.confirmedNotice($0) } ?? "confirmed" == key)
+            #expect(try await store.confirmedDraftHold(setup).map { ReviewViews.confirmedNotice($0) } ?? "confirmed" == key)
         }
     }
 
@@ -314,13 +314,13 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
+        let id = try await store.listDrafts()[0].id
         try await reviewApp(store, publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: false)).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             let (status, html, _) = try await post(client, p, "/drafts/\(id)/sharing", "trips=on")
             #expect(status == .badRequest && html.contains("privacy.share_trips is false"))
         }
-        #expect(try !store.consent().tripsAndDrafts)
+        #expect(try await !store.consent().tripsAndDrafts)
     }
 
     /// The words: "needs maintenance", edits in words, plurals, "an".
@@ -328,8 +328,8 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let d0 = try store.draft(id)
+        let id = try await store.listDrafts()[0].id
+        let d0 = try await store.draft(id)
         let shown = d0.obstacles.filter { !$0.heldBack }
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
@@ -395,7 +395,7 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
+        let id = try await store.listDrafts()[0].id
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             try await client.execute(uri: "/drafts/\(id)", method: .get, headers: p.headers) { response in
@@ -432,8 +432,8 @@ extension RawConnection {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let d = try store.draft(id)
+        let id = try await store.listDrafts()[0].id
+        let d = try await store.draft(id)
         let first = try #require(TileLayer(DraftMap(d, shown: d.obstacles.filter { !$0.heldBack }).projection, maxZoom: 16).tiles.first)
         let png = Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
         let file = dir.file("city.mbtiles")

@@ -79,7 +79,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: drafts[0].id)
             try await client.execute(uri: "/", method: .get, headers: p.headers) { response in
@@ -135,9 +135,9 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let other = try store.listDrafts()[1].id
-        let before = try store.draft(id)
+        let id = try await store.listDrafts()[0].id
+        let other = try await store.listDrafts()[1].id
+        let before = try await store.draft(id)
         let shown = before.obstacles.filter { !$0.heldBack }
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
@@ -175,7 +175,7 @@ import Testing
             (status, html) = try await post("/drafts/nope/confirm", "")
             #expect(status == .notFound)
 
-            var d = try store.draft(id)
+            var d = try await store.draft(id)
             #expect(d.obstacles.first { $0.id == shown[0].id }?.dropped == true)
             #expect(d.obstacles.first { $0.id == shown[1].id }?.kind == newKind)
             #expect(d.obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.bump])
@@ -194,9 +194,9 @@ import Testing
             #expect(status == .seeOther)
             (status, html) = try await post("/drafts/\(other)/reject", "")
             #expect(status == .conflict && html.contains("rejected; it cannot become rejected"))
-            d = try store.draft(id)
+            d = try await store.draft(id)
             #expect(d.state == .queued && d.edits.count == 4)
-            #expect(try store.draft(other).state == .rejected)
+            #expect(try await store.draft(other).state == .rejected)
         }
     }
 
@@ -204,9 +204,9 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir)
-        let id = try store.listDrafts()[0].id
-        let obstacle = try store.draft(id).obstacles[0].id
-        let before = try store.draft(id)
+        let id = try await store.listDrafts()[0].id
+        let obstacle = try await store.draft(id).obstacles[0].id
+        let before = try await store.draft(id)
         try await reviewApp(store).test(.router) { client in
             let p = try await pair(client, store: store, draftID: id)
             let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
@@ -228,6 +228,6 @@ import Testing
                 }
             }
         }
-        #expect(try store.draft(id) == before)
+        #expect(try await store.draft(id) == before)
     }
 }

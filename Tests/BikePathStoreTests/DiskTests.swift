@@ -1,5 +1,6 @@
 import BikePathFixtures
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -53,6 +54,29 @@ import Testing
         #expect(diagnostics.diskFullFailedCommits == writer.diskFull.failedCommits)
         #expect(diagnostics.diskFullDroppedPoints == writer.diskFull.droppedTrackPoints)
         try store.close()
+    }
+
+    /// A store stopped cleanly (its WAL truncated) opens again on a card with no byte free:
+    /// opening writes nothing (a DatabasePool left alone committed 16 KB to the WAL first, and
+    /// failed with SQLITE_FULL), so the daemon starts and holds its outputs in memory.
+    @Test func storeOpensOnAFullDisk() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        guard let mountPoint = try mountSmallDisk(dir, for: "the full-disk open test") else { return }
+        defer { _ = try? runProcess("/bin/umount", [mountPoint]) }
+        let path = mountPoint + "/s.db"
+        let first = try Store.open(path: path)
+        _ = try replay(first, trips: 1, seconds: 120)
+        try first.checkpoint()
+        try first.close()
+        try fill(mountPoint + "/filler")
+
+        let store = try Store.open(path: path)
+        defer { try? store.close() }
+        #expect(try store.count("SELECT COUNT(*) FROM trips") == 1)
+        _ = try StoreWriter(store: store)
+        var wal = stat()
+        #expect(stat(path + "-wal", &wal) == 0 && wal.st_blocks == 0, "the WAL holds no frames")
     }
 
     @Test func retentionDropsSyncedDataOldestFirstAndNeverPendingOrSOS() throws {

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -105,7 +106,7 @@ import Testing
         #expect(after.obstacles.first { $0.id == first.id }?.kind == newKind)
         #expect(after.obstacles.first { $0.id == second.id }?.dropped == true)
         let byTime = try #require(after.obstacles.first { $0.id == addedAtTime })
-        let trackPoint = try store.queue.read { db in
+        let trackPoint = try store.pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT lat, lon FROM track_points WHERE time_ns = ?",
                 arguments: [SampleTime(seconds: startSeconds + 100).nanoseconds])
@@ -166,7 +167,8 @@ import Testing
 
 /// The store is the rider's (issue 12): made under the unit's UMask=0077, the
 /// database and its -wal/-shm are still group read-write, so a member of group
-/// bikepath runs `drafts` and the review page without sudo. Others get nothing.
+/// bikepath runs `drafts` and the review page without sudo (that half, through
+/// `bikepathd`, is in BikePathCLITests). Others get nothing.
 @Suite(.ownThreads) struct StoreGroupAccessTests {
     @Test func storeFilesAreGroupReadWriteUnderUmask077() throws {
         let dir = try TempDir()
@@ -181,40 +183,6 @@ import Testing
             #expect(stat(file, &info) == 0, "\(file) missing")
             #expect(info.st_mode & 0o777 == 0o660, "\(file): \(String(info.st_mode & 0o777, radix: 8))")
         }
-    }
-
-    /// As on a Pi: the state directory 0770 (the unit's StateDirectoryMode) of the
-    /// daemon's group; a user in that group lists and confirms without sudo, a user
-    /// outside it reads nothing. Needs root to switch users (setpriv, util-linux).
-    @Test func aGroupMemberReviewsWithoutSudoAndOthersCannot() throws {
-        guard isRoot else {
-            if isCI { Issue.record("needs root to run commands as another user, and CI=true") }
-            print("skipped: not root, cannot switch users")
-            return
-        }
-        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let state = dir.file("state")
-        let db = state + "/s.db"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
-        let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        let made = try runProcess(
-            "/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
-        #expect(made.status == 0, "\(made.err)")
-        let group = "54321"  // the daemon's group (bikepath on a Pi); the files keep root as owner, like the daemon's user
-        #expect(try runProcess("/bin/chgrp", ["-R", group, state]).status == 0)
-        #expect(chmod(state, 0o770) == 0 && chmod(dir.path, 0o755) == 0)
-        func asUser(groups: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-            try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--groups=\(groups)", binary] + arguments)
-        }
-        let listed = try asUser(groups: group, ["drafts", "list", "--db", db])
-        #expect(listed.status == 0 && listed.out.contains("pending"), "\(listed.err)")
-        let confirmed = try asUser(groups: group, ["drafts", "confirm", "1", "--db", db])
-        #expect(confirmed.status == 0, "\(confirmed.err)")
-        let outsider = try asUser(groups: "65534", ["drafts", "list", "--db", db])
-        #expect(outsider.status != 0)
-        #expect(try Store.open(path: db, mode: .readOnly).listDrafts().map(\.state) == [.queued])
     }
 }
 
@@ -275,42 +243,5 @@ import Testing
         #expect(abs(last - Geodesic.distance(d.path[0], d.path[d.path.count - 1])) < 1)  // a straight ride east
         let start = try #require(d.trip.startUTCNanoseconds)
         #expect(d.utcNanoseconds(atSampleTime: d.trip.startTimeNanoseconds + 5_000_000_000) == start + 5_000_000_000)
-    }
-}
-
-/// `bikepathd drafts` takes what a rider can type (issue 12): the list number, a
-/// short prefix in either case, `#N` for an obstacle; `list` shows the number and
-/// the date, `show` each obstacle's clock time and distance along the path.
-@Suite(.ownThreads) struct DraftsCLIReferenceTests {
-    @Test func numbersAndPrefixesWorkInTheCLI() throws {
-        let (bin, dir, db) = try storeWithTwoRides()
-        defer { dir.cleanup() }
-        let store = try Store.open(path: db, mode: .readOnly)
-        let ids = try store.listDrafts().map(\.id)
-        let list = try runProcess(bin, ["drafts", "list", "--db", db])
-        let lines = list.out.split(separator: "\n")
-        #expect(
-            lines.count == 2 && lines[0].hasPrefix("  1  \(ids[0])  2026-09-21 14:30:00") && lines[1].hasPrefix("  2  \(ids[1])"),
-            "\(list.out)")
-        let show = try runProcess(bin, ["drafts", "show", "2", "--db", db])
-        #expect(show.status == 0 && show.out.hasPrefix("draft \(ids[1])"), "\(show.err)")
-        // The 2nd ride starts at 14:37:00.
-        #expect(show.out.contains("+30.0s at 14:37:30, 0.") && show.out.contains("km along the path"), "\(show.out)")
-        let edit = try runProcess(bin, ["drafts", "edit", String(ids[0].prefix(5)).lowercased(), "--db", db, "--drop", "#1"])
-        #expect(edit.status == 0, "\(edit.err)")
-        let ranked = try #require(try store.draft(ids[0]).obstacles.first { $0.reviewRank == 1 })
-        #expect(ranked.dropped)
-        // A clock time as `show` prints it: the first ride starts at 14:30:00, so 14:31:40 is 100 s in.
-        let clock = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@14:31:40"])
-        #expect(clock.status == 0, "\(clock.err)")
-        let added = try #require(try store.draft(ids[0]).obstacles.first { $0.origin == "rider" })
-        let start = try store.draft(ids[0]).trip.startTimeNanoseconds
-        #expect(added.timeNanoseconds == start + 100_000_000_000)
-        let late = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@18:00"])
-        #expect(late.status == 1 && late.err.contains("lies outside the trip"), "\(late.err)")
-        let missing = try runProcess(bin, ["drafts", "confirm", "7", "--db", db])
-        #expect(missing.status == 1 && missing.err.contains("no draft number 7: `bikepathd drafts list` shows 2"))
-        let confirm = try runProcess(bin, ["drafts", "confirm", "1", "--db", db])
-        #expect(confirm.status == 0 && confirm.out.contains(ids[0]), "\(confirm.err)")
     }
 }

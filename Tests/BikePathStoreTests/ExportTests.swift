@@ -1,5 +1,6 @@
 import BikePathFixtures
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB

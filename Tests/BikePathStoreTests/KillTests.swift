@@ -1,5 +1,6 @@
 import BikePathCore
 import BikePathFixtures
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB

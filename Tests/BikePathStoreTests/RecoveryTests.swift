@@ -1,5 +1,6 @@
 import BikePathFixtures
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -11,7 +12,8 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
-        let (mode, sync, version) = try store.queue.read { db in
+        // The writer's connection is the one that commits: GRDB opens a pool's with NORMAL.
+        let (mode, sync, version) = try store.pool.writeWithoutTransaction { db in
             (
                 try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
                 try Int32.fetchOne(db, sql: "PRAGMA user_version")
@@ -19,9 +21,28 @@ import Testing
         }
         #expect(mode == "wal")
         #expect(sync == 2)  // FULL
+        // Opening committed nothing to the WAL (GRDB's own CREATE/DROP TABLE would be 16 KB).
+        let wal = try FileManager.default.attributesOfItem(atPath: dir.file("s.db") + "-wal")
+        #expect((wal[.size] as? Int ?? -1) <= 32)
         #expect(version == Schema.currentVersion)
         #expect(try store.integrityCheck() == ["ok"])
         #expect(store.openReport.movedAsideTo == nil)
+    }
+
+    /// The -wal of a store open elsewhere is left alone (its owner may be writing it): opening
+    /// then lets GRDB make its own commit instead of putting in a 32-byte hole.
+    @Test func walOfAStoreOpenElsewhereIsLeftAlone() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("s.db")
+        let running = try Store.open(path: path)
+        defer { try? running.close() }
+        try running.checkpoint()  // the WAL is empty and `running` keeps the store open
+        let other = try Store.open(path: path, mode: .existing)
+        defer { try? other.close() }
+        let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")
+        #expect((wal[.size] as? Int ?? 0) > 32, "GRDB's own commit, not a hole")
+        #expect(try other.integrityCheck() == ["ok"])
     }
 
     @Test func nonSQLiteFileIsMovedAsideAndStoreStartsFresh() throws {
@@ -68,7 +89,7 @@ import Testing
         do {
             let store = try Store.open(path: path)
             _ = try replay(store, trips: 1, seconds: 60)
-            try store.queue.write { db in try db.execute(sql: "PRAGMA user_version = 99") }
+            try store.pool.write { db in try db.execute(sql: "PRAGMA user_version = 99") }
             try store.checkpoint()
             try store.close()
         }
@@ -137,7 +158,7 @@ import Testing
         let store = try Store.open(path: path)
         let open = try #require(store.openReport.openTripID)
         #expect(try store.closeOpenTrip() == open)
-        let trip = try store.queue.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
+        let trip = try store.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
         let lastPoint = try store.count("SELECT MAX(time_ns) / 1000000 FROM track_points")
         #expect(trip?["state"] == "closed")
         #expect(trip?["closed_by"] == "recovery")

@@ -1,5 +1,6 @@
 import BikePathFixtures
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -55,21 +56,21 @@ struct ReviewTests {
         #expect(try store.count("SELECT COUNT(*) FROM events WHERE source = 'rider' AND confidence = 1") == 1)
         #expect(try store.verify().ok)
         for column in ["severity", "confidence", "strength"] {
-            try store.queue.write { db in
+            try store.pool.write { db in
                 try db.execute(
                     sql:
                         "UPDATE events SET \(column) = \(column) + 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')"
                 )
             }
             #expect(!(try store.verify().ok), "changing \(column) breaks the chain")
-            try store.queue.write { db in
+            try store.pool.write { db in
                 try db.execute(
                     sql:
                         "UPDATE events SET \(column) = \(column) - 0.01 WHERE source = 'detected' AND rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')"
                 )
             }
         }
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(
                 sql: "UPDATE events SET source = 'rider' WHERE rowid = (SELECT MIN(rowid) FROM events WHERE source = 'detected')")
         }
@@ -103,7 +104,7 @@ struct ReviewTests {
         let store = try Store.open(path: path)
         #expect(try store.count("PRAGMA user_version") == Int(Schema.currentVersion))
         #expect(try store.verify().ok)
-        try store.queue.write { db in try db.execute(sql: "UPDATE events SET severity = 0.5 WHERE id = 'e1'") }
+        try store.pool.write { db in try db.execute(sql: "UPDATE events SET severity = 0.5 WHERE id = 'e1'") }
         #expect(!(try store.verify().ok), "a v3 value set on an old row afterwards breaks the chain")
     }
 
@@ -148,7 +149,7 @@ struct ReviewTests {
         #expect(report.answers == 9, "the rider mark is no answer about the detector")
         #expect(report.dropped == 4 && report.kept == 5)
         let sensitivity = try store.detectorSensitivity()
-        let expected = SensitivityCalibration.calibrate(try store.queue.read { try Calibration.answers($0) })
+        let expected = SensitivityCalibration.calibrate(try store.pool.read { try Calibration.answers($0) })
         #expect(sensitivity == expected && !sensitivity.isFactory)
         for kind in ObstacleKind.allCases {
             #expect(sensitivity.scale(for: kind) > 1.75 && sensitivity.scale(for: kind) <= 2, "drops 1…1.75, keeps 2…3")

@@ -1,4 +1,5 @@
 import BikePathCore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -77,7 +78,7 @@ import Testing
                     time: t, impactTime: SampleTime(seconds: 2), impactPeak: 40, lastFix: nil,
                     window: window, windowRate: 200)), at: t)
         let (rate, blob) = try #require(
-            try store.queue.read { db in
+            try store.pool.read { db in
                 try Row.fetchOne(
                     db,
                     sql: """
@@ -106,7 +107,7 @@ import Testing
         // Standing still for 40 s at 1 Hz: kept every 15 s only.
         for i in 1...40 { try writer.append(point(10 + Double(i), lon: 13 + 10 * 5 / 67_800), at: SampleTime(seconds: 10 + Double(i))) }
         try writer.flush()
-        let times = try store.queue.read { db in
+        let times = try store.pool.read { db in
             try Int64.fetchAll(db, sql: "SELECT time_ns / 100000000 FROM track_points ORDER BY time_ns")
         }
         // 11 s is the first stopped fix (5 m on from the 9 s one); then 26 s and 41 s.
@@ -132,7 +133,7 @@ import Testing
         let t = SampleTime(seconds: 3)
         try writer.append(.obstacle(ObstacleEvent(time: t, kind: .pothole, peak: 7, energy: 1, window: window, windowRate: 100)), at: t)
         try writer.flush()
-        let blob = try store.queue.read { db in try Data.fetchOne(db, sql: "SELECT samples FROM event_windows") }
+        let blob = try store.pool.read { db in try Data.fetchOne(db, sql: "SELECT samples FROM event_windows") }
         #expect(blob?.count == window.count * 4)
         #expect(Ingest.floats(try #require(blob)) == window)
     }

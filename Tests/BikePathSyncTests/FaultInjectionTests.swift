@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathStore
 import BikePathSync
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import Testing
@@ -220,24 +221,11 @@ import Testing
             let held = try hub.records()
             #expect(held.contains { $0.kind == "sos" } && held.allSatisfy { $0.kind == "sos" }, "\(held.map(\.kind))")
             #expect(try device.store.syncDiagnosis().withheld["confirmation", default: 0] > 0, "the confirmed drafts wait on the device")
-            #expect(try device.store.consent() == consent, "the rider's switches are as the rider set them")
+            #expect(try await device.store.consent() == consent, "the rider's switches are as the rider set them")
 
             try device.store.setFileForbids([])
             try await drain(device.engine(client))
             try device.verifyHub(hub, consent: consent)
         }
-    }
-}
-
-@discardableResult
-func withClient<T>(_ device: Device, timeout: Double = 5, url: String, _ body: (HubClient) async throws -> T) async throws -> T {
-    let client = try device.client(timeout: timeout, url: url)
-    do {
-        let r = try await body(client)
-        await client.shutdown()
-        return r
-    } catch {
-        await client.shutdown()
-        throw error
     }
 }

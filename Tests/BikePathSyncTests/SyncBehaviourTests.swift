@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathStore
 import BikePathSync
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import GRDB
@@ -128,7 +129,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        let tripID = try device.store.listDrafts()[0].tripID
+        let tripID = try await device.store.listDrafts()[0].tripID
         try await withClient(device, url: hub.url) { client in
             // Someone already stored a different trip under this device's id.
             let other = TripUpload(id: tripID, startUtcNs: nil, endUtcNs: nil, statistics: ValidationTests.stats)
@@ -174,8 +175,8 @@ import Testing
     @Test(.timeLimitOnceRunning(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
-        let id = try #require(try device.store.listDrafts().first?.id)
-        let obstacle = try #require(try device.store.draft(id).obstacles.first?.id)
+        let id = try #require(try await device.store.listDrafts().first?.id)
+        let obstacle = try #require(try await device.store.draft(id).obstacles.first?.id)
         try device.store.editDraft(id, .dropObstacle(obstacleID: obstacle))
         try device.store.confirmDraft(id)
         let q = try DatabaseQueue(path: device.dbPath)
@@ -253,7 +254,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        let draftID = try device.store.listDrafts()[0].id
+        let draftID = try await device.store.listDrafts()[0].id
         try await withClient(device, url: hub.url) { client in
             let engine = device.engine(client)
             try await drain(engine)
@@ -265,15 +266,15 @@ import Testing
         }
     }
 
-    @Test func unsentOlderDraftRevisionIsReplacedAndTripsCarryNoPositions() throws {
+    @Test func unsentOlderDraftRevisionIsReplacedAndTripsCarryNoPositions() async throws {
         let device = try Device(trips: 1, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
-        let draftID = try device.store.listDrafts()[0].id
-        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 2)
-        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 0, "queueing is idempotent")
+        let draftID = try await device.store.listDrafts()[0].id
+        #expect(try await Queuer.queueNew(device.store, privacy: Device.privacy) == 2)
+        #expect(try await Queuer.queueNew(device.store, privacy: Device.privacy) == 0, "queueing is idempotent")
         try device.store.editDraft(draftID, .setPathStatus(.medium))
-        #expect(try Queuer.queueNew(device.store, privacy: Device.privacy) == 1)
-        let pending = try device.store.outboxPending()
+        #expect(try await Queuer.queueNew(device.store, privacy: Device.privacy) == 1)
+        let pending = try await device.store.outboxPending()
         #expect(pending.filter { $0.kind == .draft }.map(\.recordID) == ["\(draftID)_r1"])
         let trip = try #require(pending.first { $0.kind == .trip })
         #expect(!trip.payload.contains("lat") && !trip.payload.contains("path"))

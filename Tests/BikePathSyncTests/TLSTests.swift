@@ -1,4 +1,5 @@
 import BikePathSync
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import Testing

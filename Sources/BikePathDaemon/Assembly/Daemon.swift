@@ -61,8 +61,9 @@ public final class Daemon: Sendable {
             store: store, endAfterSeconds: configuration.trip.endAfterS,
             live: input.live != nil, logger: logger)
         let board = StatusBoard()
-        let server = ServerBox()
-        let publish: @Sendable (DaemonEvent) -> Void = { server.value?.publish($0) }
+        // Made before the server, whose status closure needs the loop that publishes.
+        let statusClients = StatusClients()
+        let publish: @Sendable (DaemonEvent) -> Void = { statusClients.publish($0) }
         let (sync, syncProblem) = DaemonSync.make(configuration, store: store, board: board, logger: logger, publish: publish)
         let heartbeat = Heartbeat()
         loop = try DaemonLoop(
@@ -81,9 +82,10 @@ public final class Daemon: Sendable {
                 board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
                 problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
         }
+        var server: StatusServer?
         do {
-            server.value = try StatusServer(
-                path: configuration.status.socket, status: status,
+            server = try StatusServer(
+                path: configuration.status.socket, clients: statusClients, status: status,
                 mark: { [marks = loop.marks] kind, reply in marks.submit(kind, reply: reply) })
         } catch .alreadyRunning(let path) {
             throw DaemonStartError.anotherDaemon(path: path)
@@ -100,7 +102,7 @@ public final class Daemon: Sendable {
             input.live != nil
             ? "gpsd \(configuration.gnss.host):\(configuration.gnss.port), IMU \(configuration.imu.uri)" : "replay"
         services = DaemonServices(
-            statusServer: server.value,
+            statusServer: server,
             watchdog: Watchdog(notifier: notifier, heartbeat: heartbeat) { stalled in
                 logger.error("pipeline stalled (\(stalled) watchdog checks without progress): no ping to systemd")
             },
@@ -175,15 +177,5 @@ public enum DaemonStartError: Error, CustomStringConvertible {
         case .anotherDaemon(let path): "another bikepathd answers on \(path)"
         case .statusSocketBlocked(let path): "\(StatusSocketError.notASocket(path))"
         }
-    }
-}
-
-/// The status server, made after the closures that publish to it.
-final class ServerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var server: StatusServer?
-    var value: StatusServer? {
-        get { lock.lock(); defer { lock.unlock() }; return server }
-        set { lock.lock(); server = newValue; lock.unlock() }
     }
 }

@@ -55,11 +55,12 @@ public final class LiveSources: SensorSource {
     /// Stops both readers (each waits for its thread) and releases what is held.
     public func stop() {
         let (gnss, imu) = parts.withLock { ($0.gnss, $0.imu) }
-        let group = DispatchGroup()
-        for stop in [gnss.stop, imu.stop] {
-            DispatchQueue.global().async(group: group) { stop() }
-        }
-        _ = group.wait(timeout: .now() + 1.5)  // SIGTERM must end the process within 2 s
+        gnss.requestStop()
+        imu.requestStop()
+        // Both readers end at once; SIGTERM must end the process within 2 s.
+        let deadline = ProcessInfo.processInfo.systemUptime + 1.5
+        _ = gnss.waitForStop(timeout: 1.5)
+        _ = imu.waitForStop(timeout: max(0, deadline - ProcessInfo.processInfo.systemUptime))
         queue.close()
     }
 

@@ -5,6 +5,9 @@ import BikePathSensors
 /// synchronous passes over a file (`replay`, `evaluate`): no thread, no waiting,
 /// no progress bar (`ReplaySource` adds those for `run --replay`). A read error
 /// ends the input and is kept in `failure`.
+///
+/// Unchecked Sendable: confined to the thread of the pass that reads it (`stop` comes
+/// from that thread too, through `PipelineDriver`); Sendable only to be handed to it.
 public final class RecordingReaderSource: SensorSource, @unchecked Sendable {
     public let reader: RecordingReader
     public let batch: Int

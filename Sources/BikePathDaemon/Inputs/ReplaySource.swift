@@ -1,6 +1,7 @@
 import BikePathCore
 import BikePathSensors
 import Foundation
+import Synchronization
 
 /// `run --replay FILE`: a recording instead of the live sensors, as fast as the
 /// chain and the store take it, with a progress bar. `repeats` plays it again and
@@ -11,30 +12,16 @@ import Foundation
 /// A damaged file plays what can be read (the reader resyncs past corrupt stretches);
 /// what it skipped is in `problems`. A read error mid-file ends the replay and is kept
 /// in `failure`, so `run` exits non-zero instead of passing a short replay off as whole.
-public final class ReplaySource: SensorSource, @unchecked Sendable {
+public final class ReplaySource: SensorSource, Sendable {
     let path: String
     let repeats: Int
     let total: Int64
-    /// The current pass over the file (nil before `start`, after the end, a failure or `stop`).
-    private var passSource: RecordingReaderSource?
-    /// Records read from the current pass and not yet delivered.
-    private var pending: ArraySlice<SensorRecord> = []
-    private var pass = 0
-    private var shift: Int64 = 0
-    private var span: Int64 = 0
-    private var first: Int64?
-    private(set) var delivered: Int64 = 0
-    public private(set) var finished = false
+    let speed: Double?
     /// Problems the counting pass found in the file (truncation, corrupt stretches).
     let problems: [RecordingProblem]
-    /// Set when reading failed mid-replay (I/O error): the replay ended there.
-    public private(set) var failure: ReplayFailure?
     private let progress: ProgressReporter
-    private let lock = NSLock()
-
-    let speed: Double?
-    /// The first record's sample time and the wall time it was delivered at (paced replay).
-    private var paceOrigin: (sample: SampleTime, wall: Double)?
+    /// What changes as the file plays; `next` runs on the pipeline's thread, `stop` on another.
+    private let playback: Mutex<Playback>
 
     /// - Throws: `RecordingFileError` (unreadable file), `ReplaySourceError` (cannot repeat).
     public init(path: String, repeats: Int, speed: Double? = nil) throws {
@@ -58,8 +45,8 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
         if self.repeats > 1, rangeOverflow || spanOverflow || shiftOverflow || latest.addingReportingOverflow(lastShift).overflow {
             throw ReplaySourceError.cannotRepeat(path: path, repeats: self.repeats, earliest: earliest, latest: latest)
         }
-        self.span = rangeOverflow || spanOverflow ? .max : span
         problems = counter.report.problems
+        playback = Mutex(Playback(path: path, repeats: self.repeats, span: rangeOverflow || spanOverflow ? .max : span, speed: speed))
         total = count * Int64(self.repeats)
         progress = ProgressReporter(label: "replay \((path as NSString).lastPathComponent)", total: total)
     }
@@ -67,24 +54,91 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     /// Opens the recording for playing.
     /// - Throws: `RecordingFileError` when the file cannot be opened or is not a readable
     ///   recording.
-    public func start() throws { passSource = try Self.open(path) }
-
-    private static func open(_ path: String) throws(RecordingFileError) -> RecordingReaderSource {
-        RecordingReaderSource(reader: try RecordingReader(path: path), batch: batch)
+    public func start() throws {
+        let source = try Playback.open(path)
+        playback.withLock { $0.passSource = source }
     }
 
     /// Records per `next`, and per read of the file.
-    private static let batch = 2048
+    static let batch = 2048
+
+    /// True once every pass was played (or a failure ended the replay).
+    public var finished: Bool { playback.withLock { $0.finished } }
+    /// Set when reading failed mid-replay (I/O error): the replay ended there.
+    public var failure: ReplayFailure? { playback.withLock { $0.failure } }
+    var delivered: Int64 { playback.withLock { $0.delivered } }
 
     /// The next records (at most 2048), shifted for the current pass; under `speed`, only those
     /// already due. Empty once the replay is finished or stopped; a read error ends it and is
     /// kept in `failure`.
     public func next(timeoutSeconds: Double) -> [SensorRecord] {
-        lock.lock()
-        defer { lock.unlock() }
+        let (out, delivered, ended, failure) = playback.withLock { p in
+            let out = p.next(timeoutSeconds: timeoutSeconds)
+            return (out, p.delivered, p.finished && out.isEmpty, p.failure)
+        }
+        progress.update(delivered)
+        if ended { progress.finish(delivered, summary: summary(delivered: delivered, failure: failure)) }
+        return out
+    }
+
+    /// The last progress line: records played, and what was skipped or went wrong.
+    func summary(delivered: Int64, failure: ReplayFailure?) -> String {
+        var text = "replayed \(delivered) records"
+        if !problems.isEmpty {
+            text +=
+                "; the file has \(problems.count) problem(s), skipped: "
+                + problems.prefix(3).map(\.description).joined(separator: "; ")
+                + (problems.count > 3 ? "; …" : "")
+        }
+        if let failure { text += "; stopped early: \(failure)" }
+        return text
+    }
+
+    /// SIGTERM in the middle: nothing more is read (a recording holds nothing
+    /// that would be lost); the recording is not `finished`, so a trip stays open.
+    public func stop() {
+        playback.withLock { p in
+            p.passSource = nil
+            p.pending = []
+        }
+    }
+    public var degradedReason: String? { nil }
+}
+
+/// The replay's position: the current pass, what was read and not yet delivered, the pace.
+private struct Playback {
+    let path: String
+    let repeats: Int
+    /// One pass's time span plus a second: each pass is shifted this much past the previous one.
+    let span: Int64
+    let speed: Double?
+    /// The current pass over the file (nil before `start`, after the end, a failure or `stop`).
+    var passSource: RecordingReaderSource?
+    /// Records read from the current pass and not yet delivered.
+    var pending: ArraySlice<SensorRecord> = []
+    var pass = 0
+    var shift: Int64 = 0
+    var delivered: Int64 = 0
+    var finished = false
+    var failure: ReplayFailure?
+    /// The first record's sample time and the wall time it was delivered at (paced replay).
+    var paceOrigin: (sample: SampleTime, wall: Double)?
+
+    init(path: String, repeats: Int, span: Int64, speed: Double?) {
+        self.path = path
+        self.repeats = repeats
+        self.span = span
+        self.speed = speed
+    }
+
+    static func open(_ path: String) throws(RecordingFileError) -> RecordingReaderSource {
+        RecordingReaderSource(reader: try RecordingReader(path: path), batch: ReplaySource.batch)
+    }
+
+    mutating func next(timeoutSeconds: Double) -> [SensorRecord] {
         var out: [SensorRecord] = []
-        out.reserveCapacity(Self.batch)
-        while out.count < Self.batch, refill(delivering: out.count), let record = pending.first {
+        out.reserveCapacity(ReplaySource.batch)
+        while out.count < ReplaySource.batch, refill(delivering: out.count), let record = pending.first {
             if let wait = paceWait(record) {
                 if out.isEmpty { Thread.sleep(forTimeInterval: min(wait, max(timeoutSeconds, 0.001))) }
                 break
@@ -93,15 +147,13 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
             out.append(shift == 0 ? record : record.shifted(by: shift))
         }
         delivered += Int64(out.count)
-        progress.update(delivered)
-        if finished, out.isEmpty { progress.finish(delivered, summary: summary) }
         return out
     }
 
     /// Makes `pending` non-empty from the current pass, or starts the next pass at its end;
     /// false when nothing is left (finished, failed or stopped). `delivering`: records already
     /// taken in this call, for the count a failure reports.
-    private func refill(delivering: Int) -> Bool {
+    private mutating func refill(delivering: Int) -> Bool {
         while pending.isEmpty {
             guard let source = passSource else {
                 if failure != nil { finished = true }  // what was read before the failure is delivered
@@ -132,7 +184,7 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
     }
 
     /// Seconds until `record` is due in a paced replay; nil when due (or not paced).
-    private func paceWait(_ record: SensorRecord) -> Double? {
+    private mutating func paceWait(_ record: SensorRecord) -> Double? {
         guard let speed else { return nil }
         let now = ProcessInfo.processInfo.systemUptime
         guard let origin = paceOrigin else {
@@ -142,29 +194,6 @@ public final class ReplaySource: SensorSource, @unchecked Sendable {
         let wait = origin.wall + (record.time - origin.sample) / speed - now
         return wait > 0 ? wait : nil
     }
-
-    /// The last progress line: records played, and what was skipped or went wrong.
-    var summary: String {
-        var text = "replayed \(delivered) records"
-        if !problems.isEmpty {
-            text +=
-                "; the file has \(problems.count) problem(s), skipped: "
-                + problems.prefix(3).map(\.description).joined(separator: "; ")
-                + (problems.count > 3 ? "; …" : "")
-        }
-        if let failure { text += "; stopped early: \(failure)" }
-        return text
-    }
-
-    /// SIGTERM in the middle: nothing more is read (a recording holds nothing
-    /// that would be lost); the recording is not `finished`, so a trip stays open.
-    public func stop() {
-        lock.lock()
-        passSource = nil
-        pending = []
-        lock.unlock()
-    }
-    public var degradedReason: String? { nil }
 }
 
 /// Why a replay ended before the recording's end; what was read is processed.

@@ -28,28 +28,9 @@ public struct PipelineService: Service, CustomStringConvertible {
     public func run() async throws {
         let loop = loop
         try await withTaskCancellationOrGracefulShutdownHandler {
-            try await Self.runOnThread(loop)
+            try await SampleLoopThread.run(named: "pipeline") { try loop.run() }
         } onCancelOrGracefulShutdown: {
             loop.requestStop()
-        }
-    }
-
-    /// Deliberately not cancellable: cancellation only asks the loop to stop
-    /// (above); waiting for its thread is what keeps the store consistent. The
-    /// loop owns non-Sendable state (chain, writer) and blocks on its source,
-    /// so it gets a thread of its own rather than a cooperative one.
-    static func runOnThread(_ loop: any PipelineLoop) async throws {
-        try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
-            let thread = Thread {
-                do {
-                    try loop.run()
-                    finished.resume()
-                } catch {
-                    finished.resume(throwing: PipelineFailure(underlying: error))
-                }
-            }
-            thread.name = "pipeline"
-            thread.start()
         }
     }
 }

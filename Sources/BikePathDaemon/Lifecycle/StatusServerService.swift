@@ -15,6 +15,6 @@ public struct StatusServerService: Service, CustomStringConvertible {
     /// Waits for graceful shutdown (or cancellation), then closes the socket.
     public func run() async {
         try? await gracefulShutdown()  // throws only when cancelled: the socket closes either way
-        server.stop()
+        await server.stop()
     }
 }

@@ -8,6 +8,10 @@ import Synchronization
 /// The pipeline thread of `bikepathd run`: source → chain → store, one pass per
 /// batch (or per second without data), beating the watchdog's heartbeat each
 /// pass. It owns the chain and the store writer; nothing else touches them.
+///
+/// Unchecked Sendable: that state is confined to the pipeline thread (`summary` and
+/// `uncommitted` are read after `run` returns); other threads touch only the stop flag
+/// (an Atomic), the pending configuration (a Mutex), `marks` and the `StatusBoard`.
 public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
     /// Counters of one run: `run --replay --summary` prints them (as `RunSummaryJSON`), the soak benchmark too.
     public struct Summary: Sendable {

@@ -68,9 +68,13 @@ public struct LiveRecording: Sendable {
                     })
             } catch { throw .cannotStart("--mark-socket \(markSocket): \(error)") }
         }
-        defer { markServer?.stop() }
-        do { try sources.start() } catch { throw .cannotStart("\(error)") }
-        if let failure = await Self.record(recorder, sources, started: started, until: stop) { throw .failed(failure) }
+        do { try sources.start() } catch {
+            await markServer?.stop()
+            throw .cannotStart("\(error)")
+        }
+        let failure = await Self.record(recorder, sources, started: started, until: stop)
+        await markServer?.stop()
+        if let failure { throw .failed(failure) }
         let summary = Summary(
             records: recorder.records, nmea: recorder.nmea, imuSamples: recorder.imu, outputs: recorder.outputCount,
             bytes: writer.bytesWritten, gpsdDrops: sources.gnss.status.deliveryDrops,
@@ -79,32 +83,41 @@ public struct LiveRecording: Sendable {
         return summary
     }
 
-    /// The recorder on its own thread (it blocks on the sources); the failure's text, or nil.
+    /// The recorder on its own thread (it blocks on the sources), stopped when `stop`
+    /// returns; the failure's text, or nil.
     private static func record(
         _ recorder: Recorder, _ sources: LiveSources, started: () -> Void,
         until stop: @escaping @Sendable () async -> Void
     ) async -> String? {
-        let (done, continuation) = AsyncStream.makeStream(of: String?.self)
-        let thread = Thread {
-            do {
-                try recorder.run(sources)
-                continuation.yield(nil)
-            } catch {
-                continuation.yield("\(error)")
+        await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do throws(PipelineFailure) {
+                    try await SampleLoopThread.run(named: "record") { try recorder.run(sources) }
+                    return .ended(failure: nil)
+                } catch {
+                    return .ended(failure: "\(error)")
+                }
             }
+            started()
+            group.addTask {
+                await stop()
+                // Cancelled only when recording failed first: the stop request is then moot.
+                if !Task.isCancelled { recorder.requestStop() }
+                return .stopRequested
+            }
+            while let outcome = await group.next() {
+                if case .ended(let failure) = outcome {
+                    group.cancelAll()
+                    return failure
+                }
+            }
+            return nil
         }
-        thread.name = "record"
-        thread.start()
-        started()
-        // Cancelled only when recording failed first: the stop request is then moot.
-        let stopper = Task {
-            await stop()
-            if !Task.isCancelled { recorder.requestStop() }
-        }
-        var iterator = done.makeAsyncIterator()
-        let failure = await iterator.next() ?? nil
-        stopper.cancel()
-        return failure
+    }
+
+    private enum Outcome: Sendable {
+        case ended(failure: String?)
+        case stopRequested
     }
 
     private var header: RecordingHeader {

@@ -1,14 +1,18 @@
 import BikePathCore
 import BikePathSensors
 import Foundation
+import Synchronization
 
 /// The recording thread: the same ordered stream goes to the file and the chain.
+///
+/// Unchecked Sendable: the chain, writer and counters are confined to the recording
+/// thread (the counters are read after it ends); other threads touch only `requestStop`
+/// (an Atomic), `marks` (its own Mutex) and `status` (constants).
 public final class Recorder: @unchecked Sendable {
     private let writer: RecordingWriter
     private let outputs: FileHandle?
     private var pipeline: Pipeline
-    private let stop = NSLock()
-    private var stopRequested = false
+    private let stopRequested = Atomic(false)
     public private(set) var records = 0, nmea = 0, imu = 0, outputCount = 0
     /// `--mark-socket`: the rider's marks, written as labels at the current sample time.
     public let marks = RiderMarks()
@@ -29,8 +33,8 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Asks `run` to stop; safe from any thread.
-    public func requestStop() { stop.lock(); stopRequested = true; stop.unlock() }
-    private var stopping: Bool { stop.lock(); defer { stop.unlock() }; return stopRequested }
+    public func requestStop() { stopRequested.store(true, ordering: .releasing) }
+    private var stopping: Bool { stopRequested.load(ordering: .acquiring) }
 
     /// Records until `requestStop`, then writes what the sources still held and
     /// closes the file (and the outputs file). Runs on its own thread: it blocks on the sources.

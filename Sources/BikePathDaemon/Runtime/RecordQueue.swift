@@ -5,6 +5,9 @@ import Foundation
 /// wait in a `ReceiveOrderMerger` and come out in time order; `next` blocks at
 /// most its timeout, so the pipeline loop still passes (and beats the watchdog)
 /// when no sensor sends anything.
+///
+/// Unchecked Sendable: every field is guarded by `condition`, a condition variable because
+/// the pipeline thread blocks in `next` (Synchronization's Mutex cannot wait).
 public final class RecordQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var merger: ReceiveOrderMerger

@@ -149,3 +149,8 @@ public func freeBytes(at path: String) -> Int64? {
     guard statvfs(path, &st) == 0 else { return nil }
     return Int64(st.f_bavail) * Int64(st.f_frsize)
 }
+
+/// UTC now, ISO 8601 with milliseconds.
+public func isoNow() -> String {
+    JournalLogHandler.timestamp(Date())
+}

@@ -7,6 +7,11 @@ import Foundation
 struct FeatureCollection<Properties: Encodable & Sendable>: Encodable, Sendable {
     var type = "FeatureCollection"
     var features: [Feature<Properties>]
+
+    /// The answer's bytes: `WireJSON.encode`'s, written by `CanonicalJSONEncoder`
+    /// (Foundation's `JSONEncoder` took about half of a 1 km² network answer, ~27 KB of
+    /// coordinates; `MapAnswerBytesTests` holds the two to the same bytes).
+    func encoded() throws -> Data { Data(try CanonicalJSONEncoder.encode(self)) }
 }
 
 struct Feature<Properties: Encodable & Sendable>: Encodable, Sendable {
@@ -83,7 +88,7 @@ extension SharedMap {
 
     /// What `/v1/map/obstacles` and `/v1/map/status` answer for `box`, encoded.
     public func encodedGeoJSON(in box: BoundingBox) throws -> (obstacles: Data, status: Data) {
-        (try WireJSON.encode(obstaclesGeoJSON(in: box)), try WireJSON.encode(statusGeoJSON(in: box)))
+        (try obstaclesGeoJSON(in: box).encoded(), try statusGeoJSON(in: box).encoded())
     }
 
     func obstaclesGeoJSON(in box: BoundingBox) -> FeatureCollection<ObstacleProperties> {
@@ -120,10 +125,8 @@ extension SharedMap {
 }
 
 extension NetworkEdge {
-    /// What `/v1/map/network` answers for `edges`: `WireJSON.encode`'s bytes, written by
-    /// `CanonicalJSONEncoder` (Foundation's `JSONEncoder` took about half of a 1 km² answer,
-    /// ~27 KB of coordinates; `CanonicalJSONTests` holds the two to the same bytes).
-    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { Data(try CanonicalJSONEncoder.encode(geoJSON(edges))) }
+    /// What `/v1/map/network` answers for `edges`.
+    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try geoJSON(edges).encoded() }
 
     static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
         FeatureCollection(

@@ -77,12 +77,20 @@ public final class MBTiles: Sendable, Equatable {
     /// The tile at z/x/y (XYZ, rows from the north, as the page asks), or nil when the file has none.
     public func tile(z: Int, x: Int, y: Int) throws -> Data? {
         guard (0...30).contains(z) else { return nil }
+        return try queue.read { db in try Self.tile(db, z: z, x: x, y: y) }
+    }
+
+    /// `tile(z:x:y:)` read off the caller's thread (the page's tile route).
+    public func tile(z: Int, x: Int, y: Int) async throws -> Data? {
+        guard (0...30).contains(z) else { return nil }
+        return try await queue.read { db in try Self.tile(db, z: z, x: x, y: y) }
+    }
+
+    private static func tile(_ db: Database, z: Int, x: Int, y: Int) throws -> Data? {
         let row = (1 << z) - 1 - y  // MBTiles counts rows from the south
-        return try queue.read { db in
-            try Data.fetchOne(
-                db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                arguments: [z, x, row])
-        }
+        return try Data.fetchOne(
+            db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+            arguments: [z, x, row])
     }
 }
 

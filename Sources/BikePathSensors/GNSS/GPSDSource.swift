@@ -47,6 +47,13 @@ public final class GPSDSource: Sendable {
         reader.stop(waitingUpTo: 2)
     }
 
+    /// Asks the reader to stop and returns at once; `waitForStop` waits for it. Stopping
+    /// several sources this way overlaps their waits.
+    public func requestStop() { reader.flag.stop() }
+
+    /// Waits up to `timeout` seconds for a stopped reader to end; true once it has.
+    public func waitForStop(timeout: Double) -> Bool { reader.waitForExit(timeout: timeout) }
+
     // MARK: - Reader thread
 
     private static let messageCapacity = 16_384

@@ -44,6 +44,13 @@ public final class IIOSource: Sendable {
         reader.stop(waitingUpTo: ioTimeout(rate: configuration.samplingFrequency) + 2)
     }
 
+    /// Asks the reader to stop and returns at once; `waitForStop` waits for it. Stopping
+    /// several sources this way overlaps their waits.
+    public func requestStop() { reader.flag.stop() }
+
+    /// Waits up to `timeout` seconds for a stopped reader to end; true once it has.
+    public func waitForStop(timeout: Double) -> Bool { reader.waitForExit(timeout: timeout) }
+
     // MARK: - Reader thread
 
     private func ioTimeout(rate: Double) -> Double {

@@ -52,7 +52,13 @@ final class ReaderThread: Sendable {
     /// Stops the reader and waits up to `timeout` seconds for its thread to end.
     func stop(waitingUpTo timeout: Double) {
         flag.stop()
-        if started.load(ordering: .acquiring) { _ = flag.waitForExit(timeout: timeout) }
+        _ = waitForExit(timeout: timeout)
+    }
+
+    /// Waits up to `timeout` seconds for a stopped reader's thread to end; true once it has
+    /// (or never started).
+    func waitForExit(timeout: Double) -> Bool {
+        !started.load(ordering: .acquiring) || flag.waitForExit(timeout: timeout)
     }
 }
 

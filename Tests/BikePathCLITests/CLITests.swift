@@ -1,3 +1,4 @@
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import BikePathStore
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import Foundation
 import NIOCore

@@ -21,7 +21,7 @@ import Testing
         let queued = try #require(try store.outboxPending().first)
         try store.recordSyncAttempt(seq: queued.seq, outcome: .quarantined("hub said 422: track too long"), utcNanoseconds: 1)
         // What StoreWriter records after SQLITE_FULL (DiskTests shows the writer doing it on a full tmpfs).
-        try store.queue.write { db in
+        try store.pool.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('disk_full_failed_commits', '3'), ('disk_full_dropped_points', '42')"
             )

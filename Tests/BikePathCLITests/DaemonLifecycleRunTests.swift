@@ -62,7 +62,7 @@ struct DaemonLifecycleRunTests {
         // The real 9-minute ride at 5 × real time (108 s: room for a starved test
         // process on 2 cores to see it riding): the signal comes mid-ride, with the
         // pipeline writing.
-        let ride = Repository.root.appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
+        let ride = Paths.root + "/Recordings/allthedocks-GX010056.bpr"
         let daemon = try run.start(["run", "--config", run.config, "--replay", ride, "--replay-speed", "5", "--summary"])
         defer { daemon.stop(signal: SIGKILL) }
         #expect(await run.waitForMessage("READY=1\nSTATUS=running"), "\(run.log)")

@@ -7,19 +7,22 @@ import Foundation
 import BikePathTestSupport
 import GRDB
 
-struct TestFailure: Error, CustomStringConvertible { var description: String }
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
 
 /// A `bikepath-hub` subprocess on loopback, stopped by its own pid.
-final class HubProcess {
-    let process = Process()
-    let dbPath: String
-    private(set) var port: Int = 0
-    var url: String { "http://127.0.0.1:\(port)" }
+public final class HubProcess {
+    public let process = Process()
+    public let dbPath: String
+    public private(set) var port: Int = 0
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the hub (the test-only `bikepath-hub-faults` when `extra` has `--test-*` switches) and waits (at most 30 s) for its "listening" line. `stderr` is a
     /// file for its log; `fileLimit` starts it under `ulimit -n`.
     /// `database` (a PostgreSQL URL) replaces the SQLite file `db`.
-    init(
+    public init(
         db: String, tokens: String, database: String? = nil, port: Int = 0, extra: [String] = [], stderr: String? = nil,
         fileLimit: Int? = nil
     ) throws {
@@ -69,14 +72,14 @@ final class HubProcess {
     }
 
     /// SIGKILL by pid, then wait.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGTERM by pid (graceful), SIGKILL after 5 s.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(5)
@@ -87,7 +90,7 @@ final class HubProcess {
     deinit { kill() }
 
     /// (kind, id) of every record the hub holds for the device, with duplicates (if any) kept.
-    func records(device: String = "bike-1") throws -> [(kind: String, id: String, body: Data)] {
+    public func records(device: String = "bike-1") throws -> [(kind: String, id: String, body: Data)] {
         var config = Configuration()
         config.readonly = true
         let q = try DatabaseQueue(path: dbPath, configuration: config)
@@ -100,18 +103,18 @@ final class HubProcess {
 }
 
 /// A device: a store filled with synthetic rides, a token file, consent on.
-struct Device {
-    static let token = "test-token-0123456789abcdef"
-    let dir: TempDir
-    let store: Store
-    var tokenFile: String { dir.file("token") }
-    var tokensFile: String { dir.file("hub-tokens") }
-    var hubDB: String { dir.file("hub.sqlite") }
-    var dbPath: String { dir.file("device.sqlite") }
+public struct Device {
+    public static let token = "test-token-0123456789abcdef"
+    public let dir: TempDir
+    public let store: Store
+    public var tokenFile: String { dir.file("token") }
+    public var tokensFile: String { dir.file("hub-tokens") }
+    public var hubDB: String { dir.file("hub.sqlite") }
+    public var dbPath: String { dir.file("device.sqlite") }
 
     /// `trips` synthetic rides of `seconds` each (trip 1 has an SOS); `confirm` of
     /// their drafts confirmed by the rider, the rest left pending.
-    init(
+    public init(
         trips: Int = 4, seconds: Int = 600, confirm: Int = 2, consent: Consent = Consent(tripsAndDrafts: true, sos: true),
         privacy: PrivacySettings = Device.privacy
     ) throws {
@@ -131,31 +134,31 @@ struct Device {
     }
 
     /// A zone over the middle of the first synthetic ride (it rides east along 52.52 N from 13.40 E).
-    static let zone = PrivacyZone(
+    public static let zone = PrivacyZone(
         name: "work", center: Coordinate(latitude: 52.52, longitude: 13.40 + 1500 / (111_320 * 0.6088)), radiusMeters: 250)
-    static let privacy = PrivacySettings(zones: [zone], trim: TripTrim(seconds: 30, meters: 30))
+    public static let privacy = PrivacySettings(zones: [zone], trim: TripTrim(seconds: 30, meters: 30))
 
-    func client(timeout: Double = 5, url: String) throws -> HubClient {
+    public func client(timeout: Double = 5, url: String) throws -> HubClient {
         try HubClient(
             endpoint: HubEndpoint(
                 baseURL: url, token: try DeviceToken.read(path: tokenFile), requestTimeoutSeconds: timeout,
                 connectTimeoutSeconds: 1))
     }
 
-    func engine(_ client: HubClient, batchSize: Int = 200) -> SyncEngine {
+    public func engine(_ client: HubClient, batchSize: Int = 200) -> SyncEngine {
         var o = SyncOptions()
         o.batchSize = batchSize
         return SyncEngine(store: store, client: client, options: o, jitter: { 0.5 })
     }
 
-    func hub(port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws -> HubProcess {
+    public func hub(port: Int = 0, extra: [String] = [], stderr: String? = nil, fileLimit: Int? = nil) throws -> HubProcess {
         try HubProcess(db: hubDB, tokens: tokensFile, port: port, extra: extra, stderr: stderr, fileLimit: fileLimit)
     }
 
     /// What the device means to send, worked out from the store's own tables
     /// (not from the outbox): SOS events, confirmed drafts, closed trips whose
     /// draft is not rejected, and the current revision of each pending draft.
-    func expected(consent: Consent) throws -> Set<String> {
+    public func expected(consent: Consent) throws -> Set<String> {
         var out = Set<String>()
         let summaries = try store.listDrafts()
         if consent.tripsAndDrafts {
@@ -182,7 +185,7 @@ struct Device {
     /// The invariant every fault test ends with: the hub holds exactly the
     /// records meant to be sent, once each, none with a position in a zone or
     /// within the trimmed ends of its trip.
-    func verifyHub(_ hub: HubProcess, consent: Consent = Consent(tripsAndDrafts: true, sos: true)) throws {
+    public func verifyHub(_ hub: HubProcess, consent: Consent = Consent(tripsAndDrafts: true, sos: true)) throws {
         let held = try hub.records()
         let keys = held.map { "\($0.kind)/\($0.id)" }
         guard Set(keys).count == keys.count else { throw TestFailure(description: "duplicated records on the hub") }
@@ -196,7 +199,7 @@ struct Device {
         for r in held { try checkPrivacy(kind: r.kind, body: r.body) }
     }
 
-    func checkPrivacy(kind: String, body: Data) throws {
+    public func checkPrivacy(kind: String, body: Data) throws {
         let filter = PrivacyFilter(Device.privacy)
         func inZone(_ p: WirePosition?) -> Bool { p.map { filter.isInsideZone(Coordinate(latitude: $0.lat, longitude: $0.lon)) } ?? false }
         func checkDraft(_ d: DraftUpload) throws {
@@ -230,7 +233,7 @@ struct Device {
 /// Repeats `syncOnce` until the outbox drains, at most `attempts` times (no sleeping:
 /// the faults are random per request, the loop itself is the retry).
 @discardableResult
-func drain(_ engine: SyncEngine, attempts: Int = 200) async throws -> Int {
+public func drain(_ engine: SyncEngine, attempts: Int = 200) async throws -> Int {
     for n in 1...attempts {
         switch await engine.syncOnce() {
         case .drained: return n
@@ -240,4 +243,18 @@ func drain(_ engine: SyncEngine, attempts: Int = 200) async throws -> Int {
         }
     }
     throw TestFailure(description: "the outbox did not drain in \(attempts) passes")
+}
+
+/// A client for `device` against `url`, shut down after `body`.
+@discardableResult
+public func withClient<T>(_ device: Device, timeout: Double = 5, url: String, _ body: (HubClient) async throws -> T) async throws -> T {
+    let client = try device.client(timeout: timeout, url: url)
+    do {
+        let r = try await body(client)
+        await client.shutdown()
+        return r
+    } catch {
+        await client.shutdown()
+        throw error
+    }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import BikePathAPI
+import BikePathDeviceTestSupport
 import BikePathTestSupport
 import CompressNIO
 import Foundation
@@ -11,7 +12,39 @@ import Testing
 /// process on loopback. Load is bounded: at most 151 connections and 8 large
 /// requests, each test under its own time limit.
 @Suite(.serialized, .ownThreads) struct HubHardeningTests {
-    typealias Answer = HubContractTests.Answer
+    struct Answer {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+        var error: String? { (try? JSONDecoder().decode(ErrorBody.self, from: body))?.error }
+        var result: RecordResult? { try? JSONDecoder().decode(RecordResult.self, from: body) }
+    }
+
+    static func send(
+        _ http: HTTPClient, _ url: String, method: HTTPMethod = .PUT, token: String? = Device.token,
+        body: Data, gzip: Bool = true, encoding: String? = nil, authorization: String? = nil,
+        contentType: String? = "application/json", timeout: Int64 = 10
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let contentType, method != .GET { request.headers.add(name: "Content-Type", value: contentType) }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+        var buffer = ByteBuffer(bytes: body)
+        if gzip {
+            buffer = try buffer.compress(with: .gzip)
+            request.headers.add(name: "Content-Encoding", value: "gzip")
+        }
+        if let encoding { request.headers.add(name: "Content-Encoding", value: encoding) }
+        request.body = .bytes(buffer)
+        let response = try await http.execute(request, timeout: .seconds(timeout))
+        let data = try await response.body.collect(upTo: 1 << 20)
+        return Answer(status: Int(response.status.code), headers: response.headers, body: Data(data.readableBytesView))
+    }
+
+    static let trip = TripUpload(
+        id: "TRIP-1", startUtcNs: 1_790_000_000_000_000_000, endUtcNs: 1_790_000_600_000_000_000,
+        statistics: Fixtures.stats)
 
     // MARK: 1. Revocation outlives restarts and the tokens file
 
@@ -82,9 +115,9 @@ import Testing
         let url = hub.url + "/v1/batch"
         try await Self.withHTTP { http in
             let started = ContinuousClock.now
-            let over = try await HubContractTests.send(http, url, method: .POST, body: tooLarge, gzip: false, encoding: "gzip", timeout: 30)
+            let over = try await Self.send(http, url, method: .POST, body: tooLarge, gzip: false, encoding: "gzip", timeout: 30)
             #expect(over.status == 413 && over.error == "too-large")
-            let many = try await HubContractTests.send(
+            let many = try await Self.send(
                 http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 30)
             #expect(many.status == 413 && many.error == "too-many-values")
             #expect(ContinuousClock.now - started < .seconds(10), "refused without decoding")
@@ -94,7 +127,7 @@ import Testing
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<6 {
                         group.addTask {
-                            try await HubContractTests.send(
+                            try await Self.send(
                                 http, url, method: .POST, body: manyValues, gzip: false, encoding: "gzip", timeout: 60
                             ).status
                         }
@@ -106,7 +139,7 @@ import Testing
                 var slowest = Duration.zero
                 for _ in 0..<10 {
                     let t0 = ContinuousClock.now
-                    let health = try await HubContractTests.send(
+                    let health = try await Self.send(
                         probe, hub.url + "/v1/health", method: .GET, token: nil, body: Data(), gzip: false)
                     #expect(health.status == 200)
                     slowest = max(slowest, ContinuousClock.now - t0)
@@ -243,30 +276,30 @@ import Testing
         defer { hub.stop() }
         try await Self.withHTTP { http in
             let url = hub.url + "/v1/trips/TRIP-1"
-            let gz = try Self.gzip(try WireJSON.encode(HubContractTests.trip))
-            let truncated = try await HubContractTests.send(http, url, body: gz.dropLast(8), gzip: false, encoding: "gzip")
+            let gz = try Self.gzip(try WireJSON.encode(Self.trip))
+            let truncated = try await Self.send(http, url, body: gz.dropLast(8), gzip: false, encoding: "gzip")
             #expect(truncated.status == 400 && truncated.error == "bad-gzip", "a gzip body without its trailer was accepted")
-            let junk = try await HubContractTests.send(http, url, body: gz + Data("junk".utf8), gzip: false, encoding: "gzip")
+            let junk = try await Self.send(http, url, body: gz + Data("junk".utf8), gzip: false, encoding: "gzip")
             #expect(junk.status == 400 && junk.error == "bad-gzip", "bytes after the gzip trailer were accepted")
-            let twice = try await HubContractTests.send(http, url, body: gz + gz, gzip: false, encoding: "gzip")
+            let twice = try await Self.send(http, url, body: gz + gz, gzip: false, encoding: "gzip")
             #expect(twice.status == 400 && twice.error == "bad-gzip")
             #expect(try hub.records().isEmpty)
 
-            let lower = try await HubContractTests.send(
-                http, url, token: nil, body: try WireJSON.encode(HubContractTests.trip),
+            let lower = try await Self.send(
+                http, url, token: nil, body: try WireJSON.encode(Self.trip),
                 authorization: "bearer \(Device.token)")
             #expect(lower.status == 201, "the Bearer scheme is case-insensitive")
 
             let text = String(decoding: try WireJSON.encode(Self.zeroTrip), as: UTF8.self)
             let twoDistances = text.replacingOccurrences(of: #""statistics":{"#, with: #""statistics":{"distanceM":5,"#)
-            let duplicate = try await HubContractTests.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(twoDistances.utf8))
+            let duplicate = try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(twoDistances.utf8))
             #expect(duplicate.status == 400 && duplicate.error == "invalid-json", "a duplicate key was decoded")
             #expect(String(decoding: duplicate.body, as: UTF8.self).contains("distanceM"))
 
-            #expect(try await HubContractTests.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(text.utf8)).status == 201)
+            #expect(try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(text.utf8)).status == 201)
             let negativeZero = text.replacingOccurrences(of: #""elevationGainM":0"#, with: #""elevationGainM":-0.0"#)
             #expect(negativeZero != text)
-            let again = try await HubContractTests.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(negativeZero.utf8))
+            let again = try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(negativeZero.utf8))
             #expect(again.status == 200 && again.result?.outcome == .duplicate, "-0.0 and 0 are the same number")
         }
     }
@@ -295,24 +328,6 @@ import Testing
         #expect(!control.output.contains("secret-token") && !control.output.contains("value-0123"))
     }
 
-    @Test(.timeLimitOnceRunning(.minutes(2))) func aControlByteInTheDeviceTokenIsAConfigurationError() throws {
-        let device = try Device(trips: 1, seconds: 60)
-        defer { device.dir.cleanup() }
-        let hub = try device.hub()
-        defer { hub.stop() }
-        let bikepathd = try #require(builtExecutable("bikepathd"))
-        let file = device.dir.file("bad-token")
-        try Self.writeSecret(file, "secret-token\u{01}value-0123\n")
-        let sync = try runProcess(bikepathd, ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", file, "--once"])
-        #expect(sync.status == 1, "exit \(sync.status): a bad token is a configuration error, not a hub failure (3)")
-        #expect(sync.err.contains("character 13 of the token") && sync.err.contains("0x1"), "\(sync.err)")
-        let status = try runProcess(bikepathd, ["sync", "status", "--db", device.dbPath])
-        for text in [sync.out, sync.err, status.out, status.err] {
-            #expect(!text.contains("secret-token") && !text.contains("value-0123"))
-        }
-        #expect(try device.store.syncDiagnosis().recentLog.isEmpty, "nothing was attempted")
-    }
-
     // MARK: Helpers
 
     static let zeroTrip = TripUpload(
@@ -322,7 +337,7 @@ import Testing
             maxSpeed: 7, elevationGainM: 0, co2AvoidedG: 120))
 
     static func putTrip(_ http: HTTPClient, _ hub: HubProcess, token: String) async throws -> Answer {
-        try await HubContractTests.send(http, hub.url + "/v1/trips/TRIP-1", token: token, body: try WireJSON.encode(HubContractTests.trip))
+        try await Self.send(http, hub.url + "/v1/trips/TRIP-1", token: token, body: try WireJSON.encode(Self.trip))
     }
 
     static func withHTTP(_ body: (HTTPClient) async throws -> Void) async throws {

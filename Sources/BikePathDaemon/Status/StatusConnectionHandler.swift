@@ -1,0 +1,152 @@
+import BikePathAPI
+import BikePathCore
+import NIOCore
+
+/// One status-socket connection: reads one request line and answers it (`status`, `mark`),
+/// or subscribes it to events (`tail`). Runs on the connection's event loop.
+final class StatusConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// What every connection shares: the providers and limits.
+    struct Shared: Sendable {
+        let clients: StatusClients
+        let status: @Sendable () -> DaemonStatus
+        let mark: MarkHandler?
+        /// A client that has not sent a whole request by then is let go (idle connections pile up).
+        let requestTimeout: TimeAmount
+        /// A tail client whose buffer stays full this long is let go.
+        let slowReaderTimeout: TimeAmount
+    }
+
+    /// A request line longer than this is not one of ours.
+    static let maximumRequest = 4096
+    /// A mark not stored by then gets an error line: the pipeline is stuck.
+    static let markTimeout = TimeAmount.seconds(10)
+
+    private let shared: Shared
+    private var context: ChannelHandlerContext?
+    private var input = ByteBuffer()
+    private var asked = false
+    private var tailing = false
+    private var awaitingMark = false
+    /// Events not delivered since the buffer filled; told to the client when it catches up.
+    private var dropped = 0
+    private var requestDeadline: Scheduled<Void>?
+    private var slowReaderDeadline: Scheduled<Void>?
+    private var markDeadline: Scheduled<Void>?
+
+    init(_ shared: Shared) { self.shared = shared }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let channel = context.channel
+        requestDeadline = context.eventLoop.scheduleTask(in: shared.requestTimeout) { channel.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        for deadline in [requestDeadline, slowReaderDeadline, markDeadline] { deadline?.cancel() }
+        shared.clients.remove(context.channel)
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !asked else { return }  // one request per connection; what follows is ignored
+        var bytes = unwrapInboundIn(data)
+        input.writeBuffer(&bytes)
+        guard let newline = input.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if input.readableBytes > Self.maximumRequest { context.close(promise: nil) }
+            return
+        }
+        let line = input.getString(at: input.readerIndex, length: newline - input.readerIndex) ?? ""
+        asked = true
+        requestDeadline?.cancel()
+        input = ByteBuffer()
+        handle(line.trimmingSpaces(), context: context)
+    }
+
+    private func handle(_ request: String, context: ChannelHandlerContext) {
+        switch (request, MarkRequest.parse(request)) {
+        case ("status", _):
+            shared.clients.answering(context.channel)
+            // On the event loop: the status reads a few small store tables through a reader
+            // (no wait behind the writer). NIO's shared blocking pool was tried: `status`
+            // then waited behind the pool's other users (1 of 20 timed out in the full suite).
+            answer(JSONText.snakeCaseLine(shared.status()), context: context)
+        case ("tail", _):
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            if let held = shared.clients.beginTail(context.channel, handler: bound) {
+                answer(
+                    JSONText.snakeCaseLine(["error": "this user already has \(held) tail clients, the most one user may hold"]),
+                    context: context)
+            } else {
+                tailing = true
+            }
+        case (_, .failure(let bad)?): answer(bad.reply.jsonLine(), context: context)
+        case (_, .success(let kind)?):
+            guard let mark = shared.mark else {
+                return answer(MarkReply.failure("this daemon takes no marks").jsonLine(), context: context)
+            }
+            shared.clients.answering(context.channel)
+            awaitingMark = true
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            markDeadline = context.eventLoop.scheduleTask(in: Self.markTimeout) {
+                bound.value.markAnswered(
+                    .failure("the daemon did not store the mark within \(Self.markTimeout.nanoseconds / 1_000_000_000) s"))
+            }
+            // The pipeline answers from its own thread, at the next fix.
+            mark(kind) { reply in bound.eventLoop.execute { bound.value.markAnswered(reply) } }
+        default:
+            answer(
+                JSONText.snakeCaseLine(["error": "unknown request \"\(request)\"; expected status, tail or mark [KIND]"]), context: context)
+        }
+    }
+
+    /// One line, then the connection closes once it is written.
+    private func answer(_ line: String, context: ChannelHandlerContext) {
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: line + "\n"))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// The mark's reply (or its timeout): sent once, if the client is still connected.
+    private func markAnswered(_ reply: MarkReply) {
+        guard awaitingMark, let context else { return }
+        awaitingMark = false
+        markDeadline?.cancel()
+        answer(reply.jsonLine(), context: context)
+    }
+
+    /// An event line for a tail client: written while its buffer has room (the channel's
+    /// high-water mark), else counted; a buffer full for `slowReaderTimeout` ends the connection.
+    func deliver(_ line: ByteBuffer) {
+        guard tailing, let context else { return }
+        guard context.channel.isWritable else {
+            dropped += 1
+            if slowReaderDeadline == nil {
+                let channel = context.channel
+                slowReaderDeadline = context.eventLoop.scheduleTask(in: shared.slowReaderTimeout) { channel.close(promise: nil) }
+            }
+            return
+        }
+        if dropped > 0 {
+            let event = DaemonEvent(kind: "dropped", message: "\(dropped) events dropped: client too slow", fields: ["count": "\(dropped)"])
+            context.write(wrapOutboundOut(ByteBuffer(string: JSONText.snakeCaseLine(event) + "\n")), promise: nil)
+            dropped = 0
+        }
+        context.writeAndFlush(wrapOutboundOut(line), promise: nil)
+    }
+
+    /// It reads again (slowly, perhaps, but not stuck): the slow-reader deadline is off.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            slowReaderDeadline?.cancel()
+            slowReaderDeadline = nil
+        }
+        context.fireChannelWritabilityChanged()
+    }
+}
