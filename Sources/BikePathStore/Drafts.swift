@@ -208,21 +208,11 @@ enum Drafts {
             throw StoreError.noSuchDraft(id)
         }
         let tripID: String = d["trip_id"]
-        guard let t = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [tripID]) else {
-            throw StoreError.noSuchTrip(tripID)
-        }
-        var stats = TripStatistics()
-        stats.distanceMeters = t["distance_m"]
-        stats.elapsedSeconds = t["elapsed_s"]
-        stats.movingSeconds = t["moving_s"]
-        stats.averageMovingSpeed = t["avg_moving_speed"]
-        stats.maxSpeed = t["max_speed"]
-        stats.elevationGainMeters = t["elevation_gain_m"]
-        stats.co2AvoidedGrams = t["co2_avoided_g"]
+        guard let t = try StoredTrip.find(db, id: tripID) else { throw StoreError.noSuchTrip(tripID) }
         let trip = DraftDocument.Trip(
-            id: tripID, startTimeNanoseconds: t["start_time_ns"], endTimeNanoseconds: t["end_time_ns"],
-            startUTCNanoseconds: t["start_utc_ns"], endUTCNanoseconds: t["end_utc_ns"],
-            closedBy: t["closed_by"], statistics: stats)
+            id: tripID, startTimeNanoseconds: t.startTimeNanoseconds, endTimeNanoseconds: t.endTimeNanoseconds,
+            startUTCNanoseconds: t.startUTCNanoseconds, endUTCNanoseconds: t.endUTCNanoseconds,
+            closedBy: t.closedBy, statistics: t.statistics)
         // Asked candidates in review order, then the rider's own by time, then the held back.
         let obstacles = try Row.fetchAll(
             db,
@@ -243,7 +233,7 @@ enum Drafts {
         return DraftDocument(
             id: id, state: DraftState(rawValue: d["state"]) ?? .pending,
             pathStatus: (d["path_status"] as String?).flatMap(PathStatus.init(rawValue:)),
-            trip: trip, path: Ingest.path(t["path"]), obstacles: obstacles,
+            trip: trip, path: Ingest.path(t.path), obstacles: obstacles,
             roadQuality: try RoadQuality.segments(db, tripID: tripID), edits: edits)
     }
 }

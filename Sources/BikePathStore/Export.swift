@@ -55,10 +55,8 @@ extension Store {
     /// left out), otherwise the detected candidates.
     public func export(trip id: String, format: ExportFormat) throws -> String {
         try pool.read { db in
-            guard let trip = try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [id]) else {
-                throw StoreError.noSuchTrip(id)
-            }
-            let points = try Row.fetchAll(db, sql: "SELECT * FROM track_points WHERE trip_id = ? ORDER BY time_ns", arguments: [id])
+            guard let trip = try StoredTrip.find(db, id: id) else { throw StoreError.noSuchTrip(id) }
+            let points = try StoredTrackPoint.ofTrip(id).fetchAll(db)
             let obstacles: [Row]
             if let draft = try String.fetchOne(db, sql: "SELECT id FROM drafts WHERE trip_id = ?", arguments: [id]) {
                 obstacles = try Row.fetchAll(
@@ -84,14 +82,14 @@ extension Store {
 }
 
 enum GPXWriter {
-    static func document(tripID: String, trip: Row, points: [Row], obstacles: [Row]) -> String {
+    static func document(tripID: String, trip: StoredTrip, points: [StoredTrackPoint], obstacles: [Row]) -> String {
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="bikepathd" xmlns="http://www.topografix.com/GPX/1/1">
 
             """
         out += "  <metadata><name>\(escape("trip \(tripID)"))</name>"
-        if let utc: Int64 = trip["start_utc_ns"] { out += "<time>\(isoTime(utc))</time>" }
+        if let utc = trip.startUTCNanoseconds { out += "<time>\(isoTime(utc))</time>" }
         out += "</metadata>\n"
         // GPX 1.1 orders metadata, wpt*, rte*, trk*: waypoints come before the track.
         for o in obstacles {
@@ -101,9 +99,9 @@ enum GPXWriter {
         }
         out += "  <trk><name>\(escape("trip \(tripID)"))</name><trkseg>\n"
         for p in points {
-            out += "    <trkpt lat=\"\(p["lat"] as Double)\" lon=\"\(p["lon"] as Double)\">"
-            if let alt: Double = p["alt_m"] { out += "<ele>\(alt)</ele>" }
-            if let utc: Int64 = p["utc_ns"] { out += "<time>\(isoTime(utc))</time>" }
+            out += "    <trkpt lat=\"\(p.coordinate.latitude)\" lon=\"\(p.coordinate.longitude)\">"
+            if let alt = p.altitudeMSL { out += "<ele>\(alt)</ele>" }
+            if let utc = p.utcNanoseconds { out += "<time>\(isoTime(utc))</time>" }
             out += "</trkpt>\n"
         }
         out += "  </trkseg></trk>\n</gpx>\n"
@@ -147,12 +145,13 @@ enum GeoJSONWriter {
         }
     }
 
-    static func document(tripID: String, trip: Row, points: [Row], obstacles: [Row]) throws -> String {
+    static func document(tripID: String, trip: StoredTrip, points: [StoredTrackPoint], obstacles: [Row]) throws -> String {
         // GeoJSON (RFC 7946) puts longitude first.
         var features = [
             Feature(
-                geometry: Geometry(type: "LineString", coordinates: .line(points.map { [$0["lon"], $0["lat"]] })),
-                properties: ["kind": "track", "trip": tripID, "distance_m": "\(trip["distance_m"] as Double)"])
+                geometry: Geometry(
+                    type: "LineString", coordinates: .line(points.map { [$0.coordinate.longitude, $0.coordinate.latitude] })),
+                properties: ["kind": "track", "trip": tripID, "distance_m": "\(trip.statistics.distanceMeters)"])
         ]
         for o in obstacles {
             var props = ["kind": "obstacle", "obstacle": o["kind"] as String, "id": o["id"] as String]

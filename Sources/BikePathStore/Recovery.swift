@@ -12,26 +12,14 @@ enum Recovery {
     /// the chain's speed rule stands in for it; points stored before v5 have no
     /// ground speed: their distance is measured between positions.
     static func closeAtLastPoint(_ db: Database, tripID: String, configuration: StoreConfiguration) throws {
-        guard let trip = try Row.fetchOne(db, sql: "SELECT start_time_ns FROM trips WHERE id = ? AND state = 'open'", arguments: [tripID])
-        else {
-            return
-        }
-        let start = SampleTime(nanoseconds: trip["start_time_ns"])
+        guard let trip = try StoredTrip.find(db, id: tripID, open: true) else { return }
+        let start = SampleTime(nanoseconds: trip.startTimeNanoseconds)
         var totals = TripTotals(configuration: configuration.trip)
         var path: [Coordinate] = []
         var last: TrackPoint?
-        let rows = try Row.fetchCursor(
-            db,
-            sql:
-                "SELECT time_ns, utc_ns, lat, lon, alt_m, speed, moving, ground_speed FROM track_points WHERE trip_id = ? ORDER BY time_ns",
-            arguments: [tripID])
-        while let row = try rows.next() {
-            let speed: Double = row["speed"]
-            let point = TrackPoint(
-                time: SampleTime(nanoseconds: row["time_ns"]), utc: (row["utc_ns"] as Int64?).map(UTCTime.init(nanosecondsSince1970:)),
-                coordinate: Coordinate(latitude: row["lat"], longitude: row["lon"]), altitudeMSL: row["alt_m"],
-                speed: speed, moving: row["moving"] ?? (speed >= configuration.trip.autoPauseBelowSpeed),
-                groundSpeed: row["ground_speed"])
+        let rows = try StoredTrackPoint.ofTrip(tripID).fetchCursor(db)
+        while let stored = try rows.next() {
+            let point = stored.trackPoint(autoPauseBelow: configuration.trip.autoPauseBelowSpeed)
             totals.add(point)
             path.append(point.coordinate)
             last = point
