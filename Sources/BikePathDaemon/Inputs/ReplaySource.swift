@@ -66,7 +66,6 @@ public final class ReplaySource: SensorSource, Sendable {
     public var finished: Bool { playback.withLock { $0.finished } }
     /// Set when reading failed mid-replay (I/O error): the replay ended there.
     public var failure: ReplayFailure? { playback.withLock { $0.failure } }
-    var delivered: Int64 { playback.withLock { $0.delivered } }
 
     /// The next records (at most 2048), shifted for the current pass; under `speed`, only those
     /// already due. Empty once the replay is finished or stopped; a read error ends it and is
