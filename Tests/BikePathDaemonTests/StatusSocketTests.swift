@@ -117,12 +117,12 @@ struct StatusSocketTests {
             received.finish()
         }
         client.start()
-        while f.server.tailClientCount < 1 { usleep(2_000) }
+        try #require(pollUntil { f.server.tailClientCount >= 1 }, "the tail client subscribed")
         let events = (1...3).map {
             DaemonEvent(time: "2026-11-21T13:00:0\($0).000Z", kind: "obstacle", message: "pothole \($0)", fields: ["peak": "\($0).5"])
         }
         for e in events { f.server.publish(e) }
-        received.waitFinished()
+        #expect(received.waitFinished(), "the tail client got its 3 events within 10 s")
         #expect(received.events == events)
     }
 
@@ -136,7 +136,7 @@ struct StatusSocketTests {
         var address = made.0
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, made.1) } }
         _ = "tail\n".withCString { send(fd, $0, 5, 0) }
-        while f.server.tailClientCount < 1 { usleep(2_000) }
+        try #require(pollUntil { f.server.tailClientCount >= 1 }, "the tail client subscribed")
         let total = 5000
         let padding = String(repeating: "x", count: 200)
         for i in 0..<total { f.server.publish(DaemonEvent(time: "t", kind: "e", message: "\(i) \(padding)")) }
@@ -212,5 +212,12 @@ final class EventBox: @unchecked Sendable {
     var events: [DaemonEvent] { condition.lock(); defer { condition.unlock() }; return stored }
     var isFinished: Bool { condition.lock(); defer { condition.unlock() }; return done }
     func finish() { condition.lock(); done = true; condition.broadcast(); condition.unlock() }
-    func waitFinished() { condition.lock(); while !done { condition.wait() }; condition.unlock() }
+    /// True once the client finished; false after 10 s without.
+    func waitFinished() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date() + 10
+        while !done { if !condition.wait(until: deadline) { return done } }
+        return true
+    }
 }

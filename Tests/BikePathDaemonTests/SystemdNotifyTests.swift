@@ -81,9 +81,9 @@ struct SystemdNotifyTests {
         }
         // The pipeline stalls. Wait (by the watchdog's own account, not a guessed
         // delay) for the first check that saw no progress: every ping before it is legitimate.
-        while stallsAfterEnd.value < 1 { usleep(5_000) }
+        #expect(pollUntil(everyMicroseconds: 5_000) { stallsAfterEnd.value >= 1 }, "the watchdog saw the stall")
         let whileBeating = socket.drain()
-        while stallsAfterEnd.value < 6 { usleep(5_000) }
+        #expect(pollUntil(everyMicroseconds: 5_000) { stallsAfterEnd.value >= 6 }, "the watchdog checked 6 times")
         let whileStalled = socket.drain()
         running.cancel()
         await running.value

@@ -35,18 +35,11 @@ struct SystemdUnitTests {
         #expect(weakOutput.contains("is above 2.0"))
     }
 
+    /// The script (a path under the repository) run by bash; stdout and stderr together.
     private func runScript(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = arguments
-        process.currentDirectoryURL = Repository.root
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try runCommand(
+            "/bin/bash", [Repository.root.appendingPathComponent(arguments[0]).path] + arguments.dropFirst(), timeout: 120)
+        return (result.status, result.out + result.err)
     }
 }
 

@@ -62,14 +62,9 @@ struct RecordReplayRealTests {
 
         let replayed = scratch.url.appendingPathComponent("replay.jsonl")
         #expect(FileManager.default.createFile(atPath: replayed.path, contents: nil))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bikepathd)
-        process.arguments = ["replay", recording, "--json"]
-        process.standardOutput = try FileHandle(forWritingTo: replayed)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let replay = try ChildProcess(
+            bikepathd, ["replay", recording, "--json"], output: replayed, errorOutput: URL(fileURLWithPath: "/dev/null"))
+        #expect(replay.waitForExit(timeout: 300) == 0, "the replay ended with status 0 within 300 s")
 
         let live = try Data(contentsOf: URL(fileURLWithPath: liveOutputs))
         let again = try Data(contentsOf: replayed)

@@ -63,32 +63,36 @@ import Testing
         var finished = false
         while !finished && runs < 400 {
             runs += 1
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = replayArguments + ["--db", path]
-            process.standardError = FileHandle.nullDevice
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            let started = URL(fileURLWithPath: dir.file("run.out"))
+            let process = try ChildProcess(
+                binary, replayArguments + ["--db", path], output: started, errorOutput: URL(fileURLWithPath: "/dev/null"))
             if kills < 60 {
                 // Most kills wait until this run has started writing (it says so on
                 // stdout) and land a random moment later; every fifth lands at a
                 // random moment of start-up (open, integrity check, migrations).
                 if runs % 5 != 0 {
-                    _ = output.fileHandleForReading.availableData
+                    _ = pollUntil(everyMicroseconds: 500) {
+                        process.exitedStatus() != nil
+                            || ((try? FileManager.default.attributesOfItem(atPath: started.path)[.size] as? Int) ?? 0) > 0
+                    }
                     usleep(UInt32.random(in: 0...maxKillDelay, using: &rng))
                 } else {
                     usleep(UInt32.random(in: 0...60_000, using: &rng))
                 }
-                if process.isRunning {
-                    kill(process.processIdentifier, SIGKILL)
+                if process.exitedStatus() == nil {
+                    kill(process.pid, SIGKILL)
                     kills += 1
                 }
             }
-            process.waitUntilExit()
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
-            if process.terminationReason == .exit && process.terminationStatus != 0 {
-                Issue.record("store-replay failed with status \(process.terminationStatus) (seed \(seed))")
+            guard let status = process.waitForExit(timeout: 300) else {
+                process.stop(signal: SIGKILL)
+                Issue.record("store-replay still ran after 300 s (seed \(seed), run \(runs))")
+                return
+            }
+            let killed = status >= 128
+            finished = status == 0
+            if !killed && status != 0 {
+                Issue.record("store-replay failed with status \(status) (seed \(seed))")
                 return
             }
             // Every row committed before this kill is still there, with the same id.
@@ -97,7 +101,7 @@ import Testing
             #expect(previous.events.allSatisfy { now.events[$0.key] == $0.value }, "lost or changed events (seed \(seed), run \(runs))")
             #expect(Set(now.trips.keys).isSuperset(of: previous.trips.keys), "lost trips (seed \(seed))")
             #expect(now.drafts.isSuperset(of: previous.drafts))
-            if process.terminationReason == .uncaughtSignal, now.position != previous.position { killsAfterProgress += 1 }
+            if killed, now.position != previous.position { killsAfterProgress += 1 }
             previous = now
         }
         #expect(kills >= 50, "only \(kills) kills landed before the replay finished (seed \(seed))")

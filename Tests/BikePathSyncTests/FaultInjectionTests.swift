@@ -81,15 +81,10 @@ import Testing
         defer { hub.stop() }
         let arguments = ["sync", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--batch-size", "1"]
         for round in 0..<4 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: bikepathd)
-            p.arguments = arguments
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            let client = try ChildProcess(bikepathd, arguments)
             try await Task.sleep(for: .milliseconds(600 + 100 * round))
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            #expect(p.terminationReason == .uncaughtSignal)
+            client.stop(signal: SIGKILL)
+            #expect(client.waitForExit() == 128 + SIGKILL, "the client was killed mid-work, not finished")
         }
         let midway = try hub.records().count
         #expect(midway > 0, "the killed client had sent something")

@@ -14,10 +14,12 @@ public struct TestFailure: Error, CustomStringConvertible {
 
 /// A `bikepath-hub` subprocess on loopback, stopped by its own pid.
 public final class HubProcess {
-    public let process = Process()
+    public let process: ChildProcess
     public let dbPath: String
     public private(set) var port: Int = 0
     public var url: String { "http://127.0.0.1:\(port)" }
+    /// Holds the hub's stdout (its "listening on" line).
+    private let scratch: TempDir
 
     /// Starts the hub (the test-only `bikepath-hub-faults` when `extra` has `--test-*` switches) and waits (at most 30 s) for its "listening" line. `stderr` is a
     /// file for its log; `fileLimit` starts it under `ulimit -n`.
@@ -33,61 +35,47 @@ public final class HubProcess {
         dbPath = db
         let storage = database.map { ["--database", $0] } ?? ["--db", db]
         let arguments = (faulty ? [] : ["serve"]) + ["--port", "\(port)"] + storage + ["--tokens", tokens] + extra
-        if let fileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", hub] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: hub)
-            process.arguments = arguments
-        }
-        let out = Pipe()
-        process.standardOutput = out
-        if let stderr {
-            _ = FileManager.default.createFile(atPath: stderr, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: stderr)
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
-        let handle = out.fileHandleForReading
+        scratch = try TempDir()
+        let stdout = URL(fileURLWithPath: scratch.file("hub.stdout"))
+        let errors = URL(fileURLWithPath: stderr ?? "/dev/null")
+        process =
+            if let fileLimit {
+                try ChildProcess(
+                    "/bin/sh", ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", hub] + arguments, output: stdout, errorOutput: errors)
+            } else {
+                try ChildProcess(hub, arguments, output: stdout, errorOutput: errors)
+            }
         var text = ""
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+            text = (try? String(contentsOf: stdout, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains("listening on") }),
                 let p = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
             {
                 self.port = p
-                // Keep the pipe drained so that the hub can never block on a full stdout.
-                handle.readabilityHandler = { h in
-                    if h.availableData.isEmpty { h.readabilityHandler = nil }  // EOF: the hub has exited
-                }
                 return
             }
+            if process.exitedStatus() != nil { break }
+            usleep(20_000)
         }
         stop()
         throw TestFailure(description: "the hub did not start: \(text)")
     }
 
     /// SIGKILL by pid, then wait.
-    public func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func kill() { process.stop(signal: SIGKILL) }
 
     /// SIGTERM by pid (graceful), SIGKILL after 5 s.
     public func stop() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        kill()
+        guard process.exitedStatus() == nil else { return }
+        Foundation.kill(process.pid, SIGTERM)
+        if process.waitForExit(timeout: 5) == nil { kill() }
     }
 
-    deinit { kill() }
+    deinit {
+        kill()
+        scratch.cleanup()
+    }
 
     /// (kind, id) of every record the hub holds for the device, with duplicates (if any) kept.
     public func records(device: String = "bike-1") throws -> [(kind: String, id: String, body: Data)] {

@@ -20,17 +20,10 @@ public struct CLI: Sendable {
         public var syncSucceeded: Bool?
     }
 
+    /// Runs the CLI (or `executable`) to its end (`runCommand`); stderr is dropped.
     public func run(_ arguments: [String], executable: String? = nil) throws -> (status: Int32, out: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? binary)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try runCommand(executable ?? binary, arguments, timeout: 300)
+        return (result.status, result.out)
     }
 
     /// `run` for async tests: the child runs while the pool stays free (see `offThePool`).

@@ -12,7 +12,10 @@ public final class ChildProcess: @unchecked Sendable {
     public let name: String
     private var exitStatus: Int32?
 
-    public init(_ executable: String, _ arguments: [String], output: URL? = nil) throws {
+    /// `output`: a file for stdout (and stderr unless `errorOutput` names another); /dev/null when nil.
+    public init(
+        _ executable: String, _ arguments: [String], output: URL? = nil, errorOutput: URL? = nil
+    ) throws {
         name = (executable as NSString).lastPathComponent
         let path = executableInPath(executable) ?? executable
         var actions = posix_spawn_file_actions_t()
@@ -21,7 +24,11 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let out = output?.path ?? "/dev/null"
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errorOutput {
+            posix_spawn_file_actions_addopen(&actions, 2, errorOutput.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -49,17 +56,21 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits at most `timeout` seconds; nil while it still runs.
     public func waitForExit(timeout: Double) -> Int32? {
-        if let exitStatus { return exitStatus }
         let deadline = Date().addingTimeInterval(timeout)
-        repeat {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                return exitStatus
-            }
+        while true {
+            if let code = exitedStatus() { return code }
+            if Date() >= deadline { return nil }
             usleep(10_000)
-        } while Date() < deadline
-        return nil
+        }
+    }
+
+    /// Its exit code once it has exited (reaped then), nil while it runs; never waits.
+    public func exitedStatus() -> Int32? {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return exitStatus
     }
 
     /// Waits for the process to exit; returns its exit code (128 + signal when killed).

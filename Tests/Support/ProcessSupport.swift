@@ -18,25 +18,12 @@ public func builtExecutable(_ name: String) -> String? {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-/// Runs a command to completion and returns its exit status, stdout and stderr.
+/// Runs a command to completion and returns its exit status, stdout and stderr
+/// (`runCommand`: killed and thrown after `timeout` seconds).
 @discardableResult
-public func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Both pipes at once: read one to its end first and a child that fills the other
-    // (64 KiB) blocks for ever, and so does the test.
-    let errBox = DataBox()
-    let errReader = Thread { errBox.set(err.fileHandleForReading.readDataToEndOfFile()) }
-    errReader.start()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = errBox.wait()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+public func runProcess(_ path: String, _ arguments: [String], timeout: Double = 600) throws -> (status: Int32, out: String, err: String) {
+    let result = try runCommand(path, arguments, timeout: timeout)
+    return (result.status, result.out, result.err)
 }
 
 /// A fresh directory under /tmp, removed by `cleanup()`: the one temporary
@@ -74,24 +61,4 @@ public func freeLoopbackPort() -> Int {
     _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
     _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
     return Int(UInt16(bigEndian: addr.sin_port))
-}
-
-/// The data one thread reads, handed to another.
-private final class DataBox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var data: Data?
-
-    func set(_ value: Data) {
-        condition.lock()
-        data = value
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func wait() -> Data {
-        condition.lock()
-        defer { condition.unlock() }
-        while data == nil { condition.wait() }
-        return data!
-    }
 }

@@ -2,13 +2,34 @@ import Foundation
 
 /// The CLI's side of the status socket (`bikepathd status`, `bikepathd tail`).
 public enum StatusClient {
-    /// Asks for one status.
+    /// Asks for one status. A connection dropped before any reply (the daemon made room
+    /// for a newcomer while this request was still on its way: a busy socket) is tried
+    /// again, up to 3 times within the timeout: asking for a status changes nothing.
     public static func fetchStatus(path: String, timeoutSeconds: Int = 5) throws(StatusSocketError) -> DaemonStatus {
+        let deadline = ProcessInfo.processInfo.systemUptime + Double(timeoutSeconds)
+        var attempt = 1
+        while true {
+            do {
+                return try fetchStatusOnce(path: path, deadline: deadline, timeoutSeconds: timeoutSeconds)
+            } catch .dropped(let reason) {
+                guard attempt < 3, ProcessInfo.processInfo.systemUptime < deadline else { throw .dropped(reason) }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func fetchStatusOnce(path: String, deadline: Double, timeoutSeconds: Int) throws(StatusSocketError) -> DaemonStatus {
         let fd = try connect(path, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
         try sendRequest(fd, "status")
-        var reader = LineReader(fd: fd, deadline: ProcessInfo.processInfo.systemUptime + Double(timeoutSeconds))
-        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
+        var reader = LineReader(fd: fd, deadline: deadline)
+        let line: String?
+        do {
+            line = try reader.next()
+        } catch .system(_, ECONNRESET) {
+            throw .dropped("reset")
+        }
+        guard let line else { throw .dropped("closed") }
         do {
             return try StatusJSON.decode(DaemonStatus.self, from: line)
         } catch {

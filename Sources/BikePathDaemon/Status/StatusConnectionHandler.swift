@@ -51,6 +51,12 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    /// Chosen to make room for a newcomer (`StatusClients.admit`): goes unless it has asked.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is StatusClients.MakeRoom else { return context.fireUserInboundEventTriggered(event) }
+        if !asked { context.close(promise: nil) }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }

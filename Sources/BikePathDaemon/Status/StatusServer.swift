@@ -17,7 +17,8 @@ import Synchronization
 ///
 /// Limits (`ConnectionPolicy.statusSocket`, docs/connections.md): who gets a slot is
 /// `StatusClients`' rule. At most `acceptBatch` connections are accepted per read of the
-/// listening socket, so a newcomer's request is read before 32 more can push it out. When
+/// listening socket, and a client chosen to make room leaves only if its request has not
+/// arrived (`StatusClients.admit`). When
 /// accept(2) fails for lack of descriptors (EMFILE/ENFILE), or a client would take one of
 /// the last `descriptorHeadroom` (16) below the soft limit, accepting pauses for
 /// `acceptBackoff` instead of spinning on a readable socket.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the status socket cannot be served or asked: a bad path, another daemon on it, a
-/// non-socket in the way, no daemon answering, a reply that cannot be read, or a failed system
+/// non-socket in the way, no daemon answering, a reply that cannot be read or never came, or a failed system
 /// call (with errno).
 public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case badPath(String)
@@ -9,6 +9,8 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case notASocket(String)
     case notRunning(String, String)
     case badReply(String)
+    /// The connection was reset or closed before any reply (how: "reset", "closed").
+    case dropped(String)
     case system(String, Int32)
 
     public var description: String {
@@ -18,6 +20,7 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
         case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check status.socket / --status-socket)"
         case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"
         case .badReply(let text): "unexpected reply from the daemon: \(text)"
+        case .dropped(let how): "the daemon's status socket \(how) the connection before replying (busy: too many clients?)"
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
         }
     }
