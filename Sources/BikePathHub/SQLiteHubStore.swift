@@ -270,6 +270,9 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
+    /// One hub serves an SQLite file, and its one maintainer is the only claimant: the dirty tiles as they are.
+    public func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile] { try await dirtyMapTiles(limit: limit) }
+
     public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
@@ -286,8 +289,13 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
+    @discardableResult
+    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
+                arguments: [tile.tile.row, tile.tile.column, tile.version])
+            guard db.changesCount == 1 else { return false }
             try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
             try db.execute(
                 sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
@@ -297,9 +305,7 @@ public final class SQLiteHubStore: HubStore {
                     sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
                     arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
             }
-            try db.execute(
-                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
-                arguments: [tile.tile.row, tile.tile.column, tile.version])
+            return true
         }
     }
 

@@ -7,8 +7,9 @@ import ServiceLifecycle
 /// dirty (`HubStore.index`); this service recomputes dirty tiles, each once however
 /// many confirmations marked it meanwhile. No request waits for it: the read endpoints
 /// answer from the stored tiles, which trail an upload by one pass (milliseconds to a
-/// second). Every replica runs one; they share the work through the tables, and a tile
-/// marked again while it was being recomputed stays dirty for the next pass.
+/// second). Every replica runs one; they share the work through the tables (each claims
+/// the tiles it recomputes), and a tile marked again while it was being recomputed keeps
+/// its older slice out and stays dirty for the next pass.
 final class MapMaintainer: Service {
     private let store: any HubStore
     private let logger: Logger
@@ -108,7 +109,7 @@ final class MapMaintainer: Service {
         // The network first: a tile's links then include the rides that dirtied it.
         try await extendNetwork(store, logger: logger)
         while true {
-            let dirty = try await store.dirtyMapTiles(limit: batch)
+            let dirty = try await store.claimDirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
             // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
             // overlap, and one build over their union serves each (the rule is local).
@@ -118,12 +119,15 @@ final class MapMaintainer: Service {
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             let links = try await store.networkLinks(tiles: area)
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
+            var superseded = 0
             for tile in dirty {
                 let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
-                try await store.storeMapTile(
+                let stored = try await store.storeMapTile(
                     tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
                     links: Dictionary(uniqueKeysWithValues: own))
+                if !stored { superseded += 1 }
             }
+            if superseded > 0 { logger.debug("map: \(superseded) of \(dirty.count) tiles were marked again meanwhile; recomputed next") }
         }
     }
 

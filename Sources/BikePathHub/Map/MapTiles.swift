@@ -17,6 +17,11 @@ import Logging
 public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
+    /// How long a replica's claim keeps the others off the dirty tiles it recomputes
+    /// (PostgreSQL): one stored confirmation took 1.4 s to map on a 2,000-confirmation city
+    /// and 11 s at 8,000 (docs/performance.md), so a live claim is not taken over; a replica
+    /// that died mid-pass delays its tiles by at most this.
+    public static let claimLease: Duration = .seconds(60)
 
     /// The tiles a confirmation touches; none when it is not confirmed; nil when it does not
     /// decode (the map leaves it out, as `SharedMap.build` does, and the maintainer says so).
