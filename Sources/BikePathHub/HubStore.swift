@@ -81,6 +81,12 @@ public protocol HubStore: Sendable {
     func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
+    /// The edition of the rule the stored tiles were made by (`MapTiles.edition`); nil before any.
+    func mapEdition() async throws -> String?
+    /// Records the rule's edition once every tile it must remake has been marked dirty.
+    func setMapEdition(_ edition: String) async throws
+    /// Every tile that has a slice or that a confirmation touches.
+    func mapTilesInUse() async throws -> [MapGrid.Cell]
 
     // The community path network (`PathNetwork`), appended to in arrival order by the map
     // maintainer: `index` queues each confirmation it indexes.

@@ -120,6 +120,8 @@ public final class PostgresHubStore: HubStore {
         // Replicas claim dirty tiles for a while (`claimDirtyMapTiles`) instead of each
         // recomputing all of them.
         ("v4-map-claims", ["ALTER TABLE map_dirty ADD COLUMN claimed_until TIMESTAMPTZ"]),
+        // The edition of the rule the stored tiles were made by (`MapTiles.edition`), as on SQLite.
+        ("v5-map-edition", ["CREATE TABLE map_edition (value TEXT NOT NULL)"]),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
@@ -419,6 +421,27 @@ public final class PostgresHubStore: HubStore {
             try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
             return true
         }
+    }
+
+    public func mapEdition() async throws -> String? {
+        try await strings("SELECT value FROM map_edition").first
+    }
+
+    public func setMapEdition(_ edition: String) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("DELETE FROM map_edition", logger: logger)
+            try await conn.query("INSERT INTO map_edition VALUES (\(edition))", logger: logger)
+        }
+    }
+
+    public func mapTilesInUse() async throws -> [MapGrid.Cell] {
+        var out: [MapGrid.Cell] = []
+        for try await (row, column) in try await client.query(
+            "SELECT tile_row, tile_column FROM map_tiles UNION SELECT tile_row, tile_column FROM map_tile_records", logger: logger
+        ).decode((Int, Int).self) {
+            out.append(MapGrid.Cell(row: row, column: column))
+        }
+        return out
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {

@@ -113,6 +113,12 @@ public final class SQLiteHubStore: HubStore {
                     CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
                     """)
         }
+        // The edition of the rule the stored tiles were made by (`MapTiles.edition`): a hub
+        // with another remakes every tile once. Empty here, so that the tiles of a hub
+        // upgraded to this migration are remade by today's rule.
+        migrator.registerMigration("v5-map-edition") { db in
+            try db.execute(sql: "CREATE TABLE map_edition (value TEXT NOT NULL)")
+        }
         return migrator
     }
 
@@ -316,6 +322,25 @@ public final class SQLiteHubStore: HubStore {
                 sql:
                     "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
                 arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
+        }
+    }
+
+    public func mapEdition() async throws -> String? {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM map_edition") }
+    }
+
+    public func setMapEdition(_ edition: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM map_edition")
+            try db.execute(sql: "INSERT INTO map_edition VALUES (?)", arguments: [edition])
+        }
+    }
+
+    public func mapTilesInUse() async throws -> [MapGrid.Cell] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT tile_row, tile_column FROM map_tiles UNION SELECT tile_row, tile_column FROM map_tile_records"
+            ).map { MapGrid.Cell(row: $0["tile_row"], column: $0["tile_column"]) }
         }
     }
 

@@ -101,6 +101,7 @@ final class MapMaintainer: Service {
     /// Indexes what no upload indexed (confirmations from before the tiles, or whose
     /// upload's indexing failed), then recomputes every dirty tile.
     static func pass(_ store: any HubStore, scan: Bool = true, logger: Logger) async throws {
+        if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
         while scan {
             let fresh = try await store.unindexedConfirmations(limit: batch)
             if fresh.isEmpty { break }
@@ -129,6 +130,21 @@ final class MapMaintainer: Service {
             }
             if superseded > 0 { logger.debug("map: \(superseded) of \(dirty.count) tiles were marked again meanwhile; recomputed next") }
         }
+    }
+
+    /// Marks every tile in use (and its neighbourhood, as an upload would) dirty when the
+    /// stored tiles were made by another edition of the rule, then records this one: the
+    /// passes that follow remake them, with no request waiting. Two replicas upgraded together
+    /// may both mark them; the tiles are then remade once or twice, never left stale.
+    static func remakeIfTheRuleChanged(_ store: any HubStore, logger: Logger) async throws {
+        let stored = try await store.mapEdition()
+        guard stored != MapTiles.edition else { return }
+        let tiles = Set(try await store.mapTilesInUse().flatMap(MapTiles.neighbourhood(of:)))
+        try await store.index([], dirty: tiles)
+        try await store.setMapEdition(MapTiles.edition)
+        guard !tiles.isEmpty else { return }
+        let was = stored.map { "rule edition \"\($0)\"" } ?? "no recorded rule edition"
+        logger.notice("map: made by \(was); \(tiles.count) tiles to remake by \"\(MapTiles.edition)\"")
     }
 
     /// Appends the queued confirmations to the community path network, a batch at a time in
