@@ -12,6 +12,7 @@ import ServiceLifecycle
 /// its older slice out and stays dirty for the next pass.
 final class MapMaintainer: Service {
     private let store: any HubStore
+    private let metrics: HubMetrics
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
@@ -23,8 +24,9 @@ final class MapMaintainer: Service {
     /// How often a pass looks for confirmations no upload indexed.
     static let scanInterval: Duration = .seconds(30)
 
-    init(store: any HubStore, logger: Logger) {
+    init(store: any HubStore, metrics: HubMetrics, logger: Logger) {
         self.store = store
+        self.metrics = metrics
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -59,7 +61,7 @@ final class MapMaintainer: Service {
             if scan { lastScan = .now }
             let started = ContinuousClock.now
             do {
-                try await Self.pass(store, scan: scan, logger: logger)
+                try await Self.pass(store, scan: scan, metrics: metrics, logger: logger)
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
@@ -100,7 +102,7 @@ final class MapMaintainer: Service {
 
     /// Indexes what no upload indexed (confirmations from before the tiles, or whose
     /// upload's indexing failed), then recomputes every dirty tile.
-    static func pass(_ store: any HubStore, scan: Bool = true, logger: Logger) async throws {
+    static func pass(_ store: any HubStore, scan: Bool = true, metrics: HubMetrics? = nil, logger: Logger) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
         while scan {
             let fresh = try await store.unindexedConfirmations(limit: batch)
@@ -128,6 +130,7 @@ final class MapMaintainer: Service {
                     links: Dictionary(uniqueKeysWithValues: own))
                 if !stored { superseded += 1 }
             }
+            metrics?.mapTiles(remade: dirty.count - superseded, superseded: superseded)
             if superseded > 0 { logger.debug("map: \(superseded) of \(dirty.count) tiles were marked again meanwhile; recomputed next") }
         }
     }
