@@ -62,7 +62,7 @@ fuzz_one() {
   [ -d "Fuzz/Seeds/$t" ] && cp -n Fuzz/Seeds/$t/* "$out/$t-corpus/" 2>/dev/null || true
   log="$out/$t.log"
   echo "fuzz: running $t for $target_runs inputs"
-  if ! "$out/$t" -runs="$target_runs" -max_len=4096 -print_final_stats=1 "$out/$t-corpus" >"$log" 2>&1; then
+  if ! "$out/$t" -runs="$target_runs" -max_len=4096 -print_final_stats=1 -artifact_prefix="$out/$t-" "$out/$t-corpus" >"$log" 2>&1; then
     echo "CRASHED (log: $log)" > "$out/$t.verdict"; return
   fi
   done_runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
