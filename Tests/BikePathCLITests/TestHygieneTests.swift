@@ -40,6 +40,20 @@ import Testing
         #expect(offenders.isEmpty, "use .timeLimitOnceRunning instead of .timeLimit in \(offenders)")
     }
 
+    /// Children are started by `runCommand`/`ChildProcess` (posix_spawn, waitpid with a
+    /// deadline): Foundation's `Process.waitUntilExit` can miss a child's exit, and CI then
+    /// hung until its limit with nothing said of which test.
+    @Test func childrenAreNotWaitedForThroughFoundationProcess() throws {
+        let tests = Paths.root + "/Tests"
+        let files = try #require(FileManager.default.subpaths(atPath: tests)).filter { $0.hasSuffix(".swift") }
+        let offenders = try files.filter {
+            let text = try String(contentsOfFile: tests + "/" + $0, encoding: .utf8)
+            return text.contains("waitUntil" + "Exit(") || text.contains("= " + "Process()")
+        }
+        #expect(files.count > 50)
+        #expect(offenders.isEmpty, "use runCommand or ChildProcess instead of Foundation's Process in \(offenders)")
+    }
+
     /// The replacement does its job: past its limit a test gets an issue and is cancelled.
     @Test func aTestPastItsLimitIsFailedAndCancelled() async {
         let started = ContinuousClock.now
