@@ -43,6 +43,28 @@ start_hub() { # name port storage-args…
   echo "hub $name did not start: $(cat "$WORK/$name.err")" >&2; exit 1
 }
 
+# The map maintainers' work once they caught up (at most 120 s): tiles remade and superseded,
+# summed over the replicas (bikepath_hub_map_tiles_total), against the dirty marks made
+# (each mark needs one remake; replicas claim tiles, so the sum should not be 2x the marks).
+map_work() { # backend port…
+  local backend=$1; shift
+  local dirty marks remade=0 superseded=0 per=""
+  for _ in $(seq 1200); do
+    if [ "$backend" = postgres ]; then dirty=$(psql_ -d "bench_$n" -c "SELECT count(*) FROM map_dirty")
+    else dirty=$(sqlite3 "$WORK/bench_$n.sqlite" "SELECT count(*) FROM map_dirty"); fi
+    [ "$dirty" = 0 ] && break; sleep 0.1
+  done
+  if [ "$backend" = postgres ]; then marks=$(psql_ -d "bench_$n" -c "SELECT last_value FROM map_dirty_version")
+  else marks=$(sqlite3 "$WORK/bench_$n.sqlite" "SELECT value FROM map_counter"); fi
+  for port in "$@"; do
+    local text r s
+    text=$(curl -s "http://127.0.0.1:$port/metrics")
+    r=$(sed -n 's/^bikepath_hub_map_tiles_total{outcome="remade"} //p' <<<"$text"); s=$(sed -n 's/^bikepath_hub_map_tiles_total{outcome="superseded"} //p' <<<"$text")
+    remade=$((remade + ${r:-0})); superseded=$((superseded + ${s:-0})); per+="${per:+ + }${r:-0}"
+  done
+  echo "  map: $marks dirty marks; tiles remade $remade ($per), superseded $superseded; still dirty: $dirty"
+}
+
 n=0
 scenario() { # label backend replicas kill
   local label=$1 backend=$2 replicas=$3 kill=$4 storage urls="" count
@@ -76,6 +98,7 @@ scenario() { # label backend replicas kill
   requests=$(sed -n 's/.*; \([0-9]*\) requests of.*/\1/p' "$WORK/load_$n.out")
   local cpu; cpu=$(python3 -c "print(f'{$ticks * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
   echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); hub CPU $cpu ms a request; $(grep '^batches due' "$WORK/load_$n.out" || true); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
+  [ "$kill" = kill ] || map_work "$backend" "${ports[@]}"
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   [ "$verdict" = "exactly once" ] || FAILED=1
 }

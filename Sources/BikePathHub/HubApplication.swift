@@ -45,9 +45,10 @@ public enum Hub {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let workers = DecodeWorkers()
-        let map = MapMaintainer(store: store, logger: logger)
+        let metrics = HubMetrics()
+        let map = MapMaintainer(store: store, metrics: metrics, logger: logger)
         let server = HubServer(
-            store: store, middleware: middleware, workers: workers, map: map, metrics: HubMetrics(),
+            store: store, middleware: middleware, workers: workers, map: map, metrics: metrics,
             rateLimiter: DeviceRateLimiter(
                 perSecond: configuration.limits.deviceRecordsPerSecond,
                 burst: configuration.limits.deviceBurst),

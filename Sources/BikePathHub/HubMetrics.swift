@@ -34,6 +34,20 @@ final class HubMetrics: Sendable {
         }
     }
 
+    /// A maintainer pass's tiles: `remade` stored, `superseded` refused because the tile was
+    /// marked again meanwhile (recomputed by a later pass). Summed over replicas, `remade`
+    /// counts each dirty mark once: replicas claim different tiles.
+    func mapTiles(remade: Int, superseded: Int) {
+        for (outcome, count) in [("remade", remade), ("superseded", superseded)] where count > 0 {
+            registry.makeCounter(
+                descriptor: .init(
+                    namespace: "bikepath_hub", metricName: "map_tiles", unitName: "total",
+                    helpText: "Map tiles recomputed by this replica: remade, or superseded by a newer mark"),
+                labels: [("outcome", outcome)]
+            ).increment(by: Int64(count))
+        }
+    }
+
     /// A request refused before anything was stored (`reason`: the error code the client got).
     func rejected(_ reason: String) {
         registry.makeCounter(

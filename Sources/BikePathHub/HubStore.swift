@@ -66,13 +66,27 @@ public protocol HubStore: Sendable {
     func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws
     /// Tiles whose slice is out of date, each with the version it was marked at, at most `limit`.
     func dirtyMapTiles(limit: Int) async throws -> [DirtyTile]
+    /// Dirty tiles for this replica to recompute, oldest mark first, at most `limit`: none that
+    /// another replica claimed less than `MapTiles.claimLease` ago, so replicas share the work
+    /// instead of each recomputing every tile. A tile marked again is free to claim at once.
+    func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile]
     /// Every confirmation touching any of `tiles`, each once.
     func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord]
     /// Stores a tile's slice and the obstacles of the links whose midpoint lies in it (a link
-    /// not in `links` has none); the tile stays dirty if it was marked again after `version`.
-    func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws
+    /// not in `links` has none) and clears its mark, if the mark is still `tile.version`.
+    /// False, and nothing written, when the tile was marked again meanwhile (the slice was
+    /// computed without the newer confirmation; the next pass recomputes it) or another
+    /// replica already stored this version: an older slice never replaces a newer one.
+    @discardableResult
+    func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
+    /// The edition of the rule the stored tiles were made by (`MapTiles.edition`); nil before any.
+    func mapEdition() async throws -> String?
+    /// Records the rule's edition once every tile it must remake has been marked dirty.
+    func setMapEdition(_ edition: String) async throws
+    /// Every tile that has a slice or that a confirmation touches.
+    func mapTilesInUse() async throws -> [MapGrid.Cell]
 
     // The community path network (`PathNetwork`), appended to in arrival order by the map
     // maintainer: `index` queues each confirmation it indexes.

@@ -117,6 +117,11 @@ public final class PostgresHubStore: HubStore {
                 "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
             ]
         ),
+        // Replicas claim dirty tiles for a while (`claimDirtyMapTiles`) instead of each
+        // recomputing all of them.
+        ("v4-map-claims", ["ALTER TABLE map_dirty ADD COLUMN claimed_until TIMESTAMPTZ"]),
+        // The edition of the rule the stored tiles were made by (`MapTiles.edition`), as on SQLite.
+        ("v5-map-edition", ["CREATE TABLE map_edition (value TEXT NOT NULL)"]),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
@@ -334,7 +339,7 @@ public final class PostgresHubStore: HubStore {
                 """
                 INSERT INTO map_dirty SELECT r, c, nextval('map_dirty_version')
                 FROM unnest(\(marked.map(\.row))::int[], \(marked.map(\.column))::int[]) AS u(r, c)
-                ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
+                ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version, claimed_until = NULL
                 """, logger: logger)
         }
     }
@@ -347,6 +352,26 @@ public final class PostgresHubStore: HubStore {
             out.append(DirtyTile(tile: MapGrid.Cell(row: row, column: column), version: version))
         }
         return out
+    }
+
+    /// Claims by a lease rather than a lock held through the recomputation: a replica that
+    /// dies mid-pass leaves its tiles to the others `MapTiles.claimLease` later. SKIP LOCKED: two
+    /// replicas claiming at once take different tiles instead of waiting on each other.
+    public func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile] {
+        var out: [DirtyTile] = []
+        let lease = Int(MapTiles.claimLease.components.seconds)
+        for try await (row, column, version) in try await client.query(
+            """
+            UPDATE map_dirty d SET claimed_until = now() + make_interval(secs => \(lease))
+            FROM (SELECT tile_row, tile_column FROM map_dirty WHERE claimed_until IS NULL OR claimed_until < now()
+                  ORDER BY version LIMIT \(limit) FOR UPDATE SKIP LOCKED) c
+            WHERE d.tile_row = c.tile_row AND d.tile_column = c.tile_column
+            RETURNING d.tile_row, d.tile_column, d.version
+            """, logger: logger
+        ).decode((Int, Int, Int64).self) {
+            out.append(DirtyTile(tile: MapGrid.Cell(row: row, column: column), version: version))
+        }
+        return out.sorted { $0.version < $1.version }
     }
 
     public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
@@ -366,10 +391,18 @@ public final class PostgresHubStore: HubStore {
         return out
     }
 
-    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
+    @discardableResult
+    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
         let (row, column) = (tile.tile.row, tile.tile.column)
         let ids = links.keys.sorted()
-        try await client.withTransaction(logger: logger) { conn in
+        return try await client.withTransaction(logger: logger) { conn in
+            // First: the row lock it takes orders this against a concurrent mark of the tile.
+            let cleared = try await conn.query(
+                """
+                DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version) RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard !cleared.isEmpty else { return false }
             try await conn.query(
                 """
                 INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
@@ -386,10 +419,29 @@ public final class PostgresHubStore: HubStore {
                 WHERE l.id = u.id AND l.tile_row = \(row) AND l.tile_column = \(column)
                 """, logger: logger)
             try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
-            try await conn.query(
-                "DELETE FROM map_dirty WHERE tile_row = \(row) AND tile_column = \(column) AND version = \(tile.version)",
-                logger: logger)
+            return true
         }
+    }
+
+    public func mapEdition() async throws -> String? {
+        try await strings("SELECT value FROM map_edition").first
+    }
+
+    public func setMapEdition(_ edition: String) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("DELETE FROM map_edition", logger: logger)
+            try await conn.query("INSERT INTO map_edition VALUES (\(edition))", logger: logger)
+        }
+    }
+
+    public func mapTilesInUse() async throws -> [MapGrid.Cell] {
+        var out: [MapGrid.Cell] = []
+        for try await (row, column) in try await client.query(
+            "SELECT tile_row, tile_column FROM map_tiles UNION SELECT tile_row, tile_column FROM map_tile_records", logger: logger
+        ).decode((Int, Int).self) {
+            out.append(MapGrid.Cell(row: row, column: column))
+        }
+        return out
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {

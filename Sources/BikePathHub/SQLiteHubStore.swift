@@ -113,6 +113,12 @@ public final class SQLiteHubStore: HubStore {
                     CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
                     """)
         }
+        // The edition of the rule the stored tiles were made by (`MapTiles.edition`): a hub
+        // with another remakes every tile once. Empty here, so that the tiles of a hub
+        // upgraded to this migration are remade by today's rule.
+        migrator.registerMigration("v5-map-edition") { db in
+            try db.execute(sql: "CREATE TABLE map_edition (value TEXT NOT NULL)")
+        }
         return migrator
     }
 
@@ -270,6 +276,9 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
+    /// One hub serves an SQLite file, and its one maintainer is the only claimant: the dirty tiles as they are.
+    public func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile] { try await dirtyMapTiles(limit: limit) }
+
     public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
         guard !tiles.isEmpty else { return [] }
         let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
@@ -286,8 +295,13 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws {
+    @discardableResult
+    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
+                arguments: [tile.tile.row, tile.tile.column, tile.version])
+            guard db.changesCount == 1 else { return false }
             try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
             try db.execute(
                 sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
@@ -297,9 +311,7 @@ public final class SQLiteHubStore: HubStore {
                     sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
                     arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
             }
-            try db.execute(
-                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
-                arguments: [tile.tile.row, tile.tile.column, tile.version])
+            return true
         }
     }
 
@@ -310,6 +322,25 @@ public final class SQLiteHubStore: HubStore {
                 sql:
                     "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
                 arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
+        }
+    }
+
+    public func mapEdition() async throws -> String? {
+        try await pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM map_edition") }
+    }
+
+    public func setMapEdition(_ edition: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM map_edition")
+            try db.execute(sql: "INSERT INTO map_edition VALUES (?)", arguments: [edition])
+        }
+    }
+
+    public func mapTilesInUse() async throws -> [MapGrid.Cell] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT tile_row, tile_column FROM map_tiles UNION SELECT tile_row, tile_column FROM map_tile_records"
+            ).map { MapGrid.Cell(row: $0["tile_row"], column: $0["tile_column"]) }
         }
     }
 

@@ -154,6 +154,16 @@ import Testing
 
             #expect(try await client.execute(uri: "/v1/map/obstacles?bbox=1,2,3", method: .get).status == .badRequest)
             #expect(try await client.execute(uri: "/v1/map/obstacles?bbox=-10,30,40,70", method: .get).status == .badRequest)
+
+            // The maintainer's work is on /metrics (counted just after its tiles are stored).
+            var remade = 0
+            for _ in 0..<500 where remade == 0 {
+                let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                let line = metrics.split(separator: "\n").first { $0.hasPrefix(#"bikepath_hub_map_tiles_total{outcome="remade"}"#) }
+                remade = line.flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
+                if remade == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(remade > 0, "bikepath_hub_map_tiles_total counts the tiles remade")
         }
     }
 

@@ -25,6 +25,14 @@ enum Backend: String, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 enum Fixtures {
+    /// Migrates `store` and gives each rider of `confirmations` a token, so that their uploads are stored.
+    static func prepare(_ store: any HubStore, for confirmations: [(device: String, body: Data)]) async throws {
+        try await store.migrate()
+        for device in Set(confirmations.map(\.device)) {
+            try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
+        }
+    }
+
     static let logger: Logger = {
         var l = Logger(label: "hub-test")
         l.logLevel = .warning

@@ -40,10 +40,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
-            try await store.migrate()
-            for device in Set(city.confirmations.map(\.device)) {
-                try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
-            }
+            try await Fixtures.prepare(store, for: city.confirmations)
             // Three rounds: the first round's tiles are recomputed again as later rides touch them.
             let rounds = stride(from: 0, to: city.confirmations.count, by: 32).map {
                 Array(city.confirmations[$0..<min($0 + 32, city.confirmations.count)])
@@ -77,6 +74,46 @@ import Testing
                 a.cells == b.cells,
                 "cells: \(a.cells.count) tiled, \(b.cells.count) whole; first difference: \(Self.firstDifference(a.cells, b.cells))")
             #expect(a.reports == b.reports, "reports: \(a.reports.count) tiled, \(b.reports.count) whole")
+        }
+    }
+
+    /// A hub whose tiles were made by another edition of the rule remakes every one of them
+    /// once: a tile left as an older rule made it (here: emptied) is whole again afterwards.
+    @Test(.timeLimitOnceRunning(.minutes(3)), arguments: Backend.available)
+    func aChangedRuleRemakesEveryTile(_ backend: Backend) async throws {
+        let city = CitySimulation.generate(riders: 8, rides: 3, seed: 21)
+        let whole = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) })
+        let corroborated = whole.obstacles.filter(\.corroborated)
+        let spot = try #require(corroborated.first, "the city has a corroborated spot")
+        let tile = MapTiles.grid.cell(of: spot.position)
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await Fixtures.prepare(store, for: city.confirmations)
+            for (i, c) in city.confirmations.enumerated() {
+                _ = try await store.put(device: c.device, records: [(.confirmation, "C\(i)", c.body)])
+            }
+            try await MapTiles.update(store)
+            #expect(try await store.mapEdition() == MapTiles.edition)
+            // Compared as content: a slice's order follows the confirmations its pass read.
+            let slice = {
+                let slices = try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column)
+                return Self.sorted(SharedMap(slices: try slices.map { try JSONDecoder().decode(MapSlice.self, from: $0) }))
+            }
+            let made = try await slice()
+            // As an older rule left it: the spot's tile holds nothing.
+            try await store.index([], dirty: [tile])
+            let claim = try #require(try await store.claimDirtyMapTiles(limit: 1).first)
+            let empty = try JSONEncoder().encode(MapSlice(obstacles: [], cells: [], reports: []))
+            #expect(try await store.storeMapTile(claim, slice: empty, links: [:]))
+            try await store.setMapEdition("revision 0, an older rule")
+            try await MapTiles.update(store)
+            #expect(try await store.mapEdition() == MapTiles.edition)
+            #expect(try await store.dirtyMapTiles(limit: 1).isEmpty)
+            let remade = try await slice()
+            #expect(remade.obstacles == made.obstacles && remade.cells == made.cells, "the emptied tile was remade by this rule")
+            #expect(remade.reports == made.reports)
+            #expect(made.obstacles.contains(spot), "the tile held the spot before it was emptied")
         }
     }
 }

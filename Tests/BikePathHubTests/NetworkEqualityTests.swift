@@ -17,10 +17,7 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
-            try await store.migrate()
-            for device in Set(city.confirmations.map(\.device)) {
-                try await store.issueToken(device: device, token: "token-of-\(device)-0123456789")
-            }
+            try await Fixtures.prepare(store, for: city.confirmations)
             var arrival: [ConfirmedRecord] = []
             // Three rounds, each brought up to date: later rounds snap to the nodes stored by earlier ones.
             for start in stride(from: 0, to: city.confirmations.count, by: 20) {

@@ -13,6 +13,10 @@ public struct MapGrid: Sendable, Equatable {
     public struct Cell: Hashable, Sendable, Comparable, Codable {
         public var row: Int
         public var column: Int
+        public init(row: Int, column: Int) {
+            self.row = row
+            self.column = column
+        }
         public static func < (a: Cell, b: Cell) -> Bool { (a.row, a.column) < (b.row, b.column) }
     }
 

@@ -7,10 +7,12 @@ import ServiceLifecycle
 /// dirty (`HubStore.index`); this service recomputes dirty tiles, each once however
 /// many confirmations marked it meanwhile. No request waits for it: the read endpoints
 /// answer from the stored tiles, which trail an upload by one pass (milliseconds to a
-/// second). Every replica runs one; they share the work through the tables, and a tile
-/// marked again while it was being recomputed stays dirty for the next pass.
+/// second). Every replica runs one; they share the work through the tables (each claims
+/// the tiles it recomputes), and a tile marked again while it was being recomputed keeps
+/// its older slice out and stays dirty for the next pass.
 final class MapMaintainer: Service {
     private let store: any HubStore
+    private let metrics: HubMetrics
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
@@ -22,8 +24,9 @@ final class MapMaintainer: Service {
     /// How often a pass looks for confirmations no upload indexed.
     static let scanInterval: Duration = .seconds(30)
 
-    init(store: any HubStore, logger: Logger) {
+    init(store: any HubStore, metrics: HubMetrics, logger: Logger) {
         self.store = store
+        self.metrics = metrics
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -58,7 +61,7 @@ final class MapMaintainer: Service {
             if scan { lastScan = .now }
             let started = ContinuousClock.now
             do {
-                try await Self.pass(store, scan: scan, logger: logger)
+                try await Self.pass(store, scan: scan, metrics: metrics, logger: logger)
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
@@ -99,7 +102,8 @@ final class MapMaintainer: Service {
 
     /// Indexes what no upload indexed (confirmations from before the tiles, or whose
     /// upload's indexing failed), then recomputes every dirty tile.
-    static func pass(_ store: any HubStore, scan: Bool = true, logger: Logger) async throws {
+    static func pass(_ store: any HubStore, scan: Bool = true, metrics: HubMetrics? = nil, logger: Logger) async throws {
+        if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
         while scan {
             let fresh = try await store.unindexedConfirmations(limit: batch)
             if fresh.isEmpty { break }
@@ -108,7 +112,7 @@ final class MapMaintainer: Service {
         // The network first: a tile's links then include the rides that dirtied it.
         try await extendNetwork(store, logger: logger)
         while true {
-            let dirty = try await store.dirtyMapTiles(limit: batch)
+            let dirty = try await store.claimDirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
             // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
             // overlap, and one build over their union serves each (the rule is local).
@@ -118,13 +122,32 @@ final class MapMaintainer: Service {
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             let links = try await store.networkLinks(tiles: area)
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
+            var superseded = 0
             for tile in dirty {
                 let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
-                try await store.storeMapTile(
+                let stored = try await store.storeMapTile(
                     tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
                     links: Dictionary(uniqueKeysWithValues: own))
+                if !stored { superseded += 1 }
             }
+            metrics?.mapTiles(remade: dirty.count - superseded, superseded: superseded)
+            if superseded > 0 { logger.debug("map: \(superseded) of \(dirty.count) tiles were marked again meanwhile; recomputed next") }
         }
+    }
+
+    /// Marks every tile in use (and its neighbourhood, as an upload would) dirty when the
+    /// stored tiles were made by another edition of the rule, then records this one: the
+    /// passes that follow remake them, with no request waiting. Two replicas upgraded together
+    /// may both mark them; the tiles are then remade once or twice, never left stale.
+    static func remakeIfTheRuleChanged(_ store: any HubStore, logger: Logger) async throws {
+        let stored = try await store.mapEdition()
+        guard stored != MapTiles.edition else { return }
+        let tiles = Set(try await store.mapTilesInUse().flatMap(MapTiles.neighbourhood(of:)))
+        try await store.index([], dirty: tiles)
+        try await store.setMapEdition(MapTiles.edition)
+        guard !tiles.isEmpty else { return }
+        let was = stored.map { "rule edition \"\($0)\"" } ?? "no recorded rule edition"
+        logger.notice("map: made by \(was); \(tiles.count) tiles to remake by \"\(MapTiles.edition)\"")
     }
 
     /// Appends the queued confirmations to the community path network, a batch at a time in

@@ -17,6 +17,27 @@ import Logging
 public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
+    /// How long a replica's claim keeps the others off the dirty tiles it recomputes
+    /// (PostgreSQL): one stored confirmation took 1.4 s to map on a 2,000-confirmation city
+    /// and 11 s at 8,000 (docs/performance.md), so a live claim is not taken over; a replica
+    /// that died mid-pass delays its tiles by at most this.
+    public static let claimLease: Duration = .seconds(60)
+
+    /// Bumped whenever the map's rule changes in code (`SharedMap.build`, `CorroborationRule`,
+    /// `PathStatusRule`, what a slice holds): a hub whose tiles were made by another edition
+    /// remakes every tile once (`MapMaintainer.remakeIfTheRuleChanged`).
+    static let ruleRevision = 1
+
+    /// The rule the tiles are made by: its revision and its parameters, so that a changed
+    /// parameter remakes the tiles too, without anyone remembering to bump the revision.
+    public static var edition: String {
+        let rule = CorroborationRule(), status = PathStatusRule()
+        return [
+            "revision \(ruleRevision)", "radius \(rule.radiusMeters) m", "riders \(rule.minRiders)", "confidence \(rule.minConfidence)",
+            "report rate \(rule.obstacleReportRate)", "false rate \(rule.falseReportRate)", "alignment \(rule.alignmentDegrees)°",
+            "tile \(grid.cellMeters) m", "cell \(status.grid.cellMeters) m",
+        ].joined(separator: ", ")
+    }
 
     /// The tiles a confirmation touches; none when it is not confirmed; nil when it does not
     /// decode (the map leaves it out, as `SharedMap.build` does, and the maintainer says so).

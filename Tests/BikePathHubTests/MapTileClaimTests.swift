@@ -1,0 +1,58 @@
+import BikePathHub
+import BikePathTestSupport
+import Foundation
+import Testing
+
+/// Who recomputes a dirty tile, and which slice stays: replicas claim different tiles
+/// (PostgreSQL), and a slice computed before the tile was marked again is never stored.
+@Suite(.ownThreads) struct MapTileClaimTests {
+    static let tiles = (0..<10).map { MapGrid.Cell(row: 100 + $0, column: 200) }
+
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: Backend.available)
+    func aSliceOlderThanTheTilesMarkIsNotStored(_ backend: Backend) async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let tile = Self.tiles[0]
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.index([], dirty: [tile])
+            let first = try #require(try await store.claimDirtyMapTiles(limit: 8).first)
+            // A confirmation arrives while the slice is being computed: the tile is marked again.
+            try await store.index([], dirty: [tile])
+            let stored = try await store.storeMapTile(first, slice: Data("older".utf8), links: [:])
+            #expect(!stored, "a slice computed before the newer mark is refused")
+            #expect(try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column).isEmpty)
+            let again = try await store.claimDirtyMapTiles(limit: 8)
+            #expect(again.map(\.tile) == [tile] && again[0].version > first.version, "marked again, free to claim at once")
+            #expect(try await store.storeMapTile(again[0], slice: Data("newer".utf8), links: [:]))
+            #expect(try await store.dirtyMapTiles(limit: 8).isEmpty)
+            #expect(try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column) == [Data("newer".utf8)])
+            // The same version stored twice (a claim whose lease ran out, taken over): the second is refused.
+            #expect(try await !store.storeMapTile(again[0], slice: Data("again".utf8), links: [:]))
+        }
+    }
+
+    @Test(.timeLimitOnceRunning(.minutes(2)))
+    func replicasClaimDifferentTiles() async throws {
+        try #require(Backend.available.contains(.postgres), "PostgreSQL is not installed (CI installs it and runs this)")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let storage = try Backend.postgres.storage(dir)
+        try await storage.withStore(logger: Fixtures.logger) { a in
+            try await a.migrate()
+            try await a.index([], dirty: Set(Self.tiles))
+            try await storage.withStore(logger: Fixtures.logger) { b in
+                async let claimedByA = a.claimDirtyMapTiles(limit: 6)
+                async let claimedByB = b.claimDirtyMapTiles(limit: 6)
+                let (fromA, fromB) = try await (claimedByA, claimedByB)
+                #expect(fromA.count + fromB.count == Self.tiles.count, "\(fromA.count) + \(fromB.count) claimed")
+                #expect(Set(fromA.map(\.tile)).isDisjoint(with: fromB.map(\.tile)), "no tile claimed twice")
+                #expect(Set((fromA + fromB).map(\.tile)) == Set(Self.tiles))
+                #expect(try await a.claimDirtyMapTiles(limit: 6).isEmpty, "every tile is claimed while the leases run")
+                #expect(try await b.dirtyMapTiles(limit: 20).count == Self.tiles.count, "claimed tiles are still dirty")
+                for tile in fromB { #expect(try await b.storeMapTile(tile, slice: Data("b".utf8), links: [:])) }
+                #expect(try await a.dirtyMapTiles(limit: 20).count == fromA.count)
+            }
+        }
+    }
+}
