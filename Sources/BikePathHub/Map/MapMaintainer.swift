@@ -43,9 +43,30 @@ final class MapMaintainer: Service {
         wake.yield()
     }
 
+    /// How long shutdown waits for a cancelled pass before leaving it behind.
+    static let shutdownGrace: Duration = .seconds(2)
+
+    /// Cancelled at shutdown, but not waited for beyond `shutdownGrace`: a query in flight when
+    /// PostgreSQL stopped could ignore the cancellation for ever (postgres-nio 1.33; seen when
+    /// the server shut down during the first pass's first query), and held the hub's exit with
+    /// it. A pass left behind writes nothing more that matters: each tile's slice is committed
+    /// alone, and a claim not completed expires (`MapTiles.claimLease`).
     func run() async throws {
-        // Cancelled at shutdown, a pass waiting on a database that went away included.
-        await cancelWhenGracefulShutdown { await self.passes() }
+        let passes = Task { await self.passes() }
+        let (ended, end) = AsyncStream.makeStream(of: Void.self)
+        Task {
+            await passes.value
+            end.finish()
+        }
+        await withTaskCancellationOrGracefulShutdownHandler {
+            for await _ in ended {}
+        } onCancelOrGracefulShutdown: {
+            passes.cancel()
+            Task {
+                try? await Task.sleep(for: Self.shutdownGrace)
+                end.finish()
+            }
+        }
     }
 
     private func passes() async {
