@@ -99,6 +99,17 @@ scenario() { # label backend replicas kill
   local cpu; cpu=$(python3 -c "print(f'{$ticks * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
   echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); hub CPU $cpu ms a request; $(grep '^batches due' "$WORK/load_$n.out" || true); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
   [ "$kill" = kill ] || map_work "$backend" "${ports[@]}"
+  # Issue 20's load goals, judged where they are set: PostgreSQL with two replicas, one ride
+  # per request (BATCH=2), paced (RATE); elsewhere the line only says how far this run is.
+  if [ "$backend" = postgres ] && [ "$replicas" = 2 ] && [ "$kill" = no ]; then
+    local p99 wall rps profile="one ride per request, paced"
+    p99=$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$WORK/load_$n.out")
+    wall=$(sed -n 's/.* in \([0-9.]*\) s = .*/\1/p' "$WORK/load_$n.out")
+    rps=$(python3 -c "print(round(${requests:-0} / max(0.001, ${wall:-0})))")
+    { [ "$BATCH" = 2 ] && [ -n "$RATE" ]; } || profile="NOT the goals' profile (BATCH=2 and RATE set)"
+    echo "  goals ($profile): hub CPU ≤ 1 ms a request: $cpu ms, $(python3 -c "print('met' if $cpu <= 1 else 'NOT met')");" \
+      "1,000 requests/s at p99 < 100 ms: $rps requests/s at p99 ${p99:-?} ms, $(python3 -c "print('met' if $rps >= 1000 and ${p99:-1e9} < 100 else 'NOT met')")"
+  fi
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   [ "$verdict" = "exactly once" ] || FAILED=1
 }

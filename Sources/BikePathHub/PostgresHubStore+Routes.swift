@@ -13,6 +13,7 @@ extension PostgresHubStore {
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or
     /// obstacles changed: the rule is Swift's, written once, and pgRouting reads its result.
+    /// A link whose cost did not change is not written (a tile's remake reads thousands).
     static func refreshCosts(_ conn: PostgresConnection, _ filter: PostgresQuery, logger: Logger) async throws {
         var query = PostgresQuery(unsafeSQL: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE ")
         query.sql += filter.sql
@@ -26,7 +27,8 @@ extension PostgresHubStore {
         guard !ids.isEmpty else { return }
         try await conn.query(
             """
-            UPDATE map_links l SET cost = u.c FROM unnest(\(ids)::bigint[], \(costs)::float8[]) AS u(id, c) WHERE l.id = u.id
+            UPDATE map_links l SET cost = u.c FROM unnest(\(ids)::bigint[], \(costs)::float8[]) AS u(id, c)
+            WHERE l.id = u.id AND l.cost IS DISTINCT FROM u.c
             """, logger: logger)
     }
 }

