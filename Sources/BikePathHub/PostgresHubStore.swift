@@ -409,8 +409,8 @@ public final class PostgresHubStore: HubStore {
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
                 """, logger: logger)
             // Only the links whose obstacles changed are written: a tile holds thousands of
-            // links and a remake usually changes none or a few (writing all of them made
-            // a ride's map update 4.8× slower on a 10,000 km city than on an empty one).
+            // links and a remake usually changes the obstacles of none or a few. (Measured, this
+            // did not make a ride's map update visibly faster: its reads cost more than these writes.)
             try await conn.query(
                 """
                 UPDATE map_links l SET obstacles = coalesce(u.n, 0), obstacle_confidence = coalesce(u.c, 0)
