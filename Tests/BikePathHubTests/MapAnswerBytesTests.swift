@@ -29,6 +29,23 @@ import Testing
         #expect(try empty.encoded() == WireJSON.encode(empty))
     }
 
+    /// The answers' days (`firstSeen`, `lastSeen`) are written by calendar arithmetic; they
+    /// must be what Foundation's formatter, which wrote them before, gives: every day from
+    /// 1900 to 2200, and leap days and century ends among them.
+    @Test func daysAreFoundationsDates() {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        var wrong: [String] = []
+        for d in -25_567...84_000 {
+            let foundation = f.string(from: Date(timeIntervalSince1970: Double(d) * 86_400))
+            if SharedMap.day(d) != foundation { wrong.append("\(d): \(SharedMap.day(d) ?? "nil") != \(foundation)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) days differ, first: \(wrong.first ?? "")")
+        #expect(SharedMap.day(11_016) == "2000-02-29" && SharedMap.day(nil) == nil)
+    }
+
     @Test(.timeLimitOnceRunning(.minutes(3))) func routesHaveJSONEncodersBytes() async throws {
         try await RouteTests.withCity(.sqlite) { store in
             let search = RouteSearch()

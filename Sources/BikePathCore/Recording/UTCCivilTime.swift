@@ -29,6 +29,15 @@ public struct UTCCivilTime: Sendable, Equatable {
             nanosecond: Int(inDay % 1_000_000_000))
     }
 
+    /// Midnight UTC of day `days` (days since 1970-01-01).
+    public init(days: Int) {
+        let (y, m, d) = CivilDate.civil(days: days)
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// `2023-07-09`: the date alone.
+    public var isoDate: String { "\(Self.zeroPadded(year, 4))-\(Self.zeroPadded(month, 2))-\(Self.zeroPadded(day, 2))" }
+
     /// Nanoseconds since 1970 fit Int64 only from 1677-09-21 to 2262-04-11; outside
     /// that this is nil (a crafted header's `created-utc=9999-…`).
     public var checkedUTCTime: UTCTime? {

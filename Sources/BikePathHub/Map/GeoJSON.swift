@@ -77,14 +77,9 @@ struct HeatProperties: Encodable, Sendable {
 }
 
 extension SharedMap {
-    static func day(_ d: Int?) -> String? {
-        guard let d else { return nil }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        return f.string(from: Date(timeIntervalSince1970: Double(d) * 86_400))
-    }
+    /// A UTC day as `yyyy-MM-dd`, by calendar arithmetic: a Foundation `DateFormatter` made
+    /// per call took ~170 µs, most of a 1 km² network answer's time (one per edge).
+    static func day(_ d: Int?) -> String? { d.map { UTCCivilTime(days: $0).isoDate } }
 
     /// What `/v1/map/obstacles` and `/v1/map/status` answer for `box`, encoded.
     public func encodedGeoJSON(in box: BoundingBox) throws -> (obstacles: Data, status: Data) {
