@@ -1,6 +1,7 @@
 import BikePathCore
 import Foundation
 import HeapModule
+import Synchronization
 
 /// The public network in a search box, as a route search asks it: where an end may join
 /// it, and the cheapest path between the ends. SQLite's is `LoadedGraph` (the links read
@@ -43,7 +44,12 @@ public enum JoiningNodes {
     public static let nearestLinks = 40
 
     static func among(_ links: [NetworkLink], near point: Coordinate, reachMeters: Double) -> [NearestNode] {
-        let ends = links.flatMap {
+        // A window of degrees, a tenth wider than the reach, before any geodesic: a search
+        // box holds up to ~100,000 links, and measuring both ends of each was a tenth of a
+        // SQLite route search.
+        let dLat = 1.1 * reachMeters / 111_320, dLon = dLat / max(cos((abs(point.latitude) + dLat) * .pi / 180), 0.01)
+        func near(_ c: Coordinate) -> Bool { abs(c.latitude - point.latitude) <= dLat && abs(c.longitude - point.longitude) <= dLon }
+        let ends = links.filter { near($0.from) || near($0.to) }.flatMap {
             [
                 NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
                 NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to)),
@@ -78,6 +84,11 @@ public struct LoadedGraph: RoutingGraph {
     private let adjacent: [Int64: [Int]]
     /// The nodes in id order: chains are found in a fixed order, so ties break the same way every time.
     private let nodes: [Int64]
+    /// Each link's index in `links`, by id (penalties name links by id).
+    private let index: [Int64: Int]
+    /// The contraction for a search's ends, made by its first search and reused by the
+    /// others (a route search runs up to k × `RouteRule.attemptsPerRoute` with the same ends).
+    private let contractions = Contractions()
 
     public init(links: [NetworkLink], rule: RouteRule = RouteRule()) {
         self.links = links.sorted { $0.id < $1.id }
@@ -89,6 +100,7 @@ public struct LoadedGraph: RoutingGraph {
         }
         self.adjacent = adjacent
         nodes = adjacent.keys.sorted()
+        index = Dictionary(self.links.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     public func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
@@ -98,7 +110,20 @@ public struct LoadedGraph: RoutingGraph {
     public func nearestNode(to point: Coordinate) async throws -> NearestNode? { JoiningNodes.nearest(links, to: point) }
 
     public func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath? {
-        let graph = contracted(keeping: Set(starts.map(\.node) + ends.map(\.node)), penalties: penalties)
+        let keep = Set(starts.map(\.node) + ends.map(\.node))
+        let graph =
+            contractions.byKeptNodes.withLock { $0[keep] }
+            ?? {
+                let made = contracted(keeping: keep)
+                contractions.byKeptNodes.withLock { $0[keep] = made }
+                return made
+            }()
+        // A penalty makes its link, and so the chain holding it, dearer by the difference.
+        var costs = graph.chains.map(\.cost)
+        for (id, factor) in penalties {
+            guard let i = index[id], let c = graph.chainOf[i] else { continue }
+            costs[c] += rule.cost(links[i]) * (factor - 1)
+        }
         struct Entry: Comparable {
             var cost: Double
             var node: Int64
@@ -125,7 +150,7 @@ public struct LoadedGraph: RoutingGraph {
             for c in graph.at[e.node] ?? [] {
                 let chain = graph.chains[c]
                 let next = chain.from == e.node ? chain.to : chain.from
-                let cost = e.cost + chain.cost
+                let cost = e.cost + costs[c]
                 if cost < best[next] ?? .infinity {
                     best[next] = cost
                     via[next] = c
@@ -151,31 +176,42 @@ public struct LoadedGraph: RoutingGraph {
 
     /// The graph with every node where exactly two links meet folded into a chain, except
     /// `keep` (the ends' joining nodes): on streets snapped every 12 m a 200 m block is
-    /// one chain of ~15 links, so Dijkstra handles a fifteenth of the nodes. Built per
-    /// search in one pass over the links, each costing `RouteRule.cost` times its penalty.
-    func contracted(keeping keep: Set<Int64>, penalties: [Int64: Double]) -> (chains: [Chain], at: [Int64: [Int]]) {
+    /// one chain of ~15 links, so Dijkstra handles a fifteenth of the nodes. Made in one
+    /// pass over the links, each chain costing its links' `RouteRule.cost`.
+    struct Contraction {
+        var chains: [Chain] = []
+        var at: [Int64: [Int]] = [:]
+        /// The chain each link (by index in `links`) is part of.
+        var chainOf: [Int?]
+    }
+
+    /// A class, so that the graph stays a copyable value that shares one cache.
+    final class Contractions: Sendable {
+        let byKeptNodes = Mutex<[Set<Int64>: Contraction]>([:])
+    }
+
+    func contracted(keeping keep: Set<Int64>) -> Contraction {
         func kept(_ n: Int64) -> Bool { keep.contains(n) || adjacent[n]?.count != 2 }
-        var used = [Bool](repeating: false, count: links.count)
-        var chains: [Chain] = [], at: [Int64: [Int]] = [:]
+        var graph = Contraction(chainOf: [Int?](repeating: nil, count: links.count))
         for node in nodes where kept(node) {
-            for first in adjacent[node]! where !used[first] {
+            for first in adjacent[node]! where graph.chainOf[first] == nil {
                 var chain = Chain(from: node, to: node, links: [], cost: 0)
                 var (link, here) = (first, node)
                 while true {
-                    used[link] = true
+                    graph.chainOf[link] = graph.chains.count
                     chain.links.append(link)
-                    chain.cost += rule.cost(links[link]) * (penalties[links[link].id] ?? 1)
+                    chain.cost += rule.cost(links[link])
                     here = links[link].key.from == here ? links[link].key.to : links[link].key.from
                     if kept(here) { break }
-                    guard let next = adjacent[here]?.first(where: { !used[$0] }) else { break }
+                    guard let next = adjacent[here]?.first(where: { graph.chainOf[$0] == nil }) else { break }
                     link = next
                 }
                 chain.to = here  // the links run from `from` to `to`
-                at[chain.from, default: []].append(chains.count)
-                if chain.to != chain.from { at[chain.to, default: []].append(chains.count) }
-                chains.append(chain)
+                graph.at[chain.from, default: []].append(graph.chains.count)
+                if chain.to != chain.from { graph.at[chain.to, default: []].append(graph.chains.count) }
+                graph.chains.append(chain)
             }
         }
-        return (chains, at)
+        return graph
     }
 }
