@@ -380,9 +380,10 @@ public final class PostgresHubStore: HubStore {
         var out: [ConfirmedRecord] = []
         for try await (device, body) in try await client.query(
             """
-            SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
-                SELECT 1 FROM map_tile_records t JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc)
-                ON t.tile_row = u.tr AND t.tile_column = u.tc WHERE t.device_id = r.device_id AND t.id = r.id)
+            SELECT r.device_id, r.body FROM (
+                SELECT DISTINCT t.device_id, t.id FROM map_tile_records t JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc)
+                ON t.tile_row = u.tr AND t.tile_column = u.tc
+            ) t JOIN records r ON r.device_id = t.device_id AND r.kind = 'confirmation' AND r.id = t.id
             ORDER BY r.device_id, r.id
             """, logger: logger
         ).decode((String, Data).self) {

@@ -285,10 +285,12 @@ public final class SQLiteHubStore: HubStore {
         return try await pool.read { db in
             try Row.fetchAll(
                 db,
+                // From the tiles' index to the records: an `EXISTS` per record scanned every
+                // stored record (bodies and all) on each remake, a time that grew with the hub.
                 sql: """
-                    SELECT r.device_id, r.body FROM records r WHERE r.kind = 'confirmation' AND EXISTS (
-                        SELECT 1 FROM map_tile_records t WHERE t.device_id = r.device_id AND t.id = r.id
-                        AND (t.tile_row, t.tile_column) IN (VALUES \(values)))
+                    SELECT r.device_id, r.body FROM (
+                        SELECT DISTINCT device_id, id FROM map_tile_records WHERE (tile_row, tile_column) IN (VALUES \(values))
+                    ) t JOIN records r ON r.device_id = t.device_id AND r.kind = 'confirmation' AND r.id = t.id
                     ORDER BY r.device_id, r.id
                     """
             ).map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }

@@ -141,7 +141,9 @@ final class MapMaintainer: Service {
             let map = SharedMap.build(confirmations: try await store.confirmations(touching: area))
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
-            let links = try await store.networkLinks(tiles: area)
+            // With no corroborated obstacle in the area no link of it carries one: its links
+            // (thousands a tile on a city) need not be read to find out.
+            let links = map.obstacles.contains(where: \.corroborated) ? try await store.networkLinks(tiles: area) : []
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
             var superseded = 0
             for tile in dirty {
