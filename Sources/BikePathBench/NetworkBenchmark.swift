@@ -57,7 +57,8 @@ enum NetworkBenchmark {
                 let full = try await appendRides(store, seeds: (0..<rides).map { seed &+ rides &+ $0 }, clock: clock)
                 print(
                     "\(name): network stored in \(stored); one more ride stored and mapped (median of \(rides)): \(empty) on an empty store, "
-                        + "\(full) on the city (ratio \(String(format: "%.2f", full / empty)); goal ≤ 2: \(full <= empty * 2 ? "met" : "NOT met"))")
+                        + "\(full) on the city (ratio \(String(format: "%.2f", full / empty)); goal ≤ 2: \(full <= empty * 2 ? "met" : "NOT met"))"
+                )
                 var answers: [Duration] = []
                 var features = 0
                 for box in boxes {
