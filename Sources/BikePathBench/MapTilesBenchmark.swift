@@ -64,7 +64,7 @@ enum MapTilesBenchmark {
                 try await clock.measure {
                     let range = MapTiles.range(of: box)
                     let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
-                        try JSONDecoder().decode(MapSlice.self, from: $0)
+                        try MapSlice.decoded($0, .withoutReports)
                     }
                     let map = SharedMap(slices: slices)
                     let bodies = try map.encodedGeoJSON(in: box)

@@ -17,10 +17,10 @@ struct MapRoutes {
         authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult
     ) {
         table.on(router, "v1/map/obstacles", .get) { request, _ in
-            try await geoJSON(request) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
+            try await geoJSON(request, .withoutReports) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/status", .get) { request, _ in
-            try await geoJSON(request) { map, box in try map.statusGeoJSON(in: box).encoded() }
+            try await geoJSON(request, .withoutReports) { map, box in try map.statusGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/network", .get) { request, _ in
             let box: BoundingBox
@@ -51,7 +51,7 @@ struct MapRoutes {
                         .badRequest, "bad-cell",
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
-            return try await geoJSON(request) { map, box in
+            return try await geoJSON(request, .all) { map, box in
                 try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded()
             }
         }
@@ -72,7 +72,9 @@ struct MapRoutes {
         }
     }
 
-    private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
+    private func geoJSON(
+        _ request: Request, _ parts: MapSlice.Parts, _ encode: (SharedMap, BoundingBox) throws -> Data
+    ) async throws -> Response {
         let box: BoundingBox
         switch Self.box(request) {
         case .failure(let refusal): return HubServer.answer(refusal)
@@ -80,9 +82,7 @@ struct MapRoutes {
         }
         // The stored tiles under the box (`MapTiles`): no request builds the map.
         let range = MapTiles.range(of: box)
-        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
-            try JSONDecoder().decode(MapSlice.self, from: $0)
-        }
+        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try MapSlice.decoded($0, parts) }
         return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
     }
 
@@ -106,7 +106,7 @@ struct MapRoutes {
         // The obstacles along them, from the stored tiles under the box.
         let range = MapTiles.range(of: box)
         let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
-            .flatMap { try JSONDecoder().decode(MapSlice.self, from: $0).obstacles }
+            .flatMap { try MapSlice.decoded($0, .withoutReports).obstacles }
         return Self.geoJSONResponse(
             try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }

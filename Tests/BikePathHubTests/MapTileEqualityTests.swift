@@ -58,9 +58,13 @@ import Testing
                 west: CitySimulation.origin.longitude - 0.05, south: CitySimulation.origin.latitude - 0.05,
                 east: CitySimulation.at(4_000, 0).longitude + 0.05, north: CitySimulation.at(0, 4_000).latitude + 0.05)
             let range = MapTiles.range(of: box)
-            let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map {
-                try JSONDecoder().decode(MapSlice.self, from: $0)
-            }
+            let stored = try await store.mapSlices(rows: range.rows, columns: range.columns)
+            let slices = try stored.map { try MapSlice.decoded($0) }
+            // What the obstacle and status answers read: the same slices without their reports.
+            #expect(
+                try stored.map { try MapSlice.decoded($0, .withoutReports) }
+                    == slices.map { MapSlice(obstacles: $0.obstacles, cells: $0.cells, reports: []) })
+            #expect(slices.contains { !$0.reports.isEmpty })
             let tiled = SharedMap(slices: slices)
             let (a, b) = (Self.sorted(tiled), Self.sorted(whole))
             #expect(

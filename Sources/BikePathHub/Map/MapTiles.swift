@@ -123,6 +123,28 @@ public struct MapSlice: Codable, Sendable, Equatable {
     }
 }
 
+extension MapSlice {
+    /// What a map answer reads of a stored slice.
+    public enum Parts: Sendable { case all, withoutReports }
+
+    /// A stored slice, decoded. `withoutReports` leaves its reports out (what every answer but
+    /// the heatmap reads): a tile holds every confirmed report in it, which grow with the
+    /// data, and decoding them was most of a 1 km² obstacles or status answer on a busy city.
+    public static func decoded(_ data: Data, _ parts: Parts = .all) throws -> MapSlice {
+        switch parts {
+        case .all: return try JSONDecoder().decode(MapSlice.self, from: data)
+        case .withoutReports:
+            let spots = try JSONDecoder().decode(SpotsAndCells.self, from: data)
+            return MapSlice(obstacles: spots.obstacles, cells: spots.cells, reports: [])
+        }
+    }
+
+    private struct SpotsAndCells: Decodable {
+        var obstacles: [ReportedObstacle]
+        var cells: [CellStatus]
+    }
+}
+
 extension SharedMap {
     /// The map assembled from stored tiles (`MapTiles`): what the read endpoints answer from.
     public init(slices: [MapSlice], corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()) {
