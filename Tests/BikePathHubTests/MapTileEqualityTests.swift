@@ -102,7 +102,7 @@ import Testing
             // Compared as content: a slice's order follows the confirmations its pass read.
             let slice = {
                 let slices = try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column)
-                return Self.sorted(SharedMap(slices: try slices.map { try JSONDecoder().decode(MapSlice.self, from: $0) }))
+                return Self.sorted(SharedMap(slices: try slices.map { try MapSlice.decoded($0) }))
             }
             let made = try await slice()
             // As an older rule left it: the spot's tile holds nothing.

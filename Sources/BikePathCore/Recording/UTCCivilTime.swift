@@ -56,7 +56,7 @@ public struct UTCCivilTime: Sendable, Equatable {
 
     /// `2023-07-09T14:43:17.599Z` (milliseconds; NMEA and GoPro carry no more).
     public var iso8601Milliseconds: String {
-        "\(Self.zeroPadded(year, 4))-\(Self.zeroPadded(month, 2))-\(Self.zeroPadded(day, 2))T\(Self.zeroPadded(hour, 2)):\(Self.zeroPadded(minute, 2)):\(Self.zeroPadded(second, 2))."
+        "\(isoDate)T\(Self.zeroPadded(hour, 2)):\(Self.zeroPadded(minute, 2)):\(Self.zeroPadded(second, 2))."
             + "\(Self.zeroPadded(nanosecond / 1_000_000, 3))Z"
     }
 
