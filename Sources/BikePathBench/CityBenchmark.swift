@@ -41,6 +41,14 @@ enum CityBenchmark {
         let clock = ContinuousClock()
         var map: SharedMap!
         let build = clock.measure { map = SharedMap.build(confirmations: confirmations) }
+        // What taking one confirmation into the map's evidence costs (decoding it, its rides,
+        // reports and stretches): the part of ingest that a store adds to its sums.
+        let evidence = clock.measure {
+            for c in confirmations {
+                guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: c.body) else { continue }
+                _ = MapEvidence.trip(c.device, upload.draft, rule: CorroborationRule(), pathStatus: PathStatusRule())
+            }
+        }
         let published = map.obstacles.filter(\.corroborated)
         let truth = spots.filter(\.real).map { at($0.x, $0.y) }
         let radius = CorroborationRule().radiusMeters
@@ -106,6 +114,9 @@ enum CityBenchmark {
                     "\(label): precision %.1f %% (%d of %d corroborated spots are true), recall %.1f %% (%d of %d true obstacles found): %@",
                 precision, truePositives, published.count, recall, found, truth.count, met ? "goals met" : "goals NOT met"))
         print("\(label): map build \(build), city bbox query \(query / queries) (\(features) features)")
+        print(
+            "\(label): one confirmation's evidence (decoded, rides, reports, stretches): \(evidence / max(1, confirmations.count)) on average"
+        )
         return (precision, recall, met)
     }
 }

@@ -62,16 +62,22 @@ public protocol HubStore: Sendable {
 
     /// Confirmations not yet in the tile index, at most `limit`.
     func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation]
-    /// Records which tiles each confirmation touches and marks `dirty` dirty, in one transaction.
-    func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws
+    /// Records which tiles each confirmation touches, adds its evidence to the stored sums
+    /// (once: a confirmation indexed before adds nothing) and marks `dirty` dirty, in one transaction.
+    func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
+    /// The stored evidence of reports and stretches whose cells lie in `tiles`, without rides.
+    func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence
+    /// The stored rides over the centres of `cells` (`MapEvidence.passes`).
+    func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int]
+    /// Forgets the stored evidence and which confirmations were indexed, so that the next
+    /// scan indexes every confirmation again (the evidence's rule changed).
+    func resetMapEvidence() async throws
     /// Tiles whose slice is out of date, each with the version it was marked at, at most `limit`.
     func dirtyMapTiles(limit: Int) async throws -> [DirtyTile]
     /// Dirty tiles for this replica to recompute, oldest mark first, at most `limit`: none that
     /// another replica claimed less than `MapTiles.claimLease` ago, so replicas share the work
     /// instead of each recomputing every tile. A tile marked again is free to claim at once.
     func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile]
-    /// Every confirmation touching any of `tiles`, each once.
-    func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord]
     /// Stores a tile's slice and the obstacles of the links whose midpoint lies in it (a link
     /// not in `links` has none) and clears its mark, if the mark is still `tile.version`.
     /// False, and nothing written, when the tile was marked again meanwhile (the slice was
@@ -113,6 +119,15 @@ public struct IndexableConfirmation: Sendable {
     public var device: String
     public var id: String
     public var body: Data
+
+    public init(device: String, id: String, body: Data) { (self.device, self.id, self.body) = (device, id, body) }
+}
+
+/// A confirmation as the map indexes it (`MapTiles.entry`).
+public struct MapIndexEntry: Sendable {
+    public var confirmation: IndexableConfirmation
+    public var tiles: Set<MapGrid.Cell>
+    public var evidence: MapEvidence
 }
 
 /// A tile to recompute, and the version of its dirty mark when read.

@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathCore
 import Foundation
 import Logging
 import NIOCore
@@ -122,6 +123,34 @@ public final class PostgresHubStore: HubStore {
         ("v4-map-claims", ["ALTER TABLE map_dirty ADD COLUMN claimed_until TIMESTAMPTZ"]),
         // The edition of the rule the stored tiles were made by (`MapTiles.edition`), as on SQLite.
         ("v5-map-edition", ["CREATE TABLE map_edition (value TEXT NOT NULL)"]),
+        // The map's evidence as sums (docs/hub.md, "The map's evidence"), as on SQLite.
+        (
+            "v6-map-evidence",
+            [
+                """
+                CREATE TABLE map_passes (
+                    cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, sector)
+                )
+                """,
+                """
+                CREATE TABLE map_reports (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
+                    lat_sum BIGINT NOT NULL, lon_sum BIGINT NOT NULL, axis_x BIGINT NOT NULL, axis_y BIGINT NOT NULL,
+                    first_day INTEGER, last_day INTEGER,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
+                )
+                """,
+                """
+                CREATE TABLE map_stretches (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    status TEXT NOT NULL, device_id TEXT NOT NULL, length_mm BIGINT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
@@ -315,25 +344,32 @@ public final class PostgresHubStore: HubStore {
         return out
     }
 
-    public func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws {
+    public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await client.withTransaction(logger: logger) { conn in
-            for (confirmation, tiles) in entries {
-                let sorted = tiles.sorted()
+            var added = MapEvidence()
+            for entry in entries {
+                let confirmation = entry.confirmation
+                let sorted = entry.tiles.sorted()
                 try await conn.query(
                     """
                     INSERT INTO map_tile_records SELECT r, c, \(confirmation.device), \(confirmation.id)
                     FROM unnest(\(sorted.map(\.row))::int[], \(sorted.map(\.column))::int[]) AS u(r, c) ON CONFLICT DO NOTHING
                     """, logger: logger)
-                try await conn.query(
-                    "INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING",
-                    logger: logger)
-                if !tiles.isEmpty {
+                // Its evidence once: a confirmation indexed before (by another replica too: this
+                // insert waits for that one's transaction) adds nothing.
+                let fresh = try await conn.query(
+                    "INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING RETURNING 1",
+                    logger: logger
+                ).collect()
+                if !fresh.isEmpty { added.add(entry.evidence) }
+                if !entry.tiles.isEmpty {
                     try await conn.query(
                         """
                         INSERT INTO map_network_queue (device_id, id) VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING
                         """, logger: logger)
                 }
             }
+            try await Self.add(added, conn, logger: logger)
             let marked = dirty.sorted()
             try await conn.query(
                 """
@@ -341,6 +377,99 @@ public final class PostgresHubStore: HubStore {
                 FROM unnest(\(marked.map(\.row))::int[], \(marked.map(\.column))::int[]) AS u(r, c)
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version, claimed_until = NULL
                 """, logger: logger)
+        }
+    }
+
+    /// In key order: two replicas adding to the same rows lock them in the same order.
+    private static func add(_ evidence: MapEvidence, _ conn: PostgresConnection, logger: Logger) async throws {
+        let passes = evidence.passes.keys.sorted()
+        if !passes.isEmpty {
+            try await conn.query(
+                """
+                INSERT INTO map_passes SELECT * FROM unnest(\(passes.map(\.cell.row))::int[], \(passes.map(\.cell.column))::int[],
+                    \(passes.map(\.sector))::int[], \(passes.map { evidence.passes[$0]! })::int[])
+                ON CONFLICT (cell_row, cell_column, sector) DO UPDATE SET rides = map_passes.rides + excluded.rides
+                """, logger: logger)
+        }
+        let reports = evidence.reports.keys.sorted()
+        if !reports.isEmpty {
+            let tiles = reports.map { MapEvidence.tile(ofReportCell: $0.cell) }, tallies = reports.map { evidence.reports[$0]! }
+            // No day: a day no trip can have (the arrays carry no NULL).
+            let none = Int(Int32.min)
+            try await conn.query(
+                """
+                INSERT INTO map_reports SELECT tr, tc, cr, cc, s, k, d, n, la, lo, ax, ay, NULLIF(fd, \(none)), NULLIF(ld, \(none))
+                FROM unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[], \(reports.map(\.cell.row))::int[],
+                    \(reports.map(\.cell.column))::int[], \(reports.map(\.sector))::int[], \(reports.map(\.kind))::text[],
+                    \(reports.map(\.device))::text[], \(tallies.map(\.count))::int[], \(tallies.map(\.latitude))::int8[],
+                    \(tallies.map(\.longitude))::int8[], \(tallies.map(\.axisX))::int8[], \(tallies.map(\.axisY))::int8[],
+                    \(tallies.map { $0.firstDay ?? none })::int[], \(tallies.map { $0.lastDay ?? none })::int[])
+                    AS u(tr, tc, cr, cc, s, k, d, n, la, lo, ax, ay, fd, ld)
+                ON CONFLICT (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id) DO UPDATE SET
+                    reports = map_reports.reports + excluded.reports, lat_sum = map_reports.lat_sum + excluded.lat_sum,
+                    lon_sum = map_reports.lon_sum + excluded.lon_sum, axis_x = map_reports.axis_x + excluded.axis_x,
+                    axis_y = map_reports.axis_y + excluded.axis_y, first_day = LEAST(map_reports.first_day, excluded.first_day),
+                    last_day = GREATEST(map_reports.last_day, excluded.last_day)
+                """, logger: logger)
+        }
+        let stretches = evidence.stretches.keys.sorted()
+        if !stretches.isEmpty {
+            let tiles = stretches.map { MapEvidence.tile(ofStretchCell: $0.cell) }
+            try await conn.query(
+                """
+                INSERT INTO map_stretches SELECT * FROM unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[],
+                    \(stretches.map(\.cell.row))::int[], \(stretches.map(\.cell.column))::int[], \(stretches.map(\.status.rawValue))::text[],
+                    \(stretches.map(\.device))::text[], \(stretches.map { evidence.stretches[$0]! })::int8[])
+                ON CONFLICT (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                DO UPDATE SET length_mm = map_stretches.length_mm + excluded.length_mm
+                """, logger: logger)
+        }
+    }
+
+    public func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence {
+        guard !tiles.isEmpty else { return MapEvidence() }
+        let rows = tiles.map(\.row), columns = tiles.map(\.column)
+        var evidence = MapEvidence()
+        for try await (cr, cc, sector, kind, device, n, la, lo, ax, ay, fd, ld) in try await client.query(
+            """
+            SELECT cell_row, cell_column, sector, kind, device_id, reports, lat_sum, lon_sum, axis_x, axis_y, first_day, last_day
+            FROM map_reports m JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc) ON m.tile_row = u.tr AND m.tile_column = u.tc
+            """, logger: logger
+        ).decode((Int, Int, Int, String, String, Int, Int64, Int64, Int64, Int64, Int?, Int?).self) {
+            evidence.reports[MapEvidence.ReportKey(cell: MapGrid.Cell(row: cr, column: cc), sector: sector, kind: kind, device: device)] =
+                MapEvidence.ReportTally(count: n, latitude: la, longitude: lo, axisX: ax, axisY: ay, firstDay: fd, lastDay: ld)
+        }
+        for try await (cr, cc, status, device, length) in try await client.query(
+            """
+            SELECT cell_row, cell_column, status, device_id, length_mm
+            FROM map_stretches m JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc) ON m.tile_row = u.tr AND m.tile_column = u.tc
+            """, logger: logger
+        ).decode((Int, Int, String, String, Int64).self) {
+            // A status this edition does not know is left out, as an unknown status in an upload is.
+            guard let status = PathStatus(rawValue: status) else { continue }
+            evidence.stretches[MapEvidence.StretchKey(cell: MapGrid.Cell(row: cr, column: cc), status: status, device: device)] = length
+        }
+        return evidence
+    }
+
+    public func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int] {
+        guard !cells.isEmpty else { return [:] }
+        let sorted = cells.sorted()
+        var passes: [MapEvidence.PassKey: Int] = [:]
+        for try await (row, column, sector, rides) in try await client.query(
+            """
+            SELECT cell_row, cell_column, sector, rides FROM map_passes m
+            JOIN unnest(\(sorted.map(\.row))::int[], \(sorted.map(\.column))::int[]) AS u(r, c) ON m.cell_row = u.r AND m.cell_column = u.c
+            """, logger: logger
+        ).decode((Int, Int, Int, Int).self) {
+            passes[MapEvidence.PassKey(cell: MapGrid.Cell(row: row, column: column), sector: sector)] = rides
+        }
+        return passes
+    }
+
+    public func resetMapEvidence() async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("TRUNCATE map_passes, map_reports, map_stretches, map_indexed", logger: logger)
         }
     }
 
@@ -372,24 +501,6 @@ public final class PostgresHubStore: HubStore {
             out.append(DirtyTile(tile: MapGrid.Cell(row: row, column: column), version: version))
         }
         return out.sorted { $0.version < $1.version }
-    }
-
-    public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
-        guard !tiles.isEmpty else { return [] }
-        let rows = tiles.map(\.row), columns = tiles.map(\.column)
-        var out: [ConfirmedRecord] = []
-        for try await (device, body) in try await client.query(
-            """
-            SELECT r.device_id, r.body FROM (
-                SELECT DISTINCT t.device_id, t.id FROM map_tile_records t JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc)
-                ON t.tile_row = u.tr AND t.tile_column = u.tc
-            ) t JOIN records r ON r.device_id = t.device_id AND r.kind = 'confirmation' AND r.id = t.id
-            ORDER BY r.device_id, r.id
-            """, logger: logger
-        ).decode((String, Data).self) {
-            out.append(ConfirmedRecord(device: device, body: body))
-        }
-        return out
     }
 
     @discardableResult

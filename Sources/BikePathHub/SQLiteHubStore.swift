@@ -119,6 +119,30 @@ public final class SQLiteHubStore: HubStore {
         migrator.registerMigration("v5-map-edition") { db in
             try db.execute(sql: "CREATE TABLE map_edition (value TEXT NOT NULL)")
         }
+        // The map's evidence as sums (docs/hub.md, "The map's evidence"). Filled by indexing:
+        // the rule's edition changed with it, so the maintainer's first pass forgets which
+        // confirmations were indexed and indexes each again (`resetMapEvidence`).
+        migrator.registerMigration("v6-map-evidence") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE map_passes (
+                        cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
+                        PRIMARY KEY (cell_row, cell_column, sector)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE map_reports (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                        sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
+                        lat_sum INTEGER NOT NULL, lon_sum INTEGER NOT NULL, axis_x INTEGER NOT NULL, axis_y INTEGER NOT NULL,
+                        first_day INTEGER, last_day INTEGER,
+                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE map_stretches (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                        status TEXT NOT NULL, device_id TEXT NOT NULL, length_mm INTEGER NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
@@ -244,21 +268,26 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func index(_ entries: [(confirmation: IndexableConfirmation, tiles: Set<MapGrid.Cell>)], dirty: Set<MapGrid.Cell>) async throws {
+    public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await pool.write { db in
-            for (confirmation, tiles) in entries {
-                for tile in tiles {
+            var added = MapEvidence()
+            for entry in entries {
+                let confirmation = entry.confirmation
+                for tile in entry.tiles {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO map_tile_records VALUES (?, ?, ?, ?)",
                         arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)", arguments: [confirmation.device, confirmation.id])
-                if !tiles.isEmpty {
+                // Its evidence once: a confirmation indexed before (a retried upload, another scan) adds nothing.
+                if db.changesCount == 1 { added.add(entry.evidence) }
+                if !entry.tiles.isEmpty {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)",
                         arguments: [confirmation.device, confirmation.id])
                 }
             }
+            try Self.add(added, db)
             for tile in dirty {
                 let version = try Int64.fetchOne(db, sql: "UPDATE map_counter SET value = value + 1 RETURNING value") ?? 0
                 try db.execute(
@@ -266,6 +295,83 @@ public final class SQLiteHubStore: HubStore {
                         INSERT INTO map_dirty VALUES (?, ?, ?) ON CONFLICT (tile_row, tile_column) DO UPDATE SET version = excluded.version
                         """, arguments: [tile.row, tile.column, version])
             }
+        }
+    }
+
+    private static func add(_ evidence: MapEvidence, _ db: Database) throws {
+        let passes = try db.cachedStatement(
+            sql: "INSERT INTO map_passes VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rides = rides + excluded.rides")
+        for (key, rides) in evidence.passes {
+            try passes.execute(arguments: [key.cell.row, key.cell.column, key.sector, rides])
+        }
+        let reports = try db.cachedStatement(
+            sql: """
+                INSERT INTO map_reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET
+                reports = reports + excluded.reports, lat_sum = lat_sum + excluded.lat_sum, lon_sum = lon_sum + excluded.lon_sum,
+                axis_x = axis_x + excluded.axis_x, axis_y = axis_y + excluded.axis_y,
+                first_day = min(coalesce(first_day, excluded.first_day), coalesce(excluded.first_day, first_day)),
+                last_day = max(coalesce(last_day, excluded.last_day), coalesce(excluded.last_day, last_day))
+                """)
+        for (key, t) in evidence.reports {
+            let tile = MapEvidence.tile(ofReportCell: key.cell)
+            try reports.execute(arguments: [
+                tile.row, tile.column, key.cell.row, key.cell.column, key.sector, key.kind, key.device, t.count, t.latitude, t.longitude,
+                t.axisX, t.axisY, t.firstDay, t.lastDay,
+            ])
+        }
+        let stretches = try db.cachedStatement(
+            sql:
+                "INSERT INTO map_stretches VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET length_mm = length_mm + excluded.length_mm"
+        )
+        for (key, length) in evidence.stretches {
+            let tile = MapEvidence.tile(ofStretchCell: key.cell)
+            try stretches.execute(arguments: [
+                tile.row, tile.column, key.cell.row, key.cell.column, key.status.rawValue, key.device, length,
+            ])
+        }
+    }
+
+    public func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence {
+        guard !tiles.isEmpty else { return MapEvidence() }
+        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            var evidence = MapEvidence()
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM map_reports WHERE (tile_row, tile_column) IN (VALUES \(values))") {
+                let key = MapEvidence.ReportKey(
+                    cell: MapGrid.Cell(row: row["cell_row"], column: row["cell_column"]), sector: row["sector"], kind: row["kind"],
+                    device: row["device_id"])
+                evidence.reports[key] = MapEvidence.ReportTally(
+                    count: row["reports"], latitude: row["lat_sum"], longitude: row["lon_sum"], axisX: row["axis_x"],
+                    axisY: row["axis_y"], firstDay: row["first_day"], lastDay: row["last_day"])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM map_stretches WHERE (tile_row, tile_column) IN (VALUES \(values))") {
+                // A status this edition does not know is left out, as an unknown status in an upload is.
+                guard let status = PathStatus(rawValue: row["status"]) else { continue }
+                let key = MapEvidence.StretchKey(
+                    cell: MapGrid.Cell(row: row["cell_row"], column: row["cell_column"]), status: status, device: row["device_id"])
+                evidence.stretches[key] = row["length_mm"]
+            }
+            return evidence
+        }
+    }
+
+    public func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int] {
+        guard !cells.isEmpty else { return [:] }
+        let values = cells.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            var passes: [MapEvidence.PassKey: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT cell_row, cell_column, sector, rides FROM map_passes WHERE (cell_row, cell_column) IN (VALUES \(values))")
+            {
+                passes[MapEvidence.PassKey(cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2])] = row[3]
+            }
+            return passes
+        }
+    }
+
+    public func resetMapEvidence() async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM map_passes; DELETE FROM map_reports; DELETE FROM map_stretches; DELETE FROM map_indexed")
         }
     }
 
@@ -278,24 +384,6 @@ public final class SQLiteHubStore: HubStore {
 
     /// One hub serves an SQLite file, and its one maintainer is the only claimant: the dirty tiles as they are.
     public func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile] { try await dirtyMapTiles(limit: limit) }
-
-    public func confirmations(touching tiles: [MapGrid.Cell]) async throws -> [ConfirmedRecord] {
-        guard !tiles.isEmpty else { return [] }
-        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
-        return try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                // From the tiles' index to the records: an `EXISTS` per record scanned every
-                // stored record (bodies and all) on each remake, a time that grew with the hub.
-                sql: """
-                    SELECT r.device_id, r.body FROM (
-                        SELECT DISTINCT device_id, id FROM map_tile_records WHERE (tile_row, tile_column) IN (VALUES \(values))
-                    ) t JOIN records r ON r.device_id = t.device_id AND r.kind = 'confirmation' AND r.id = t.id
-                    ORDER BY r.device_id, r.id
-                    """
-            ).map { ConfirmedRecord(device: $0["device_id"], body: $0["body"]) }
-        }
-    }
 
     @discardableResult
     public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {

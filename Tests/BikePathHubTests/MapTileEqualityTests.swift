@@ -11,16 +11,14 @@ import Testing
 /// in several rounds, each followed by an incremental update, end in the same spots,
 /// path-status cells and reports as one recomputation of everything.
 @Suite(.ownThreads) struct MapTileEqualityTests {
-    static func sorted(_ map: SharedMap) -> (obstacles: [ReportedObstacle], cells: [CellStatus], reports: [ObstacleReport]) {
+    static func sorted(_ map: SharedMap) -> (obstacles: [ReportedObstacle], cells: [CellStatus], reports: [RiderReports]) {
         (
             map.obstacles.sorted {
                 ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind)
             },
             map.cells.sorted { $0.cell < $1.cell },
             map.reports.sorted {
-                ($0.device, $0.trip, $0.position.latitude, $0.position.longitude) < (
-                    $1.device, $1.trip, $1.position.latitude, $1.position.longitude
-                )
+                ($0.device, $0.position.latitude, $0.position.longitude) < ($1.device, $1.position.latitude, $1.position.longitude)
             }
         )
     }
@@ -118,6 +116,31 @@ import Testing
             #expect(remade.obstacles == made.obstacles && remade.cells == made.cells, "the emptied tile was remade by this rule")
             #expect(remade.reports == made.reports)
             #expect(made.obstacles.contains(spot), "the tile held the spot before it was emptied")
+        }
+    }
+
+    /// A confirmation's evidence is added to the stored sums once, however often it is indexed
+    /// (a retried upload, a scan racing an upload, another replica): the sums read back are
+    /// its evidence, not twice it.
+    @Test(.timeLimitOnceRunning(.minutes(3)), arguments: Backend.available)
+    func evidenceIsAddedOncePerConfirmation(_ backend: Backend) async throws {
+        let city = CitySimulation.generate(riders: 4, rides: 2, seed: 22)
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await Fixtures.prepare(store, for: city.confirmations)
+            let entries = city.confirmations.enumerated().compactMap { i, c in
+                MapTiles.entry(for: IndexableConfirmation(device: c.device, id: "E\(i)", body: c.body))
+            }
+            let expected = entries.reduce(into: MapEvidence()) { $0.add($1.evidence) }
+            #expect(!expected.reports.isEmpty && !expected.passes.isEmpty && !expected.stretches.isEmpty)
+            try await store.index(entries + entries.prefix(2), dirty: [])
+            try await store.index(entries, dirty: [])
+            let tiles = Set(expected.reports.keys.map { MapEvidence.tile(ofReportCell: $0.cell) })
+                .union(expected.stretches.keys.map { MapEvidence.tile(ofStretchCell: $0.cell) })
+            var stored = try await store.mapEvidence(tiles: tiles.sorted())
+            stored.passes = try await store.mapPasses(cells: Set(expected.passes.keys.map(\.cell)))
+            #expect(stored == expected)
         }
     }
 }

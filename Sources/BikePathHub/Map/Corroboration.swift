@@ -115,101 +115,130 @@ public struct CorroborationRule: Sendable, Equatable {
         return 1 / (1 + exp(-logOdds))
     }
 
+    /// The rule on reports and trip paths: each trip's evidence (`MapEvidence.trip`), summed,
+    /// then read. A reporting trip that sent no path reports in no known direction.
     public func corroborate(reports: [ObstacleReport], passes: [TripPass]) -> [ReportedObstacle] {
-        // Cells a little wider than the radius: a point within the radius of another, or of a
-        // path step (steps are half a radius apart), is always in the 3 × 3 cells around it.
-        let grid = MapGrid(cellMeters: radiusMeters * 1.25)
-        var passByTrip: [String: Int] = [:]
-        for (i, p) in passes.enumerated() { passByTrip[p.device + "\u{1}" + p.trip] = i }
-        let directions = reports.map { r in
-            passByTrip[r.device + "\u{1}" + r.trip].flatMap { direction(of: passes[$0].path, at: r.position) }
+        var byTrip: [String: [ObstacleReport]] = [:]
+        for r in reports { byTrip[r.device + "\u{1}" + r.trip, default: []].append(r) }
+        var evidence = MapEvidence()
+        var withPath = Set<String>()
+        for p in passes {
+            let key = p.device + "\u{1}" + p.trip
+            let reports = withPath.insert(key).inserted ? byTrip[key] ?? [] : []
+            evidence.add(
+                MapEvidence.trip(device: p.device, reports: reports, path: p.path, stretches: [], rule: self, pathStatus: PathStatusRule()))
         }
-        let spots = clusters(reports, directions: directions, grid: grid)
-        var spotIndex: [MapGrid.Cell: [Int]] = [:]
-        var centres: [Coordinate] = []
-        var axes: [Double?] = []
-        for (s, members) in spots.enumerated() {
-            let n = Double(members.count)
-            let centre = Coordinate(
-                latitude: members.map { reports[$0].position.latitude }.reduce(0, +) / n,
-                longitude: members.map { reports[$0].position.longitude }.reduce(0, +) / n)
-            centres.append(centre)
-            spotIndex[grid.cell(of: centre), default: []].append(s)
-            axes.append(
-                Self.axialMean(members.compactMap { directions[$0] })
-                    ?? Self.axialMean(
-                        members.compactMap {
-                            passByTrip[reports[$0].device + "\u{1}" + reports[$0].trip].flatMap {
-                                Self.heading(of: passes[$0].path, over: centre)
-                            }
-                        }))
-        }
-        // Each reporting trip's reports at each spot; then, for every trip within the radius of
-        // a spot, its rides over it along the street: the reported ones and the silent ones.
-        var reportsByTrip = Array(repeating: [String: Int](), count: spots.count)
-        for (s, members) in spots.enumerated() {
-            for m in members { reportsByTrip[s][reports[m].device + "\u{1}" + reports[m].trip, default: 0] += 1 }
-        }
-        var reported = Array(repeating: 0, count: spots.count), misses = Array(repeating: 0, count: spots.count)
-        var seen = Array(repeating: Set<String>(), count: spots.count)
-        for pass in passes {
-            let key = pass.device + "\u{1}" + pass.trip
-            for s in spotsNear(pass.path, grid: grid, index: spotIndex, spots: centres) {
-                let rides = self.rides(of: pass.path, over: centres[s], along: axes[s])
-                let hits = reportsByTrip[s][key] ?? 0
-                // A reporting trip rode over it at least once (its path may be trimmed there);
-                // a report per ride at most (two detections of one ride are one).
-                let over = hits > 0 ? max(rides, 1) : rides
-                reported[s] += min(hits, over)
-                misses[s] += over - min(hits, over)
-                if hits > 0 { seen[s].insert(key) }
-            }
-        }
-        // Reporting trips that sent no path (or whose path never came within the radius): one ride each.
-        for s in spots.indices { for (key, _) in reportsByTrip[s] where !seen[s].contains(key) { reported[s] += 1 } }
-        return spots.enumerated().map { i, members in
-            let group = members.map { reports[$0] }
-            let riders = Set(group.map(\.device)).count
-            let trips = reportsByTrip[i].count
-            let c = confidence(reports: reported[i], misses: misses[i])
-            let days = group.compactMap(\.day)
-            return ReportedObstacle(
-                position: centres[i], kind: Self.kind(of: group), riders: riders, reportingTrips: trips,
-                passesWithoutReport: misses[i], confidence: c,
-                corroborated: riders >= minRiders && c >= minConfidence, firstDay: days.min(), lastDay: days.max())
-        }
-        .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
+        for (key, trip) in byTrip where !withPath.contains(key) { for r in trip { evidence.add(r, direction: nil) } }
+        return corroborate(evidence)
     }
 
-    /// Reports grouped into spots, densest first (see the type's comment): indices into `reports`.
-    private func clusters(_ reports: [ObstacleReport], directions: [Double?], grid: MapGrid) -> [[Int]] {
+    /// The spots of `evidence` (see the type's comment), sorted by position and kind.
+    public func corroborate(_ evidence: MapEvidence) -> [ReportedObstacle] {
+        let groups = ReportGroup.all(in: evidence)
+        return clusters(groups).map { spot(of: $0.map { groups[$0] }, passes: evidence.passes) }
+            .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
+    }
+
+    /// The 10 m cells whose rides the spots of `evidence` are judged by (`MapEvidence.passes`):
+    /// a store reads the rides of these cells only, not of every cell ridden.
+    public func spotCells(_ evidence: MapEvidence) -> Set<MapGrid.Cell> {
+        let groups = ReportGroup.all(in: evidence)
+        return Set(
+            clusters(groups).map { members in
+                var tally = groups[members[0]].tally
+                for m in members.dropFirst() { tally.add(groups[m].tally) }
+                return MapEvidence.grid.cell(of: tally.position)
+            })
+    }
+
+    /// One spot from its report groups: its centre is their reports' mean, its street their
+    /// directions' axial mean, its rides those counted at its centre's cell along the street.
+    private func spot(of members: [ReportGroup], passes: [MapEvidence.PassKey: Int]) -> ReportedObstacle {
+        var tally = members[0].tally
+        for g in members.dropFirst() { tally.add(g.tally) }
+        let centre = tally.position
+        let known = members.filter { $0.sector >= 0 }.map(\.tally.count).reduce(0, +)
+        let axis = Self.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: Double(known) * MapEvidence.axisUnits)
+        let cell = MapEvidence.grid.cell(of: centre)
+        let rides = (0..<MapEvidence.sectors).filter { s in
+            axis.map { Self.axialDifference($0, (Double(s) + 0.5) * MapEvidence.sectorDegrees) <= alignmentDegrees } ?? true
+        }
+        .map { passes[MapEvidence.PassKey(cell: cell, sector: $0)] ?? 0 }.reduce(0, +)
+        // A reporting trip whose path was trimmed there rode over it without a counted ride.
+        let misses = max(0, rides - tally.count)
+        let riders = members.reduce(into: Set<String>()) { $0.formUnion($1.devices) }.count
+        let c = confidence(reports: tally.count, misses: misses)
+        return ReportedObstacle(
+            position: centre, kind: Self.kind(of: members.map { ($0.kind, $0.tally.count) }), riders: riders,
+            reportingTrips: tally.count, passesWithoutReport: misses, confidence: c,
+            corroborated: riders >= minRiders && c >= minConfidence, firstDay: tally.firstDay, lastDay: tally.lastDay)
+    }
+
+    /// The reports of one kind in one cell made riding in one sector, of every rider.
+    struct ReportGroup {
+        var cell: MapGrid.Cell
+        var sector: Int
+        var kind: String
+        var tally: MapEvidence.ReportTally
+        var devices: Set<String>
+        var position: Coordinate { tally.position }
+        /// Known directions of one sector agree (15°): their axial mean, with no threshold.
+        var direction: Double? {
+            sector < 0 ? nil : CorroborationRule.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: 0)
+        }
+
+        static func all(in evidence: MapEvidence) -> [ReportGroup] {
+            var byKey: [MapEvidence.ReportKey: ReportGroup] = [:]
+            for (key, tally) in evidence.reports {
+                var groupKey = key
+                groupKey.device = ""
+                if byKey[groupKey] == nil {
+                    byKey[groupKey] = ReportGroup(cell: key.cell, sector: key.sector, kind: key.kind, tally: tally, devices: [key.device])
+                } else {
+                    byKey[groupKey]!.tally.add(tally)
+                    byKey[groupKey]!.devices.insert(key.device)
+                }
+            }
+            return byKey.keys.sorted().map { byKey[$0]! }
+        }
+    }
+
+    /// Report groups gathered into spots, densest first (see the type's comment): indices into `groups`.
+    private func clusters(_ groups: [ReportGroup]) -> [[Int]] {
+        // Cells a little wider than the radius: a point within the radius of another is
+        // always in the 3 × 3 cells around it.
+        let grid = MapGrid(cellMeters: radiusMeters * 1.25)
         var byCell: [MapGrid.Cell: [Int]] = [:]
-        for (i, r) in reports.enumerated() { byCell[grid.cell(of: r.position), default: []].append(i) }
+        let positions = groups.map(\.position), directions = groups.map(\.direction)
+        for (i, p) in positions.enumerated() { byCell[grid.cell(of: p), default: []].append(i) }
         func along(_ a: Int, _ b: Int) -> Bool {
             guard let da = directions[a], let db = directions[b] else { return true }
             return Self.axialDifference(da, db) <= alignmentDegrees
         }
         func neighbours(_ i: Int) -> [Int] {
-            grid.neighbourhood(of: reports[i].position).flatMap { byCell[$0] ?? [] }.filter {
-                $0 != i && Self.compatible(reports[i].kind, reports[$0].kind) && along(i, $0)
-                    && Geodesic.distance(reports[i].position, reports[$0].position) <= radiusMeters
+            grid.neighbourhood(of: positions[i]).flatMap { byCell[$0] ?? [] }.filter {
+                $0 != i && Self.compatible(groups[i].kind, groups[$0].kind) && along(i, $0)
+                    && Geodesic.distance(positions[i], positions[$0]) <= radiusMeters
             }
         }
-        let density = reports.indices.map { neighbours($0).count }
-        let order = reports.indices.sorted { a, b in
-            let (ra, rb) = (reports[a], reports[b])
-            return (-density[a], ra.position.latitude, ra.position.longitude, ra.device, ra.trip, ra.kind)
-                < (-density[b], rb.position.latitude, rb.position.longitude, rb.device, rb.trip, rb.kind)
+        let density = groups.indices.map { i in groups[i].tally.count - 1 + neighbours(i).map { groups[$0].tally.count }.reduce(0, +) }
+        // `groups` is sorted by cell, sector and kind: the index breaks the last ties.
+        let order = groups.indices.sorted { a, b in
+            (-density[a], positions[a].latitude, positions[a].longitude, a) < (
+                -density[b], positions[b].latitude, positions[b].longitude, b
+            )
         }
-        var assigned = Array(repeating: false, count: reports.count)
+        var assigned = Array(repeating: false, count: groups.count)
         var spots: [[Int]] = []
         for seed in order where !assigned[seed] {
             let candidates = neighbours(seed).filter { !assigned[$0] }
             // A catch-all seed takes the kind most of its neighbours name, and then only
             // reports compatible with it: a pothole and a bump never share a spot through it.
-            let kind = Self.kind(of: ([seed] + candidates).map { reports[$0] })
-            let sameKind = candidates.filter { Self.compatible(reports[$0].kind, kind) }
-            let direction = directions[seed] ?? Self.dominant(sameKind.compactMap { directions[$0] }, within: alignmentDegrees)
+            let kind = Self.kind(of: ([seed] + candidates).map { (groups[$0].kind, groups[$0].tally.count) })
+            let sameKind = candidates.filter { Self.compatible(groups[$0].kind, kind) }
+            let direction =
+                directions[seed]
+                ?? Self.dominant(sameKind.compactMap { g in directions[g].map { ($0, groups[g].tally.count) } }, within: alignmentDegrees)
             var members = [seed]
             assigned[seed] = true
             for j in sameKind
@@ -217,34 +246,26 @@ public struct CorroborationRule: Sendable, Equatable {
                 assigned[j] = true
                 members.append(j)
             }
-            // In a fixed order, so that sums (the centre) do not depend on the input's order.
-            spots.append(
-                members.sorted { a, b in
-                    let (ra, rb) = (reports[a], reports[b])
-                    return (ra.position.latitude, ra.position.longitude, ra.device, ra.trip) < (
-                        rb.position.latitude, rb.position.longitude, rb.device, rb.trip
-                    )
-                })
+            spots.append(members.sorted())
         }
         return spots
     }
 
     /// The most reported specific kind (not `irregularity`), ties by name; `irregularity`
     /// when no report names one.
-    static func kind(of group: [ObstacleReport]) -> String {
-        var counts: [String: Int] = [:]
-        for r in group where r.kind != "irregularity" { counts[r.kind, default: 0] += 1 }
-        return counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "irregularity"
+    static func kind(of counts: [(kind: String, count: Int)]) -> String {
+        var byKind: [String: Int] = [:]
+        for (kind, n) in counts where kind != "irregularity" { byKind[kind, default: 0] += n }
+        return byKind.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? "irregularity"
     }
 
-    /// The axial mean of `headings` (degrees, 0…180): a spot's street, from its reports'
-    /// directions. nil when there are none, or when they disagree (mean resultant length
-    /// below 0.7): then every pass within the radius counts, whatever its direction.
-    static func axialMean(_ headings: [Double]) -> Double? {
-        guard !headings.isEmpty else { return nil }
-        // Axial mean: double the angles so that 10° and 190° agree.
-        let x = headings.map { cos(2 * $0 * .pi / 180) }.reduce(0, +), y = headings.map { sin(2 * $0 * .pi / 180) }.reduce(0, +)
-        guard (x * x + y * y).squareRoot() / Double(headings.count) >= 0.7 else { return nil }
+    /// The axial mean of directions given as the sums of their doubled angles' cosines `x`
+    /// and sines `y` (degrees, 0…180): a spot's street. nil when there are none, or when
+    /// they disagree (mean resultant length below 0.7 of `weight`, their number; 0 asks for
+    /// no threshold): then every ride over it counts, whatever its direction.
+    static func axialMean(x: Double, y: Double, of weight: Double) -> Double? {
+        guard x != 0 || y != 0 else { return nil }
+        guard weight == 0 || (x * x + y * y).squareRoot() / weight >= 0.7 else { return nil }
         let mean = atan2(y, x) * 90 / .pi
         return mean < 0 ? mean + 180 : mean
     }
@@ -269,44 +290,14 @@ public struct CorroborationRule: Sendable, Equatable {
         return over.contains { Self.axialDifference($0.heading, nearest.heading) > alignmentDegrees } ? nil : nearest.heading
     }
 
-    /// The direction most of `headings` agree with (within `tolerance`); ties to the smallest.
-    static func dominant(_ headings: [Double], within tolerance: Double) -> Double? {
-        headings.max { a, b in
-            let (na, nb) = (
-                headings.filter { axialDifference($0, a) <= tolerance }.count, headings.filter { axialDifference($0, b) <= tolerance }.count
-            )
+    /// The direction most of `headings` agree with (within `tolerance`), each weighed by its
+    /// reports; ties to the smallest.
+    static func dominant(_ headings: [(heading: Double, weight: Int)], within tolerance: Double) -> Double? {
+        func support(_ h: Double) -> Int { headings.filter { axialDifference($0.heading, h) <= tolerance }.map(\.weight).reduce(0, +) }
+        return headings.map(\.heading).max { a, b in
+            let (na, nb) = (support(a), support(b))
             return na != nb ? na < nb : a > b
         }
-    }
-
-    /// How many times `path` rides over `point` along `axis`: runs of consecutive segments that
-    /// ride over it (it lies within the radius and projects onto them) within
-    /// `alignmentDegrees` of the axis, a run ending where the path turns back. A rider who
-    /// turns at a crossing 10 m from the spot and rides away from it has a segment within the
-    /// radius, along the street, that never went over it; an out-and-back trip rides over it
-    /// twice: two chances to report it, as two trips would have. Counted once per trip, a
-    /// false source that one ride in seven reports was reported on half the trips of the
-    /// riders whose routes went back and forth over it (3 false spots at 1×, seed 1).
-    /// Without an axis every segment over it counts, and a path within the radius rides over
-    /// it at least once.
-    func rides(of path: [Coordinate], over point: Coordinate, along axis: Double?) -> Int {
-        var runs = 0
-        var last: (dx: Double, dy: Double)? = nil
-        for segment in Self.segments(of: path, around: point) {
-            let over =
-                segment.t >= 0 && segment.t <= 1 && segment.distance2 <= radiusMeters * radiusMeters
-                && axis.map { Self.axialDifference($0, segment.heading) <= alignmentDegrees } ?? true
-            guard over else { last = nil; continue }
-            if let l = last, l.dx * segment.dx + l.dy * segment.dy > 0 {} else { runs += 1 }
-            last = (segment.dx, segment.dy)
-        }
-        return axis == nil ? max(runs, 1) : runs
-    }
-
-    /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point` among
-    /// those `point` projects onto (nil when it projects onto none).
-    static func heading(of path: [Coordinate], over point: Coordinate) -> Double? {
-        segments(of: path, around: point).filter { $0.t >= 0 && $0.t <= 1 }.min { $0.distance2 < $1.distance2 }?.heading
     }
 
     /// The heading (degrees, 0…180, axial) of the segment of `path` nearest to `point`.
@@ -314,66 +305,41 @@ public struct CorroborationRule: Sendable, Equatable {
         segments(of: path, around: point).min { $0.distance2 < $1.distance2 }?.heading
     }
 
-    /// Each segment of `path` (of non-zero length) seen from `point`, on a local east/north
-    /// plane around it (metres; exact enough over a street's length): where the point
-    /// projects on the segment's line (`t`, 0…1 on the segment), its squared distance to the
-    /// segment, and the segment's axial heading.
+    /// Each segment of `path` (of non-zero length) seen from `point` (`seen`).
     private static func segments(of path: [Coordinate], around point: Coordinate) -> [(
         t: Double, distance2: Double, heading: Double, dx: Double, dy: Double
     )] {
-        let eastPerDegree = 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
+        zip(path, path.dropFirst()).compactMap { seen($0, $1, from: point) }
+    }
+
+    /// The segment from `ca` to `cb` seen from `point`, on a local east/north plane around it
+    /// (metres; exact enough over a street's length): where the point projects on the
+    /// segment's line (`t`, 0…1 on the segment), its squared distance to the segment, the
+    /// segment's axial heading and its east and north extent. nil when it has no length.
+    /// `eastPerDegree`: metres per degree of longitude there, when the caller knows it.
+    static func seen(_ ca: Coordinate, _ cb: Coordinate, from point: Coordinate, eastPerDegree: Double? = nil) -> (
+        t: Double, distance2: Double, heading: Double, dx: Double, dy: Double
+    )? {
+        let eastPerDegree = eastPerDegree ?? 111_320 * cos(point.latitude * .pi / 180), northPerDegree = 111_320.0
         func project(_ c: Coordinate) -> (x: Double, y: Double) {
             ((c.longitude - point.longitude) * eastPerDegree, (c.latitude - point.latitude) * northPerDegree)
         }
-        return zip(path, path.dropFirst()).compactMap { ca, cb in
-            let (a, b) = (project(ca), project(cb))
-            let (dx, dy) = (b.x - a.x, b.y - a.y)
-            let length2 = dx * dx + dy * dy
-            guard length2 > 0 else { return nil }
-            let t = -(a.x * dx + a.y * dy) / length2  // the point is the origin
-            let clamped = max(0, min(1, t))
-            let (qx, qy) = (a.x + clamped * dx, a.y + clamped * dy)
-            var h = atan2(dx, dy) * 180 / .pi
-            if h < 0 { h += 180 }
-            if h >= 180 { h -= 180 }
-            return (t, qx * qx + qy * qy, h, dx, dy)
-        }
+        let (a, b) = (project(ca), project(cb))
+        let (dx, dy) = (b.x - a.x, b.y - a.y)
+        let length2 = dx * dx + dy * dy
+        guard length2 > 0 else { return nil }
+        let t = -(a.x * dx + a.y * dy) / length2  // the point is the origin
+        let clamped = max(0, min(1, t))
+        let (qx, qy) = (a.x + clamped * dx, a.y + clamped * dy)
+        var h = atan2(dx, dy) * 180 / .pi
+        if h < 0 { h += 180 }
+        if h >= 180 { h -= 180 }
+        return (t, qx * qx + qy * qy, h, dx, dy)
     }
 
     /// The angle between two axial directions (0…90).
     static func axialDifference(_ a: Double, _ b: Double) -> Double {
         let d = abs(a - b).truncatingRemainder(dividingBy: 180)
         return min(d, 180 - d)
-    }
-
-    /// Spots whose anchor lies within the radius of the path: the path is walked in steps
-    /// of half the radius and only spots in the grid cells around each step are measured.
-    private func spotsNear(_ path: [Coordinate], grid: MapGrid, index: [MapGrid.Cell: [Int]], spots: [Coordinate]) -> Set<Int> {
-        var found = Set<Int>()
-        let segments = path.count == 1 ? [(path[0], path[0])] : Array(zip(path, path.dropFirst()))
-        for (a, b) in segments {
-            let length = Geodesic.distance(a, b)
-            let steps = max(1, Int((length / (radiusMeters / 2)).rounded(.up)))
-            // A segment with more steps than there are spots (a straight road simplified to
-            // two points, a gap across a privacy zone, or a forged path: 1,000 km is 133,000
-            // steps) is measured against every spot instead: the same test, at most
-            // `spots.count` measurements. Walking a valid path of 25 points across the globe
-            // took minutes and stalled every map answer (found by the contract test).
-            if steps >= spots.count {
-                for s in spots.indices where !found.contains(s) {
-                    if (Geodesic.distance(from: spots[s], toPath: [a, b]) ?? .infinity) <= radiusMeters { found.insert(s) }
-                }
-                continue
-            }
-            for k in 0...steps {
-                let t = Double(k) / Double(steps)
-                let p = Coordinate(
-                    latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
-                for s in grid.neighbourhood(of: p).flatMap({ index[$0] ?? [] }) where !found.contains(s) {
-                    if (Geodesic.distance(from: spots[s], toPath: [a, b]) ?? .infinity) <= radiusMeters { found.insert(s) }
-                }
-            }
-        }
-        return found
     }
 }

@@ -18,6 +18,8 @@ public struct MapGrid: Sendable, Equatable {
             self.column = column
         }
         public static func < (a: Cell, b: Cell) -> Bool { (a.row, a.column) < (b.row, b.column) }
+        /// One word to hash, not two: the map's evidence hashes millions of cells.
+        public func hash(into hasher: inout Hasher) { hasher.combine(row &* 1_000_003 &+ column) }
     }
 
     /// Metres per degree of latitude (mean; the grid is a partition, not a survey).

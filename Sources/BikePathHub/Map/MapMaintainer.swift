@@ -113,11 +113,13 @@ final class MapMaintainer: Service {
         let entries = confirmations.map { c in
             // Stored records passed validation; one that no longer decodes (a schema change)
             // is indexed with no tile, so it is not read again, and said once here.
-            let tiles = MapTiles.touched(byConfirmation: c.body)
-            if tiles == nil { logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map") }
-            return (c, tiles ?? [])
+            guard let entry = MapTiles.entry(for: c) else {
+                logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map")
+                return MapIndexEntry(confirmation: c, tiles: [], evidence: MapEvidence())
+            }
+            return entry
         }
-        let dirty = Set(entries.flatMap { $0.1.flatMap(MapTiles.neighbourhood(of:)) })
+        let dirty = Set(entries.flatMap { $0.tiles.flatMap(MapTiles.neighbourhood(of:)) })
         try await store.index(entries, dirty: dirty)
     }
 
@@ -138,7 +140,11 @@ final class MapMaintainer: Service {
             // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
             // overlap, and one build over their union serves each (the rule is local).
             let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) }).sorted()
-            let map = SharedMap.build(confirmations: try await store.confirmations(touching: area))
+            // The area's stored sums, not its confirmations: what this reads grows with the
+            // area's cells, not with the riders and rides in it. Rides only at the spots.
+            var evidence = try await store.mapEvidence(tiles: area)
+            evidence.passes = try await store.mapPasses(cells: CorroborationRule().spotCells(evidence))
+            let map = SharedMap(evidence: evidence)
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             // With no corroborated obstacle in the area no link of it carries one: its links
@@ -166,6 +172,9 @@ final class MapMaintainer: Service {
         let stored = try await store.mapEdition()
         guard stored != MapTiles.edition else { return }
         let tiles = Set(try await store.mapTilesInUse().flatMap(MapTiles.neighbourhood(of:)))
+        // The evidence is summed by the rule's parameters too: every confirmation adds it again
+        // in the scan that follows (this pass's), before the tiles are remade.
+        try await store.resetMapEvidence()
         try await store.index([], dirty: tiles)
         try await store.setMapEdition(MapTiles.edition)
         guard !tiles.isEmpty else { return }

@@ -26,7 +26,7 @@ public enum MapTiles {
     /// Bumped whenever the map's rule changes in code (`SharedMap.build`, `CorroborationRule`,
     /// `PathStatusRule`, what a slice holds): a hub whose tiles were made by another edition
     /// remakes every tile once (`MapMaintainer.remakeIfTheRuleChanged`).
-    static let ruleRevision = 1
+    static let ruleRevision = 2
 
     /// The rule the tiles are made by: its revision and its parameters, so that a changed
     /// parameter remakes the tiles too, without anyone remembering to bump the revision.
@@ -39,12 +39,19 @@ public enum MapTiles {
         ].joined(separator: ", ")
     }
 
-    /// The tiles a confirmation touches; none when it is not confirmed; nil when it does not
-    /// decode (the map leaves it out, as `SharedMap.build` does, and the maintainer says so).
-    public static func touched(byConfirmation body: Data) -> Set<MapGrid.Cell>? {
-        guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: body) else { return nil }
-        guard confirmation.confirmed else { return [] }
-        let draft = confirmation.draft
+    /// What indexing a confirmation stores: the tiles it touches and its evidence; none when
+    /// it is not confirmed; nil when it does not decode (the map leaves it out, as
+    /// `SharedMap.build` does, and the maintainer says so).
+    public static func entry(for confirmation: IndexableConfirmation) -> MapIndexEntry? {
+        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: confirmation.body) else { return nil }
+        guard upload.confirmed else { return MapIndexEntry(confirmation: confirmation, tiles: [], evidence: MapEvidence()) }
+        return MapIndexEntry(
+            confirmation: confirmation, tiles: touched(by: upload.draft),
+            evidence: MapEvidence.trip(confirmation.device, upload.draft, rule: CorroborationRule(), pathStatus: PathStatusRule()))
+    }
+
+    /// The tiles a confirmed trip touches.
+    static func touched(by draft: DraftUpload) -> Set<MapGrid.Cell> {
         var tiles = Set<MapGrid.Cell>()
         for o in draft.obstacles { if let p = o.position { tiles.insert(grid.cell(of: Coordinate(latitude: p.lat, longitude: p.lon))) } }
         for r in draft.roadQuality {
@@ -116,9 +123,9 @@ public enum MapTiles {
 public struct MapSlice: Codable, Sendable, Equatable {
     public var obstacles: [ReportedObstacle]
     public var cells: [CellStatus]
-    public var reports: [ObstacleReport]
+    public var reports: [RiderReports]
 
-    public init(obstacles: [ReportedObstacle], cells: [CellStatus], reports: [ObstacleReport]) {
+    public init(obstacles: [ReportedObstacle], cells: [CellStatus], reports: [RiderReports]) {
         (self.obstacles, self.cells, self.reports) = (obstacles, cells, reports)
     }
 }

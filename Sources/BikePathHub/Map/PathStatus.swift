@@ -35,21 +35,29 @@ public struct PathStatusRule: Sendable, Equatable {
     public init() {}
 
     public func statuses(stretches: [StretchReport], obstacles: [ReportedObstacle]) -> [CellStatus] {
-        var byCell: [MapGrid.Cell: [StretchReport]] = [:]
-        for s in stretches where s.lengthMeters > 0 { byCell[grid.cell(of: s.midpoint), default: []].append(s) }
+        var evidence = MapEvidence()
+        for s in stretches { evidence.add(s, grid: grid) }
+        return statuses(evidence.stretches, obstacles: obstacles)
+    }
+
+    /// The statuses of summed stretches (`MapEvidence.stretches`, millimetres).
+    public func statuses(_ stretches: [MapEvidence.StretchKey: Int64], obstacles: [ReportedObstacle]) -> [CellStatus] {
+        var byCell: [MapGrid.Cell: (lengths: [PathStatus: Int64], riders: Set<String>)] = [:]
+        for (key, length) in stretches where length > 0 {
+            byCell[key.cell, default: ([:], [])].lengths[key.status, default: 0] += length
+            byCell[key.cell, default: ([:], [])].riders.insert(key.device)
+        }
         let blocked = Set(obstacles.filter(\.corroborated).map { grid.cell(of: $0.position) })
         return byCell.keys.sorted().map { cell in
-            let reports = byCell[cell]!
-            let total = reports.map(\.lengthMeters).reduce(0, +)
-            var weight = 0.0
+            let (lengths, riders) = byCell[cell]!
+            let total = lengths.values.reduce(0, +)
+            var weight: Int64 = 0
             var median = PathStatus.requiresMaintenance
             for status in PathStatus.allCases {
-                weight += reports.filter { $0.status == status }.map(\.lengthMeters).reduce(0, +)
-                if weight >= total / 2 { median = status; break }
+                weight += lengths[status] ?? 0
+                if 2 * weight >= total { median = status; break }
             }
-            return CellStatus(
-                cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median,
-                riders: Set(reports.map(\.device)).count)
+            return CellStatus(cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median, riders: riders.count)
         }
     }
 }

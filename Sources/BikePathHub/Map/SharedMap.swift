@@ -9,7 +9,8 @@ public struct SharedMap: Sendable {
     /// Every spot, corroborated or not; the public reader sees only corroborated ones.
     public var obstacles: [ReportedObstacle]
     public var cells: [CellStatus]
-    public var reports: [ObstacleReport]
+    /// Each rider's confirmed reports by 10 m cell, for the heatmap.
+    public var reports: [RiderReports]
     public var pathStatus: PathStatusRule
     /// Riders a published cell (path status, heatmap) must rest on: with one, a reader
     /// could follow a single rider's rides.
@@ -19,35 +20,15 @@ public struct SharedMap: Sendable {
         confirmations: [ConfirmedRecord], corroboration: CorroborationRule = CorroborationRule(),
         pathStatus: PathStatusRule = PathStatusRule()
     ) -> SharedMap {
-        var reports: [ObstacleReport] = [], passes: [TripPass] = [], stretches: [StretchReport] = []
+        var evidence = MapEvidence()
         for record in confirmations {
             // Stored records passed validation; one that no longer decodes is left out of the map, not fatal.
             guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), confirmation.confirmed else {
                 continue
             }
-            let draft = confirmation.draft
-            let day = draft.trip.startUtcNs.map { Int($0 / 86_400_000_000_000) }
-            for o in draft.obstacles {
-                guard let p = o.position else { continue }  // no position: it lay in a privacy zone
-                reports.append(
-                    ObstacleReport(
-                        device: record.device, trip: draft.trip.id, kind: o.kind,
-                        position: Coordinate(latitude: p.lat, longitude: p.lon), day: day))
-            }
-            let path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
-            if !path.isEmpty { passes.append(TripPass(device: record.device, trip: draft.trip.id, path: path)) }
-            for r in draft.roadQuality {
-                guard let a = r.start, let b = r.end, let status = PathStatus(rawValue: r.status) else { continue }
-                stretches.append(
-                    StretchReport(
-                        device: record.device, midpoint: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2),
-                        lengthMeters: r.lengthM, status: status))
-            }
+            evidence.add(MapEvidence.trip(record.device, confirmation.draft, rule: corroboration, pathStatus: pathStatus))
         }
-        let obstacles = corroboration.corroborate(reports: reports, passes: passes)
-        return SharedMap(
-            obstacles: obstacles, cells: pathStatus.statuses(stretches: stretches, obstacles: obstacles), reports: reports,
-            pathStatus: pathStatus, minRiders: corroboration.minRiders)
+        return SharedMap(evidence: evidence, corroboration: corroboration, pathStatus: pathStatus)
     }
 
     /// Corroborated obstacles inside `box`.
@@ -72,7 +53,7 @@ public struct SharedMap: Sendable {
         var byCell: [MapGrid.Cell: (reports: Int, riders: Set<String>)] = [:]
         for r in reports where box.contains(r.position) {
             let cell = grid.cell(of: r.position)
-            byCell[cell, default: (0, [])].reports += 1
+            byCell[cell, default: (0, [])].reports += r.reports
             byCell[cell, default: (0, [])].riders.insert(r.device)
         }
         return byCell.keys.sorted().compactMap { cell in
@@ -86,5 +67,38 @@ extension MapGrid {
     func centre(of cell: Cell) -> Coordinate {
         let b = bounds(of: cell)
         return Coordinate(latitude: (b.south + b.north) / 2, longitude: (b.west + b.east) / 2)
+    }
+}
+
+extension SharedMap {
+    /// The map read off summed evidence (`MapEvidence`).
+    public init(
+        evidence: MapEvidence, corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
+    ) {
+        let obstacles = corroboration.corroborate(evidence)
+        var byRider: [RiderReports.Key: MapEvidence.ReportTally] = [:]
+        for (key, tally) in evidence.reports {
+            let k = RiderReports.Key(cell: key.cell, device: key.device)
+            if byRider[k] == nil { byRider[k] = tally } else { byRider[k]!.add(tally) }
+        }
+        self.init(
+            obstacles: obstacles, cells: pathStatus.statuses(evidence.stretches, obstacles: obstacles),
+            reports: byRider.keys.sorted().map {
+                RiderReports(position: byRider[$0]!.position, device: $0.device, reports: byRider[$0]!.count)
+            },
+            pathStatus: pathStatus, minRiders: corroboration.minRiders)
+    }
+}
+
+/// One rider's confirmed reports in one 10 m cell of the map's evidence, at their mean position.
+public struct RiderReports: Sendable, Equatable, Codable {
+    public var position: Coordinate
+    public var device: String
+    public var reports: Int
+
+    struct Key: Hashable, Comparable {
+        var cell: MapGrid.Cell
+        var device: String
+        static func < (a: Key, b: Key) -> Bool { (a.cell, a.device) < (b.cell, b.device) }
     }
 }

@@ -1,0 +1,243 @@
+import BikePathAPI
+import BikePathCore
+import Foundation
+
+/// What confirmed trips say about the map, kept as sums (docs/hub.md, "The map's evidence"):
+/// the rides over each 10 m cell by heading, the obstacle reports by cell, heading, kind and
+/// rider, and the road-quality lengths by 100 m cell, status and rider. A trip's evidence is
+/// computed from that trip alone and the map's is the sum of its trips': a new ride adds to
+/// the cells it touches, whatever was stored before, and the spots, their confidence and the
+/// path status are read off the sums of a neighbourhood (`CorroborationRule.corroborate`,
+/// `PathStatusRule.statuses`). So the work of a new confirmation does not grow with the
+/// riders on its streets. Every sum is an integer: added in any order or grouping, they are
+/// equal to the last bit (floating sums differ in theirs), so the map kept ride by ride
+/// equals the map computed at once.
+public struct MapEvidence: Sendable, Equatable {
+    /// 10 m: a spot's rides are counted at its cell's centre, at most 7 m from the spot, and a
+    /// rider along its street rides within GNSS error (~5 m) of it, well inside the 15 m radius.
+    public static let grid = MapGrid(cellMeters: 10)
+    /// Axial headings (0…180°) in 15° sectors: a spot's street takes the sectors within 30° of
+    /// its axis; streets cross at 60–90°.
+    public static let sectors = 12
+    static let sectorDegrees = 180.0 / Double(sectors)
+    /// Sums of positions in 1e-7 degree (~1 cm), of axes in millionths.
+    static let degreeUnits = 1e7, axisUnits = 1e6
+    /// A step of a path longer than this is a gap (a privacy zone, a tunnel, a forged path),
+    /// not a ride: it adds no rides. A straight street simplified to its two ends is shorter.
+    static let longestRiddenStep = 5_000.0
+
+    /// Rides over a cell's centre in one sector (`CorroborationRule.rides`).
+    public struct PassKey: Hashable, Sendable, Comparable {
+        public var cell: MapGrid.Cell
+        public var sector: Int
+        public init(cell: MapGrid.Cell, sector: Int) { (self.cell, self.sector) = (cell, sector) }
+        public static func < (a: Self, b: Self) -> Bool { (a.cell, a.sector) < (b.cell, b.sector) }
+    }
+
+    /// Reports of one kind by one rider in one cell, made riding in one sector (-1: the
+    /// trip turned there, or sent no path: unknown).
+    public struct ReportKey: Hashable, Sendable, Comparable {
+        public var cell: MapGrid.Cell
+        public var sector: Int
+        public var kind: String
+        public var device: String
+        public init(cell: MapGrid.Cell, sector: Int, kind: String, device: String) {
+            (self.cell, self.sector, self.kind, self.device) = (cell, sector, kind, device)
+        }
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.cell, a.sector, a.kind, a.device) < (b.cell, b.sector, b.kind, b.device)
+        }
+    }
+
+    public struct ReportTally: Sendable, Equatable {
+        public var count: Int
+        /// Sums of the reports' latitudes and longitudes, in 1e-7 degree.
+        public var latitude: Int64
+        public var longitude: Int64
+        /// Sums of the doubled angles' cosines and sines of the reports' directions, in millionths
+        /// (an axial mean: 10° and 190° agree); zero for unknown directions.
+        public var axisX: Int64
+        public var axisY: Int64
+        public var firstDay: Int?
+        public var lastDay: Int?
+
+        /// The reports' mean position.
+        public var position: Coordinate {
+            Coordinate(
+                latitude: Double(latitude) / Double(count) / MapEvidence.degreeUnits,
+                longitude: Double(longitude) / Double(count) / MapEvidence.degreeUnits)
+        }
+
+        public mutating func add(_ o: ReportTally) {
+            count += o.count
+            latitude += o.latitude
+            longitude += o.longitude
+            axisX += o.axisX
+            axisY += o.axisY
+            firstDay = [firstDay, o.firstDay].compactMap { $0 }.min()
+            lastDay = [lastDay, o.lastDay].compactMap { $0 }.max()
+        }
+    }
+
+    /// Road-quality length of one status by one rider in one path-status cell (100 m).
+    public struct StretchKey: Hashable, Sendable, Comparable {
+        public var cell: MapGrid.Cell
+        public var status: PathStatus
+        public var device: String
+        public init(cell: MapGrid.Cell, status: PathStatus, device: String) {
+            (self.cell, self.status, self.device) = (cell, status, device)
+        }
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.cell, a.status.rawValue, a.device) < (b.cell, b.status.rawValue, b.device)
+        }
+    }
+
+    public var passes: [PassKey: Int] = [:]
+    public var reports: [ReportKey: ReportTally] = [:]
+    /// Millimetres.
+    public var stretches: [StretchKey: Int64] = [:]
+
+    public init() {}
+
+    public mutating func add(_ other: MapEvidence) {
+        for (k, v) in other.passes { passes[k, default: 0] += v }
+        for (k, v) in other.reports {
+            if reports[k] == nil { reports[k] = v } else { reports[k]!.add(v) }
+        }
+        for (k, v) in other.stretches { stretches[k, default: 0] += v }
+    }
+
+    /// The map tile (`MapTiles.grid`) a report cell's sums are stored under: that of its centre.
+    public static func tile(ofReportCell cell: MapGrid.Cell) -> MapGrid.Cell { MapTiles.grid.cell(of: grid.centre(of: cell)) }
+    /// The map tile a path-status cell's sums are stored under: that of its centre.
+    public static func tile(ofStretchCell cell: MapGrid.Cell) -> MapGrid.Cell {
+        MapTiles.grid.cell(of: PathStatusRule().grid.centre(of: cell))
+    }
+
+    static func sector(of heading: Double) -> Int { min(sectors - 1, max(0, Int(heading / sectorDegrees))) }
+
+    /// One report, its direction (`CorroborationRule.direction`) when known.
+    public mutating func add(_ report: ObstacleReport, direction: Double?) {
+        let key = ReportKey(
+            cell: Self.grid.cell(of: report.position), sector: direction.map(Self.sector(of:)) ?? -1, kind: report.kind,
+            device: report.device)
+        let angle = direction.map { 2 * $0 * .pi / 180 }
+        let tally = ReportTally(
+            count: 1, latitude: Int64((report.position.latitude * Self.degreeUnits).rounded()),
+            longitude: Int64((report.position.longitude * Self.degreeUnits).rounded()),
+            axisX: angle.map { Int64((cos($0) * Self.axisUnits).rounded()) } ?? 0,
+            axisY: angle.map { Int64((sin($0) * Self.axisUnits).rounded()) } ?? 0, firstDay: report.day, lastDay: report.day)
+        if reports[key] == nil { reports[key] = tally } else { reports[key]!.add(tally) }
+    }
+
+    /// One road-quality stretch, in the path-status cell of its midpoint.
+    public mutating func add(_ stretch: StretchReport, grid: MapGrid) {
+        guard stretch.lengthMeters > 0 else { return }
+        let key = StretchKey(cell: grid.cell(of: stretch.midpoint), status: stretch.status, device: stretch.device)
+        stretches[key, default: 0] += Int64((stretch.lengthMeters * 1000).rounded())
+    }
+
+    /// One trip's rides over every cell centre within `rule.radiusMeters` of `path`: for each
+    /// cell, each run of consecutive steps that ride over its centre (it lies within the radius
+    /// and projects onto them) without turning back counts once, in the sector of the run's
+    /// step nearest to the centre. A trip out and back rides over a cell twice; a trip turning
+    /// at a crossing rides over the cells near it once along each street.
+    public mutating func addRides(of path: [Coordinate], rule: CorroborationRule) {
+        let grid = Self.grid
+        let radius2 = rule.radiusMeters * rule.radiusMeters
+        // Each cell with the steps that ride over its centre, with how they are seen from it.
+        var over: [MapGrid.Cell: [(step: Int, distance2: Double, heading: Double, dx: Double, dy: Double)]] = [:]
+        for (i, (a, b)) in zip(path, path.dropFirst()).enumerated() {
+            let length = Geodesic.distance(a, b)
+            guard length > 0, length <= Self.longestRiddenStep else { continue }
+            // The cells around each piece of at most 50 m of the step (a long diagonal step's
+            // bounding box would hold thousands of cells far from it), each measured once.
+            let pieces = max(1, Int((length / 50).rounded(.up)))
+            // Metres per degree east at the step (within 1e-5 over the 5 km a step may span).
+            let eastPerDegree = MapGrid.metresPerDegree * cos((a.latitude + b.latitude) / 2 * .pi / 180)
+            var measured = Set<MapGrid.Cell>()
+            for k in 0..<pieces {
+                let (t0, t1) = (Double(k) / Double(pieces), Double(k + 1) / Double(pieces))
+                func at(_ t: Double) -> Coordinate {
+                    Coordinate(
+                        latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
+                }
+                for (cell, centre) in grid.cells(around: at(t0), at(t1), within: rule.radiusMeters)
+                where pieces == 1 || measured.insert(cell).inserted {
+                    guard let s = CorroborationRule.seen(a, b, from: centre, eastPerDegree: eastPerDegree), s.t >= 0, s.t <= 1,
+                        s.distance2 <= radius2
+                    else {
+                        continue
+                    }
+                    over[cell, default: []].append((i, s.distance2, s.heading, s.dx, s.dy))
+                }
+            }
+        }
+        for (cell, steps) in over {
+            // Runs of consecutive steps (in path order, as appended) that do not turn back.
+            var run: (last: Int, dx: Double, dy: Double, nearest: Double, heading: Double)? = nil
+            for s in steps {
+                if let r = run, r.last == s.step - 1, r.dx * s.dx + r.dy * s.dy > 0 {
+                    run = (s.step, s.dx, s.dy, min(r.nearest, s.distance2), s.distance2 < r.nearest ? s.heading : r.heading)
+                    continue
+                }
+                if let r = run { passes[PassKey(cell: cell, sector: Self.sector(of: r.heading)), default: 0] += 1 }
+                run = (s.step, s.dx, s.dy, s.distance2, s.heading)
+            }
+            if let r = run { passes[PassKey(cell: cell, sector: Self.sector(of: r.heading)), default: 0] += 1 }
+        }
+    }
+
+    /// The evidence of one trip: its reports (each with the direction its own path rode
+    /// there), its rides and its stretches.
+    public static func trip(
+        device: String, reports: [ObstacleReport], path: [Coordinate], stretches: [StretchReport], rule: CorroborationRule,
+        pathStatus: PathStatusRule
+    ) -> MapEvidence {
+        var evidence = MapEvidence()
+        for r in reports { evidence.add(r, direction: path.isEmpty ? nil : rule.direction(of: path, at: r.position)) }
+        evidence.addRides(of: path, rule: rule)
+        for s in stretches { evidence.add(s, grid: pathStatus.grid) }
+        return evidence
+    }
+
+    /// The evidence of one confirmed trip as uploaded.
+    public static func trip(_ device: String, _ draft: DraftUpload, rule: CorroborationRule, pathStatus: PathStatusRule) -> MapEvidence {
+        let day = draft.trip.startUtcNs.map { Int($0 / 86_400_000_000_000) }
+        let reports = draft.obstacles.compactMap { o -> ObstacleReport? in
+            guard let p = o.position else { return nil }  // no position: it lay in a privacy zone
+            return ObstacleReport(
+                device: device, trip: draft.trip.id, kind: o.kind, position: Coordinate(latitude: p.lat, longitude: p.lon), day: day)
+        }
+        let path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
+        let stretches = draft.roadQuality.compactMap { r -> StretchReport? in
+            guard let a = r.start, let b = r.end, let status = PathStatus(rawValue: r.status) else { return nil }
+            return StretchReport(
+                device: device, midpoint: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2),
+                lengthMeters: r.lengthM, status: status)
+        }
+        return trip(device: device, reports: reports, path: path, stretches: stretches, rule: rule, pathStatus: pathStatus)
+    }
+}
+
+extension MapGrid {
+    /// Every cell whose centre may lie within `metres` of the segment from `a` to `b`: those
+    /// of its bounding box grown by `metres` and half a cell's diagonal.
+    func cells(around a: Coordinate, _ b: Coordinate, within metres: Double) -> [(cell: Cell, centre: Coordinate)] {
+        let margin = metres + cellMeters * 0.71
+        let dLat = margin / Self.metresPerDegree
+        let south = Int(((min(a.latitude, b.latitude) - dLat) / latitudeStep).rounded(.down))
+        let north = Int(((max(a.latitude, b.latitude) + dLat) / latitudeStep).rounded(.down))
+        var cells: [(Cell, Coordinate)] = []
+        for row in south...north {
+            let step = longitudeStep(row: row), latitude = (Double(row) + 0.5) * latitudeStep
+            let dLon = margin / cellMeters * step
+            let west = Int(((min(a.longitude, b.longitude) - dLon) / step).rounded(.down))
+            let east = Int(((max(a.longitude, b.longitude) + dLon) / step).rounded(.down))
+            for column in west...east {
+                cells.append((Cell(row: row, column: column), Coordinate(latitude: latitude, longitude: (Double(column) + 0.5) * step)))
+            }
+        }
+        return cells
+    }
+}
