@@ -60,8 +60,10 @@ public protocol HubStore: Sendable {
 
     // The shared map, kept a tile at a time (`MapTiles`, `MapMaintainer`).
 
-    /// Confirmations not yet in the tile index, at most `limit`.
-    func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation]
+    /// Confirmations not yet in the tile index, at most `limit`, in key order after `after`
+    /// (device, id): a scan goes on from where its last batch ended instead of walking the
+    /// indexed ones again for every batch (n² on a hub re-indexing everything).
+    func unindexedConfirmations(after: ConfirmationKey?, limit: Int) async throws -> [IndexableConfirmation]
     /// Records which tiles each confirmation touches, adds its evidence to the stored sums
     /// (once: a confirmation indexed before adds nothing) and marks `dirty` dirty, in one transaction.
     func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
@@ -121,6 +123,14 @@ public struct IndexableConfirmation: Sendable {
     public var body: Data
 
     public init(device: String, id: String, body: Data) { (self.device, self.id, self.body) = (device, id, body) }
+    public var key: ConfirmationKey { ConfirmationKey(device: device, id: id) }
+}
+
+/// A confirmation's key: its device and its id.
+public struct ConfirmationKey: Sendable, Equatable {
+    public var device: String
+    public var id: String
+    public init(device: String, id: String) { (self.device, self.id) = (device, id) }
 }
 
 /// A confirmation as the map indexes it (`MapTiles.entry`).

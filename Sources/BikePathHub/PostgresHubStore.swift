@@ -330,11 +330,13 @@ public final class PostgresHubStore: HubStore {
         return out
     }
 
-    public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
+    public func unindexedConfirmations(after: ConfirmationKey?, limit: Int) async throws -> [IndexableConfirmation] {
+        let (device, id) = (after?.device ?? "", after?.id ?? "")
         var out: [IndexableConfirmation] = []
         for try await (device, id, body) in try await client.query(
             """
             SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
+            AND (device_id > \(device) OR (device_id = \(device) AND id > \(id)))
             AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
             ORDER BY device_id, id LIMIT \(limit)
             """, logger: logger

@@ -255,15 +255,16 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func unindexedConfirmations(limit: Int) async throws -> [IndexableConfirmation] {
-        try await pool.read { db in
+    public func unindexedConfirmations(after: ConfirmationKey?, limit: Int) async throws -> [IndexableConfirmation] {
+        let (device, id) = (after?.device ?? "", after?.id ?? "")
+        return try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT device_id, id, body FROM records r WHERE kind = 'confirmation'
+                    SELECT device_id, id, body FROM records r WHERE kind = 'confirmation' AND (device_id > ? OR (device_id = ? AND id > ?))
                     AND NOT EXISTS (SELECT 1 FROM map_indexed m WHERE m.device_id = r.device_id AND m.id = r.id)
                     ORDER BY device_id, id LIMIT ?
-                    """, arguments: [limit]
+                    """, arguments: [device, device, id, limit]
             ).map { IndexableConfirmation(device: $0["device_id"], id: $0["id"], body: $0["body"]) }
         }
     }

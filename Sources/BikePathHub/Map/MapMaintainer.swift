@@ -127,10 +127,12 @@ final class MapMaintainer: Service {
     /// upload's indexing failed), then recomputes every dirty tile.
     static func pass(_ store: any HubStore, scan: Bool = true, metrics: HubMetrics? = nil, logger: Logger) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
+        var after: ConfirmationKey? = nil
         while scan {
-            let fresh = try await store.unindexedConfirmations(limit: batch)
-            if fresh.isEmpty { break }
+            let fresh = try await store.unindexedConfirmations(after: after, limit: batch)
+            guard let last = fresh.last else { break }
             try await index(fresh, store, logger: logger)
+            after = last.key
         }
         // The network first: a tile's links then include the rides that dirtied it.
         try await extendNetwork(store, logger: logger)

@@ -107,19 +107,21 @@ public enum MapTiles {
         try await MapMaintainer.pass(store, logger: logger)
     }
 
-    /// The part of `map` inside `tile`; `map` built from (at least) the confirmations
-    /// touching the tile's neighbourhood.
+    /// The part of `map` inside `tile` that an answer may read: its corroborated spots (the
+    /// others, most of them single false reports, grow with the data and are never
+    /// answered), its cells and its reports; `map` built from (at least) the evidence of
+    /// the tile's neighbourhood.
     public static func slice(_ tile: MapGrid.Cell, of map: SharedMap) -> MapSlice {
         let inside = { (c: Coordinate) in grid.cell(of: c) == tile }
         return MapSlice(
-            obstacles: map.obstacles.filter { inside($0.position) },
+            obstacles: map.obstacles.filter { $0.corroborated && inside($0.position) },
             cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
             reports: map.reports.filter { inside($0.position) })
     }
 }
 
-/// One tile of the shared map as stored (`map_tiles.slice`): its spots, its path-status
-/// cells (by centre) and its confirmed reports (for the heatmap). Never answered as is.
+/// One tile of the shared map as stored (`map_tiles.slice`): its corroborated spots, its
+/// path-status cells (by centre) and its riders' reports (for the heatmap). Never answered as is.
 public struct MapSlice: Codable, Sendable, Equatable {
     public var obstacles: [ReportedObstacle]
     public var cells: [CellStatus]
