@@ -104,7 +104,9 @@ import Testing
     /// confirmation indexed and no tile dirty. Counted in polls, as `waitUntil`.
     static func mapCaughtUp(_ store: any HubStore) async throws {
         for _ in 0..<1_000 {
-            if try await store.unindexedConfirmations(after: nil, limit: 1).isEmpty, try await store.dirtyMapTiles(limit: 1).isEmpty { return }
+            if try await store.unindexedConfirmations(after: nil, limit: 1).isEmpty, try await store.dirtyMapTiles(limit: 1).isEmpty {
+                return
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("the map maintainer did not catch up")
