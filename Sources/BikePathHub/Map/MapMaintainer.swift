@@ -143,7 +143,8 @@ final class MapMaintainer: Service {
             // overlap, and one build over their union serves each (the rule is local).
             let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) }).sorted()
             // The area's stored sums, not its confirmations: what this reads grows with the
-            // area's cells, not with the riders and rides in it. Rides only at the spots.
+            // area's cells and the riders who reported or rated there, not with the rides
+            // over it (by far the most rows): those are read at the spots only.
             var evidence = try await store.mapEvidence(tiles: area)
             evidence.passes = try await store.mapPasses(cells: CorroborationRule().spotCells(evidence))
             let map = SharedMap(evidence: evidence)
