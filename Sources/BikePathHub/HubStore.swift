@@ -67,8 +67,10 @@ public protocol HubStore: Sendable {
     /// Records which tiles each confirmation touches, adds its evidence to the stored sums
     /// (once: a confirmation indexed before adds nothing) and marks `dirty` dirty, in one transaction.
     func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
-    /// The stored evidence of reports and stretches whose cells lie in `tiles`, without rides.
+    /// The stored reports (`MapEvidence.reports`) whose cells lie in `tiles`.
     func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence
+    /// The stored path-status cells (`MapEvidence.statusCells`) that lie in `tiles`.
+    func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell]
     /// The stored rides over the centres of `cells` (`MapEvidence.passes`).
     func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int]
     /// Forgets the stored evidence and which confirmations were indexed, so that the next

@@ -145,8 +145,22 @@ public final class PostgresHubStore: HubStore {
                 """
                 CREATE TABLE map_stretches (
                     tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                    status TEXT NOT NULL, device_id TEXT NOT NULL, length_mm BIGINT NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                    status TEXT NOT NULL, length_mm BIGINT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
+                )
+                """,
+                """
+                CREATE TABLE map_status_riders (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    riders INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
+                )
+                """,
+                """
+                CREATE TABLE map_stretch_riders (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    device_id TEXT NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, device_id)
                 )
                 """,
             ]
@@ -414,16 +428,31 @@ public final class PostgresHubStore: HubStore {
                     last_day = GREATEST(map_reports.last_day, excluded.last_day)
                 """, logger: logger)
         }
-        let stretches = evidence.stretches.keys.sorted()
-        if !stretches.isEmpty {
-            let tiles = stretches.map { MapEvidence.tile(ofStretchCell: $0.cell) }
+        let cells = evidence.statusCells, sorted = cells.keys.sorted()
+        let lengths = sorted.flatMap { cell in cells[cell]!.lengths.keys.sorted { $0.rawValue < $1.rawValue }.map { (cell, $0) } }
+        if !lengths.isEmpty {
+            let tiles = lengths.map { MapEvidence.tile(ofStretchCell: $0.0) }
             try await conn.query(
                 """
                 INSERT INTO map_stretches SELECT * FROM unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[],
-                    \(stretches.map(\.cell.row))::int[], \(stretches.map(\.cell.column))::int[], \(stretches.map(\.status.rawValue))::text[],
-                    \(stretches.map(\.device))::text[], \(stretches.map { evidence.stretches[$0]! })::int8[])
-                ON CONFLICT (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                    \(lengths.map(\.0.row))::int[], \(lengths.map(\.0.column))::int[], \(lengths.map(\.1.rawValue))::text[],
+                    \(lengths.map { cells[$0.0]!.lengths[$0.1]! })::int8[])
+                ON CONFLICT (tile_row, tile_column, cell_row, cell_column, status)
                 DO UPDATE SET length_mm = map_stretches.length_mm + excluded.length_mm
+                """, logger: logger)
+            // Each cell's riders new to it, then one more behind its status for each.
+            let riders = Set(evidence.stretches.keys.map { RiderReports.Key(cell: $0.cell, device: $0.device) }).sorted()
+            let riderTiles = riders.map { MapEvidence.tile(ofStretchCell: $0.cell) }
+            try await conn.query(
+                """
+                WITH new AS (
+                    INSERT INTO map_stretch_riders SELECT * FROM unnest(\(riderTiles.map(\.row))::int[], \(riderTiles.map(\.column))::int[],
+                        \(riders.map(\.cell.row))::int[], \(riders.map(\.cell.column))::int[], \(riders.map(\.device))::text[])
+                    ON CONFLICT DO NOTHING RETURNING tile_row, tile_column, cell_row, cell_column
+                )
+                INSERT INTO map_status_riders SELECT tile_row, tile_column, cell_row, cell_column, count(*) FROM new
+                GROUP BY tile_row, tile_column, cell_row, cell_column ORDER BY tile_row, tile_column, cell_row, cell_column
+                ON CONFLICT (tile_row, tile_column, cell_row, cell_column) DO UPDATE SET riders = map_status_riders.riders + excluded.riders
                 """, logger: logger)
         }
     }
@@ -441,17 +470,32 @@ public final class PostgresHubStore: HubStore {
             evidence.reports[MapEvidence.ReportKey(cell: MapGrid.Cell(row: cr, column: cc), sector: sector, kind: kind, device: device)] =
                 MapEvidence.ReportTally(count: n, latitude: la, longitude: lo, axisX: ax, axisY: ay, firstDay: fd, lastDay: ld)
         }
-        for try await (cr, cc, status, device, length) in try await client.query(
+        return evidence
+    }
+
+    public func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell] {
+        guard !tiles.isEmpty else { return [:] }
+        let rows = tiles.map(\.row), columns = tiles.map(\.column)
+        var cells: [MapGrid.Cell: MapEvidence.StatusCell] = [:]
+        for try await (cr, cc, riders) in try await client.query(
             """
-            SELECT cell_row, cell_column, status, device_id, length_mm
+            SELECT cell_row, cell_column, riders
+            FROM map_status_riders m JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc) ON m.tile_row = u.tr AND m.tile_column = u.tc
+            """, logger: logger
+        ).decode((Int, Int, Int).self) {
+            cells[MapGrid.Cell(row: cr, column: cc)] = MapEvidence.StatusCell(lengths: [:], riders: riders)
+        }
+        for try await (cr, cc, status, length) in try await client.query(
+            """
+            SELECT cell_row, cell_column, status, length_mm
             FROM map_stretches m JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc) ON m.tile_row = u.tr AND m.tile_column = u.tc
             """, logger: logger
-        ).decode((Int, Int, String, String, Int64).self) {
+        ).decode((Int, Int, String, Int64).self) {
             // A status this edition does not know is left out, as an unknown status in an upload is.
             guard let status = PathStatus(rawValue: status) else { continue }
-            evidence.stretches[MapEvidence.StretchKey(cell: MapGrid.Cell(row: cr, column: cc), status: status, device: device)] = length
+            cells[MapGrid.Cell(row: cr, column: cc), default: MapEvidence.StatusCell(lengths: [:], riders: 0)].lengths[status] = length
         }
-        return evidence
+        return cells
     }
 
     public func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int] {
@@ -471,7 +515,8 @@ public final class PostgresHubStore: HubStore {
 
     public func resetMapEvidence() async throws {
         try await client.withTransaction(logger: logger) { conn in
-            try await conn.query("TRUNCATE map_passes, map_reports, map_stretches, map_indexed", logger: logger)
+            try await conn.query(
+                "TRUNCATE map_passes, map_reports, map_stretches, map_status_riders, map_stretch_riders, map_indexed", logger: logger)
         }
     }
 

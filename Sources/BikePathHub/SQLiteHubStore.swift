@@ -138,8 +138,18 @@ public final class SQLiteHubStore: HubStore {
                     ) WITHOUT ROWID;
                     CREATE TABLE map_stretches (
                         tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                        status TEXT NOT NULL, device_id TEXT NOT NULL, length_mm INTEGER NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status, device_id)
+                        status TEXT NOT NULL, length_mm INTEGER NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE map_status_riders (
+                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                        riders INTEGER NOT NULL,
+                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
+                    ) WITHOUT ROWID;
+                    -- Which riders a cell's count holds: read by indexing only.
+                    CREATE TABLE map_stretch_riders (
+                        cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, device_id TEXT NOT NULL,
+                        PRIMARY KEY (cell_row, cell_column, device_id)
                     ) WITHOUT ROWID;
                     """)
         }
@@ -320,15 +330,17 @@ public final class SQLiteHubStore: HubStore {
                 t.axisX, t.axisY, t.firstDay, t.lastDay,
             ])
         }
-        let stretches = try db.cachedStatement(
-            sql:
-                "INSERT INTO map_stretches VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET length_mm = length_mm + excluded.length_mm"
-        )
+        let lengths = try db.cachedStatement(
+            sql: "INSERT INTO map_stretches VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET length_mm = length_mm + excluded.length_mm")
+        let rider = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_stretch_riders VALUES (?, ?, ?)")
+        let riders = try db.cachedStatement(
+            sql: "INSERT INTO map_status_riders VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET riders = riders + 1")
         for (key, length) in evidence.stretches {
             let tile = MapEvidence.tile(ofStretchCell: key.cell)
-            try stretches.execute(arguments: [
-                tile.row, tile.column, key.cell.row, key.cell.column, key.status.rawValue, key.device, length,
-            ])
+            try lengths.execute(arguments: [tile.row, tile.column, key.cell.row, key.cell.column, key.status.rawValue, length])
+            try rider.execute(arguments: [key.cell.row, key.cell.column, key.device])
+            // A rider new to the cell: one more behind its status.
+            if db.changesCount == 1 { try riders.execute(arguments: [tile.row, tile.column, key.cell.row, key.cell.column]) }
         }
     }
 
@@ -345,14 +357,31 @@ public final class SQLiteHubStore: HubStore {
                     count: row["reports"], latitude: row["lat_sum"], longitude: row["lon_sum"], axisX: row["axis_x"],
                     axisY: row["axis_y"], firstDay: row["first_day"], lastDay: row["last_day"])
             }
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM map_stretches WHERE (tile_row, tile_column) IN (VALUES \(values))") {
-                // A status this edition does not know is left out, as an unknown status in an upload is.
-                guard let status = PathStatus(rawValue: row["status"]) else { continue }
-                let key = MapEvidence.StretchKey(
-                    cell: MapGrid.Cell(row: row["cell_row"], column: row["cell_column"]), status: status, device: row["device_id"])
-                evidence.stretches[key] = row["length_mm"]
-            }
             return evidence
+        }
+    }
+
+    public func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell] {
+        guard !tiles.isEmpty else { return [:] }
+        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return try await pool.read { db in
+            var cells: [MapGrid.Cell: MapEvidence.StatusCell] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT cell_row, cell_column, riders FROM map_status_riders WHERE (tile_row, tile_column) IN (VALUES \(values))")
+            {
+                cells[MapGrid.Cell(row: row[0], column: row[1])] = MapEvidence.StatusCell(lengths: [:], riders: row[2])
+            }
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT cell_row, cell_column, status, length_mm FROM map_stretches WHERE (tile_row, tile_column) IN (VALUES \(values))"
+            ) {
+                // A status this edition does not know is left out, as an unknown status in an upload is.
+                guard let status = PathStatus(rawValue: row[2]) else { continue }
+                cells[MapGrid.Cell(row: row[0], column: row[1]), default: MapEvidence.StatusCell(lengths: [:], riders: 0)]
+                    .lengths[status] = row[3]
+            }
+            return cells
         }
     }
 
@@ -372,7 +401,10 @@ public final class SQLiteHubStore: HubStore {
 
     public func resetMapEvidence() async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM map_passes; DELETE FROM map_reports; DELETE FROM map_stretches; DELETE FROM map_indexed")
+            try db.execute(
+                sql:
+                    "DELETE FROM map_passes; DELETE FROM map_reports; DELETE FROM map_stretches; DELETE FROM map_status_riders; DELETE FROM map_stretch_riders; DELETE FROM map_indexed"
+            )
         }
     }
 

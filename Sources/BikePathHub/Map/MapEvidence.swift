@@ -92,6 +92,27 @@ public struct MapEvidence: Sendable, Equatable {
         }
     }
 
+    /// A path-status cell's sums: road-quality length by status (mm) and its distinct riders.
+    /// What a store keeps per cell: the riders as a count beside a set that only indexing
+    /// reads (a new rider adds one), so reading a cell does not grow with its riders.
+    public struct StatusCell: Sendable, Equatable {
+        public var lengths: [PathStatus: Int64]
+        public var riders: Int
+        public init(lengths: [PathStatus: Int64], riders: Int) { (self.lengths, self.riders) = (lengths, riders) }
+    }
+
+    /// The path-status cells of `stretches`.
+    public var statusCells: [MapGrid.Cell: StatusCell] {
+        var riders: [MapGrid.Cell: Set<String>] = [:]
+        var cells: [MapGrid.Cell: StatusCell] = [:]
+        for (key, length) in stretches {
+            cells[key.cell, default: StatusCell(lengths: [:], riders: 0)].lengths[key.status, default: 0] += length
+            riders[key.cell, default: []].insert(key.device)
+        }
+        for (cell, devices) in riders { cells[cell]!.riders = devices.count }
+        return cells
+    }
+
     public var passes: [PassKey: Int] = [:]
     public var reports: [ReportKey: ReportTally] = [:]
     /// Millimetres.

@@ -147,7 +147,8 @@ final class MapMaintainer: Service {
             // over it (by far the most rows): those are read at the spots only.
             var evidence = try await store.mapEvidence(tiles: area)
             evidence.passes = try await store.mapPasses(cells: CorroborationRule().spotCells(evidence))
-            let map = SharedMap(evidence: evidence)
+            // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
+            let map = SharedMap(evidence: evidence, statusCells: try await store.mapStatusCells(tiles: dirty.map(\.tile)))
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             // With no corroborated obstacle in the area no link of it carries one: its links

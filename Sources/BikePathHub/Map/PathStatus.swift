@@ -37,27 +37,23 @@ public struct PathStatusRule: Sendable, Equatable {
     public func statuses(stretches: [StretchReport], obstacles: [ReportedObstacle]) -> [CellStatus] {
         var evidence = MapEvidence()
         for s in stretches { evidence.add(s, grid: grid) }
-        return statuses(evidence.stretches, obstacles: obstacles)
+        return statuses(evidence.statusCells, obstacles: obstacles)
     }
 
-    /// The statuses of summed stretches (`MapEvidence.stretches`, millimetres).
-    public func statuses(_ stretches: [MapEvidence.StretchKey: Int64], obstacles: [ReportedObstacle]) -> [CellStatus] {
-        var byCell: [MapGrid.Cell: (lengths: [PathStatus: Int64], riders: Set<String>)] = [:]
-        for (key, length) in stretches where length > 0 {
-            byCell[key.cell, default: ([:], [])].lengths[key.status, default: 0] += length
-            byCell[key.cell, default: ([:], [])].riders.insert(key.device)
-        }
+    /// The statuses of summed cells (`MapEvidence.statusCells`).
+    public func statuses(_ cells: [MapGrid.Cell: MapEvidence.StatusCell], obstacles: [ReportedObstacle]) -> [CellStatus] {
         let blocked = Set(obstacles.filter(\.corroborated).map { grid.cell(of: $0.position) })
-        return byCell.keys.sorted().map { cell in
-            let (lengths, riders) = byCell[cell]!
-            let total = lengths.values.reduce(0, +)
+        return cells.keys.sorted().compactMap { cell in
+            let sums = cells[cell]!
+            let total = sums.lengths.values.reduce(0, +)
+            guard total > 0 else { return nil }
             var weight: Int64 = 0
             var median = PathStatus.requiresMaintenance
             for status in PathStatus.allCases {
-                weight += lengths[status] ?? 0
+                weight += sums.lengths[status] ?? 0
                 if 2 * weight >= total { median = status; break }
             }
-            return CellStatus(cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median, riders: riders.count)
+            return CellStatus(cell: cell, status: blocked.contains(cell) ? .requiresMaintenance : median, riders: sums.riders)
         }
     }
 }

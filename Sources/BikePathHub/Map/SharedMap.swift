@@ -71,9 +71,11 @@ extension MapGrid {
 }
 
 extension SharedMap {
-    /// The map read off summed evidence (`MapEvidence`).
+    /// The map read off summed evidence (`MapEvidence`); its path-status cells from
+    /// `statusCells` when given (a store's, kept per cell), else from the evidence's stretches.
     public init(
-        evidence: MapEvidence, corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
+        evidence: MapEvidence, statusCells: [MapGrid.Cell: MapEvidence.StatusCell]? = nil,
+        corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
     ) {
         let obstacles = corroboration.corroborate(evidence)
         var byRider: [RiderReports.Key: MapEvidence.ReportTally] = [:]
@@ -82,7 +84,7 @@ extension SharedMap {
             if byRider[k] == nil { byRider[k] = tally } else { byRider[k]!.add(tally) }
         }
         self.init(
-            obstacles: obstacles, cells: pathStatus.statuses(evidence.stretches, obstacles: obstacles),
+            obstacles: obstacles, cells: pathStatus.statuses(statusCells ?? evidence.statusCells, obstacles: obstacles),
             reports: byRider.keys.sorted().map {
                 RiderReports(position: byRider[$0]!.position, device: $0.device, reports: byRider[$0]!.count)
             },
@@ -96,6 +98,7 @@ public struct RiderReports: Sendable, Equatable, Codable {
     public var device: String
     public var reports: Int
 
+    /// A rider in a cell (of any grid).
     struct Key: Hashable, Comparable {
         var cell: MapGrid.Cell
         var device: String
