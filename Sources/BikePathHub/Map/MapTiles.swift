@@ -8,12 +8,13 @@ import Logging
 /// replica reads the same rows.
 ///
 /// A confirmation touches the tiles of its reports, of its road-quality stretches and
-/// of every step of its path. When one arrives its tiles are marked dirty; a tile is
-/// recomputed from the confirmations that touch it or its eight neighbours, by the one
-/// rule (`SharedMap.build`), keeping what lies inside it. Every rule of the map is local:
-/// a spot gathers reports within 15 m and passes within 15 m, a path-status cell (100 m)
-/// its stretches' midpoints; a tile's neighbours reach 500 m beyond it. So the union of
-/// the tiles equals the whole map built at once (`MapTileEqualityTests` holds this).
+/// of every step of its path. When one arrives its evidence is added to the stored sums
+/// (`MapEvidence`) and its tiles are marked dirty; a tile is recomputed from the sums of
+/// it and its eight neighbours, by the one rule (`SharedMap(evidence:)`), keeping what
+/// lies inside it. Every rule of the map is local: a spot gathers reports within 15 m and
+/// is judged by the rides at its 10 m cell, a path-status cell (100 m) by its own sums; a
+/// tile's neighbours reach 500 m beyond it. So the union of the tiles equals the whole
+/// map built at once (`MapTileEqualityTests` holds this).
 public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
@@ -105,6 +106,16 @@ public enum MapTiles {
     /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
     public static func update(_ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
         try await MapMaintainer.pass(store, logger: logger)
+    }
+
+    /// Takes just-stored confirmations into the map as an upload does: indexes them
+    /// (`MapMaintainer.stored`) and runs the pass that follows, without the scan for
+    /// confirmations no upload indexed (a hub runs that every 30 s, not per upload).
+    public static func ingest(
+        _ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")
+    ) async throws {
+        try await MapMaintainer.index(confirmations, store, logger: logger)
+        try await MapMaintainer.pass(store, scan: false, logger: logger)
     }
 
     /// The part of `map` inside `tile` that an answer may read: its corroborated spots (the
