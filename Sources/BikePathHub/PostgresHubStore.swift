@@ -514,10 +514,9 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func resetMapEvidence() async throws {
-        try await client.withTransaction(logger: logger) { conn in
-            try await conn.query(
-                "TRUNCATE map_passes, map_reports, map_stretches, map_status_riders, map_stretch_riders, map_indexed", logger: logger)
-        }
+        // One statement, so one transaction.
+        try await client.query(
+            "TRUNCATE map_passes, map_reports, map_stretches, map_status_riders, map_stretch_riders, map_indexed", logger: logger)
     }
 
     public func dirtyMapTiles(limit: Int) async throws -> [DirtyTile] {
