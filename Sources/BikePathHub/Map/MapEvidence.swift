@@ -9,7 +9,7 @@ import Foundation
 /// the cells it touches, whatever was stored before, and the spots, their confidence and the
 /// path status are read off the sums of a neighbourhood (`CorroborationRule.corroborate`,
 /// `PathStatusRule.statuses`). So the work of a new confirmation does not grow with the
-/// riders on its streets. Every sum is an integer: added in any order or grouping, they are
+/// rides on its streets (the reports are still kept per rider: docs/hub.md). Every sum is an integer: added in any order or grouping, they are
 /// equal to the last bit (floating sums differ in theirs), so the map kept ride by ride
 /// equals the map computed at once.
 public struct MapEvidence: Sendable, Equatable {
@@ -26,7 +26,7 @@ public struct MapEvidence: Sendable, Equatable {
     /// not a ride: it adds no rides. A straight street simplified to its two ends is shorter.
     static let longestRiddenStep = 5_000.0
 
-    /// Rides over a cell's centre in one sector (`CorroborationRule.rides`).
+    /// Rides over a cell's centre in one sector (`addRides`).
     public struct PassKey: Hashable, Sendable, Comparable {
         public var cell: MapGrid.Cell
         public var sector: Int
