@@ -94,11 +94,21 @@ scenario() { # label backend replicas kill
   # The hubs' CPU (user + system, every replica still running) per request answered.
   # (A replica killed mid-load takes its CPU with it: the kill scenarios' figure is a floor.)
   local requests hz; hz=$(getconf CLK_TCK)
-  for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  local loaded=0  # the ticks at the load's end
+  for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && loaded=$((loaded + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  ticks=$((ticks + loaded))
   requests=$(sed -n 's/.*; \([0-9]*\) requests of.*/\1/p' "$WORK/load_$n.out")
   local cpu; cpu=$(python3 -c "print(f'{$ticks * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
   echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); hub CPU $cpu ms a request; $(grep '^batches due' "$WORK/load_$n.out" || true); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
-  [ "$kill" = kill ] || map_work "$backend" "${ports[@]}"
+  if [ "$kill" != kill ]; then
+    map_work "$backend" "${ports[@]}"
+    # The map is indexed and remade after the uploads (a queued step, not the request's):
+    # the hubs' CPU once it caught up counts that work too.
+    local caught=$((ticks - loaded))
+    for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && caught=$((caught + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+    cpu=$(python3 -c "print(f'{$caught * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
+    echo "  hub CPU with the map caught up: $cpu ms a request"
+  fi
   # Issue 20's load goals, judged where they are set: PostgreSQL with two replicas, one ride
   # per request (BATCH=2), paced (RATE); elsewhere the line only says how far this run is.
   if [ "$backend" = postgres ] && [ "$replicas" = 2 ] && [ "$kill" = no ]; then
@@ -107,7 +117,7 @@ scenario() { # label backend replicas kill
     wall=$(sed -n 's/.* in \([0-9.]*\) s = .*/\1/p' "$WORK/load_$n.out")
     rps=$(python3 -c "print(round(${requests:-0} / max(0.001, ${wall:-0})))")
     { [ "$BATCH" = 2 ] && [ -n "$RATE" ]; } || profile="NOT the goals' profile (BATCH=2 and RATE set)"
-    echo "  goals ($profile): hub CPU ≤ 1 ms a request: $cpu ms, $(python3 -c "print('met' if $cpu <= 1 else 'NOT met')");" \
+    echo "  goals ($profile): hub CPU ≤ 1 ms a request (the map's work included): $cpu ms, $(python3 -c "print('met' if $cpu <= 1 else 'NOT met')");" \
       "1,000 requests/s at p99 < 100 ms: $rps requests/s at p99 ${p99:-?} ms, $(python3 -c "print('met' if $rps >= 1000 and ${p99:-1e9} < 100 else 'NOT met')")"
   fi
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done

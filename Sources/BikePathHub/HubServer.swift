@@ -81,7 +81,7 @@ struct HubServer {
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, record in
                     let stored = try await store.put(device: device, records: [record])
-                    await map.stored(Self.createdConfirmations(device, [record], stored))
+                    map.stored(Self.createdConfirmations(device, [record], stored))
                     judged(stored, context)
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
@@ -95,7 +95,7 @@ struct HubServer {
             } store: { device, batch in
                 var results = batch.results
                 let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
-                await map.stored(Self.createdConfirmations(device, batch.toStore.map(\.record), stored))
+                map.stored(Self.createdConfirmations(device, batch.toStore.map(\.record), stored))
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
                 judged(results.compactMap { $0 }, context)
                 return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))

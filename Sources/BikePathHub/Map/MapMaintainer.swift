@@ -1,11 +1,13 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the stored map tiles (`MapTiles`) up to date, as a queued step beside the
-/// uploads: an upload only indexes its confirmation and marks the tiles it touches
-/// dirty (`HubStore.index`); this service recomputes dirty tiles, each once however
-/// many confirmations marked it meanwhile. No request waits for it: the read endpoints
+/// uploads: an upload only queues its confirmation here; a pass indexes what is queued,
+/// a batch at a time (`HubStore.index`: its evidence added, the tiles it touches marked
+/// dirty), and recomputes dirty tiles, each once however many confirmations marked it
+/// meanwhile. No request waits for it: the read endpoints
 /// answer from the stored tiles, which trail an upload by one pass (milliseconds to a
 /// second). Every replica runs one; they share the work through the tables (each claims
 /// the tiles it recomputes), and a tile marked again while it was being recomputed keeps
@@ -16,9 +18,21 @@ final class MapMaintainer: Service {
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
+    private let queue = Mutex(Queue())
 
-    /// Tiles and confirmations read per query.
+    /// Tiles and confirmations read per query; confirmations indexed per transaction.
     static let batch = 64
+    /// At most this many confirmations wait in memory for a pass (a 120-point ride's body is
+    /// about 6 KB: some 25 MB); beyond it an upload's confirmation is left to the scan
+    /// (`scanInterval`), which finds every confirmation not indexed.
+    static let queueLimit = 4096
+
+    /// Confirmations stored by this replica's uploads, not yet indexed.
+    private struct Queue {
+        var confirmations: [IndexableConfirmation] = []
+        /// Set when one was left to the scan, so that an overload is said once, not per upload.
+        var overflowing = false
+    }
     /// A pass also runs this often without a wake-up: another replica's uploads mark tiles too.
     static let idlePass: Duration = .seconds(1)
     /// How often a pass looks for confirmations no upload indexed.
@@ -31,14 +45,23 @@ final class MapMaintainer: Service {
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Indexes confirmations just stored and asks for a pass. A failure here is not the
-    /// upload's: the confirmation is stored, and the next pass's scan indexes it.
-    func stored(_ confirmations: [IndexableConfirmation]) async {
+    /// Queues confirmations just stored for the next pass, which indexes them. Not in the
+    /// upload's transaction: indexing one ride adds ~1,000 rows of rides to sums that every
+    /// upload on the same streets adds to, and uploads waited on each other's row locks
+    /// (PostgreSQL: p50 4.4 s at 160 records/s, docs/performance.md); a pass adds a batch's
+    /// sums at once, one writer per replica. A confirmation lost here (a full queue, a
+    /// failed pass, a restart) is stored; the scan indexes it.
+    func stored(_ confirmations: [IndexableConfirmation]) {
         guard !confirmations.isEmpty else { return }
-        do {
-            try await Self.index(confirmations, store, logger: logger)
-        } catch {
-            logger.warning("map: indexing \(confirmations.count) confirmation(s) failed, left to the next pass: \(error)")
+        let overflowStarted = queue.withLock { q -> Bool in
+            let room = max(0, Self.queueLimit - q.confirmations.count)
+            q.confirmations.append(contentsOf: confirmations.prefix(room))
+            let was = q.overflowing
+            q.overflowing = confirmations.count > room
+            return q.overflowing && !was
+        }
+        if overflowStarted {
+            logger.warning("map: \(Self.queueLimit) confirmations wait for the map; further ones are left to the scan (every \(Self.scanInterval))")
         }
         wake.yield()
     }
@@ -81,8 +104,12 @@ final class MapMaintainer: Service {
             let scan = lastScan.map { ContinuousClock.now - $0 >= Self.scanInterval } ?? true
             if scan { lastScan = .now }
             let started = ContinuousClock.now
+            let queued = queue.withLock { q in
+                defer { q.confirmations = [] }
+                return q.confirmations
+            }
             do {
-                try await Self.pass(store, scan: scan, metrics: metrics, logger: logger)
+                try await Self.pass(store, indexing: queued, scan: scan, metrics: metrics, logger: logger)
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
@@ -123,10 +150,17 @@ final class MapMaintainer: Service {
         try await store.index(entries, dirty: dirty)
     }
 
-    /// Indexes what no upload indexed (confirmations from before the tiles, or whose
-    /// upload's indexing failed), then recomputes every dirty tile.
-    static func pass(_ store: any HubStore, scan: Bool = true, metrics: HubMetrics? = nil, logger: Logger) async throws {
+    /// Indexes the confirmations uploads queued and, with `scan`, what is not indexed yet
+    /// (confirmations from before the tiles, or whose queued indexing was lost), then
+    /// recomputes every dirty tile.
+    static func pass(
+        _ store: any HubStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true, metrics: HubMetrics? = nil,
+        logger: Logger
+    ) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
+        for start in stride(from: 0, to: queued.count, by: batch) {
+            try await index(Array(queued[start..<min(queued.count, start + batch)]), store, logger: logger)
+        }
         var after: ConfirmationKey? = nil
         while scan {
             let fresh = try await store.unindexedConfirmations(after: after, limit: batch)

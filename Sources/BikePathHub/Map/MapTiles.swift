@@ -108,14 +108,13 @@ public enum MapTiles {
         try await MapMaintainer.pass(store, logger: logger)
     }
 
-    /// Takes just-stored confirmations into the map as an upload does: indexes them
-    /// (`MapMaintainer.stored`) and runs the pass that follows, without the scan for
-    /// confirmations no upload indexed (a hub runs that every 30 s, not per upload).
+    /// Takes just-stored confirmations into the map as the pass after their uploads does
+    /// (`MapMaintainer.stored`): indexes them and recomputes the dirty tiles, without the
+    /// scan for confirmations not indexed (a hub runs that every 30 s, not per pass).
     public static func ingest(
         _ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")
     ) async throws {
-        try await MapMaintainer.index(confirmations, store, logger: logger)
-        try await MapMaintainer.pass(store, scan: false, logger: logger)
+        try await MapMaintainer.pass(store, indexing: confirmations, scan: false, logger: logger)
     }
 
     /// The part of `map` inside `tile` that an answer may read: its corroborated spots (the
