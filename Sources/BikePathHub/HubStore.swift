@@ -138,7 +138,10 @@ public struct ConfirmationKey: Sendable, Equatable {
 /// A confirmation as the map indexes it (`MapTiles.entry`).
 public struct MapIndexEntry: Sendable {
     public var confirmation: IndexableConfirmation
+    /// The tiles it touches (`map_tile_records`).
     public var tiles: Set<MapGrid.Cell>
+    /// The tiles whose slices it can change (`MapTiles.dirtied(by:)`).
+    public var dirty: Set<MapGrid.Cell>
     public var evidence: MapEvidence
 }
 

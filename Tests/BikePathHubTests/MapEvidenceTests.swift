@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathCore
 import BikePathFixtures
 import BikePathHub
 import Foundation
@@ -41,5 +42,46 @@ import Testing
         #expect(kept.cells == whole.cells)
         #expect(kept.reports == whole.reports)
         #expect(whole.obstacles.contains(where: \.corroborated) && whole.obstacles.contains { $0.passesWithoutReport > 0 })
+    }
+
+    /// A confirmation dirties the tiles its evidence reaches (150 m, `MapTiles.reachMeters`),
+    /// not the 3 × 3 neighbourhood of each tile it touches: a short ride in a tile's middle
+    /// dirties that tile alone; a report 100 m from its north border dirties the tile north
+    /// too. (That the tiles stay equal to the whole map: `MapTileEqualityTests`.)
+    @Test func aConfirmationDirtiesTheTilesItsEvidenceReaches() throws {
+        let grid = MapTiles.grid
+        let tile = grid.cell(of: Fixtures.at(east: 0))
+        let b = grid.bounds(of: tile)
+        let centre = Coordinate(latitude: (b.south + b.north) / 2, longitude: (b.west + b.east) / 2)
+        func near(_ east: Double, _ north: Double) -> Coordinate {
+            Coordinate(
+                latitude: centre.latitude + north / 111_320,
+                longitude: centre.longitude + east / (111_320 * cos(centre.latitude * .pi / 180)))
+        }
+        func entry(_ path: [Coordinate], reportAt report: Coordinate? = nil) throws -> MapIndexEntry {
+            var upload = Fixtures.confirmation(id: "D")
+            upload.draft.path = path.map { [$0.latitude, $0.longitude] }
+            upload.draft.roadQuality = []
+            upload.draft.obstacles =
+                report.map {
+                    [
+                        ObstacleUpload(
+                            id: "O", kind: "pothole", offsetS: 10, position: WirePosition(lat: $0.latitude, lon: $0.longitude),
+                            origin: "rider")
+                    ]
+                } ?? []
+            return try #require(
+                MapTiles.entry(for: IndexableConfirmation(device: "bike-1", id: "D", body: try JSONEncoder().encode(upload))))
+        }
+        // 250 m from the north and south borders, 200 m from the west and east ones.
+        let middle = try entry([near(-50, 0), near(50, 0)])
+        #expect(middle.tiles == [tile] && middle.dirty == [tile])
+        // 100 m south of the north border: the row north of it is reached (its tiles are not
+        // aligned with this row's: one or two of them), no other.
+        let report = try entry([near(-50, 0), near(50, 0)], reportAt: near(0, 150))
+        let north = grid.cell(of: near(0, 350))
+        #expect(north.row == tile.row + 1)
+        #expect(report.tiles == [tile] && report.dirty.contains(tile) && report.dirty.contains(north))
+        #expect(report.dirty.allSatisfy { $0 == tile || $0.row == north.row } && report.dirty.count <= 3)
     }
 }

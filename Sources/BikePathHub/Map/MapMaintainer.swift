@@ -61,7 +61,8 @@ final class MapMaintainer: Service {
             return q.overflowing && !was
         }
         if overflowStarted {
-            logger.warning("map: \(Self.queueLimit) confirmations wait for the map; further ones are left to the scan (every \(Self.scanInterval))")
+            logger.warning(
+                "map: \(Self.queueLimit) confirmations wait for the map; further ones are left to the scan (every \(Self.scanInterval))")
         }
         wake.yield()
     }
@@ -133,20 +134,20 @@ final class MapMaintainer: Service {
         } while await wakes.next() != nil  // nil once cancelled
     }
 
-    /// A tile's slice depends on the confirmations touching it or a neighbour, so a new
-    /// one dirties the neighbourhood of each tile it touches: a spot's centre can move
-    /// across a border, a pass along a border can count against a spot on the other side.
+    /// A new confirmation dirties every tile its evidence reaches (`MapTiles.dirtied(by:)`):
+    /// a spot's centre can move across a border, a pass along a border can count against a
+    /// spot on the other side.
     static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger) async throws {
         let entries = confirmations.map { c in
             // Stored records passed validation; one that no longer decodes (a schema change)
             // is indexed with no tile, so it is not read again, and said once here.
             guard let entry = MapTiles.entry(for: c) else {
                 logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map")
-                return MapIndexEntry(confirmation: c, tiles: [], evidence: MapEvidence())
+                return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
             }
             return entry
         }
-        let dirty = Set(entries.flatMap { $0.tiles.flatMap(MapTiles.neighbourhood(of:)) })
+        let dirty = entries.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion($1.dirty) }
         try await store.index(entries, dirty: dirty)
     }
 
@@ -179,7 +180,7 @@ final class MapMaintainer: Service {
             // The area's stored sums, not its confirmations: what this reads grows with the
             // area's cells and the riders who reported or rated there, not with the rides
             // over it (by far the most rows): those are read at the spots only.
-            var evidence = try await store.mapEvidence(tiles: area)
+            var evidence = MapTiles.reaching(Set(dirty.map(\.tile)), try await store.mapEvidence(tiles: area))
             evidence.passes = try await store.mapPasses(cells: CorroborationRule().spotCells(evidence))
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
             let map = SharedMap(evidence: evidence, statusCells: try await store.mapStatusCells(tiles: dirty.map(\.tile)))

@@ -40,41 +40,82 @@ public enum MapTiles {
         ].joined(separator: ", ")
     }
 
-    /// What indexing a confirmation stores: the tiles it touches and its evidence; none when
-    /// it is not confirmed; nil when it does not decode (the map leaves it out, as
-    /// `SharedMap.build` does, and the maintainer says so).
+    /// How far a confirmation's evidence reaches beyond the tile it lies in. A 100 m
+    /// path-status cell is kept by the tile of its centre (≤ 71 m from a stretch's midpoint
+    /// in it) and counts the spots in it; a spot by the tile of its centre (its reports
+    /// within 15 m of it, its rides those within 15 m of its 10 m cell); a link takes the
+    /// obstacles within 15 m of it. 150 m leaves room for a chain of reports to move a
+    /// spot's centre; `MapTileEqualityTests` holds the tiles equal to the whole map.
+    static let reachMeters = 150.0
+
+    /// What indexing a confirmation stores: the tiles it touches, those it dirties and its
+    /// evidence; none when it is not confirmed; nil when it does not decode (the map leaves
+    /// it out, as `SharedMap.build` does, and the maintainer says so).
     public static func entry(for confirmation: IndexableConfirmation) -> MapIndexEntry? {
         guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: confirmation.body) else { return nil }
-        guard upload.confirmed else { return MapIndexEntry(confirmation: confirmation, tiles: [], evidence: MapEvidence()) }
+        guard upload.confirmed else { return MapIndexEntry(confirmation: confirmation, tiles: [], dirty: [], evidence: MapEvidence()) }
         return MapIndexEntry(
-            confirmation: confirmation, tiles: touched(by: upload.draft),
+            confirmation: confirmation, tiles: touched(by: upload.draft), dirty: dirtied(by: upload.draft),
             evidence: MapEvidence.trip(confirmation.device, upload.draft, rule: CorroborationRule(), pathStatus: PathStatusRule()))
     }
 
-    /// The tiles a confirmed trip touches.
+    /// The tiles a confirmed trip touches: those of its reports, of its stretches' midpoints
+    /// and of its path.
     static func touched(by draft: DraftUpload) -> Set<MapGrid.Cell> {
-        var tiles = Set<MapGrid.Cell>()
-        for o in draft.obstacles { if let p = o.position { tiles.insert(grid.cell(of: Coordinate(latitude: p.lat, longitude: p.lon))) } }
+        // Steps of a quarter tile: no tile the path crosses is skipped.
+        Set(places(of: draft, step: grid.cellMeters / 4).map(grid.cell(of:)))
+    }
+
+    /// The tiles whose slices a confirmed trip can change: every tile within `reachMeters`
+    /// of its reports, stretches and path. Before, the whole 3 × 3 neighbourhood of every
+    /// tile touched: a 2.6 km ride dirtied 19–30 tiles, each remade (docs/performance.md).
+    static func dirtied(by draft: DraftUpload) -> Set<MapGrid.Cell> {
+        // Path points lie within half a step of a place: the reach grows by that much.
+        let step = 50.0
+        return places(of: draft, step: step).reduce(into: Set<MapGrid.Cell>()) {
+            $0.formUnion(tiles(around: $1, meters: reachMeters + step / 2))
+        }
+    }
+
+    /// `evidence` without the reports farther than `reachMeters` from all of `tiles`: they
+    /// cannot change those tiles' slices. A remake reads the evidence of its tiles'
+    /// neighbourhoods (1.5 km across each), and clustering all of it was the part of a
+    /// remake that grew with the data (docs/performance.md).
+    static func reaching(_ tiles: Set<MapGrid.Cell>, _ evidence: MapEvidence) -> MapEvidence {
+        var near = evidence
+        near.reports = evidence.reports.filter { _, tally in
+            Self.tiles(around: tally.position, meters: reachMeters).contains(where: tiles.contains)
+        }
+        return near
+    }
+
+    /// The tiles holding a point within `meters` (less than a tile) of `p`, north-south and east-west.
+    private static func tiles(around p: Coordinate, meters: Double) -> [MapGrid.Cell] {
+        let dLat = meters / MapGrid.metresPerDegree, dLon = dLat / max(0.01, cos(p.latitude * .pi / 180))
+        return tiles(
+            in: BoundingBox(west: p.longitude - dLon, south: p.latitude - dLat, east: p.longitude + dLon, north: p.latitude + dLat))
+    }
+
+    /// A trip's reports, its stretches' midpoints and its path's points at most `step` apart.
+    private static func places(of draft: DraftUpload, step: Double) -> [Coordinate] {
+        var places = draft.obstacles.compactMap { o in o.position.map { Coordinate(latitude: $0.lat, longitude: $0.lon) } }
         for r in draft.roadQuality {
             guard let a = r.start, let b = r.end else { continue }
-            tiles.insert(grid.cell(of: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2)))
+            places.append(Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2))
         }
         let path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
         for (a, b) in zip(path, path.dropFirst()) {
-            // Steps of a quarter tile: no tile the segment crosses is skipped. A segment
-            // longer than 50 km (a gap across a privacy zone, a forged path) marks its ends.
-            let steps = Geodesic.distance(a, b) > 50_000 ? 1 : max(1, Int((Geodesic.distance(a, b) / (grid.cellMeters / 4)).rounded(.up)))
+            // A segment longer than 50 km (a gap across a privacy zone, a forged path) marks its ends.
+            let steps = Geodesic.distance(a, b) > 50_000 ? 1 : max(1, Int((Geodesic.distance(a, b) / step).rounded(.up)))
             for k in 0...steps {
                 let t = Double(k) / Double(steps)
-                tiles.insert(
-                    grid.cell(
-                        of: Coordinate(
-                            latitude: a.latitude + (b.latitude - a.latitude) * t,
-                            longitude: a.longitude + (b.longitude - a.longitude) * t)))
+                places.append(
+                    Coordinate(
+                        latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t))
             }
         }
-        if path.count == 1 { tiles.insert(grid.cell(of: path[0])) }
-        return tiles
+        if path.count == 1 { places.append(path[0]) }
+        return places
     }
 
     /// The tile and every tile within one tile's width of it.
