@@ -67,8 +67,8 @@ public protocol HubStore: Sendable {
     /// Records which tiles each confirmation touches, adds its evidence to the stored sums
     /// (once: a confirmation indexed before adds nothing) and marks `dirty` dirty, in one transaction.
     func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
-    /// The stored reports (`MapEvidence.reports`) whose cells lie in `tiles`.
-    func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence
+    /// The stored reports (`MapEvidence.reports`) in `windows`.
+    func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence
     /// The stored path-status cells (`MapEvidence.statusCells`) that lie in `tiles`.
     func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell]
     /// The stored rides over the centres of `cells` (`MapEvidence.passes`).
@@ -143,6 +143,23 @@ public struct MapIndexEntry: Sendable {
     /// The tiles whose slices it can change (`MapTiles.dirtied(by:)`).
     public var dirty: Set<MapGrid.Cell>
     public var evidence: MapEvidence
+}
+
+/// The reports to read of one tile (`HubStore.mapEvidence`): those whose 10 m cells
+/// (`MapEvidence.grid`) lie in `rows` and `columns`.
+public struct ReportWindow: Sendable, Equatable {
+    public var tile: MapGrid.Cell
+    public var rows: ClosedRange<Int>
+    public var columns: ClosedRange<Int>
+
+    public init(tile: MapGrid.Cell, rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
+        (self.tile, self.rows, self.columns) = (tile, rows, columns)
+    }
+
+    /// Every report of `tile`.
+    public static func whole(_ tile: MapGrid.Cell) -> ReportWindow {
+        ReportWindow(tile: tile, rows: Int(Int32.min)...Int(Int32.max), columns: Int(Int32.min)...Int(Int32.max))
+    }
 }
 
 /// A tile to recompute, and the version of its dirty mark when read.

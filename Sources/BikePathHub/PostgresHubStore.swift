@@ -457,14 +457,17 @@ public final class PostgresHubStore: HubStore {
         }
     }
 
-    public func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence {
-        guard !tiles.isEmpty else { return MapEvidence() }
-        let rows = tiles.map(\.row), columns = tiles.map(\.column)
+    public func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence {
+        guard !windows.isEmpty else { return MapEvidence() }
+        let tiles = windows.map(\.tile)
         var evidence = MapEvidence()
         for try await (cr, cc, sector, kind, device, n, la, lo, ax, ay, fd, ld) in try await client.query(
             """
             SELECT cell_row, cell_column, sector, kind, device_id, reports, lat_sum, lon_sum, axis_x, axis_y, first_day, last_day
-            FROM map_reports m JOIN unnest(\(rows)::int[], \(columns)::int[]) AS u(tr, tc) ON m.tile_row = u.tr AND m.tile_column = u.tc
+            FROM map_reports m JOIN unnest(\(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[],
+                \(windows.map(\.rows.lowerBound))::int[], \(windows.map(\.rows.upperBound))::int[],
+                \(windows.map(\.columns.lowerBound))::int[], \(windows.map(\.columns.upperBound))::int[]) AS u(tr, tc, r0, r1, c0, c1)
+            ON m.tile_row = u.tr AND m.tile_column = u.tc AND m.cell_row BETWEEN u.r0 AND u.r1 AND m.cell_column BETWEEN u.c0 AND u.c1
             """, logger: logger
         ).decode((Int, Int, Int, String, String, Int, Int64, Int64, Int64, Int64, Int?, Int?).self) {
             evidence.reports[MapEvidence.ReportKey(cell: MapGrid.Cell(row: cr, column: cc), sector: sector, kind: kind, device: device)] =

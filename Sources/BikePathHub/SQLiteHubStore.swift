@@ -344,12 +344,22 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func mapEvidence(tiles: [MapGrid.Cell]) async throws -> MapEvidence {
-        guard !tiles.isEmpty else { return MapEvidence() }
-        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+    public func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence {
+        guard !windows.isEmpty else { return MapEvidence() }
+        let values = windows.map { w in  // integers only
+            "(\(w.tile.row), \(w.tile.column), \(w.rows.lowerBound), \(w.rows.upperBound), \(w.columns.lowerBound), \(w.columns.upperBound))"
+        }.joined(separator: ",")
         return try await pool.read { db in
             var evidence = MapEvidence()
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM map_reports WHERE (tile_row, tile_column) IN (VALUES \(values))") {
+            // CROSS JOIN: the windows drive, each an index range of the primary key.
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    WITH w(tr, tc, r0, r1, c0, c1) AS (VALUES \(values))
+                    SELECT m.* FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
+                        AND m.cell_row BETWEEN w.r0 AND w.r1 AND m.cell_column BETWEEN w.c0 AND w.c1
+                    """)
+            {
                 let key = MapEvidence.ReportKey(
                     cell: MapGrid.Cell(row: row["cell_row"], column: row["cell_column"]), sector: row["sector"], kind: row["kind"],
                     device: row["device_id"])

@@ -1,7 +1,7 @@
 import BikePathAPI
 import BikePathCore
 import BikePathFixtures
-import BikePathHub
+@testable import BikePathHub
 import Foundation
 import Testing
 
@@ -83,5 +83,30 @@ import Testing
         #expect(north.row == tile.row + 1)
         #expect(report.tiles == [tile] && report.dirty.contains(tile) && report.dirty.contains(north))
         #expect(report.dirty.allSatisfy { $0 == tile || $0.row == north.row } && report.dirty.count <= 3)
+    }
+
+    /// A remake reads the reports of its tiles' neighbourhoods through windows a strip deep
+    /// (`MapTiles.reportWindows`): they hold every report group within reach of the tiles
+    /// (`MapTiles.reaching`), and fewer than the whole neighbourhoods.
+    @Test func theReportWindowsHoldEveryReportWithinReach() {
+        let evidence = Self.sum(Self.trips)
+        let inUse = Set(evidence.reports.keys.map { MapEvidence.tile(ofReportCell: $0.cell) })
+        #expect(inUse.count > 4)
+        var read = 0, whole = 0
+        for dirty in inUse.sorted().map({ Set([$0]) }) + [inUse] {
+            let windows = MapTiles.reportWindows(around: dirty)
+            var windowed = evidence, neighbourhoods = evidence
+            windowed.reports = evidence.reports.filter { key, _ in
+                windows.contains {
+                    $0.tile == MapEvidence.tile(ofReportCell: key.cell) && $0.rows.contains(key.cell.row)
+                        && $0.columns.contains(key.cell.column)
+                }
+            }
+            let area = Set(dirty.flatMap(MapTiles.neighbourhood(of:)))
+            neighbourhoods.reports = evidence.reports.filter { area.contains(MapEvidence.tile(ofReportCell: $0.key.cell)) }
+            #expect(MapTiles.reaching(dirty, windowed).reports == MapTiles.reaching(dirty, evidence).reports)
+            (read, whole) = (read + windowed.reports.count, whole + neighbourhoods.reports.count)
+        }
+        #expect(read < whole)
     }
 }

@@ -140,7 +140,7 @@ import Testing
             try await store.index(entries, dirty: [])
             let tiles = Set(expected.reports.keys.map { MapEvidence.tile(ofReportCell: $0.cell) })
                 .union(expected.stretches.keys.map { MapEvidence.tile(ofStretchCell: $0.cell) })
-            var stored = try await store.mapEvidence(tiles: tiles.sorted())
+            var stored = try await store.mapEvidence(tiles.sorted().map(ReportWindow.whole))
             stored.passes = try await store.mapPasses(cells: Set(expected.passes.keys.map(\.cell)))
             #expect(stored.reports == expected.reports && stored.passes == expected.passes)
             // Stretches are kept per cell, their riders counted once each.

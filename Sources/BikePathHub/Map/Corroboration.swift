@@ -134,28 +134,45 @@ public struct CorroborationRule: Sendable, Equatable {
 
     /// The spots of `evidence` (see the type's comment), sorted by position and kind.
     public func corroborate(_ evidence: MapEvidence) -> [ReportedObstacle] {
+        corroborate(gather(evidence), passes: evidence.passes)
+    }
+
+    /// The spots of some evidence before they are judged: its report groups, clustered.
+    public struct Gathered: Sendable {
+        let groups: [ReportGroup]
+        let clusters: [[Int]]
+        /// The 10 m cells whose rides judge the spots (`MapEvidence.passes`): a store reads
+        /// the rides of these cells only, not of every cell ridden.
+        public let cells: Set<MapGrid.Cell>
+    }
+
+    /// Clusters the reports of `evidence` into spots (its rides are not read): a remake
+    /// clusters once, reads the rides at the spots' cells, then judges them.
+    public func gather(_ evidence: MapEvidence) -> Gathered {
         let groups = ReportGroup.all(in: evidence)
-        return clusters(groups).map { spot(of: $0.map { groups[$0] }, passes: evidence.passes) }
+        let clusters = clusters(groups)
+        return Gathered(
+            groups: groups, clusters: clusters,
+            cells: Set(clusters.map { MapEvidence.grid.cell(of: Self.tally(of: $0.map { groups[$0] }).position) }))
+    }
+
+    /// The spots of `gathered`, judged by `passes` (those of its cells at least).
+    public func corroborate(_ gathered: Gathered, passes: [MapEvidence.PassKey: Int]) -> [ReportedObstacle] {
+        gathered.clusters.map { spot(of: $0.map { gathered.groups[$0] }, passes: passes) }
             .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
     }
 
-    /// The 10 m cells whose rides the spots of `evidence` are judged by (`MapEvidence.passes`):
-    /// a store reads the rides of these cells only, not of every cell ridden.
-    public func spotCells(_ evidence: MapEvidence) -> Set<MapGrid.Cell> {
-        let groups = ReportGroup.all(in: evidence)
-        return Set(
-            clusters(groups).map { members in
-                var tally = groups[members[0]].tally
-                for m in members.dropFirst() { tally.add(groups[m].tally) }
-                return MapEvidence.grid.cell(of: tally.position)
-            })
+    /// The sum of a spot's report groups.
+    private static func tally(of members: [ReportGroup]) -> MapEvidence.ReportTally {
+        var tally = members[0].tally
+        for m in members.dropFirst() { tally.add(m.tally) }
+        return tally
     }
 
     /// One spot from its report groups: its centre is their reports' mean, its street their
     /// directions' axial mean, its rides those counted at its centre's cell along the street.
     private func spot(of members: [ReportGroup], passes: [MapEvidence.PassKey: Int]) -> ReportedObstacle {
-        var tally = members[0].tally
-        for g in members.dropFirst() { tally.add(g.tally) }
+        let tally = Self.tally(of: members)
         let centre = tally.position
         let known = members.filter { $0.sector >= 0 }.map(\.tally.count).reduce(0, +)
         let axis = Self.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: Double(known) * MapEvidence.axisUnits)

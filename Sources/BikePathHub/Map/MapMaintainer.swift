@@ -176,14 +176,17 @@ final class MapMaintainer: Service {
             if dirty.isEmpty { break }
             // One build for the batch: a ride dirties a corridor of tiles whose neighbourhoods
             // overlap, and one build over their union serves each (the rule is local).
-            let area = Set(dirty.flatMap { MapTiles.neighbourhood(of: $0.tile) }).sorted()
-            // The area's stored sums, not its confirmations: what this reads grows with the
-            // area's cells and the riders who reported or rated there, not with the rides
-            // over it (by far the most rows): those are read at the spots only.
-            var evidence = MapTiles.reaching(Set(dirty.map(\.tile)), try await store.mapEvidence(tiles: area))
-            evidence.passes = try await store.mapPasses(cells: CorroborationRule().spotCells(evidence))
+            let tiles = Set(dirty.map(\.tile))
+            let area = Set(tiles.flatMap(MapTiles.neighbourhood(of:))).sorted()
+            // The stored sums, not the confirmations: the reports within reach of the tiles
+            // (what this reads grows with the riders who reported there), the rides (by far
+            // the most rows) at the spots only.
+            var evidence = MapTiles.reaching(tiles, try await store.mapEvidence(MapTiles.reportWindows(around: tiles)))
+            let spots = CorroborationRule().gather(evidence)
+            evidence.passes = try await store.mapPasses(cells: spots.cells)
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
-            let map = SharedMap(evidence: evidence, statusCells: try await store.mapStatusCells(tiles: dirty.map(\.tile)))
+            let map = SharedMap(
+                evidence: evidence, gathered: spots, statusCells: try await store.mapStatusCells(tiles: dirty.map(\.tile)))
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             // With no corroborated obstacle in the area no link of it carries one: its links

@@ -89,6 +89,48 @@ public enum MapTiles {
         return near
     }
 
+    /// Where the reports that can change the slices of `dirty` are stored: each tile of
+    /// their neighbourhoods, cut to the 10 m report cells within `reachMeters` of a dirty
+    /// tile (what `reaching` keeps, and two cells more). A neighbour is read a strip
+    /// deep, not whole: at 10× the city, reading whole neighbourhoods (30–35 tiles for one
+    /// ride) was most of a remake, for ~15 % of the rows kept (docs/performance.md).
+    static func reportWindows(around dirty: Set<MapGrid.Cell>) -> [ReportWindow] {
+        let margin = reachMeters + 2 * MapEvidence.grid.cellMeters
+        var boxes: [MapGrid.Cell: (south: Double, west: Double, north: Double, east: Double)] = [:]
+        for d in dirty {
+            let b = grid.bounds(of: d)
+            // Degrees of longitude at the latitude where they are longest: a box that holds
+            // every point `reaching` keeps, whichever latitude it is at.
+            let dLat = margin / MapGrid.metresPerDegree
+            let dLon = dLat / max(0.01, cos((max(abs(b.south), abs(b.north)) + dLat) * .pi / 180))
+            for tile in neighbourhood(of: d) {
+                let t = grid.bounds(of: tile)
+                let cut = (
+                    south: max(t.south, b.south - dLat), west: max(t.west, b.west - dLon), north: min(t.north, b.north + dLat),
+                    east: min(t.east, b.east + dLon)
+                )
+                guard cut.south < cut.north, cut.west < cut.east else { continue }
+                boxes[tile] =
+                    boxes[tile].map {
+                        (min($0.south, cut.south), min($0.west, cut.west), max($0.north, cut.north), max($0.east, cut.east))
+                    } ?? cut
+            }
+        }
+        let cells = MapEvidence.grid
+        return boxes.keys.sorted().map { tile in
+            let box = boxes[tile]!
+            let sw = cells.cell(of: Coordinate(latitude: box.south, longitude: box.west))
+            let nw = cells.cell(of: Coordinate(latitude: box.north, longitude: box.west))
+            let se = cells.cell(of: Coordinate(latitude: box.south, longitude: box.east))
+            let ne = cells.cell(of: Coordinate(latitude: box.north, longitude: box.east))
+            // One cell more each way: a cell is stored under the tile of its centre, which
+            // may lie just inside the tile while the cell reaches over its border.
+            return ReportWindow(
+                tile: tile, rows: (sw.row - 1)...(nw.row + 1),
+                columns: (min(sw.column, nw.column) - 1)...(max(se.column, ne.column) + 1))
+        }
+    }
+
     /// The tiles holding a point within `meters` (less than a tile) of `p`, north-south and east-west.
     private static func tiles(around p: Coordinate, meters: Double) -> [MapGrid.Cell] {
         let dLat = meters / MapGrid.metresPerDegree, dLon = dLat / max(0.01, cos(p.latitude * .pi / 180))

@@ -71,13 +71,14 @@ extension MapGrid {
 }
 
 extension SharedMap {
-    /// The map read off summed evidence (`MapEvidence`); its path-status cells from
+    /// The map read off summed evidence (`MapEvidence`); its spots from `gathered` when
+    /// given (`CorroborationRule.gather` of the same evidence), its path-status cells from
     /// `statusCells` when given (a store's, kept per cell), else from the evidence's stretches.
     public init(
-        evidence: MapEvidence, statusCells: [MapGrid.Cell: MapEvidence.StatusCell]? = nil,
+        evidence: MapEvidence, gathered: CorroborationRule.Gathered? = nil, statusCells: [MapGrid.Cell: MapEvidence.StatusCell]? = nil,
         corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
     ) {
-        let obstacles = corroboration.corroborate(evidence)
+        let obstacles = corroboration.corroborate(gathered ?? corroboration.gather(evidence), passes: evidence.passes)
         var byRider: [RiderReports.Key: MapEvidence.ReportTally] = [:]
         for (key, tally) in evidence.reports {
             let k = RiderReports.Key(cell: key.cell, device: key.device)
