@@ -8,13 +8,13 @@ import Logging
 /// replica reads the same rows.
 ///
 /// A confirmation touches the tiles of its reports, of its road-quality stretches and
-/// of every step of its path. When one arrives its evidence is added to the stored sums
-/// (`MapEvidence`) and its tiles are marked dirty; a tile is recomputed from the sums of
-/// it and its eight neighbours, by the one rule (`SharedMap(evidence:)`), keeping what
-/// lies inside it. Every rule of the map is local: a spot gathers reports within 15 m and
-/// is judged by the rides at its 10 m cell, a path-status cell (100 m) by its own sums; a
-/// tile's neighbours reach 500 m beyond it. So the union of the tiles equals the whole
-/// map built at once (`MapTileEqualityTests` holds this).
+/// of every step of its path. When it is indexed its evidence is added to the stored sums
+/// (`MapEvidence`) and the tiles within `reachMeters` of it are marked dirty; a tile is
+/// recomputed from the sums within that reach of it, by the one rule
+/// (`SharedMap(evidence:)`), keeping what lies inside it. Every rule of the map is local:
+/// a spot gathers reports within 15 m and is judged by the rides at its 10 m cell, a
+/// path-status cell (100 m) by its own sums and the spots in it. So the union of the tiles
+/// equals the whole map built at once (`MapTileEqualityTests` holds this).
 public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
