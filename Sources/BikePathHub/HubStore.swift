@@ -155,11 +155,6 @@ public struct ReportWindow: Sendable, Equatable {
     public init(tile: MapGrid.Cell, rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
         (self.tile, self.rows, self.columns) = (tile, rows, columns)
     }
-
-    /// Every report of `tile`.
-    public static func whole(_ tile: MapGrid.Cell) -> ReportWindow {
-        ReportWindow(tile: tile, rows: Int(Int32.min)...Int(Int32.max), columns: Int(Int32.min)...Int(Int32.max))
-    }
 }
 
 /// A tile to recompute, and the version of its dirty mark when read.

@@ -140,7 +140,9 @@ import Testing
             try await store.index(entries, dirty: [])
             let tiles = Set(expected.reports.keys.map { MapEvidence.tile(ofReportCell: $0.cell) })
                 .union(expected.stretches.keys.map { MapEvidence.tile(ofStretchCell: $0.cell) })
-            var stored = try await store.mapEvidence(tiles.sorted().map(ReportWindow.whole))
+            // Each tile whole: every cell a store's integer columns can hold.
+            let whole = Int(Int32.min)...Int(Int32.max)
+            var stored = try await store.mapEvidence(tiles.sorted().map { ReportWindow(tile: $0, rows: whole, columns: whole) })
             stored.passes = try await store.mapPasses(cells: Set(expected.passes.keys.map(\.cell)))
             #expect(stored.reports == expected.reports && stored.passes == expected.passes)
             // Stretches are kept per cell, their riders counted once each.
