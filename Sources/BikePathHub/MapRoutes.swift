@@ -17,10 +17,10 @@ struct MapRoutes {
         authenticate: @escaping @Sendable (Request, HubContext) async throws -> HubServer.AuthResult
     ) {
         table.on(router, "v1/map/obstacles", .get) { request, _ in
-            try await geoJSON(request, .withoutReports) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
+            try await geoJSON(request) { map, box in try map.obstaclesGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/status", .get) { request, _ in
-            try await geoJSON(request, .withoutReports) { map, box in try map.statusGeoJSON(in: box).encoded() }
+            try await geoJSON(request) { map, box in try map.statusGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/network", .get) { request, _ in
             let box: BoundingBox
@@ -51,9 +51,14 @@ struct MapRoutes {
                         .badRequest, "bad-cell",
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
-            return try await geoJSON(request, .all) { map, box in
-                try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded()
+            let box: BoundingBox
+            switch Self.box(request) {
+            case .failure(let refusal): return HubServer.answer(refusal)
+            case .success(let b): box = b
             }
+            // The stored reports under the box, not the tiles: they are current as soon as indexed.
+            let map = SharedMap(reportsOf: try await store.mapEvidence(MapTiles.reportWindows(in: box)))
+            return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
         }
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
@@ -72,9 +77,7 @@ struct MapRoutes {
         }
     }
 
-    private func geoJSON(
-        _ request: Request, _ parts: MapSlice.Parts, _ encode: (SharedMap, BoundingBox) throws -> Data
-    ) async throws -> Response {
+    private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
         let box: BoundingBox
         switch Self.box(request) {
         case .failure(let refusal): return HubServer.answer(refusal)
@@ -82,7 +85,7 @@ struct MapRoutes {
         }
         // The stored tiles under the box (`MapTiles`): no request builds the map.
         let range = MapTiles.range(of: box)
-        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try MapSlice.decoded($0, parts) }
+        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try MapSlice.decoded($0) }
         return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
     }
 
@@ -106,7 +109,7 @@ struct MapRoutes {
         // The obstacles along them, from the stored tiles under the box.
         let range = MapTiles.range(of: box)
         let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
-            .flatMap { try MapSlice.decoded($0, .withoutReports).obstacles }
+            .flatMap { try MapSlice.decoded($0).obstacles }
         return Self.geoJSONResponse(
             try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }

@@ -23,6 +23,12 @@ public final class SQLiteHubStore: HubStore {
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
+    /// A consistent copy of the whole store at `path` (SQLite's `VACUUM INTO`), taken while
+    /// the hub runs: a backup, or a benchmark's city kept for the next run.
+    public func copy(to path: String) async throws {
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+    }
+
     /// The versions, in order; names are GRDB migration identifiers kept in `grdb_migrations`.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

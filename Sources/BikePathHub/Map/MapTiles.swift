@@ -27,7 +27,7 @@ public enum MapTiles {
     /// Bumped whenever the map's rule changes in code (`SharedMap.build`, `CorroborationRule`,
     /// `PathStatusRule`, what a slice holds): a hub whose tiles were made by another edition
     /// remakes every tile once (`MapMaintainer.remakeIfTheRuleChanged`).
-    static let ruleRevision = 2
+    static let ruleRevision = 3
 
     /// The rule the tiles are made by: its revision and its parameters, so that a changed
     /// parameter remakes the tiles too, without anyone remembering to bump the revision.
@@ -96,7 +96,7 @@ public enum MapTiles {
     /// ride) was most of a remake, for ~15 % of the rows kept (docs/performance.md).
     static func reportWindows(around dirty: Set<MapGrid.Cell>) -> [ReportWindow] {
         let margin = reachMeters + 2 * MapEvidence.grid.cellMeters
-        var boxes: [MapGrid.Cell: (south: Double, west: Double, north: Double, east: Double)] = [:]
+        var boxes: [MapGrid.Cell: Part] = [:]
         for d in dirty {
             let b = grid.bounds(of: d)
             // Degrees of longitude at the latitude where they are longest: a box that holds
@@ -116,19 +116,35 @@ public enum MapTiles {
                     } ?? cut
             }
         }
-        let cells = MapEvidence.grid
-        return boxes.keys.sorted().map { tile in
-            let box = boxes[tile]!
-            let sw = cells.cell(of: Coordinate(latitude: box.south, longitude: box.west))
-            let nw = cells.cell(of: Coordinate(latitude: box.north, longitude: box.west))
-            let se = cells.cell(of: Coordinate(latitude: box.south, longitude: box.east))
-            let ne = cells.cell(of: Coordinate(latitude: box.north, longitude: box.east))
-            // One cell more each way: a cell is stored under the tile of its centre, which
-            // may lie just inside the tile while the cell reaches over its border.
-            return ReportWindow(
-                tile: tile, rows: (sw.row - 1)...(nw.row + 1),
-                columns: (min(sw.column, nw.column) - 1)...(max(se.column, ne.column) + 1))
+        return boxes.keys.sorted().map { window(of: $0, over: boxes[$0]!) }
+    }
+
+    /// Where the reports inside `box` are stored (what a heatmap answer reads): each tile
+    /// under it, cut to the box's 10 m report cells.
+    public static func reportWindows(in box: BoundingBox) -> [ReportWindow] {
+        tiles(in: box).compactMap { tile in
+            let t = grid.bounds(of: tile)
+            let cut = (
+                south: max(t.south, box.south), west: max(t.west, box.west), north: min(t.north, box.north), east: min(t.east, box.east)
+            )
+            return cut.south <= cut.north && cut.west <= cut.east ? window(of: tile, over: cut) : nil
         }
+    }
+
+    /// A part of a tile, in degrees.
+    private typealias Part = (south: Double, west: Double, north: Double, east: Double)
+
+    /// The report cells of `tile` under `box` (a part of the tile).
+    private static func window(of tile: MapGrid.Cell, over box: Part) -> ReportWindow {
+        let cells = MapEvidence.grid
+        let sw = cells.cell(of: Coordinate(latitude: box.south, longitude: box.west))
+        let nw = cells.cell(of: Coordinate(latitude: box.north, longitude: box.west))
+        let se = cells.cell(of: Coordinate(latitude: box.south, longitude: box.east))
+        let ne = cells.cell(of: Coordinate(latitude: box.north, longitude: box.east))
+        // One cell more each way: a cell is stored under the tile of its centre, which
+        // may lie just inside the tile while the cell reaches over its border.
+        return ReportWindow(
+            tile: tile, rows: (sw.row - 1)...(nw.row + 1), columns: (min(sw.column, nw.column) - 1)...(max(se.column, ne.column) + 1))
     }
 
     /// The tiles holding a point within `meters` (less than a tile) of `p`, north-south and east-west.
@@ -202,56 +218,37 @@ public enum MapTiles {
 
     /// The part of `map` inside `tile` that an answer may read: its corroborated spots (the
     /// others, most of them single false reports, grow with the data and are never
-    /// answered), its cells and its reports; `map` built from (at least) the evidence of
-    /// the tile's neighbourhood.
+    /// answered) and its cells; `map` built from (at least) the evidence within reach of
+    /// the tile. Not its reports: the heatmap reads them from the stored sums
+    /// (`reportWindows(in:)`); kept in the slice, every rider's reports were encoded again
+    /// with each remake of the tile, a cost that grew with the data (docs/performance.md).
     public static func slice(_ tile: MapGrid.Cell, of map: SharedMap) -> MapSlice {
         let inside = { (c: Coordinate) in grid.cell(of: c) == tile }
         return MapSlice(
             obstacles: map.obstacles.filter { $0.corroborated && inside($0.position) },
-            cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) },
-            reports: map.reports.filter { inside($0.position) })
+            cells: map.cells.filter { inside(map.pathStatus.grid.centre(of: $0.cell)) })
     }
 }
 
-/// One tile of the shared map as stored (`map_tiles.slice`): its corroborated spots, its
-/// path-status cells (by centre) and its riders' reports (for the heatmap). Never answered as is.
+/// One tile of the shared map as stored (`map_tiles.slice`): its corroborated spots and its
+/// path-status cells (by centre). Never answered as is.
 public struct MapSlice: Codable, Sendable, Equatable {
     public var obstacles: [ReportedObstacle]
     public var cells: [CellStatus]
-    public var reports: [RiderReports]
 
-    public init(obstacles: [ReportedObstacle], cells: [CellStatus], reports: [RiderReports]) {
-        (self.obstacles, self.cells, self.reports) = (obstacles, cells, reports)
-    }
-}
+    public init(obstacles: [ReportedObstacle], cells: [CellStatus]) { (self.obstacles, self.cells) = (obstacles, cells) }
 
-extension MapSlice {
-    /// What a map answer reads of a stored slice.
-    public enum Parts: Sendable { case all, withoutReports }
-
-    /// A stored slice, decoded. `withoutReports` leaves its reports out (what every answer but
-    /// the heatmap reads): a tile holds every confirmed report in it, which grow with the
-    /// data, and decoding them was most of a 1 km² obstacles or status answer on a busy city.
-    public static func decoded(_ data: Data, _ parts: Parts = .all) throws -> MapSlice {
-        switch parts {
-        case .all: return try JSONDecoder().decode(MapSlice.self, from: data)
-        case .withoutReports:
-            let spots = try JSONDecoder().decode(SpotsAndCells.self, from: data)
-            return MapSlice(obstacles: spots.obstacles, cells: spots.cells, reports: [])
-        }
-    }
-
-    private struct SpotsAndCells: Decodable {
-        var obstacles: [ReportedObstacle]
-        var cells: [CellStatus]
-    }
+    /// A stored slice, decoded (one made by an older edition may hold more: its reports; the
+    /// pass remakes it by this one).
+    public static func decoded(_ data: Data) throws -> MapSlice { try JSONDecoder().decode(MapSlice.self, from: data) }
 }
 
 extension SharedMap {
-    /// The map assembled from stored tiles (`MapTiles`): what the read endpoints answer from.
+    /// The map assembled from stored tiles (`MapTiles`): what the obstacle, status and route
+    /// answers read (the heatmap reads the stored reports: `init(reportsOf:)`).
     public init(slices: [MapSlice], corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()) {
         self.init(
-            obstacles: slices.flatMap(\.obstacles), cells: slices.flatMap(\.cells), reports: slices.flatMap(\.reports),
+            obstacles: slices.flatMap(\.obstacles), cells: slices.flatMap(\.cells), reports: [],
             pathStatus: pathStatus, minRiders: corroboration.minRiders)
     }
 }

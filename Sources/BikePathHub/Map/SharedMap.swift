@@ -79,17 +79,16 @@ extension SharedMap {
         corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
     ) {
         let obstacles = corroboration.corroborate(gathered ?? corroboration.gather(evidence), passes: evidence.passes)
-        var byRider: [RiderReports.Key: MapEvidence.ReportTally] = [:]
-        for (key, tally) in evidence.reports {
-            let k = RiderReports.Key(cell: key.cell, device: key.device)
-            if byRider[k] == nil { byRider[k] = tally } else { byRider[k]!.add(tally) }
-        }
         self.init(
             obstacles: obstacles, cells: pathStatus.statuses(statusCells ?? evidence.statusCells, obstacles: obstacles),
-            reports: byRider.keys.sorted().map {
-                RiderReports(position: byRider[$0]!.position, device: $0.device, reports: byRider[$0]!.count)
-            },
-            pathStatus: pathStatus, minRiders: corroboration.minRiders)
+            reports: RiderReports.of(evidence), pathStatus: pathStatus, minRiders: corroboration.minRiders)
+    }
+
+    /// A map of `evidence`'s reports alone: what the heatmap answer reads (the stored
+    /// reports under its box, `MapTiles.reportWindows(in:)`).
+    public init(reportsOf evidence: MapEvidence, corroboration: CorroborationRule = CorroborationRule()) {
+        self.init(
+            obstacles: [], cells: [], reports: RiderReports.of(evidence), pathStatus: PathStatusRule(), minRiders: corroboration.minRiders)
     }
 }
 
@@ -98,6 +97,16 @@ public struct RiderReports: Sendable, Equatable, Codable {
     public var position: Coordinate
     public var device: String
     public var reports: Int
+
+    /// Each rider's reports in each 10 m cell of `evidence`, in cell and device order.
+    static func of(_ evidence: MapEvidence) -> [RiderReports] {
+        var byRider: [Key: MapEvidence.ReportTally] = [:]
+        for (key, tally) in evidence.reports {
+            let k = Key(cell: key.cell, device: key.device)
+            if byRider[k] == nil { byRider[k] = tally } else { byRider[k]!.add(tally) }
+        }
+        return byRider.keys.sorted().map { RiderReports(position: byRider[$0]!.position, device: $0.device, reports: byRider[$0]!.count) }
+    }
 
     /// A rider in a cell (of any grid).
     struct Key: Hashable, Comparable {
