@@ -79,9 +79,9 @@ struct HubServer {
                 let key = context.parameters.get("id") ?? ""
                 return try await guarded(request, context) { json throws(Refusal) in
                     try UploadParsing.record(kind: kind, key: key, json: json)
-                } store: { device, record in
-                    let stored = try await store.put(device: device, records: [record])
-                    map.stored(Self.createdConfirmations(device, [record], stored))
+                } store: { device, parsed in
+                    let stored = try await store.put(device: device, records: [parsed.record])
+                    map.stored(Self.createdConfirmations(device, [parsed], stored))
                     judged(stored, context)
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
@@ -94,8 +94,8 @@ struct HubServer {
                 batch.results.count
             } store: { device, batch in
                 var results = batch.results
-                let stored = try await store.put(device: device, records: batch.toStore.map(\.record))
-                map.stored(Self.createdConfirmations(device, batch.toStore.map(\.record), stored))
+                let stored = try await store.put(device: device, records: batch.toStore.map(\.parsed.record))
+                map.stored(Self.createdConfirmations(device, batch.toStore.map(\.parsed), stored))
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
                 judged(results.compactMap { $0 }, context)
                 return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
@@ -199,10 +199,10 @@ struct HubServer {
     }
 
     /// The confirmations this upload stored (not those held already), for the map's index.
-    static func createdConfirmations(_ device: String, _ records: [StorableRecord], _ results: [RecordResult]) -> [IndexableConfirmation] {
-        zip(records, results).compactMap { record, result in
-            record.kind == .confirmation && result.outcome == .created
-                ? IndexableConfirmation(device: device, id: record.id, body: record.canonical) : nil
+    static func createdConfirmations(_ device: String, _ records: [ParsedRecord], _ results: [RecordResult]) -> [IndexableConfirmation] {
+        zip(records, results).compactMap { parsed, result in
+            guard case .confirmation(let upload) = parsed.body, result.outcome == .created else { return nil }
+            return IndexableConfirmation(device: device, id: parsed.record.id, body: parsed.record.canonical, upload: upload)
         }
     }
 

@@ -123,13 +123,20 @@ public struct IndexableConfirmation: Sendable {
     public var device: String
     public var id: String
     public var body: Data
+    /// `body` decoded, when the upload that stored it had decoded it: the map does not
+    /// decode it again (docs/performance.md, "Each confirmation decoded once").
+    public var upload: ConfirmationUpload?
 
-    public init(device: String, id: String, body: Data) { (self.device, self.id, self.body) = (device, id, body) }
+    public init(device: String, id: String, body: Data, upload: ConfirmationUpload? = nil) {
+        (self.device, self.id, self.body, self.upload) = (device, id, body, upload)
+    }
+    /// `upload`, or `body` decoded; nil when the body no longer decodes (a schema change).
+    public var decoded: ConfirmationUpload? { upload ?? (try? JSONDecoder().decode(ConfirmationUpload.self, from: body)) }
     public var key: ConfirmationKey { ConfirmationKey(device: device, id: id) }
 }
 
 /// A confirmation's key: its device and its id.
-public struct ConfirmationKey: Sendable, Equatable {
+public struct ConfirmationKey: Sendable, Hashable {
     public var device: String
     public var id: String
     public init(device: String, id: String) { (self.device, self.id) = (device, id) }

@@ -16,14 +16,14 @@ extension PostgresHubStore {
 
     public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
         var out: [QueuedRide] = []
-        for try await (seq, device, body) in try await client.query(
+        for try await (seq, id, device, body) in try await client.query(
             """
-            SELECT q.seq, r.device_id, r.body FROM map_network_queue q
+            SELECT q.seq, q.id, r.device_id, r.body FROM map_network_queue q
             JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
             WHERE q.seq > \(sequence) ORDER BY q.seq LIMIT \(limit)
             """, logger: logger
-        ).decode((Int64, String, Data).self) {
-            out.append(QueuedRide(sequence: seq, record: ConfirmedRecord(device: device, body: body)))
+        ).decode((Int64, String, String, Data).self) {
+            out.append(QueuedRide(sequence: seq, id: id, record: ConfirmedRecord(device: device, body: body)))
         }
         return out
     }

@@ -19,12 +19,12 @@ extension SQLiteHubStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT q.seq, r.device_id, r.body FROM map_network_queue q
+                    SELECT q.seq, q.id, r.device_id, r.body FROM map_network_queue q
                     JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
                     WHERE q.seq > ? ORDER BY q.seq LIMIT ?
                     """, arguments: [sequence, limit]
             ).map {
-                QueuedRide(sequence: $0["seq"], record: ConfirmedRecord(device: $0["device_id"], body: $0["body"]))
+                QueuedRide(sequence: $0["seq"], id: $0["id"], record: ConfirmedRecord(device: $0["device_id"], body: $0["body"]))
             }
         }
     }

@@ -28,16 +28,23 @@ struct Refusal: Error, Sendable {
     }
 }
 
+/// A record to store, with the body it was decoded to: the map indexes a confirmation
+/// from it instead of decoding the stored JSON again.
+struct ParsedRecord: Sendable {
+    var record: StorableRecord
+    var body: RecordBody
+}
+
 /// A batch after decoding: the items already judged (invalid) and the ones to store.
 struct ParsedBatch: Sendable {
     var results: [RecordResult?]
-    var toStore: [(index: Int, record: StorableRecord)]
+    var toStore: [(index: Int, parsed: ParsedRecord)]
 }
 
 /// JSON text (already within `HubLimits`) to what the routes store. Pure and
 /// CPU-bound: runs on `DecodeWorkers`.
 enum UploadParsing {
-    static func record(kind: RecordKind, key: String, json: Data) throws(Refusal) -> StorableRecord {
+    static func record(kind: RecordKind, key: String, json: Data) throws(Refusal) -> ParsedRecord {
         let parsed: RecordBody
         do {
             parsed = try RecordBody.decode(kind: kind, from: json)
@@ -48,7 +55,7 @@ enum UploadParsing {
                     error: "not a valid \(kind.rawValue) document: \(describe(error))"))
         }
         if let invalid = check(parsed, key: key) { throw Refusal(invalid) }
-        return (kind, key, try canonical(parsed))
+        return ParsedRecord(record: (kind, key, try canonical(parsed)), body: parsed)
     }
 
     static func batch(json: Data) throws(Refusal) -> ParsedBatch {
@@ -70,7 +77,7 @@ enum UploadParsing {
                 parsed.results[i] = RecordResult(
                     kind: item.kind, id: item.id, status: 400, outcome: .invalid, error: "the same record twice in one batch")
             } else {
-                parsed.toStore.append((i, (item.kind, item.id, try canonical(item.body))))
+                parsed.toStore.append((i, ParsedRecord(record: (item.kind, item.id, try canonical(item.body)), body: item.body)))
             }
         }
         return parsed

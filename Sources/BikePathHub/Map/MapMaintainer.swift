@@ -23,8 +23,8 @@ final class MapMaintainer: Service {
     /// Tiles and confirmations read per query; confirmations indexed per transaction.
     static let batch = 64
     /// At most this many confirmations wait in memory for a pass (a 120-point ride's body is
-    /// about 6 KB: some 25 MB); beyond it an upload's confirmation is left to the scan
-    /// (`scanInterval`), which finds every confirmation not indexed.
+    /// about 6 KB, and as much again decoded: some 50 MB); beyond it an upload's confirmation
+    /// is left to the scan (`scanInterval`), which finds every confirmation not indexed.
     static let queueLimit = 4096
 
     /// Confirmations stored by this replica's uploads, not yet indexed.
@@ -137,18 +137,25 @@ final class MapMaintainer: Service {
     /// A new confirmation dirties every tile its evidence reaches (`MapTiles.dirtied(by:)`):
     /// a spot's centre can move across a border, a pass along a border can count against a
     /// spot on the other side.
-    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger) async throws {
+    /// Returns the confirmed rides, decoded, for the network (`extendNetwork`) that follows.
+    @discardableResult
+    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger) async throws -> [ConfirmationKey:
+        RiddenPath]
+    {
+        var ridden: [ConfirmationKey: RiddenPath] = [:]
         let entries = confirmations.map { c in
             // Stored records passed validation; one that no longer decodes (a schema change)
             // is indexed with no tile, so it is not read again, and said once here.
-            guard let entry = MapTiles.entry(for: c) else {
+            guard let upload = c.decoded else {
                 logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map")
                 return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
             }
-            return entry
+            ridden[c.key] = RiddenPath(device: c.device, upload)
+            return MapTiles.entry(for: c, upload)
         }
         let dirty = entries.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion($1.dirty) }
         try await store.index(entries, dirty: dirty)
+        return ridden
     }
 
     /// Indexes the confirmations uploads queued and, with `scan`, what is not indexed yet
@@ -159,8 +166,11 @@ final class MapMaintainer: Service {
         logger: Logger
     ) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
+        // The rides just decoded, for the network: most of what it reads next (the scan's, of
+        // a whole backlog, are not kept).
+        var ridden: [ConfirmationKey: RiddenPath] = [:]
         for start in stride(from: 0, to: queued.count, by: batch) {
-            try await index(Array(queued[start..<min(queued.count, start + batch)]), store, logger: logger)
+            ridden.merge(try await index(Array(queued[start..<min(queued.count, start + batch)]), store, logger: logger)) { a, _ in a }
         }
         var after: ConfirmationKey? = nil
         while scan {
@@ -170,7 +180,7 @@ final class MapMaintainer: Service {
             after = last.key
         }
         // The network first: a tile's links then include the rides that dirtied it.
-        try await extendNetwork(store, logger: logger)
+        try await extendNetwork(store, decoded: ridden, logger: logger)
         while true {
             let dirty = try await store.claimDirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
@@ -228,12 +238,13 @@ final class MapMaintainer: Service {
     /// arrival order: reads the stored nodes near the batch's rides, adds the rides
     /// (`PathNetwork`), and commits the new nodes and the links' added evidence. Another
     /// replica that committed the same batch first makes the commit a no-op; it reads again.
-    static func extendNetwork(_ store: any HubStore, logger: Logger) async throws {
+    /// `decoded`: rides already decoded by their keys (a queued ride not among them is decoded here).
+    static func extendNetwork(_ store: any HubStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
         while true {
             let cursor = try await store.networkCursor()
             let queued = try await store.queuedRides(after: cursor.applied, limit: batch)
             guard let last = queued.last else { return }
-            let rides = queued.compactMap { RiddenPath($0.record) }
+            let rides = queued.compactMap { decoded[$0.key] ?? RiddenPath($0.record) }
             let probe = PathNetwork()
             let tiles = rides.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion(probe.tiles(near: $1)) }
             var network = PathNetwork(nodes: try await store.networkNodes(tiles: tiles.sorted()), nextNode: cursor.nextNode)

@@ -52,7 +52,12 @@ public enum MapTiles {
     /// evidence; none when it is not confirmed; nil when it does not decode (the map leaves
     /// it out, as `SharedMap.build` does, and the maintainer says so).
     public static func entry(for confirmation: IndexableConfirmation) -> MapIndexEntry? {
-        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: confirmation.body) else { return nil }
+        guard let upload = confirmation.decoded else { return nil }
+        return entry(for: confirmation, upload)
+    }
+
+    /// `entry(for:)` of a confirmation already decoded.
+    static func entry(for confirmation: IndexableConfirmation, _ upload: ConfirmationUpload) -> MapIndexEntry {
         guard upload.confirmed else { return MapIndexEntry(confirmation: confirmation, tiles: [], dirty: [], evidence: MapEvidence()) }
         return MapIndexEntry(
             confirmation: confirmation, tiles: touched(by: upload.draft), dirty: dirtied(by: upload.draft),

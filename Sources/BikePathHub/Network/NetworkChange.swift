@@ -12,8 +12,10 @@ public struct NetworkCursor: Sendable, Equatable {
 /// A confirmation waiting for the network, by arrival sequence number.
 public struct QueuedRide: Sendable {
     public var sequence: Int64
+    public var id: String
     public var record: ConfirmedRecord
-    public init(sequence: Int64, record: ConfirmedRecord) { (self.sequence, self.record) = (sequence, record) }
+    public init(sequence: Int64, id: String, record: ConfirmedRecord) { (self.sequence, self.id, self.record) = (sequence, id, record) }
+    public var key: ConfirmationKey { ConfirmationKey(device: record.device, id: id) }
 }
 
 /// What adding the queued confirmations after `from.applied` up to `appliedTo` did to the

@@ -211,9 +211,15 @@ public struct RiddenPath: Sendable {
     public var stretches: [(start: Coordinate, end: Coordinate, status: PathStatus)]
 
     public init?(_ record: ConfirmedRecord) {
-        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), upload.confirmed else { return nil }
+        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body) else { return nil }
+        self.init(device: record.device, upload)
+    }
+
+    /// The path of a decoded confirmation; nil when it is not confirmed.
+    public init?(device: String, _ upload: ConfirmationUpload) {
+        guard upload.confirmed else { return nil }
         let draft = upload.draft
-        device = record.device
+        self.device = device
         day = draft.trip.startUtcNs.map { Int($0 / 86_400_000_000_000) }
         path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
         stretches = draft.roadQuality.compactMap { r in
