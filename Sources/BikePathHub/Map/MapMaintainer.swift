@@ -19,13 +19,14 @@ final class MapMaintainer: Service {
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     private let queue = Mutex(Queue())
+    private let queueLimit: Int
 
     /// Tiles and confirmations read per query; confirmations indexed per transaction.
     static let batch = 64
     /// At most this many confirmations wait in memory for a pass (a 120-point ride's body is
     /// about 6 KB, and as much again decoded: some 50 MB); beyond it an upload's confirmation
     /// is left to the scan (`scanInterval`), which finds every confirmation not indexed.
-    static let queueLimit = 4096
+    static let defaultQueueLimit = 4096
 
     /// Confirmations stored by this replica's uploads, not yet indexed.
     private struct Queue {
@@ -38,8 +39,9 @@ final class MapMaintainer: Service {
     /// How often a pass looks for confirmations no upload indexed.
     static let scanInterval: Duration = .seconds(30)
 
-    init(store: any HubStore, metrics: HubMetrics, logger: Logger) {
+    init(store: any HubStore, metrics: HubMetrics, logger: Logger, queueLimit: Int = defaultQueueLimit) {
         self.store = store
+        self.queueLimit = queueLimit
         self.metrics = metrics
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -54,7 +56,7 @@ final class MapMaintainer: Service {
     func stored(_ confirmations: [IndexableConfirmation]) {
         guard !confirmations.isEmpty else { return }
         let overflowStarted = queue.withLock { q -> Bool in
-            let room = max(0, Self.queueLimit - q.confirmations.count)
+            let room = max(0, queueLimit - q.confirmations.count)
             q.confirmations.append(contentsOf: confirmations.prefix(room))
             let was = q.overflowing
             q.overflowing = confirmations.count > room
@@ -62,10 +64,13 @@ final class MapMaintainer: Service {
         }
         if overflowStarted {
             logger.warning(
-                "map: \(Self.queueLimit) confirmations wait for the map; further ones are left to the scan (every \(Self.scanInterval))")
+                "map: \(queueLimit) confirmations wait for the map; further ones are left to the scan (every \(Self.scanInterval))")
         }
         wake.yield()
     }
+
+    /// Confirmations waiting for the next pass.
+    var queued: Int { queue.withLock { $0.confirmations.count } }
 
     /// How long shutdown waits for a cancelled pass before leaving it behind.
     static let shutdownGrace: Duration = .seconds(2)
