@@ -126,7 +126,7 @@ public struct CorroborationRule: Sendable, Equatable {
             let key = p.device + "\u{1}" + p.trip
             let reports = withPath.insert(key).inserted ? byTrip[key] ?? [] : []
             evidence.add(
-                MapEvidence.trip(device: p.device, reports: reports, path: p.path, stretches: [], rule: self, pathStatus: PathStatusRule()))
+                MapEvidence.trip(reports: reports, path: p.path, stretches: [], rule: self, pathStatus: PathStatusRule()))
         }
         for (key, trip) in byTrip where !withPath.contains(key) { for r in trip { evidence.add(r, direction: nil) } }
         return corroborate(evidence)
@@ -141,6 +141,8 @@ public struct CorroborationRule: Sendable, Equatable {
     public struct Gathered: Sendable {
         let groups: [ReportGroup]
         let clusters: [[Int]]
+        /// Each cluster's reports summed (its centre, street and counts).
+        let tallies: [MapEvidence.ReportTally]
         /// The 10 m cells whose rides judge the spots (`MapEvidence.passes`): a store reads
         /// the rides of these cells only, not of every cell ridden.
         public let cells: Set<MapGrid.Cell>
@@ -151,14 +153,14 @@ public struct CorroborationRule: Sendable, Equatable {
     public func gather(_ evidence: MapEvidence) -> Gathered {
         let groups = ReportGroup.all(in: evidence)
         let clusters = clusters(groups)
+        let tallies = clusters.map { Self.tally(of: $0.map { groups[$0] }) }
         return Gathered(
-            groups: groups, clusters: clusters,
-            cells: Set(clusters.map { MapEvidence.grid.cell(of: Self.tally(of: $0.map { groups[$0] }).position) }))
+            groups: groups, clusters: clusters, tallies: tallies, cells: Set(tallies.map { MapEvidence.grid.cell(of: $0.position) }))
     }
 
     /// The spots of `gathered`, judged by `passes` (those of its cells at least).
     public func corroborate(_ gathered: Gathered, passes: [MapEvidence.PassKey: Int]) -> [ReportedObstacle] {
-        gathered.clusters.map { spot(of: $0.map { gathered.groups[$0] }, passes: passes) }
+        zip(gathered.clusters, gathered.tallies).map { spot(of: $0.map { gathered.groups[$0] }, tally: $1, passes: passes) }
             .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
     }
 
@@ -169,10 +171,9 @@ public struct CorroborationRule: Sendable, Equatable {
         return tally
     }
 
-    /// One spot from its report groups: its centre is their reports' mean, its street their
-    /// directions' axial mean, its rides those counted at its centre's cell along the street.
-    private func spot(of members: [ReportGroup], passes: [MapEvidence.PassKey: Int]) -> ReportedObstacle {
-        let tally = Self.tally(of: members)
+    /// One spot from its report groups and their sum: its centre is their reports' mean, its
+    /// street their directions' axial mean, its rides those counted at its centre's cell along the street.
+    private func spot(of members: [ReportGroup], tally: MapEvidence.ReportTally, passes: [MapEvidence.PassKey: Int]) -> ReportedObstacle {
         let centre = tally.position
         let known = members.filter { $0.sector >= 0 }.map(\.tally.count).reduce(0, +)
         let axis = Self.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: Double(known) * MapEvidence.axisUnits)

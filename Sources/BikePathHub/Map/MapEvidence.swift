@@ -210,9 +210,9 @@ public struct MapEvidence: Sendable, Equatable {
     }
 
     /// The evidence of one trip: its reports (each with the direction its own path rode
-    /// there), its rides and its stretches.
+    /// there), its rides and its stretches (the reports and stretches name their device).
     public static func trip(
-        device: String, reports: [ObstacleReport], path: [Coordinate], stretches: [StretchReport], rule: CorroborationRule,
+        reports: [ObstacleReport], path: [Coordinate], stretches: [StretchReport], rule: CorroborationRule,
         pathStatus: PathStatusRule
     ) -> MapEvidence {
         var evidence = MapEvidence()
@@ -237,7 +237,7 @@ public struct MapEvidence: Sendable, Equatable {
                 device: device, midpoint: Coordinate(latitude: (a.lat + b.lat) / 2, longitude: (a.lon + b.lon) / 2),
                 lengthMeters: r.lengthM, status: status)
         }
-        return trip(device: device, reports: reports, path: path, stretches: stretches, rule: rule, pathStatus: pathStatus)
+        return trip(reports: reports, path: path, stretches: stretches, rule: rule, pathStatus: pathStatus)
     }
 }
 
