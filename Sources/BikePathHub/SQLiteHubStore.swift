@@ -357,21 +357,24 @@ public final class SQLiteHubStore: HubStore {
         }.joined(separator: ",")
         return try await pool.read { db in
             var evidence = MapEvidence()
-            // CROSS JOIN: the windows drive, each an index range of the primary key.
-            for row in try Row.fetchAll(
+            // CROSS JOIN: the windows drive, each an index range of the primary key. A cursor
+            // read by column position: by name, GRDB lowercased each name for each row, and
+            // copying every row first (`fetchAll`) doubled the allocations; the two were 70 %
+            // of this read, itself the largest part of a remake at 100× the city (docs/performance.md).
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     WITH w(tr, tc, r0, r1, c0, c1) AS (VALUES \(values))
-                    SELECT m.* FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
+                    SELECT m.cell_row, m.cell_column, m.sector, m.kind, m.device_id, m.reports, m.lat_sum, m.lon_sum,
+                        m.axis_x, m.axis_y, m.first_day, m.last_day
+                    FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
                         AND m.cell_row BETWEEN w.r0 AND w.r1 AND m.cell_column BETWEEN w.c0 AND w.c1
                     """)
-            {
+            while let row = try rows.next() {
                 let key = MapEvidence.ReportKey(
-                    cell: MapGrid.Cell(row: row["cell_row"], column: row["cell_column"]), sector: row["sector"], kind: row["kind"],
-                    device: row["device_id"])
+                    cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2], kind: row[3], device: row[4])
                 evidence.reports[key] = MapEvidence.ReportTally(
-                    count: row["reports"], latitude: row["lat_sum"], longitude: row["lon_sum"], axisX: row["axis_x"],
-                    axisY: row["axis_y"], firstDay: row["first_day"], lastDay: row["last_day"])
+                    count: row[5], latitude: row[6], longitude: row[7], axisX: row[8], axisY: row[9], firstDay: row[10], lastDay: row[11])
             }
             return evidence
         }

@@ -201,7 +201,7 @@ final class MapMaintainer: Service {
             evidence.passes = try await store.mapPasses(cells: spots.cells)
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
             let map = SharedMap(
-                evidence: evidence, gathered: spots, statusCells: try await store.mapStatusCells(tiles: tiles.sorted()))
+                evidence: evidence, gathered: spots, statusCells: try await store.mapStatusCells(tiles: tiles.sorted()), withReports: false)
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             // With no corroborated obstacle in the area no link of it carries one: its links
