@@ -150,8 +150,9 @@ public struct CorroborationRule: Sendable, Equatable {
 
     /// Clusters the reports of `evidence` into spots (its rides are not read): a remake
     /// clusters once, reads the rides at the spots' cells, then judges them.
-    public func gather(_ evidence: MapEvidence) -> Gathered {
-        let groups = ReportGroup.all(in: evidence)
+    /// `keeping`: the reports to gather (by their tally); the others are left out.
+    public func gather(_ evidence: MapEvidence, keeping: (MapEvidence.ReportTally) -> Bool = { _ in true }) -> Gathered {
+        let groups = ReportGroup.all(in: evidence, keeping: keeping)
         let clusters = clusters(groups)
         let tallies = clusters.map { Self.tally(of: $0.map { groups[$0] }) }
         return Gathered(
@@ -205,9 +206,9 @@ public struct CorroborationRule: Sendable, Equatable {
             sector < 0 ? nil : CorroborationRule.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: 0)
         }
 
-        static func all(in evidence: MapEvidence) -> [ReportGroup] {
+        static func all(in evidence: MapEvidence, keeping: (MapEvidence.ReportTally) -> Bool) -> [ReportGroup] {
             var byKey: [MapEvidence.ReportKey: ReportGroup] = [:]
-            for (key, tally) in evidence.reports {
+            for (key, tally) in evidence.reports where keeping(tally) {
                 var groupKey = key
                 groupKey.device = ""
                 if byKey[groupKey] == nil {

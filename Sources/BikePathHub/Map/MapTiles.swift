@@ -88,10 +88,13 @@ public enum MapTiles {
     /// remake that grew with the data (docs/performance.md).
     static func reaching(_ tiles: Set<MapGrid.Cell>, _ evidence: MapEvidence) -> MapEvidence {
         var near = evidence
-        near.reports = evidence.reports.filter { _, tally in
-            Self.tiles(around: tally.position, meters: reachMeters).contains(where: tiles.contains)
-        }
+        near.reports = evidence.reports.filter { _, tally in reaches(tiles, tally.position) }
         return near
+    }
+
+    /// Whether a report at `position` lies within `reachMeters` of one of `tiles` (`reaching`).
+    static func reaches(_ tiles: Set<MapGrid.Cell>, _ position: Coordinate) -> Bool {
+        Self.tiles(around: position, meters: reachMeters).contains(where: tiles.contains)
     }
 
     /// Where the reports that can change the slices of `dirty` are stored: each tile of
