@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathFixtures
 import BikePathHub
+import BikePathStore
 import Foundation
 import Logging
 
@@ -40,7 +41,7 @@ enum MapTilesBenchmark {
         // A backlog drained before by the same rule and city, when kept (`BIKEPATH_BENCH_CITIES`):
         // at 100× the drain takes most of an hour, the figure measured after it seconds.
         let saved = ProcessInfo.processInfo.environment["BIKEPATH_BENCH_CITIES"].map {
-            "\($0)/city-\(riders)x\(rides)-seed\(seed)-\(fnv1a(MapTiles.edition)).sqlite"
+            "\($0)/city-\(riders)x\(rides)-seed\(seed)-\(SHA256Hasher.hash(MapTiles.edition.utf8).hexString.prefix(16)).sqlite"
         }
         let reused = saved.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if let saved, reused { try FileManager.default.copyItem(atPath: saved, toPath: dir + "/hub.sqlite") }
@@ -95,11 +96,5 @@ enum MapTilesBenchmark {
                 + "one more confirmation stored and mapped in \(mean) (mean of \(last)); 1 km² box p95 \(answers[answers.count * 95 / 100]) "
                 + "(\(features) bytes of GeoJSON); the whole-map build a replica did before: \(whole)")
         return mean
-    }
-
-    /// A short stable name for the rule's edition (FNV-1a, 64 bits, in hex).
-    static func fnv1a(_ text: String) -> String {
-        let hash = text.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
     }
 }

@@ -23,13 +23,10 @@ struct MapRoutes {
             try await geoJSON(request) { map, box in try map.statusGeoJSON(in: box).encoded() }
         }
         table.on(router, "v1/map/network", .get) { request, _ in
-            let box: BoundingBox
-            switch Self.box(request) {
-            case .failure(let refusal): return HubServer.answer(refusal)
-            case .success(let b): box = b
+            try await inBox(request) { box in
+                let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: CorroborationRule().minRiders)
+                return Self.geoJSONResponse(try NetworkEdge.geoJSONData(edges))
             }
-            let edges = NetworkEdge.edges(of: try await store.networkLinks(in: box), minRiders: CorroborationRule().minRiders)
-            return Self.geoJSONResponse(try NetworkEdge.geoJSONData(edges))
         }
         table.on(router, "v1/routes", .get) { request, _ in
             let query: RouteQuery
@@ -51,14 +48,11 @@ struct MapRoutes {
                         .badRequest, "bad-cell",
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
-            let box: BoundingBox
-            switch Self.box(request) {
-            case .failure(let refusal): return HubServer.answer(refusal)
-            case .success(let b): box = b
+            return try await inBox(request) { box in
+                // The stored reports under the box, not the tiles: they are current as soon as indexed.
+                let map = SharedMap(reportsOf: try await store.mapEvidence(MapTiles.reportWindows(in: box)))
+                return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
             }
-            // The stored reports under the box, not the tiles: they are current as soon as indexed.
-            let map = SharedMap(reportsOf: try await store.mapEvidence(MapTiles.reportWindows(in: box)))
-            return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
         }
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
@@ -78,15 +72,20 @@ struct MapRoutes {
     }
 
     private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
-        let box: BoundingBox
+        try await inBox(request) { box in
+            // The stored tiles under the box (`MapTiles`): no request builds the map.
+            let range = MapTiles.range(of: box)
+            let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try MapSlice.decoded($0) }
+            return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
+        }
+    }
+
+    /// `answer` for the request's `bbox`, or the 400 that refuses it.
+    private func inBox(_ request: Request, _ answer: (BoundingBox) async throws -> Response) async throws -> Response {
         switch Self.box(request) {
         case .failure(let refusal): return HubServer.answer(refusal)
-        case .success(let b): box = b
+        case .success(let box): return try await answer(box)
         }
-        // The stored tiles under the box (`MapTiles`): no request builds the map.
-        let range = MapTiles.range(of: box)
-        let slices = try await store.mapSlices(rows: range.rows, columns: range.columns).map { try MapSlice.decoded($0) }
-        return Self.geoJSONResponse(try encode(SharedMap(slices: slices), box))
     }
 
     private func routes(_ query: RouteQuery) async throws -> Response {

@@ -357,14 +357,16 @@ public final class SQLiteHubStore: HubStore {
         }.joined(separator: ",")
         return try await pool.read { db in
             var evidence = MapEvidence()
-            let windows = """
+            func inWindows(_ select: String) -> String {
+                """
                 WITH w(tr, tc, r0, r1, c0, c1) AS (VALUES \(values))
-                SELECT %@ FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
+                SELECT \(select) FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
                     AND m.cell_row BETWEEN w.r0 AND w.r1 AND m.cell_column BETWEEN w.c0 AND w.c1
                 """
+            }
             // Counted first (an index range scan, a few % of the read): growing the dictionary
             // row by row rehashed its keys over and over, 15 % of a remake at 100× the city.
-            evidence.reports.reserveCapacity(try Int.fetchOne(db, sql: windows.replacingOccurrences(of: "%@", with: "count(*)")) ?? 0)
+            evidence.reports.reserveCapacity(try Int.fetchOne(db, sql: inWindows("count(*)")) ?? 0)
             // CROSS JOIN: the windows drive, each an index range of the primary key. A cursor
             // read by column position: by name, GRDB lowercased each name for each row, and
             // copying every row first (`fetchAll`) doubled the allocations; the two were 70 %
@@ -372,7 +374,7 @@ public final class SQLiteHubStore: HubStore {
             let columns =
                 "m.cell_row, m.cell_column, m.sector, m.kind, m.device_id, m.reports, m.lat_sum, m.lon_sum, "
                 + "m.axis_x, m.axis_y, m.first_day, m.last_day"
-            let rows = try Row.fetchCursor(db, sql: windows.replacingOccurrences(of: "%@", with: columns))
+            let rows = try Row.fetchCursor(db, sql: inWindows(columns))
             while let row = try rows.next() {
                 let key = MapEvidence.ReportKey(
                     cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2], kind: row[3], device: row[4])
