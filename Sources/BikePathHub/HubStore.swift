@@ -69,6 +69,9 @@ public protocol HubStore: Sendable {
     func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
     /// The stored reports (`MapEvidence.reports`) in `windows`.
     func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence
+    /// The stored reports in `windows` grouped as the corroboration rule reads them
+    /// (`CorroborationRule.ReportGroup`), without a dictionary of every rider's tallies.
+    func mapReportGroups(_ windows: [ReportWindow]) async throws -> [CorroborationRule.ReportGroup]
     /// The stored path-status cells (`MapEvidence.statusCells`) that lie in `tiles`.
     func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell]
     /// The stored rides over the centres of `cells` (`MapEvidence.passes`).

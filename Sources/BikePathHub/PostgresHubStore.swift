@@ -458,9 +458,23 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence {
-        guard !windows.isEmpty else { return MapEvidence() }
-        let tiles = windows.map(\.tile)
         var evidence = MapEvidence()
+        try await forEachReport(windows) { evidence.reports[$0] = $1 }
+        return evidence
+    }
+
+    public func mapReportGroups(_ windows: [ReportWindow]) async throws -> [CorroborationRule.ReportGroup] {
+        var groups = CorroborationRule.ReportGroup.Collector()
+        try await forEachReport(windows) { groups.add($0, $1) }
+        return groups.groups()
+    }
+
+    /// Each stored report tally in `windows`.
+    private func forEachReport(
+        _ windows: [ReportWindow], _ body: (MapEvidence.ReportKey, MapEvidence.ReportTally) -> Void
+    ) async throws {
+        guard !windows.isEmpty else { return }
+        let tiles = windows.map(\.tile)
         for try await (cr, cc, sector, kind, device, n, la, lo, ax, ay, fd, ld) in try await client.query(
             """
             SELECT cell_row, cell_column, sector, kind, device_id, reports, lat_sum, lon_sum, axis_x, axis_y, first_day, last_day
@@ -470,10 +484,10 @@ public final class PostgresHubStore: HubStore {
             ON m.tile_row = u.tr AND m.tile_column = u.tc AND m.cell_row BETWEEN u.r0 AND u.r1 AND m.cell_column BETWEEN u.c0 AND u.c1
             """, logger: logger
         ).decode((Int, Int, Int, String, String, Int, Int64, Int64, Int64, Int64, Int?, Int?).self) {
-            evidence.reports[MapEvidence.ReportKey(cell: MapGrid.Cell(row: cr, column: cc), sector: sector, kind: kind, device: device)] =
-                MapEvidence.ReportTally(count: n, latitude: la, longitude: lo, axisX: ax, axisY: ay, firstDay: fd, lastDay: ld)
+            body(
+                MapEvidence.ReportKey(cell: MapGrid.Cell(row: cr, column: cc), sector: sector, kind: kind, device: device),
+                MapEvidence.ReportTally(count: n, latitude: la, longitude: lo, axisX: ax, axisY: ay, firstDay: fd, lastDay: ld))
         }
-        return evidence
     }
 
     public func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell] {

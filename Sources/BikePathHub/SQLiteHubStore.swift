@@ -351,37 +351,59 @@ public final class SQLiteHubStore: HubStore {
     }
 
     public func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence {
-        guard !windows.isEmpty else { return MapEvidence() }
+        try await pool.read { db in
+            var evidence = MapEvidence()
+            // Counted first (an index range scan, a few % of the read): growing the dictionary
+            // row by row rehashed its keys over and over, 15 % of a remake at 100× the city.
+            evidence.reports.reserveCapacity(try Self.countReports(windows, db))
+            try Self.forEachReport(windows, db) { evidence.reports[$0] = $1 }
+            return evidence
+        }
+    }
+
+    public func mapReportGroups(_ windows: [ReportWindow]) async throws -> [CorroborationRule.ReportGroup] {
+        try await pool.read { db in
+            var groups = CorroborationRule.ReportGroup.Collector()
+            try Self.forEachReport(windows, db) { groups.add($0, $1) }
+            return groups.groups()
+        }
+    }
+
+    /// The stored reports in `windows`, as a query over them selects `select`.
+    private static func reportsQuery(_ windows: [ReportWindow], _ select: String) -> String {
         let values = windows.map { w in  // integers only
             "(\(w.tile.row), \(w.tile.column), \(w.rows.lowerBound), \(w.rows.upperBound), \(w.columns.lowerBound), \(w.columns.upperBound))"
         }.joined(separator: ",")
-        return try await pool.read { db in
-            var evidence = MapEvidence()
-            func inWindows(_ select: String) -> String {
-                """
-                WITH w(tr, tc, r0, r1, c0, c1) AS (VALUES \(values))
-                SELECT \(select) FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
-                    AND m.cell_row BETWEEN w.r0 AND w.r1 AND m.cell_column BETWEEN w.c0 AND w.c1
-                """
-            }
-            // Counted first (an index range scan, a few % of the read): growing the dictionary
-            // row by row rehashed its keys over and over, 15 % of a remake at 100× the city.
-            evidence.reports.reserveCapacity(try Int.fetchOne(db, sql: inWindows("count(*)")) ?? 0)
-            // CROSS JOIN: the windows drive, each an index range of the primary key. A cursor
-            // read by column position: by name, GRDB lowercased each name for each row, and
-            // copying every row first (`fetchAll`) doubled the allocations; the two were 70 %
-            // of this read, itself the largest part of a remake at 100× the city (docs/performance.md).
-            let columns =
-                "m.cell_row, m.cell_column, m.sector, m.kind, m.device_id, m.reports, m.lat_sum, m.lon_sum, "
-                + "m.axis_x, m.axis_y, m.first_day, m.last_day"
-            let rows = try Row.fetchCursor(db, sql: inWindows(columns))
-            while let row = try rows.next() {
-                let key = MapEvidence.ReportKey(
-                    cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2], kind: row[3], device: row[4])
-                evidence.reports[key] = MapEvidence.ReportTally(
-                    count: row[5], latitude: row[6], longitude: row[7], axisX: row[8], axisY: row[9], firstDay: row[10], lastDay: row[11])
-            }
-            return evidence
+        // CROSS JOIN: the windows drive, each an index range of the primary key (so each
+        // window's rows come in key order).
+        return """
+            WITH w(tr, tc, r0, r1, c0, c1) AS (VALUES \(values))
+            SELECT \(select) FROM w CROSS JOIN map_reports m ON m.tile_row = w.tr AND m.tile_column = w.tc
+                AND m.cell_row BETWEEN w.r0 AND w.r1 AND m.cell_column BETWEEN w.c0 AND w.c1
+            """
+    }
+
+    private static func countReports(_ windows: [ReportWindow], _ db: Database) throws -> Int {
+        windows.isEmpty ? 0 : try Int.fetchOne(db, sql: reportsQuery(windows, "count(*)")) ?? 0
+    }
+
+    /// Each stored report tally in `windows`. A cursor read by column position: by name,
+    /// GRDB lowercased each name for each row, and copying every row first (`fetchAll`)
+    /// doubled the allocations; the two were 70 % of this read, itself the largest part of
+    /// a remake at 100× the city (docs/performance.md).
+    private static func forEachReport(
+        _ windows: [ReportWindow], _ db: Database, _ body: (MapEvidence.ReportKey, MapEvidence.ReportTally) -> Void
+    ) throws {
+        guard !windows.isEmpty else { return }
+        let columns =
+            "m.cell_row, m.cell_column, m.sector, m.kind, m.device_id, m.reports, m.lat_sum, m.lon_sum, "
+            + "m.axis_x, m.axis_y, m.first_day, m.last_day"
+        let rows = try Row.fetchCursor(db, sql: reportsQuery(windows, columns))
+        while let row = try rows.next() {
+            body(
+                MapEvidence.ReportKey(cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2], kind: row[3], device: row[4]),
+                MapEvidence.ReportTally(
+                    count: row[5], latitude: row[6], longitude: row[7], axisX: row[8], axisY: row[9], firstDay: row[10], lastDay: row[11]))
         }
     }
 

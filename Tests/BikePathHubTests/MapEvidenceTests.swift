@@ -34,6 +34,45 @@ import Testing
         #expect(Self.sum(trips.dropLast()) != inOrder)
     }
 
+    /// A store's rows grouped as they come (`ReportGroup.Collector`): in order (SQLite reads
+    /// a tile at a time, each in key order) or any other (PostgreSQL's join), the groups the
+    /// rule reads are the same: every rider's tallies of a cell, sector and kind summed, in
+    /// tile, cell, sector and kind order.
+    @Test func reportRowsInAnyOrderMakeTheSameGroups() {
+        let evidence = Self.sum(Self.trips)
+        typealias Key = MapEvidence.ReportKey
+        func tile(_ k: Key) -> MapGrid.Cell { MapEvidence.tile(ofReportCell: k.cell) }
+        var byGroup: [Key: CorroborationRule.ReportGroup] = [:]
+        for (key, tally) in evidence.reports {
+            let g = Key(cell: key.cell, sector: key.sector, kind: key.kind, device: "")
+            byGroup[
+                g,
+                default: .init(
+                    cell: key.cell, sector: key.sector, kind: key.kind,
+                    tally: .init(count: 0, latitude: 0, longitude: 0, axisX: 0, axisY: 0), devices: [])
+            ]
+            .tally.add(tally)
+            byGroup[g]!.devices.append(key.device)
+        }
+        let expected = byGroup.keys.sorted { (tile($0), $0) < (tile($1), $1) }.map { k in
+            var g = byGroup[k]!
+            g.devices.sort()
+            return g
+        }
+        #expect(expected.contains { $0.devices.count > 1 }, "some group has several riders")
+        #expect(Set(expected.map { tile(Key(cell: $0.cell, sector: 0, kind: "", device: "")) }).count > 1, "groups of several tiles")
+        let inOrder = evidence.reports.keys.sorted { (tile($0), $0) < (tile($1), $1) }
+        // Reversed, cell by cell across tiles, and rider by rider.
+        let byCell = evidence.reports.keys.sorted()
+        let byRider = byCell.sorted { ($0.device, $0) < ($1.device, $1) }
+        for order in [inOrder, inOrder.reversed(), byCell, byRider] {
+            var collector = CorroborationRule.ReportGroup.Collector()
+            for key in order { collector.add(key, evidence.reports[key]!) }
+            #expect(collector.groups() == expected)
+        }
+        #expect(CorroborationRule.ReportGroup.all(in: evidence) == expected)
+    }
+
     @Test func theMapKeptTripByTripIsTheMapBuiltAtOnce() {
         let city = CitySimulation.generate(riders: 12, rides: 4, seed: 7)
         let whole = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) })
@@ -87,7 +126,7 @@ import Testing
 
     /// A remake reads the reports of its tiles' neighbourhoods through windows a strip deep
     /// (`MapTiles.reportWindows`): they hold every report group within reach of the tiles
-    /// (`MapTiles.reaching`), and fewer than the whole neighbourhoods.
+    /// (`MapTiles.reaches`), and fewer than the whole neighbourhoods.
     @Test func theReportWindowsHoldEveryReportWithinReach() {
         let evidence = Self.sum(Self.trips)
         let inUse = Set(evidence.reports.keys.map { MapEvidence.tile(ofReportCell: $0.cell) })
@@ -104,7 +143,10 @@ import Testing
             }
             let area = Set(dirty.flatMap(MapTiles.neighbourhood(of:)))
             neighbourhoods.reports = evidence.reports.filter { area.contains(MapEvidence.tile(ofReportCell: $0.key.cell)) }
-            #expect(MapTiles.reaching(dirty, windowed).reports == MapTiles.reaching(dirty, evidence).reports)
+            func reaching(_ e: MapEvidence) -> [CorroborationRule.ReportGroup] {
+                CorroborationRule.ReportGroup.all(in: e).filter { MapTiles.reaches(dirty, $0.tally.position) }
+            }
+            #expect(reaching(windowed) == reaching(evidence))
             (read, whole) = (read + windowed.reports.count, whole + neighbourhoods.reports.count)
         }
         #expect(read < whole)

@@ -138,7 +138,10 @@ import Testing
                 .union(expected.stretches.keys.map { MapEvidence.tile(ofStretchCell: $0.cell) })
             // Each tile whole: every cell a store's integer columns can hold.
             let whole = Int(Int32.min)...Int(Int32.max)
-            var stored = try await store.mapEvidence(tiles.sorted().map { ReportWindow(tile: $0, rows: whole, columns: whole) })
+            let windows = tiles.sorted().map { ReportWindow(tile: $0, rows: whole, columns: whole) }
+            var stored = try await store.mapEvidence(windows)
+            // What a remake reads: the same reports, grouped as the rule groups them.
+            #expect(try await store.mapReportGroups(windows) == CorroborationRule.ReportGroup.all(in: expected))
             stored.passes = try await store.mapPasses(cells: Set(expected.passes.keys.map(\.cell)))
             #expect(stored.reports == expected.reports && stored.passes == expected.passes)
             // Stretches are kept per cell, their riders counted once each.

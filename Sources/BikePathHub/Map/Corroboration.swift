@@ -150,9 +150,10 @@ public struct CorroborationRule: Sendable, Equatable {
 
     /// Clusters the reports of `evidence` into spots (its rides are not read): a remake
     /// clusters once, reads the rides at the spots' cells, then judges them.
-    /// `keeping`: the reports to gather (by their tally); the others are left out.
-    public func gather(_ evidence: MapEvidence, keeping: (MapEvidence.ReportTally) -> Bool = { _ in true }) -> Gathered {
-        let groups = ReportGroup.all(in: evidence, keeping: keeping)
+    public func gather(_ evidence: MapEvidence) -> Gathered { gather(ReportGroup.all(in: evidence)) }
+
+    /// Clusters report groups (in the order `ReportGroup.Collector` gives them) into spots.
+    public func gather(_ groups: [ReportGroup]) -> Gathered {
         let clusters = clusters(groups)
         let tallies = clusters.map { Self.tally(of: $0.map { groups[$0] }) }
         return Gathered(
@@ -185,41 +186,13 @@ public struct CorroborationRule: Sendable, Equatable {
         .map { passes[MapEvidence.PassKey(cell: cell, sector: $0)] ?? 0 }.reduce(0, +)
         // A reporting trip whose path was trimmed there rode over it without a counted ride.
         let misses = max(0, rides - tally.count)
-        let riders = members.reduce(into: Set<String>()) { $0.formUnion($1.devices) }.count
+        // A group's riders are distinct already; only a spot of several groups needs a union.
+        let riders = members.count == 1 ? members[0].devices.count : members.reduce(into: Set<String>()) { $0.formUnion($1.devices) }.count
         let c = confidence(reports: tally.count, misses: misses)
         return ReportedObstacle(
             position: centre, kind: Self.kind(of: members.map { ($0.kind, $0.tally.count) }), riders: riders,
             reportingTrips: tally.count, passesWithoutReport: misses, confidence: c,
             corroborated: riders >= minRiders && c >= minConfidence, firstDay: tally.firstDay, lastDay: tally.lastDay)
-    }
-
-    /// The reports of one kind in one cell made riding in one sector, of every rider.
-    struct ReportGroup {
-        var cell: MapGrid.Cell
-        var sector: Int
-        var kind: String
-        var tally: MapEvidence.ReportTally
-        var devices: Set<String>
-        var position: Coordinate { tally.position }
-        /// Known directions of one sector agree (15°): their axial mean, with no threshold.
-        var direction: Double? {
-            sector < 0 ? nil : CorroborationRule.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: 0)
-        }
-
-        static func all(in evidence: MapEvidence, keeping: (MapEvidence.ReportTally) -> Bool) -> [ReportGroup] {
-            var byKey: [MapEvidence.ReportKey: ReportGroup] = [:]
-            for (key, tally) in evidence.reports where keeping(tally) {
-                var groupKey = key
-                groupKey.device = ""
-                if byKey[groupKey] == nil {
-                    byKey[groupKey] = ReportGroup(cell: key.cell, sector: key.sector, kind: key.kind, tally: tally, devices: [key.device])
-                } else {
-                    byKey[groupKey]!.tally.add(tally)
-                    byKey[groupKey]!.devices.insert(key.device)
-                }
-            }
-            return byKey.keys.sorted().map { byKey[$0]! }
-        }
     }
 
     /// Report groups gathered into spots, densest first (see the type's comment): indices into `groups`.
@@ -240,8 +213,11 @@ public struct CorroborationRule: Sendable, Equatable {
                     && Geodesic.distance(positions[i], positions[$0]) <= radiusMeters
             }
         }
-        let density = groups.indices.map { i in groups[i].tally.count - 1 + neighbours(i).map { groups[$0].tally.count }.reduce(0, +) }
-        // `groups` is sorted by cell, sector and kind: the index breaks the last ties.
+        // Found once: the seeds look at their neighbours again (finding them twice was a
+        // quarter of the clustering at 100× the city).
+        let near = groups.indices.map(neighbours)
+        let density = groups.indices.map { i in groups[i].tally.count - 1 + near[i].map { groups[$0].tally.count }.reduce(0, +) }
+        // `groups` is in a fixed order (`ReportGroup.Place`): the index breaks the last ties.
         let order = groups.indices.sorted { a, b in
             (-density[a], positions[a].latitude, positions[a].longitude, a) < (
                 -density[b], positions[b].latitude, positions[b].longitude, b
@@ -250,7 +226,7 @@ public struct CorroborationRule: Sendable, Equatable {
         var assigned = Array(repeating: false, count: groups.count)
         var spots: [[Int]] = []
         for seed in order where !assigned[seed] {
-            let candidates = neighbours(seed).filter { !assigned[$0] }
+            let candidates = near[seed].filter { !assigned[$0] }
             // A catch-all seed takes the kind most of its neighbours name, and then only
             // reports compatible with it: a pothole and a bump never share a spot through it.
             let kind = Self.kind(of: ([seed] + candidates).map { (groups[$0].kind, groups[$0].tally.count) })

@@ -49,6 +49,7 @@ public struct MapGrid: Sendable, Equatable {
     func neighbourhood(of c: Coordinate) -> [Cell] {
         let centre = cell(of: c)
         var cells: [Cell] = []
+        cells.reserveCapacity(9)
         for dr in -1...1 {
             let row = centre.row + dr
             let column = Int((c.longitude / longitudeStep(row: row)).rounded(.down))

@@ -196,10 +196,10 @@ final class MapMaintainer: Service {
             // The stored sums, not the confirmations: the reports within reach of the tiles
             // (what this reads grows with the riders who reported there), the rides (by far
             // the most rows) at the spots only.
-            // Those farther than the reach are left out as they are gathered (`MapTiles.reaching`,
-            // without copying the rest into a new dictionary: 9 % of a remake at 100× the city).
-            var evidence = try await store.mapEvidence(MapTiles.reportWindows(around: tiles))
-            let spots = CorroborationRule().gather(evidence) { MapTiles.reaches(tiles, $0.position) }
+            // Groups farther than the reach are left out: they cannot change these tiles' spots.
+            let groups = try await store.mapReportGroups(MapTiles.reportWindows(around: tiles))
+            let spots = CorroborationRule().gather(groups.filter { MapTiles.reaches(tiles, $0.position) })
+            var evidence = MapEvidence()
             evidence.passes = try await store.mapPasses(cells: spots.cells)
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
             let map = SharedMap(

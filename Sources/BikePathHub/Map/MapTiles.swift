@@ -82,24 +82,17 @@ public enum MapTiles {
         }
     }
 
-    /// `evidence` without the reports farther than `reachMeters` from all of `tiles`: they
-    /// cannot change those tiles' slices. A remake reads the evidence of its tiles'
-    /// neighbourhoods (1.5 km across each), and clustering all of it was the part of a
+    /// Whether reports at `position` lie within `reachMeters` of one of `tiles`: only then
+    /// can they change those tiles' slices. A remake reads the reports of its tiles'
+    /// neighbourhoods (1.5 km across each), and clustering all of them was the part of a
     /// remake that grew with the data (docs/performance.md).
-    static func reaching(_ tiles: Set<MapGrid.Cell>, _ evidence: MapEvidence) -> MapEvidence {
-        var near = evidence
-        near.reports = evidence.reports.filter { _, tally in reaches(tiles, tally.position) }
-        return near
-    }
-
-    /// Whether a report at `position` lies within `reachMeters` of one of `tiles` (`reaching`).
     static func reaches(_ tiles: Set<MapGrid.Cell>, _ position: Coordinate) -> Bool {
         Self.tiles(around: position, meters: reachMeters).contains(where: tiles.contains)
     }
 
     /// Where the reports that can change the slices of `dirty` are stored: each tile of
     /// their neighbourhoods, cut to the 10 m report cells within `reachMeters` of a dirty
-    /// tile (what `reaching` keeps, and two cells more). A neighbour is read a strip
+    /// tile (what `reaches` keeps, and two cells more). A neighbour is read a strip
     /// deep, not whole: at 10× the city, reading whole neighbourhoods (30–35 tiles for one
     /// ride) was most of a remake, for ~15 % of the rows kept (docs/performance.md).
     static func reportWindows(around dirty: Set<MapGrid.Cell>) -> [ReportWindow] {
@@ -108,7 +101,7 @@ public enum MapTiles {
         for d in dirty {
             let b = grid.bounds(of: d)
             // Degrees of longitude at the latitude where they are longest: a box that holds
-            // every point `reaching` keeps, whichever latitude it is at.
+            // every point `reaches` keeps, whichever latitude it is at.
             let dLat = margin / MapGrid.metresPerDegree
             let dLon = dLat / max(0.01, cos((max(abs(b.south), abs(b.north)) + dLat) * .pi / 180))
             for tile in neighbourhood(of: d) {
