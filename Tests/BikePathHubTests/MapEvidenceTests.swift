@@ -73,6 +73,19 @@ import Testing
         #expect(CorroborationRule.ReportGroup.all(in: evidence) == expected)
     }
 
+    /// A remake judges only the spots that can be corroborated (`corroborableOnly`): the
+    /// corroborated spots are those of judging every spot, and no spot of one rider is left.
+    @Test func judgingOnlyCorroborableSpotsKeepsEveryCorroboratedOne() {
+        let evidence = Self.sum(Self.trips)
+        let groups = CorroborationRule.ReportGroup.all(in: evidence)
+        let all = Self.rule.corroborate(Self.rule.gather(groups), passes: evidence.passes)
+        let some = Self.rule.corroborate(Self.rule.gather(groups, corroborableOnly: true), passes: evidence.passes)
+        #expect(all.contains { $0.riders < Self.rule.minRiders } && all.contains(where: \.corroborated))
+        #expect(some.allSatisfy { $0.riders >= Self.rule.minRiders } && some.count < all.count)
+        #expect(some.filter(\.corroborated) == all.filter(\.corroborated))
+        #expect(some == all.filter { $0.riders >= Self.rule.minRiders })
+    }
+
     @Test func theMapKeptTripByTripIsTheMapBuiltAtOnce() {
         let city = CitySimulation.generate(riders: 12, rides: 4, seed: 7)
         let whole = SharedMap.build(confirmations: city.confirmations.map { ConfirmedRecord(device: $0.device, body: $0.body) })

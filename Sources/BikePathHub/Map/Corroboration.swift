@@ -143,6 +143,8 @@ public struct CorroborationRule: Sendable, Equatable {
         let clusters: [[Int]]
         /// Each cluster's reports summed (its centre, street and counts).
         let tallies: [MapEvidence.ReportTally]
+        /// Each cluster's distinct riders.
+        let riders: [Int]
         /// The 10 m cells whose rides judge the spots (`MapEvidence.passes`): a store reads
         /// the rides of these cells only, not of every cell ridden.
         public let cells: Set<MapGrid.Cell>
@@ -153,17 +155,35 @@ public struct CorroborationRule: Sendable, Equatable {
     public func gather(_ evidence: MapEvidence) -> Gathered { gather(ReportGroup.all(in: evidence)) }
 
     /// Clusters report groups (in the order `ReportGroup.Collector` gives them) into spots.
-    public func gather(_ groups: [ReportGroup]) -> Gathered {
-        let clusters = clusters(groups)
+    /// `corroborableOnly`: keeps only the spots of at least `minRiders` riders, the only ones
+    /// that can be corroborated (a tile's slice keeps no other). At 100× the city, 3 spots in
+    /// 4 near a remake's tiles were one rider's, most of them single false reports; reading
+    /// their rides and judging them was a fifth of the remake (docs/performance.md).
+    public func gather(_ groups: [ReportGroup], corroborableOnly: Bool = false) -> Gathered {
+        var clusters = clusters(groups)
+        var riders = clusters.map { members in
+            // A group's riders are distinct already; only a spot of several groups needs a union.
+            members.count == 1
+                ? groups[members[0]].devices.count : members.reduce(into: Set<String>()) { $0.formUnion(groups[$1].devices) }.count
+        }
+        if corroborableOnly {
+            let kept = riders.indices.filter { riders[$0] >= minRiders }
+            (clusters, riders) = (kept.map { clusters[$0] }, kept.map { riders[$0] })
+        }
         let tallies = clusters.map { Self.tally(of: $0.map { groups[$0] }) }
         return Gathered(
-            groups: groups, clusters: clusters, tallies: tallies, cells: Set(tallies.map { MapEvidence.grid.cell(of: $0.position) }))
+            groups: groups, clusters: clusters, tallies: tallies, riders: riders,
+            cells: Set(tallies.map { MapEvidence.grid.cell(of: $0.position) }))
     }
 
     /// The spots of `gathered`, judged by `passes` (those of its cells at least).
     public func corroborate(_ gathered: Gathered, passes: [MapEvidence.PassKey: Int]) -> [ReportedObstacle] {
-        zip(gathered.clusters, gathered.tallies).map { spot(of: $0.map { gathered.groups[$0] }, tally: $1, passes: passes) }
-            .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
+        gathered.clusters.indices.map { i in
+            spot(
+                of: gathered.clusters[i].map { gathered.groups[$0] }, tally: gathered.tallies[i], riders: gathered.riders[i], passes: passes
+            )
+        }
+        .sorted { ($0.position.latitude, $0.position.longitude, $0.kind) < ($1.position.latitude, $1.position.longitude, $1.kind) }
     }
 
     /// The sum of a spot's report groups.
@@ -173,9 +193,11 @@ public struct CorroborationRule: Sendable, Equatable {
         return tally
     }
 
-    /// One spot from its report groups and their sum: its centre is their reports' mean, its
+    /// One spot from its report groups, their sum and their riders: its centre is their reports' mean, its
     /// street their directions' axial mean, its rides those counted at its centre's cell along the street.
-    private func spot(of members: [ReportGroup], tally: MapEvidence.ReportTally, passes: [MapEvidence.PassKey: Int]) -> ReportedObstacle {
+    private func spot(of members: [ReportGroup], tally: MapEvidence.ReportTally, riders: Int, passes: [MapEvidence.PassKey: Int])
+        -> ReportedObstacle
+    {
         let centre = tally.position
         let known = members.filter { $0.sector >= 0 }.map(\.tally.count).reduce(0, +)
         let axis = Self.axialMean(x: Double(tally.axisX), y: Double(tally.axisY), of: Double(known) * MapEvidence.axisUnits)
@@ -186,8 +208,6 @@ public struct CorroborationRule: Sendable, Equatable {
         .map { passes[MapEvidence.PassKey(cell: cell, sector: $0)] ?? 0 }.reduce(0, +)
         // A reporting trip whose path was trimmed there rode over it without a counted ride.
         let misses = max(0, rides - tally.count)
-        // A group's riders are distinct already; only a spot of several groups needs a union.
-        let riders = members.count == 1 ? members[0].devices.count : members.reduce(into: Set<String>()) { $0.formUnion($1.devices) }.count
         let c = confidence(reports: tally.count, misses: misses)
         return ReportedObstacle(
             position: centre, kind: Self.kind(of: members.map { ($0.kind, $0.tally.count) }), riders: riders,
@@ -207,11 +227,26 @@ public struct CorroborationRule: Sendable, Equatable {
             guard let da = directions[a], let db = directions[b] else { return true }
             return Self.axialDifference(da, db) <= alignmentDegrees
         }
+        // Lower bounds of the metres a degree spans on WGS84, 0.1 % under (the meridian's at
+        // the equator, 110,574 m; east, the equator's 111,319 m × the cosine of the latitude
+        // nearer a pole): a pair farther apart by these is beyond the radius without the exact
+        // distance, whose trigonometry was a fifth of the clustering at 100× the city.
+        let (north, east) = (110_574 * 0.999, 111_319 * 0.999)
+        let cosines = positions.map { cos($0.latitude * .pi / 180) }
+        let radius2 = radiusMeters * radiusMeters
         func neighbours(_ i: Int) -> [Int] {
-            grid.neighbourhood(of: positions[i]).flatMap { byCell[$0] ?? [] }.filter {
-                $0 != i && Self.compatible(groups[i].kind, groups[$0].kind) && along(i, $0)
-                    && Geodesic.distance(positions[i], positions[$0]) <= radiusMeters
+            var found: [Int] = []
+            for cell in grid.neighbourhood(of: positions[i]) {
+                for j in byCell[cell] ?? [] where j != i {
+                    let dn = (positions[i].latitude - positions[j].latitude) * north
+                    let de = (positions[i].longitude - positions[j].longitude) * east * min(cosines[i], cosines[j])
+                    guard dn * dn + de * de <= radius2, Self.compatible(groups[i].kind, groups[j].kind), along(i, j),
+                        Geodesic.distance(positions[i], positions[j]) <= radiusMeters
+                    else { continue }
+                    found.append(j)
+                }
             }
+            return found
         }
         // Found once: the seeds look at their neighbours again (finding them twice was a
         // quarter of the clustering at 100× the city).

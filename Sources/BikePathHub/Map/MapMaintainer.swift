@@ -198,7 +198,8 @@ final class MapMaintainer: Service {
             // the most rows) at the spots only.
             // Groups farther than the reach are left out: they cannot change these tiles' spots.
             let groups = try await store.mapReportGroups(MapTiles.reportWindows(around: tiles))
-            let spots = CorroborationRule().gather(groups.filter { MapTiles.reaches(tiles, $0.position) })
+            // Only the spots that can be corroborated: a slice keeps no other.
+            let spots = CorroborationRule().gather(groups.filter { MapTiles.reaches(tiles, $0.position) }, corroborableOnly: true)
             var evidence = MapEvidence()
             evidence.passes = try await store.mapPasses(cells: spots.cells)
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
