@@ -31,11 +31,10 @@ extension SQLiteHubStore {
 
     public func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode] {
         guard !tiles.isEmpty else { return [] }
-        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
             // By cursor, as the links: no row is copied before it becomes a node.
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, lat, lon FROM map_nodes WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id")
+                db, sql: Self.select("id, lat, lon", from: "map_nodes", keys: ("tile_row", "tile_column"), in: tiles, then: "ORDER BY id"))
             var nodes: [NetworkNode] = []
             while let row = try rows.next() {
                 nodes.append(NetworkNode(id: row[0], position: Coordinate(latitude: row[1], longitude: row[2])))
@@ -87,13 +86,12 @@ extension SQLiteHubStore {
 
     public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {
         guard !tiles.isEmpty else { return [] }
-        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
             try Array(
                 Row.fetchCursor(
                     db,
-                    sql:
-                        "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE (tile_row, tile_column) IN (VALUES \(values)) ORDER BY id"
+                    sql: Self.select(
+                        NetworkLink.storedColumns, from: "map_links", keys: ("tile_row", "tile_column"), in: tiles, then: "ORDER BY id")
                 ).map(Self.link))
         }
     }

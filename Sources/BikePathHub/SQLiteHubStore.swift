@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The hub on one SQLite file (`--db FILE`): the embedded default for a rider who hosts
 /// their own hub. One writer at a time (WAL), so a record's check-then-insert in one
@@ -387,10 +388,11 @@ public final class SQLiteHubStore: HubStore {
         windows.isEmpty ? 0 : try Int.fetchOne(db, sql: reportsQuery(windows, "count(*)")) ?? 0
     }
 
-    /// Each stored report tally in `windows`. A cursor read by column position: by name,
-    /// GRDB lowercased each name for each row, and copying every row first (`fetchAll`)
-    /// doubled the allocations; the two were 70 % of this read, itself the largest part of
-    /// a remake at 100× the city (docs/performance.md).
+    /// Each stored report tally in `windows`, read through SQLite's C API on GRDB's
+    /// statement: a remake at 100× the city reads ~30,000 rows, and GRDB's row cursor
+    /// (a type check and a boxed value per column) cost twice the query. Before that, by
+    /// column name, GRDB lowercased each name for each row, and `fetchAll` copied every
+    /// row first: 70 % of this read (docs/performance.md).
     private static func forEachReport(
         _ windows: [ReportWindow], _ db: Database, _ body: (MapEvidence.ReportKey, MapEvidence.ReportTally) -> Void
     ) throws {
@@ -398,29 +400,42 @@ public final class SQLiteHubStore: HubStore {
         let columns =
             "m.cell_row, m.cell_column, m.sector, m.kind, m.device_id, m.reports, m.lat_sum, m.lon_sum, "
             + "m.axis_x, m.axis_y, m.first_day, m.last_day"
-        let rows = try Row.fetchCursor(db, sql: reportsQuery(windows, columns))
-        while let row = try rows.next() {
+        let statement = try db.makeStatement(sql: reportsQuery(windows, columns))
+        let s = statement.sqliteStatement
+        func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(s, i)) }
+        func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(s, i) }
+        func day(_ i: Int32) -> Int? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : int(i) }
+        func text(_ i: Int32) -> String { sqlite3_column_text(s, i).map { String(cString: $0) } ?? "" }
+        while true {
+            let code = sqlite3_step(s)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                    sql: statement.sql)
+            }
             body(
-                MapEvidence.ReportKey(cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2], kind: row[3], device: row[4]),
+                MapEvidence.ReportKey(cell: MapGrid.Cell(row: int(0), column: int(1)), sector: int(2), kind: text(3), device: text(4)),
                 MapEvidence.ReportTally(
-                    count: row[5], latitude: row[6], longitude: row[7], axisX: row[8], axisY: row[9], firstDay: row[10], lastDay: row[11]))
+                    count: int(5), latitude: int64(6), longitude: int64(7), axisX: int64(8), axisY: int64(9), firstDay: day(10),
+                    lastDay: day(11)))
         }
     }
 
     public func mapStatusCells(tiles: [MapGrid.Cell]) async throws -> [MapGrid.Cell: MapEvidence.StatusCell] {
         guard !tiles.isEmpty else { return [:] }
-        let values = tiles.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
             var cells: [MapGrid.Cell: MapEvidence.StatusCell] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT cell_row, cell_column, riders FROM map_status_riders WHERE (tile_row, tile_column) IN (VALUES \(values))")
+                db,
+                sql: Self.select("cell_row, cell_column, riders", from: "map_status_riders", keys: ("tile_row", "tile_column"), in: tiles))
             {
                 cells[MapGrid.Cell(row: row[0], column: row[1])] = MapEvidence.StatusCell(lengths: [:], riders: row[2])
             }
             for row in try Row.fetchAll(
                 db,
-                sql:
-                    "SELECT cell_row, cell_column, status, length_mm FROM map_stretches WHERE (tile_row, tile_column) IN (VALUES \(values))"
+                sql: Self.select(
+                    "cell_row, cell_column, status, length_mm", from: "map_stretches", keys: ("tile_row", "tile_column"), in: tiles)
             ) {
                 // A status this edition does not know is left out, as an unknown status in an upload is.
                 guard let status = PathStatus(rawValue: row[2]) else { continue }
@@ -431,13 +446,30 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
+    /// `SELECT columns FROM table` of the rows whose `keys` are one of `cells`, each found
+    /// by the index on `keys`. The cells drive a join: `WHERE (a, b) IN (VALUES …)` scanned
+    /// the whole table (SQLite uses no index for a row value against a list), which at 100×
+    /// the city was 8 ms of reading the rides at a remake's spots, and the network's nodes
+    /// and links likewise (docs/performance.md). `ORDER BY` and the like may follow.
+    static func select(
+        _ columns: String, from table: String, keys: (row: String, column: String), in cells: some Collection<MapGrid.Cell>,
+        then rest: String = ""
+    ) -> String {
+        // Each cell once: a join, unlike `IN`, would answer a row twice for a cell given twice.
+        let values = Set(cells).map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
+        return """
+            WITH wanted(wanted_row, wanted_column) AS (VALUES \(values))
+            SELECT \(columns) FROM wanted CROSS JOIN \(table) ON \(keys.row) = wanted_row AND \(keys.column) = wanted_column \(rest)
+            """
+    }
+
     public func mapPasses(cells: Set<MapGrid.Cell>) async throws -> [MapEvidence.PassKey: Int] {
         guard !cells.isEmpty else { return [:] }
-        let values = cells.map { "(\($0.row), \($0.column))" }.joined(separator: ",")  // integers only
         return try await pool.read { db in
             var passes: [MapEvidence.PassKey: Int] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT cell_row, cell_column, sector, rides FROM map_passes WHERE (cell_row, cell_column) IN (VALUES \(values))")
+                db,
+                sql: Self.select("cell_row, cell_column, sector, rides", from: "map_passes", keys: ("cell_row", "cell_column"), in: cells))
             {
                 passes[MapEvidence.PassKey(cell: MapGrid.Cell(row: row[0], column: row[1]), sector: row[2])] = row[3]
             }
