@@ -156,9 +156,8 @@ public struct CorroborationRule: Sendable, Equatable {
 
     /// Clusters report groups (in the order `ReportGroup.Collector` gives them) into spots.
     /// `corroborableOnly`: keeps only the spots of at least `minRiders` riders, the only ones
-    /// that can be corroborated (a tile's slice keeps no other). At 100× the city, 3 spots in
-    /// 4 near a remake's tiles were one rider's, most of them single false reports; reading
-    /// their rides and judging them was a fifth of the remake (docs/performance.md).
+    /// that can be corroborated (a tile's slice keeps no other): their rides need not be read
+    /// nor they judged. At 100× the city, 1 spot in 4 near a remake's tiles is one rider's.
     public func gather(_ groups: [ReportGroup], corroborableOnly: Bool = false) -> Gathered {
         var clusters = clusters(groups)
         var riders = clusters.map { members in
@@ -234,7 +233,7 @@ public struct CorroborationRule: Sendable, Equatable {
         // Lower bounds of the metres a degree spans on WGS84, 0.1 % under (the meridian's at
         // the equator, 110,574 m; east, the equator's 111,319 m × the cosine of the latitude
         // nearer a pole): a pair farther apart by these is beyond the radius without the exact
-        // distance, whose trigonometry was a fifth of the clustering at 100× the city.
+        // distance, whose trigonometry was a fifth to a quarter of the clustering at 100× the city.
         let (north, east) = (110_574 * 0.999, 111_319 * 0.999)
         let cosines = positions.map { cos($0.latitude * .pi / 180) }
         let radius2 = radiusMeters * radiusMeters
@@ -252,8 +251,8 @@ public struct CorroborationRule: Sendable, Equatable {
             }
             return found
         }
-        // Found once: the seeds look at their neighbours again (finding them twice was a
-        // quarter of the clustering at 100× the city).
+        // Found once: the seeds look at their neighbours again (at 100× the city, a third of
+        // the groups are seeds, and found theirs a second time).
         let near = groups.indices.map(neighbours)
         let density = groups.indices.map { i in groups[i].tally.count - 1 + near[i].map { groups[$0].tally.count }.reduce(0, +) }
         // `groups` is in a fixed order (`ReportGroup.Place`): the index breaks the last ties.

@@ -39,9 +39,9 @@ extension CorroborationRule {
         }
 
         /// Groups one rider's tallies as a store reads them (`HubStore.mapReportGroups`).
-        /// In order, a row joins the group before it: a read of a few hundred thousand rows
-        /// then builds no dictionary keyed by rider, which was a quarter of a remake at 100×
-        /// the city (docs/performance.md). Rows in another order are grouped all the same.
+        /// In order, a row joins the group before it: a remake's read (~25,000 rows at 100×
+        /// the city) then builds no dictionary keyed by rider, which was a quarter of a remake
+        /// there (docs/performance.md). Rows in another order are grouped all the same.
         public struct Collector: Sendable {
             private var collected: [(place: Place, group: ReportGroup)] = []
             private var inOrder = true
