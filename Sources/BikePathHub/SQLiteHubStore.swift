@@ -498,22 +498,30 @@ public final class SQLiteHubStore: HubStore {
 
     @discardableResult
     public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
-        try await pool.write { db in
+        try await storeMapTiles([RemadeTile(tile: tile, slice: slice, links: links)])[0]
+    }
+
+    /// In one transaction: one synced commit for the pass's tiles, not one each.
+    public func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool] {
+        try await pool.write { db in try remade.map { try Self.store($0, db) } }
+    }
+
+    private static func store(_ remade: RemadeTile, _ db: Database) throws -> Bool {
+        let (tile, slice, links) = (remade.tile, remade.slice, remade.links)
+        try db.execute(
+            sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
+            arguments: [tile.tile.row, tile.tile.column, tile.version])
+        guard db.changesCount == 1 else { return false }
+        try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
+        try db.execute(
+            sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
+            arguments: [tile.tile.row, tile.tile.column])
+        for (id, o) in links {
             try db.execute(
-                sql: "DELETE FROM map_dirty WHERE tile_row = ? AND tile_column = ? AND version = ?",
-                arguments: [tile.tile.row, tile.tile.column, tile.version])
-            guard db.changesCount == 1 else { return false }
-            try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
-            try db.execute(
-                sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
-                arguments: [tile.tile.row, tile.tile.column])
-            for (id, o) in links {
-                try db.execute(
-                    sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
-                    arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
-            }
-            return true
+                sql: "UPDATE map_links SET obstacles = ?, obstacle_confidence = ? WHERE id = ? AND tile_row = ? AND tile_column = ?",
+                arguments: [o.count, o.confidence, id, tile.tile.row, tile.tile.column])
         }
+        return true
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {

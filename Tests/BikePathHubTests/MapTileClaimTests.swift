@@ -32,6 +32,27 @@ import Testing
         }
     }
 
+    /// A pass stores its remade tiles together (`storeMapTiles`): each is judged by its own
+    /// mark, so one marked again meanwhile is refused and the others are stored.
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: Backend.available)
+    func tilesStoredTogetherAreEachJudgedByTheirMark(_ backend: Backend) async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let tiles = Array(Self.tiles.prefix(3))
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.index([], dirty: Set(tiles))
+            let claimed = try await store.claimDirtyMapTiles(limit: 8).sorted { $0.tile < $1.tile }
+            #expect(claimed.map(\.tile) == tiles)
+            try await store.index([], dirty: [tiles[1]])
+            let stored = try await store.storeMapTiles(claimed.map { RemadeTile(tile: $0, slice: Data("\($0.tile.row)".utf8), links: [:]) })
+            #expect(stored == [true, false, true])
+            #expect(try await store.dirtyMapTiles(limit: 8).map(\.tile) == [tiles[1]], "the tile marked again stays dirty")
+            let rows = tiles[0].row...tiles[2].row, column = tiles[0].column...tiles[0].column
+            #expect(try await store.mapSlices(rows: rows, columns: column) == [Data("\(tiles[0].row)".utf8), Data("\(tiles[2].row)".utf8)])
+        }
+    }
+
     @Test(.timeLimitOnceRunning(.minutes(2)))
     func replicasClaimDifferentTiles() async throws {
         try #require(Backend.available.contains(.postgres), "PostgreSQL is not installed (CI installs it and runs this)")

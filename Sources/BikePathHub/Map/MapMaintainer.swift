@@ -211,14 +211,13 @@ final class MapMaintainer: Service {
             // (thousands a tile on a city) need not be read to find out.
             let links = map.obstacles.contains(where: \.corroborated) ? try await store.networkLinks(tiles: area) : []
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
-            var superseded = 0
-            for tile in dirty {
+            let remade = try dirty.map { tile in
                 let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
-                let stored = try await store.storeMapTile(
-                    tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
+                return RemadeTile(
+                    tile: tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
                     links: Dictionary(uniqueKeysWithValues: own))
-                if !stored { superseded += 1 }
             }
+            let superseded = try await store.storeMapTiles(remade).filter { !$0 }.count
             metrics?.mapTiles(remade: dirty.count - superseded, superseded: superseded)
             if superseded > 0 { logger.debug("map: \(superseded) of \(dirty.count) tiles were marked again meanwhile; recomputed next") }
         }
