@@ -94,8 +94,8 @@ public protocol HubStore: Sendable {
     func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool
     /// `storeMapTile` of each of a pass's remade tiles: whether each was stored. SQLite
     /// writes them in one transaction, one synced commit instead of one per tile (a ride
-    /// dirties 4–11 tiles); PostgreSQL keeps one transaction a tile, so that a pass holds
-    /// no tile's lock while an upload waits to mark another.
+    /// dirties 4–11 tiles); PostgreSQL keeps one transaction a tile: one holding several
+    /// tiles' marks locked could deadlock with an upload marking them in another order.
     func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool]
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
