@@ -200,11 +200,12 @@ final class MapMaintainer: Service {
             let groups = try await store.mapReportGroups(MapTiles.reportWindows(around: tiles))
             // Only the spots that can be corroborated: a slice keeps no other.
             let spots = CorroborationRule().gather(groups.filter { MapTiles.reaches(tiles, $0.position) }, corroborableOnly: true)
+            // Its rides only: no reports (a slice keeps none for the heatmap), no stretches (the
+            // status cells are read as the store keeps them).
             var evidence = MapEvidence()
             evidence.passes = try await store.mapPasses(cells: spots.cells)
             // A path-status cell depends on its own sums only (and the spots in it): the dirty tiles' cells.
-            let map = SharedMap(
-                evidence: evidence, gathered: spots, statusCells: try await store.mapStatusCells(tiles: tiles.sorted()), withReports: false)
+            let map = SharedMap(evidence: evidence, gathered: spots, statusCells: try await store.mapStatusCells(tiles: tiles.sorted()))
             // Each dirty tile's links take the obstacles nearest them; the candidates for an
             // obstacle near a tile are all in its neighbourhood, so inside `area`.
             // With no corroborated obstacle in the area no link of it carries one: its links

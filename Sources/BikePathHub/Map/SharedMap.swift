@@ -72,17 +72,17 @@ extension MapGrid {
 
 extension SharedMap {
     /// The map read off summed evidence (`MapEvidence`); its spots from `gathered` when
-    /// given (`CorroborationRule.gather` of the same evidence), its path-status cells from
+    /// given (`CorroborationRule.gather` of its reports, or of a store's report groups when it
+    /// holds only rides, as a remake's does), its path-status cells from
     /// `statusCells` when given (a store's, kept per cell), else from the evidence's stretches.
-    /// `withReports: false` leaves the heatmap's reports out (a tile's slice does not keep them).
     public init(
         evidence: MapEvidence, gathered: CorroborationRule.Gathered? = nil, statusCells: [MapGrid.Cell: MapEvidence.StatusCell]? = nil,
-        withReports: Bool = true, corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
+        corroboration: CorroborationRule = CorroborationRule(), pathStatus: PathStatusRule = PathStatusRule()
     ) {
         let obstacles = corroboration.corroborate(gathered ?? corroboration.gather(evidence), passes: evidence.passes)
         self.init(
             obstacles: obstacles, cells: pathStatus.statuses(statusCells ?? evidence.statusCells, obstacles: obstacles),
-            reports: withReports ? RiderReports.of(evidence) : [], pathStatus: pathStatus, minRiders: corroboration.minRiders)
+            reports: RiderReports.of(evidence), pathStatus: pathStatus, minRiders: corroboration.minRiders)
     }
 
     /// A map of `evidence`'s reports alone: what the heatmap answer reads (the stored
