@@ -66,6 +66,17 @@ import Testing
         #expect(controls.count >= 8 && short.isEmpty, "\(what): controls under 44 px: \(short)")
     }
 
+    /// `css`'s text once it shows. Leaflet fades a popup in over 0.2 s, and WebDriver's text of an element
+    /// still at opacity 0 is "": on a loaded machine (CI run 33) the read came before the fade.
+    static func shownText(_ browser: WebDriver, _ css: String, seconds: Double = 5) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let text = try await browser.text(css)
+            if !text.isEmpty || Date() > deadline { return text }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     /// Makes `css`'s first element well inside the map (away from the controls) findable as `#picked`, or false.
     static func pickInsideMap(_ browser: WebDriver, _ css: String) async throws -> Bool {
         bool(
@@ -158,7 +169,7 @@ import Testing
             #expect(lines >= 10, "network lines: \(lines); notice: \(notice)")
             if try await pickInsideMap(browser, "#map path.obstacle") {
                 try await browser.click("#picked")
-                let popup = try await browser.text(".leaflet-popup-content")
+                let popup = try await shownText(browser, ".leaflet-popup-content")
                 #expect(
                     popup.contains("Kind:") && popup.contains("Riders:") && popup.contains("Confidence:") && popup.contains("Last seen:"),
                     "\(popup)")
