@@ -71,6 +71,9 @@ case "hub-load":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "map-index":
+    // map-index [CONFIRMATIONS] (docs/performance.md)
+    MapIndexBenchmark.run(confirmations: arguments.dropFirst().first.flatMap { Int($0) } ?? 400)
 case "city":
     // city [RIDERS RIDES SEED [SCALES]] (bench/hub.sh); SCALES like 1,4,16
     let rest = Array(arguments.dropFirst())
@@ -107,7 +110,7 @@ default:
         usage: BikePathBench chain [HOURS] | gonzalez-cv DATASET_DIR | obstacles RECORDING | distance RECORDING|FOLDER…
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
-                             | hub-load URLS DEVICES SECONDS BATCH [RATE] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
+                             | hub-load URLS DEVICES SECONDS BATCH [RATE] | map-index [CONFIRMATIONS] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
                              | network KM SEED EXPORT_DIR STORAGE…
 
         """.data(using: .utf8)!)

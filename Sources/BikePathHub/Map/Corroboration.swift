@@ -364,10 +364,15 @@ public struct CorroborationRule: Sendable, Equatable {
         let t = -(a.x * dx + a.y * dy) / length2  // the point is the origin
         let clamped = max(0, min(1, t))
         let (qx, qy) = (a.x + clamped * dx, a.y + clamped * dy)
+        return (t, qx * qx + qy * qy, axialHeading(dx, dy), dx, dy)
+    }
+
+    /// The axial heading (degrees, 0…180) of an east and north extent.
+    static func axialHeading(_ dx: Double, _ dy: Double) -> Double {
         var h = atan2(dx, dy) * 180 / .pi
         if h < 0 { h += 180 }
         if h >= 180 { h -= 180 }
-        return (t, qx * qx + qy * qy, h, dx, dy)
+        return h
     }
 
     /// The angle between two axial directions (0…90).

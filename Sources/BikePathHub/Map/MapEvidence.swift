@@ -168,8 +168,11 @@ public struct MapEvidence: Sendable, Equatable {
     public mutating func addRides(of path: [Coordinate], rule: CorroborationRule) {
         let grid = Self.grid
         let radius2 = rule.radiusMeters * rule.radiusMeters
-        // Each cell with the steps that ride over its centre, with how they are seen from it.
-        var over: [MapGrid.Cell: [(step: Int, distance2: Double, heading: Double, dx: Double, dy: Double)]] = [:]
+        // Each step that rides over a cell's centre, with how it is seen from there: in one flat
+        // array, ordered by cell and step below. A dictionary of arrays by cell was a third
+        // of a confirmation's evidence (hashing each of ~1,000 cells a ride, an array each).
+        var over: [(cell: MapGrid.Cell, step: Int, distance2: Double, dx: Double, dy: Double)] = []
+        over.reserveCapacity(path.count * 8)
         for (i, (a, b)) in zip(path, path.dropFirst()).enumerated() {
             let length = Geodesic.distance(a, b)
             guard length > 0, length <= Self.longestRiddenStep else { continue }
@@ -192,22 +195,35 @@ public struct MapEvidence: Sendable, Equatable {
                     else {
                         continue
                     }
-                    over[cell, default: []].append((i, s.distance2, s.heading, s.dx, s.dy))
+                    over.append((cell, i, s.distance2, s.dx, s.dy))
                 }
             }
         }
-        for (cell, steps) in over {
-            // Runs of consecutive steps (in path order, as appended) that do not turn back.
-            var run: (last: Int, dx: Double, dy: Double, nearest: Double, heading: Double)? = nil
-            for s in steps {
-                if let r = run, r.last == s.step - 1, r.dx * s.dx + r.dy * s.dy > 0 {
-                    run = (s.step, s.dx, s.dy, min(r.nearest, s.distance2), s.distance2 < r.nearest ? s.heading : r.heading)
-                    continue
-                }
-                if let r = run { passes[PassKey(cell: cell, sector: Self.sector(of: r.heading)), default: 0] += 1 }
-                run = (s.step, s.dx, s.dy, s.distance2, s.heading)
+        // A cell appears once per step: (cell, step) orders them fully, each cell's in path order.
+        over.sort { ($0.cell, $0.step) < ($1.cell, $1.step) }
+        var start = over.startIndex
+        while start < over.endIndex {
+            let cell = over[start].cell
+            var end = start
+            while end < over.endIndex, over[end].cell == cell { end += 1 }
+            // Runs of consecutive steps that do not turn back, each counted in the sector of its
+            // step nearest the centre (the first of equals); the heading only for that one.
+            var run = over[start]
+            func count() {
+                passes[PassKey(cell: cell, sector: Self.sector(of: CorroborationRule.axialHeading(run.dx, run.dy))), default: 0] += 1
             }
-            if let r = run { passes[PassKey(cell: cell, sector: Self.sector(of: r.heading)), default: 0] += 1 }
+            var (last, dx, dy) = (run.step, run.dx, run.dy)
+            for s in over[(start + 1)..<end] {
+                if last == s.step - 1, dx * s.dx + dy * s.dy > 0 {
+                    if s.distance2 < run.distance2 { run = s }
+                } else {
+                    count()
+                    run = s
+                }
+                (last, dx, dy) = (s.step, s.dx, s.dy)
+            }
+            count()
+            start = end
         }
     }
 
@@ -251,7 +267,8 @@ extension MapGrid {
         let dLat = margin / Self.metresPerDegree
         let south = Int(((min(a.latitude, b.latitude) - dLat) / latitudeStep).rounded(.down))
         let north = Int(((max(a.latitude, b.latitude) + dLat) / latitudeStep).rounded(.down))
-        var cells: [(Cell, Coordinate)] = []
+        // Labelled as returned: an unlabelled array was cast element by element on return.
+        var cells: [(cell: Cell, centre: Coordinate)] = []
         for row in south...north {
             let step = longitudeStep(row: row), latitude = (Double(row) + 0.5) * latitudeStep
             let dLon = margin / cellMeters * step

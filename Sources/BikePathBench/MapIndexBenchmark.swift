@@ -1,0 +1,81 @@
+import BikePathAPI
+import BikePathFixtures
+import BikePathHub
+import BikePathStore
+import Foundation
+
+/// `BikePathBench map-index [CONFIRMATIONS]`: the hub's own CPU for the map's share of one
+/// confirmation, without a store: its evidence and the tiles it marks (`MapTiles.entry`),
+/// and its steps snapped into the path network (`PathNetwork`), on the rides `hub-load`
+/// sends (a 2.6 km path of 120 points, 3 reports). Fixed work, best of 5 rounds: the
+/// figures to compare before and after a change (docs/performance.md, "Load: the map's CPU").
+enum MapIndexBenchmark {
+    static func run(confirmations count: Int) {
+        let devices = 8
+        let uploads: [(IndexableConfirmation, ConfirmationUpload)] = (0..<count).compactMap { i in
+            let (device, n) = (i % devices, i / devices)
+            guard case .confirmation(let upload) = HubLoadBenchmark.ride(device: device, n: n)[1].body else { return nil }
+            return (IndexableConfirmation(device: "bench-\(device)", id: upload.draft.id, body: Data(), upload: upload), upload)
+        }
+        let clock = ContinuousClock()
+        var best: (entry: Duration, network: Duration)?
+        var rows = 0
+        var digest = ""
+        for _ in 0..<5 {
+            var entries: [MapIndexEntry] = []
+            entries.reserveCapacity(uploads.count)
+            let entry = clock.measure { for (c, _) in uploads { entries.append(MapTiles.entry(for: c)!) } }
+            rows = entries.reduce(0) { $0 + $1.evidence.passes.count }
+            if digest.isEmpty { digest = Self.digest(entries) }
+            var graph = PathNetwork()
+            let network = clock.measure {
+                for (c, u) in uploads {
+                    let ride = RiddenPath(device: c.device, u)!
+                    _ = graph.tiles(near: ride)
+                    graph.add(ride)
+                }
+            }
+            if digest.count < 20 { digest += " network " + Self.digest(graph) }
+            best = best.map { (min($0.entry, entry), min($0.network, network)) } ?? (entry, network)
+        }
+        guard let best else { return }
+        func each(_ d: Duration) -> String {
+            String(format: "%.1f µs", (Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12) / Double(count))
+        }
+        print("map-index: \(count) confirmations of hub-load's rides, best of 5 rounds, per confirmation:")
+        print("  evidence and marked tiles (MapTiles.entry): \(each(best.entry)) (\(rows / max(1, count)) pass rows each)")
+        print("  path network (tiles near, then add): \(each(best.network))")
+        print("  digest (equal before and after a change that keeps the rule): evidence \(digest)")
+        // The city's rides turn, cross and run diagonally, where the load's run north.
+        let city = CitySimulation.generate(riders: 40, rides: 5, seed: 1).confirmations.enumerated().map {
+            IndexableConfirmation(device: $0.element.device, id: "C\($0.offset)", body: $0.element.body)
+        }
+        var graph = PathNetwork()
+        for c in city { if let u = c.decoded, let ride = RiddenPath(device: c.device, u) { graph.add(ride) } }
+        print(
+            "  digest of a simulated city's \(city.count) rides: evidence \(Self.digest(city.compactMap(MapTiles.entry(for:)))) network \(Self.digest(graph))"
+        )
+    }
+
+    /// What the entries hold, in key order, hashed: two builds agree when their evidence does.
+    static func digest(_ entries: [MapIndexEntry]) -> String {
+        var text = ""
+        for e in entries {
+            text += "\(e.tiles.sorted()) \(e.dirty.sorted())\n"
+            for k in e.evidence.passes.keys.sorted() { text += "p \(k.cell.row) \(k.cell.column) \(k.sector) \(e.evidence.passes[k]!)\n" }
+            for k in e.evidence.reports.keys.sorted() { text += "r \(k) \(e.evidence.reports[k]!)\n" }
+            for k in e.evidence.stretches.keys.sorted() { text += "s \(k) \(e.evidence.stretches[k]!)\n" }
+        }
+        return String(SHA256Hasher.hash(text.utf8).hexString.prefix(12))
+    }
+
+    static func digest(_ network: PathNetwork) -> String {
+        var text = ""
+        for id in network.nodes.keys.sorted() { text += "n \(id) \(network.nodes[id]!)\n" }
+        for k in network.links.keys.sorted() {
+            let l = network.links[k]!
+            text += "l \(k.from) \(k.to) \(l.trips) \(l.devices.sorted()) \(l.lastDay ?? -1) \(l.ratings)\n"
+        }
+        return String(SHA256Hasher.hash(text.utf8).hexString.prefix(12))
+    }
+}
