@@ -33,8 +33,40 @@ public struct MapGrid: Sendable, Equatable {
     }
 
     public func cell(of c: Coordinate) -> Cell {
-        let row = Int((c.latitude / latitudeStep).rounded(.down))
-        return Cell(row: row, column: Int((c.longitude / longitudeStep(row: row)).rounded(.down)))
+        var steps = RowSteps(self)
+        return steps.cell(of: c)
+    }
+
+    /// `cell(of:)` and `neighbourhood(of:)` for many points in a row: a row's column width
+    /// costs a cosine, and points along a ride stay in the same few rows, so the last rows'
+    /// widths are kept (the same numbers, the same cells).
+    struct RowSteps {
+        let grid: MapGrid
+        private var kept: [(row: Int, step: Double)] = []
+        init(_ grid: MapGrid) { self.grid = grid }
+
+        mutating func longitudeStep(row: Int) -> Double {
+            if let k = kept.first(where: { $0.row == row }) { return k.step }
+            let step = grid.longitudeStep(row: row)
+            if kept.count == 4 { kept.removeFirst() }
+            kept.append((row, step))
+            return step
+        }
+
+        mutating func row(of latitude: Double) -> Int { Int((latitude / grid.latitudeStep).rounded(.down)) }
+
+        mutating func cell(of c: Coordinate) -> Cell {
+            let row = row(of: c.latitude)
+            return Cell(row: row, column: Int((c.longitude / longitudeStep(row: row)).rounded(.down)))
+        }
+
+        /// The three columns `c` falls in on its row and the rows south and north of it: with
+        /// its row, what names its neighbourhood.
+        mutating func neighbourhoodKey(of c: Coordinate) -> (row: Int, columns: (Int, Int, Int)) {
+            let row = row(of: c.latitude)
+            func column(_ r: Int) -> Int { Int((c.longitude / longitudeStep(row: r)).rounded(.down)) }
+            return (row, (column(row - 1), column(row), column(row + 1)))
+        }
     }
 
     /// South-west and north-east corners.
@@ -47,13 +79,16 @@ public struct MapGrid: Sendable, Equatable {
 
     /// The cell and its eight neighbours: every cell holding a point within `cellMeters` of `c`.
     func neighbourhood(of c: Coordinate) -> [Cell] {
-        let centre = cell(of: c)
+        var steps = RowSteps(self)
+        return Self.neighbourhood(steps.neighbourhoodKey(of: c))
+    }
+
+    /// The cells a `RowSteps.neighbourhoodKey` names.
+    static func neighbourhood(_ key: (row: Int, columns: (Int, Int, Int))) -> [Cell] {
         var cells: [Cell] = []
         cells.reserveCapacity(9)
-        for dr in -1...1 {
-            let row = centre.row + dr
-            let column = Int((c.longitude / longitudeStep(row: row)).rounded(.down))
-            for dc in -1...1 { cells.append(Cell(row: row, column: column + dc)) }
+        for (dr, column) in [(-1, key.columns.0), (0, key.columns.1), (1, key.columns.2)] {
+            for dc in -1...1 { cells.append(Cell(row: key.row + dr, column: column + dc)) }
         }
         return cells
     }

@@ -77,9 +77,15 @@ public enum MapTiles {
     static func dirtied(by draft: DraftUpload) -> Set<MapGrid.Cell> {
         // Path points lie within half a step of a place: the reach grows by that much.
         let step = 50.0
-        return places(of: draft, step: step).reduce(into: Set<MapGrid.Cell>()) {
-            $0.formUnion(tiles(around: $1, meters: reachMeters + step / 2))
+        var steps = MapGrid.RowSteps(grid)
+        var (dirty, last) = (Set<MapGrid.Cell>(), [MapGrid.Cell]())
+        for place in places(of: draft, step: step) {
+            // Places 50 m apart mostly reach the tiles of the last.
+            let reached = tiles(around: place, meters: reachMeters + step / 2, &steps)
+            if reached != last { dirty.formUnion(reached) }
+            last = reached
         }
+        return dirty
     }
 
     /// Whether reports at `position` lie within `reachMeters` of one of `tiles`: only then
@@ -150,9 +156,15 @@ public enum MapTiles {
 
     /// The tiles holding a point within `meters` (less than a tile) of `p`, north-south and east-west.
     private static func tiles(around p: Coordinate, meters: Double) -> [MapGrid.Cell] {
+        var steps = MapGrid.RowSteps(grid)
+        return tiles(around: p, meters: meters, &steps)
+    }
+
+    private static func tiles(around p: Coordinate, meters: Double, _ steps: inout MapGrid.RowSteps) -> [MapGrid.Cell] {
         let dLat = meters / MapGrid.metresPerDegree, dLon = dLat / max(0.01, cos(p.latitude * .pi / 180))
         return tiles(
-            in: BoundingBox(west: p.longitude - dLon, south: p.latitude - dLat, east: p.longitude + dLon, north: p.latitude + dLat))
+            in: BoundingBox(west: p.longitude - dLon, south: p.latitude - dLat, east: p.longitude + dLon, north: p.latitude + dLat),
+            &steps)
     }
 
     /// A trip's reports, its stretches' midpoints and its path's points at most `step` apart.
@@ -186,13 +198,19 @@ public enum MapTiles {
 
     /// Every tile that overlaps `box`.
     public static func tiles(in box: BoundingBox) -> [MapGrid.Cell] {
-        let south = grid.cell(of: Coordinate(latitude: box.south, longitude: box.west)).row
-        let north = grid.cell(of: Coordinate(latitude: box.north, longitude: box.west)).row
-        return (south...max(south, north)).flatMap { row -> [MapGrid.Cell] in
-            let step = grid.longitudeStep(row: row)
+        var steps = MapGrid.RowSteps(grid)
+        return tiles(in: box, &steps)
+    }
+
+    static func tiles(in box: BoundingBox, _ steps: inout MapGrid.RowSteps) -> [MapGrid.Cell] {
+        let (south, north) = (steps.row(of: box.south), steps.row(of: box.north))
+        var tiles: [MapGrid.Cell] = []
+        for row in south...max(south, north) {
+            let step = steps.longitudeStep(row: row)
             let west = Int((box.west / step).rounded(.down)), east = Int((box.east / step).rounded(.down))
-            return (west...max(west, east)).map { MapGrid.Cell(row: row, column: $0) }
+            for column in west...max(west, east) { tiles.append(MapGrid.Cell(row: row, column: column)) }
         }
+        return tiles
     }
 
     /// The rows and columns to read for `box` (columns widest over its rows).
