@@ -217,7 +217,10 @@ public final class PostgresHubStore: HubStore {
         let kinds = records.map(\.kind.rawValue), ids = records.map(\.id)
         let hashes = records.map { HubHash.sha256Hex($0.canonical) }
         let bodies = records.map { ByteBuffer(bytes: $0.canonical) }
-        return try await client.withTransaction(logger: logger) { conn in
+        // No transaction: the insert is one statement, atomic alone, and the select after it
+        // only reads rows already committed (a conflicting insert in flight is waited for).
+        // BEGIN and COMMIT were two of an upload's four round trips to the database.
+        return try await client.withConnection { conn in
             var created = Set<String>()
             for try await (kind, id) in try await conn.query(
                 """
@@ -362,28 +365,41 @@ public final class PostgresHubStore: HubStore {
 
     public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await client.withTransaction(logger: logger) { conn in
-            var added = MapEvidence()
-            for entry in entries {
-                let confirmation = entry.confirmation
-                let sorted = entry.tiles.sorted()
+            // Three statements for the batch, not three per confirmation: a round trip each was
+            // most of the hub's CPU for indexing (docs/performance.md, "Load: the map's CPU").
+            let tiles = entries.flatMap { e in e.tiles.map { (tile: $0, key: e.confirmation.key) } }.sorted {
+                ($0.tile, $0.key.device, $0.key.id) < ($1.tile, $1.key.device, $1.key.id)
+            }
+            if !tiles.isEmpty {
                 try await conn.query(
                     """
-                    INSERT INTO map_tile_records SELECT r, c, \(confirmation.device), \(confirmation.id)
-                    FROM unnest(\(sorted.map(\.row))::int[], \(sorted.map(\.column))::int[]) AS u(r, c) ON CONFLICT DO NOTHING
+                    INSERT INTO map_tile_records SELECT * FROM unnest(\(tiles.map(\.tile.row))::int[], \(tiles.map(\.tile.column))::int[],
+                        \(tiles.map(\.key.device))::text[], \(tiles.map(\.key.id))::text[]) ON CONFLICT DO NOTHING
                     """, logger: logger)
-                // Its evidence once: a confirmation indexed before (by another replica too: this
-                // insert waits for that one's transaction) adds nothing.
-                let fresh = try await conn.query(
-                    "INSERT INTO map_indexed VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING RETURNING 1",
-                    logger: logger
-                ).collect()
-                if !fresh.isEmpty { added.add(entry.evidence) }
-                if !entry.tiles.isEmpty {
-                    try await conn.query(
-                        """
-                        INSERT INTO map_network_queue (device_id, id) VALUES (\(confirmation.device), \(confirmation.id)) ON CONFLICT DO NOTHING
-                        """, logger: logger)
-                }
+            }
+            // Its evidence once: a confirmation indexed before (by another replica too: this
+            // insert waits for that one's transaction) adds nothing. In key order, as the sums.
+            let keys = Set(entries.map(\.confirmation.key)).sorted { ($0.device, $0.id) < ($1.device, $1.id) }
+            var fresh = Set<ConfirmationKey>()
+            for try await (device, id) in try await conn.query(
+                """
+                INSERT INTO map_indexed SELECT * FROM unnest(\(keys.map(\.device))::text[], \(keys.map(\.id))::text[])
+                ON CONFLICT DO NOTHING RETURNING device_id, id
+                """, logger: logger
+            ).decode((String, String).self) {
+                fresh.insert(ConfirmationKey(device: device, id: id))
+            }
+            var added = MapEvidence()
+            for entry in entries where fresh.remove(entry.confirmation.key) != nil { added.add(entry.evidence) }
+            // The network's queue in the batch's order (its arrival order): the sequence is
+            // drawn row by row in that order.
+            let rides = entries.filter { !$0.tiles.isEmpty }.map(\.confirmation.key)
+            if !rides.isEmpty {
+                try await conn.query(
+                    """
+                    INSERT INTO map_network_queue (device_id, id) SELECT d, i FROM unnest(\(rides.map(\.device))::text[],
+                        \(rides.map(\.id))::text[]) WITH ORDINALITY AS u(d, i, n) ORDER BY n ON CONFLICT DO NOTHING
+                    """, logger: logger)
             }
             try await Self.add(added, conn, logger: logger)
             let marked = dirty.sorted()
