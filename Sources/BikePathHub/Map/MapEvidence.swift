@@ -123,7 +123,7 @@ public struct MapEvidence: Sendable, Equatable {
     public init() {}
 
     public mutating func add(_ other: MapEvidence) {
-        for (k, v) in other.passes { passes[k, default: 0] += v }
+        passes.merge(other.passes, uniquingKeysWith: +)
         for (k, v) in other.reports {
             if reports[k] == nil { reports[k] = v } else { reports[k]!.add(v) }
         }
