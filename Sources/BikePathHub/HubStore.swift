@@ -111,6 +111,11 @@ public protocol HubStore: Sendable {
 
     /// How far the stored network has applied the queue.
     func networkCursor() async throws -> NetworkCursor
+    /// Takes (or renews) the right to extend the network for `lease`: false while another
+    /// holder's lease runs. A holder that dies loses it when the lease ends.
+    func claimNetwork(holder: String, for lease: Duration) async throws -> Bool
+    /// Gives the right up, when `holder` has it.
+    func releaseNetwork(holder: String) async throws
     /// Queued confirmations after `sequence`, in arrival order, at most `limit`.
     func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide]
     /// The stored nodes in these tiles (`MapTiles.grid`).
@@ -188,6 +193,10 @@ public struct RemadeTile: Sendable {
 }
 
 extension HubStore {
+    /// One process writes the store (SQLite): always its turn.
+    public func claimNetwork(holder: String, for lease: Duration) async throws -> Bool { true }
+    public func releaseNetwork(holder: String) async throws {}
+
     /// One transaction a tile.
     public func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool] {
         var stored: [Bool] = []

@@ -42,6 +42,22 @@ extension PostgresHubStore {
         return out
     }
 
+    public func claimNetwork(holder: String, for lease: Duration) async throws -> Bool {
+        let seconds = Double(lease.components.seconds)
+        return
+            !(try await client.query(
+                """
+                UPDATE map_network_state SET lease_holder = \(holder), leased_until = now() + make_interval(secs => \(seconds))
+                WHERE lease_holder IS NULL OR lease_holder = \(holder) OR leased_until < now() RETURNING 1
+                """, logger: logger
+            ).collect()).isEmpty
+    }
+
+    public func releaseNetwork(holder: String) async throws {
+        try await client.query(
+            "UPDATE map_network_state SET lease_holder = NULL, leased_until = NULL WHERE lease_holder = \(holder)", logger: logger)
+    }
+
     public func commit(_ change: NetworkChange) async throws -> Bool {
         let (from, to) = (change.from, change.to)
         return try await client.withTransaction(logger: logger) { conn in

@@ -165,6 +165,15 @@ public final class PostgresHubStore: HubStore {
                 """,
             ]
         ),
+        // One replica extends the network at a time (`claimNetwork`): both computed every batch,
+        // and the second's commit was thrown away.
+        (
+            "v7-network-lease",
+            [
+                "ALTER TABLE map_network_state ADD COLUMN lease_holder TEXT",
+                "ALTER TABLE map_network_state ADD COLUMN leased_until TIMESTAMPTZ",
+            ]
+        ),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.

@@ -76,4 +76,28 @@ import Testing
             }
         }
     }
+
+    /// One replica extends the network at a time: the lease excludes another holder while it
+    /// runs, is renewed by its holder, given up on release, and taken over once it ran out.
+    @Test(.timeLimitOnceRunning(.minutes(2)))
+    func oneReplicaAtATimeExtendsTheNetwork() async throws {
+        try #require(Backend.available.contains(.postgres), "PostgreSQL is not installed (CI installs it and runs this)")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let storage = try Backend.postgres.storage(dir)
+        try await storage.withStore(logger: Fixtures.logger) { a in
+            try await a.migrate()
+            try await storage.withStore(logger: Fixtures.logger) { b in
+                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)))
+                #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "held by a")
+                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "renewed by its holder")
+                try await b.releaseNetwork(holder: "b")
+                #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "another's release gives up nothing")
+                try await a.releaseNetwork(holder: "a")
+                #expect(try await b.claimNetwork(holder: "b", for: .zero), "free once released")
+                try await Task.sleep(for: .milliseconds(20))
+                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "taken over once b's lease ran out")
+            }
+        }
+    }
 }

@@ -72,7 +72,9 @@ final class HubChild: Sendable {
         async let m2 = Task.detached { try runProcess(hub, ["migrate", "--database", url]) }.value
         let (r1, r2) = try await (m1, m2)
         #expect(r1.status == 0 && r2.status == 0, "\(r1.err) \(r2.err)")
-        #expect(r1.out == "schema versions: v1, v2-map-tiles, v3-path-network, v4-map-claims, v5-map-edition, v6-map-evidence\n")
+        #expect(
+            r1.out
+                == "schema versions: v1, v2-map-tiles, v3-path-network, v4-map-claims, v5-map-edition, v6-map-evidence, v7-network-lease\n")
         for d in Self.devices {
             let file = dir.file("token-\(d)")
             _ = FileManager.default.createFile(atPath: file, contents: Data(Self.token(d).utf8), attributes: [.posixPermissions: 0o600])

@@ -248,10 +248,37 @@ final class MapMaintainer: Service {
     /// replica that committed the same batch first makes the commit a no-op; it reads again.
     /// `decoded`: rides already decoded by their keys (a queued ride not among them is decoded here).
     static func extendNetwork(_ store: any HubStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
+        // One replica at a time: two replicas computed each batch and one commit was thrown
+        // away (a third of the map's CPU with two replicas). The other waits for the lease
+        // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
+        let holder = UUID().uuidString
+        do {
+            while try await !store.claimNetwork(holder: holder, for: networkLease) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await extendNetwork(store, decoded: decoded, holder: holder, logger: logger)
+            try await store.releaseNetwork(holder: holder)
+        } catch {
+            try? await store.releaseNetwork(holder: holder)
+            throw error
+        }
+    }
+
+    /// How long a replica holds the network without renewing it (each batch renews it; a
+    /// batch of 64 rides takes well under a second).
+    static let networkLease: Duration = .seconds(30)
+
+    private static func extendNetwork(
+        _ store: any HubStore, decoded: [ConfirmationKey: RiddenPath], holder: String, logger: Logger
+    ) async throws {
         while true {
             let cursor = try await store.networkCursor()
             let queued = try await store.queuedRides(after: cursor.applied, limit: batch)
             guard let last = queued.last else { return }
+            guard try await store.claimNetwork(holder: holder, for: networkLease) else {
+                logger.warning("map: the network's lease ran out mid-extension; another replica goes on")
+                return
+            }
             let rides = queued.compactMap { decoded[$0.key] ?? RiddenPath($0.record) }
             let probe = PathNetwork()
             let tiles = rides.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion(probe.tiles(near: $1)) }
