@@ -81,8 +81,9 @@ extension PostgresHubStore {
         try await conn.query(
             """
             INSERT INTO map_nodes SELECT i, la, lo, r, c, ST_SetSRID(ST_MakePoint(lo, la), 4326)
-            FROM unnest(\(nodes.map(\.id))::bigint[], \(nodes.map(\.position.latitude))::float8[], \(nodes.map(\.position.longitude))::float8[],
-                        \(tiles.map(\.row))::int[], \(tiles.map(\.column))::int[]) AS u(i, la, lo, r, c)
+            FROM unnest(\(PostgresNumbers(nodes.map(\.id)))::bigint[], \(PostgresNumbers(nodes.map(\.position.latitude)))::float8[],
+                        \(PostgresNumbers(nodes.map(\.position.longitude)))::float8[], \(PostgresNumbers(tiles.map(\.row)))::int[],
+                        \(PostgresNumbers(tiles.map(\.column)))::int[]) AS u(i, la, lo, r, c)
             """, logger: logger)
     }
 
@@ -95,12 +96,14 @@ extension PostgresHubStore {
                 rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column, geom)
             SELECT s, t, fa, fo, ta, tn, len, n, 0, NULLIF(d, -1), r0, r1, r2, r3, tr, tc,
                 ST_SetSRID(ST_MakeLine(ST_MakePoint(fo, fa), ST_MakePoint(tn, ta)), 4326)
-            FROM unnest(\(sources)::bigint[], \(targets)::bigint[],
-                        \(links.map(\.from.latitude))::float8[], \(links.map(\.from.longitude))::float8[],
-                        \(links.map(\.to.latitude))::float8[], \(links.map(\.to.longitude))::float8[],
-                        \(links.map(\.lengthMeters))::float8[], \(e.map(\.trips))::int[], \(e.map { $0.lastDay ?? -1 })::int[],
-                        \(e.map { $0.ratings[0] })::int[], \(e.map { $0.ratings[1] })::int[], \(e.map { $0.ratings[2] })::int[],
-                        \(e.map { $0.ratings[3] })::int[], \(links.map(\.tile.row))::int[], \(links.map(\.tile.column))::int[])
+            FROM unnest(\(PostgresNumbers(sources))::bigint[], \(PostgresNumbers(targets))::bigint[],
+                        \(PostgresNumbers(links.map(\.from.latitude)))::float8[], \(PostgresNumbers(links.map(\.from.longitude)))::float8[],
+                        \(PostgresNumbers(links.map(\.to.latitude)))::float8[], \(PostgresNumbers(links.map(\.to.longitude)))::float8[],
+                        \(PostgresNumbers(links.map(\.lengthMeters)))::float8[], \(PostgresNumbers(e.map(\.trips)))::int[],
+                        \(PostgresNumbers(e.map { $0.lastDay ?? -1 }))::int[], \(PostgresNumbers(e.map { $0.ratings[0] }))::int[],
+                        \(PostgresNumbers(e.map { $0.ratings[1] }))::int[], \(PostgresNumbers(e.map { $0.ratings[2] }))::int[],
+                        \(PostgresNumbers(e.map { $0.ratings[3] }))::int[], \(PostgresNumbers(links.map(\.tile.row)))::int[],
+                        \(PostgresNumbers(links.map(\.tile.column)))::int[])
                 AS u(s, t, fa, fo, ta, tn, len, n, d, r0, r1, r2, r3, tr, tc)
             ON CONFLICT (source, target) DO UPDATE SET trips = map_links.trips + excluded.trips,
                 last_day = GREATEST(map_links.last_day, excluded.last_day),
@@ -113,16 +116,20 @@ extension PostgresHubStore {
         try await conn.query(
             """
             INSERT INTO map_link_riders SELECT l.id, u.d
-            FROM unnest(\(riders.map(\.0.from))::bigint[], \(riders.map(\.0.to))::bigint[], \(riders.map(\.1))::text[]) AS u(s, t, d)
+            FROM unnest(\(PostgresNumbers(riders.map(\.0.from)))::bigint[], \(PostgresNumbers(riders.map(\.0.to)))::bigint[],
+                        \(riders.map(\.1))::text[]) AS u(s, t, d)
             JOIN map_links l ON l.source = u.s AND l.target = u.t ON CONFLICT DO NOTHING
             """, logger: logger)
         try await conn.query(
             """
             UPDATE map_links l SET riders = (SELECT count(*) FROM map_link_riders r WHERE r.link = l.id)
-            FROM unnest(\(sources)::bigint[], \(targets)::bigint[]) AS u(s, t) WHERE l.source = u.s AND l.target = u.t
+            FROM unnest(\(PostgresNumbers(sources))::bigint[], \(PostgresNumbers(targets))::bigint[]) AS u(s, t)
+            WHERE l.source = u.s AND l.target = u.t
             """, logger: logger)
         try await refreshCosts(
-            conn, "(source, target) IN (SELECT * FROM unnest(\(sources)::bigint[], \(targets)::bigint[]))", logger: logger)
+            conn,
+            "(source, target) IN (SELECT * FROM unnest(\(PostgresNumbers(sources))::bigint[], \(PostgresNumbers(targets))::bigint[]))",
+            logger: logger)
     }
 
     public func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink] {

@@ -27,7 +27,7 @@ extension PostgresHubStore {
         guard !ids.isEmpty else { return }
         try await conn.query(
             """
-            UPDATE map_links l SET cost = u.c FROM unnest(\(ids)::bigint[], \(costs)::float8[]) AS u(id, c)
+            UPDATE map_links l SET cost = u.c FROM unnest(\(PostgresNumbers(ids))::bigint[], \(PostgresNumbers(costs))::float8[]) AS u(id, c)
             WHERE l.id = u.id AND l.cost IS DISTINCT FROM u.c
             """, logger: logger)
     }

@@ -382,7 +382,8 @@ public final class PostgresHubStore: HubStore {
             if !tiles.isEmpty {
                 try await conn.query(
                     """
-                    INSERT INTO map_tile_records SELECT * FROM unnest(\(tiles.map(\.tile.row))::int[], \(tiles.map(\.tile.column))::int[],
+                    INSERT INTO map_tile_records SELECT * FROM unnest(\(PostgresNumbers(tiles.map(\.tile.row)))::int[],
+                        \(PostgresNumbers(tiles.map(\.tile.column)))::int[],
                         \(tiles.map(\.key.device))::text[], \(tiles.map(\.key.id))::text[]) ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
@@ -429,8 +430,9 @@ public final class PostgresHubStore: HubStore {
         if !passes.isEmpty {
             try await conn.query(
                 """
-                INSERT INTO map_passes SELECT * FROM unnest(\(passes.map(\.key.cell.row))::int[], \(passes.map(\.key.cell.column))::int[],
-                    \(passes.map(\.key.sector))::int[], \(passes.map(\.value))::int[])
+                INSERT INTO map_passes SELECT * FROM unnest(\(PostgresNumbers(passes.map(\.key.cell.row)))::int[],
+                    \(PostgresNumbers(passes.map(\.key.cell.column)))::int[], \(PostgresNumbers(passes.map(\.key.sector)))::int[],
+                    \(PostgresNumbers(passes.map(\.value)))::int[])
                 ON CONFLICT (cell_row, cell_column, sector) DO UPDATE SET rides = map_passes.rides + excluded.rides
                 """, logger: logger)
         }
