@@ -1,3 +1,4 @@
+import BikePathTestSupport
 import NIOCore
 import PostgresNIO
 import Testing
@@ -6,7 +7,7 @@ import Testing
 
 /// `PostgresNumbers` binds the bytes postgres-nio's own array encoding writes, for any numbers:
 /// empty arrays, negatives, extremes, NaN and infinities.
-struct PostgresNumbersTests {
+@Suite(.ownThreads) struct PostgresNumbersTests {
     static func bytes(_ value: some PostgresNonThrowingEncodable) -> [UInt8] {
         var buffer = ByteBuffer()
         value.encode(into: &buffer, context: .default)

@@ -212,8 +212,10 @@ final class MapMaintainer: Service {
             // (thousands a tile on a city) need not be read to find out.
             let links = map.obstacles.contains(where: \.corroborated) ? try await store.networkLinks(tiles: area) : []
             let obstacles = LinkObstacles.assign(map.obstacles, to: links, radiusMeters: CorroborationRule().radiusMeters)
+            // Each link's tile once (a cosine each), not again for every dirty tile of the batch.
+            let linksByTile = Dictionary(grouping: links, by: \.tile)
             let remade = try dirty.map { tile in
-                let own = links.filter { $0.tile == tile.tile }.compactMap { l in obstacles[l.id].map { (l.id, $0) } }
+                let own = (linksByTile[tile.tile] ?? []).compactMap { l in obstacles[l.id].map { (l.id, $0) } }
                 return RemadeTile(
                     tile: tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
                     links: Dictionary(uniqueKeysWithValues: own))
