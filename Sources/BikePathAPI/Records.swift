@@ -241,9 +241,25 @@ extension DraftUpload {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             id: try c.decode(String.self, forKey: .id), trip: try c.decode(TripUpload.self, forKey: .trip),
-            pathStatus: try c.decodeOptionalField(String.self, forKey: .pathStatus), path: try c.decode([[Double]].self, forKey: .path),
+            pathStatus: try c.decodeOptionalField(String.self, forKey: .pathStatus), path: try Self.path(c),
             obstacles: try c.decode([ObstacleUpload].self, forKey: .obstacles),
             roadQuality: try c.decode([RoadSegmentUpload].self, forKey: .roadQuality))
+    }
+
+    /// The path's points through nested containers: `[[Double]]` decoded as a generic array of
+    /// generic arrays took most of a confirmation's decoding (`BikePathBench map-index`).
+    private static func path(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [[Double]] {
+        var points = try c.nestedUnkeyedContainer(forKey: .path)
+        var path: [[Double]] = []
+        path.reserveCapacity(points.count ?? 0)
+        while !points.isAtEnd {
+            var point = try points.nestedUnkeyedContainer()
+            var coordinates: [Double] = []
+            coordinates.reserveCapacity(point.count ?? 2)
+            while !point.isAtEnd { coordinates.append(try point.decode(Double.self)) }
+            path.append(coordinates)
+        }
+        return path
     }
 }
 
