@@ -55,25 +55,18 @@ import Testing
 
     @Test(.timeLimitOnceRunning(.minutes(2)))
     func replicasClaimDifferentTiles() async throws {
-        try #require(Backend.available.contains(.postgres), "PostgreSQL is not installed (CI installs it and runs this)")
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let storage = try Backend.postgres.storage(dir)
-        try await storage.withStore(logger: Fixtures.logger) { a in
-            try await a.migrate()
+        try await Self.withTwoReplicas { a, b in
             try await a.index([], dirty: Set(Self.tiles))
-            try await storage.withStore(logger: Fixtures.logger) { b in
-                async let claimedByA = a.claimDirtyMapTiles(limit: 6)
-                async let claimedByB = b.claimDirtyMapTiles(limit: 6)
-                let (fromA, fromB) = try await (claimedByA, claimedByB)
-                #expect(fromA.count + fromB.count == Self.tiles.count, "\(fromA.count) + \(fromB.count) claimed")
-                #expect(Set(fromA.map(\.tile)).isDisjoint(with: fromB.map(\.tile)), "no tile claimed twice")
-                #expect(Set((fromA + fromB).map(\.tile)) == Set(Self.tiles))
-                #expect(try await a.claimDirtyMapTiles(limit: 6).isEmpty, "every tile is claimed while the leases run")
-                #expect(try await b.dirtyMapTiles(limit: 20).count == Self.tiles.count, "claimed tiles are still dirty")
-                for tile in fromB { #expect(try await b.storeMapTile(tile, slice: Data("b".utf8), links: [:])) }
-                #expect(try await a.dirtyMapTiles(limit: 20).count == fromA.count)
-            }
+            async let claimedByA = a.claimDirtyMapTiles(limit: 6)
+            async let claimedByB = b.claimDirtyMapTiles(limit: 6)
+            let (fromA, fromB) = try await (claimedByA, claimedByB)
+            #expect(fromA.count + fromB.count == Self.tiles.count, "\(fromA.count) + \(fromB.count) claimed")
+            #expect(Set(fromA.map(\.tile)).isDisjoint(with: fromB.map(\.tile)), "no tile claimed twice")
+            #expect(Set((fromA + fromB).map(\.tile)) == Set(Self.tiles))
+            #expect(try await a.claimDirtyMapTiles(limit: 6).isEmpty, "every tile is claimed while the leases run")
+            #expect(try await b.dirtyMapTiles(limit: 20).count == Self.tiles.count, "claimed tiles are still dirty")
+            for tile in fromB { #expect(try await b.storeMapTile(tile, slice: Data("b".utf8), links: [:])) }
+            #expect(try await a.dirtyMapTiles(limit: 20).count == fromA.count)
         }
     }
 
@@ -81,23 +74,28 @@ import Testing
     /// runs, is renewed by its holder, given up on release, and taken over once it ran out.
     @Test(.timeLimitOnceRunning(.minutes(2)))
     func oneReplicaAtATimeExtendsTheNetwork() async throws {
+        try await Self.withTwoReplicas { a, b in
+            #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)))
+            #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "held by a")
+            #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "renewed by its holder")
+            try await b.releaseNetwork(holder: "b")
+            #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "another's release gives up nothing")
+            try await a.releaseNetwork(holder: "a")
+            #expect(try await b.claimNetwork(holder: "b", for: .zero), "free once released")
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "taken over once b's lease ran out")
+        }
+    }
+
+    /// Two stores on one new PostgreSQL database, as two replicas hold it, its schema migrated.
+    static func withTwoReplicas(_ body: (any HubStore, any HubStore) async throws -> Void) async throws {
         try #require(Backend.available.contains(.postgres), "PostgreSQL is not installed (CI installs it and runs this)")
         let dir = try TempDir()
         defer { dir.cleanup() }
         let storage = try Backend.postgres.storage(dir)
         try await storage.withStore(logger: Fixtures.logger) { a in
             try await a.migrate()
-            try await storage.withStore(logger: Fixtures.logger) { b in
-                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)))
-                #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "held by a")
-                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "renewed by its holder")
-                try await b.releaseNetwork(holder: "b")
-                #expect(try await !b.claimNetwork(holder: "b", for: .seconds(30)), "another's release gives up nothing")
-                try await a.releaseNetwork(holder: "a")
-                #expect(try await b.claimNetwork(holder: "b", for: .zero), "free once released")
-                try await Task.sleep(for: .milliseconds(20))
-                #expect(try await a.claimNetwork(holder: "a", for: .seconds(30)), "taken over once b's lease ran out")
-            }
+            try await storage.withStore(logger: Fixtures.logger) { b in try await body(a, b) }
         }
     }
 }
