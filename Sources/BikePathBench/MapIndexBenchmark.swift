@@ -10,7 +10,7 @@ import Foundation
 /// sends (a 2.6 km path of 120 points, 3 reports). Fixed work, best of 5 rounds: the
 /// figures to compare before and after a change (docs/performance.md, "Load: the map's CPU").
 enum MapIndexBenchmark {
-    static func run(confirmations count: Int) {
+    static func run(confirmations count: Int) async throws {
         let devices = 8
         let uploads: [(IndexableConfirmation, ConfirmationUpload)] = (0..<count).compactMap { i in
             let (device, n) = (i % devices, i / devices)
@@ -52,6 +52,30 @@ enum MapIndexBenchmark {
         print("  evidence and marked tiles (MapTiles.entry): \(each(best.entry)) (\(rows / max(1, count)) pass rows each)")
         print("  path network (tiles near, then add): \(each(best.network))")
         print("  a stored body decoded (what the scan adds to both): \(each(decode))")
+        // The SQLite hub's indexing (in-process, so the hub's CPU): a fresh store, 64 a transaction
+        // as the maintainer's pass does, then the same again (every sum then an update).
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bikepath-index-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try SQLiteHubStore(path: dir + "/hub.sqlite")
+        try await store.migrate()
+        let entries = uploads.compactMap { MapTiles.entry(for: $0.0) }
+        var rounds: [Duration] = []
+        for round in 0..<2 {
+            let again = entries.map { e in
+                var e = e
+                e.confirmation.id += "-\(round)"
+                return e
+            }
+            rounds.append(
+                try await clock.measure {
+                    for start in stride(from: 0, to: again.count, by: 64) {
+                        let batch = Array(again[start..<min(again.count, start + 64)])
+                        try await store.index(batch, dirty: batch.reduce(into: []) { $0.formUnion($1.dirty) })
+                    }
+                })
+        }
+        print("  SQLite's indexing (64 a transaction), new sums / sums updated: \(each(rounds[0])) / \(each(rounds[1]))")
         print("  digest (equal before and after a change that keeps the rule): evidence \(digest)")
         // The city's rides turn, cross and run diagonally, where the load's run north.
         let city = CitySimulation.generate(riders: 40, rides: 5, seed: 1).confirmations.enumerated().map {

@@ -73,7 +73,10 @@ case "hub-load":
     }
 case "map-index":
     // map-index [CONFIRMATIONS] (docs/performance.md)
-    MapIndexBenchmark.run(confirmations: arguments.dropFirst().first.flatMap { Int($0) } ?? 400)
+    do { try await MapIndexBenchmark.run(confirmations: arguments.dropFirst().first.flatMap { Int($0) } ?? 400) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 case "city":
     // city [RIDERS RIDES SEED [SCALES]] (bench/hub.sh); SCALES like 1,4,16
     let rest = Array(arguments.dropFirst())
