@@ -251,7 +251,7 @@ final class MapMaintainer: Service {
     /// `decoded`: rides already decoded by their keys (a queued ride not among them is decoded here).
     static func extendNetwork(_ store: any HubStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
         // One replica at a time: two replicas computed each batch and one commit was thrown
-        // away (a third of the map's CPU with two replicas). The other waits for the lease
+        // away (about a quarter of the map's CPU with two replicas). The other waits for the lease
         // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
         let holder = UUID().uuidString
         do {
