@@ -323,10 +323,13 @@ public final class SQLiteHubStore: HubStore {
         defer { sqlite3_reset(s) }
         bind(s)
         let code = sqlite3_step(s)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-        }
+        guard code == SQLITE_DONE else { throw failure(code, statement, db) }
+    }
+
+    /// What GRDB would throw for a step of `statement` through the C API that ended in `code`.
+    private static func failure(_ code: Int32, _ statement: Statement, _ db: Database) -> DatabaseError {
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
     }
 
     private static func add(_ evidence: MapEvidence, _ db: Database) throws {
@@ -429,11 +432,7 @@ public final class SQLiteHubStore: HubStore {
         while true {
             let code = sqlite3_step(s)
             if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                    sql: statement.sql)
-            }
+            guard code == SQLITE_ROW else { throw failure(code, statement, db) }
             body(
                 MapEvidence.ReportKey(cell: MapGrid.Cell(row: int(0), column: int(1)), sector: int(2), kind: text(3), device: text(4)),
                 MapEvidence.ReportTally(

@@ -32,9 +32,36 @@ public struct MapGrid: Sendable, Equatable {
         return cellMeters / (Self.metresPerDegree * max(cos(middle * .pi / 180), 0.01))
     }
 
+    func row(of latitude: Double) -> Int { Int((latitude / latitudeStep).rounded(.down)) }
+
+    func column(of longitude: Double, step: Double) -> Int { Int((longitude / step).rounded(.down)) }
+
     public func cell(of c: Coordinate) -> Cell {
-        var steps = RowSteps(self)
-        return steps.cell(of: c)
+        let row = row(of: c.latitude)
+        return Cell(row: row, column: column(of: c.longitude, step: longitudeStep(row: row)))
+    }
+
+    /// The 3 × 3 cells around a point: its row, and the column it falls in on that row and on
+    /// the rows south and north of it (a row's columns have their own width).
+    struct Neighbourhood: Equatable {
+        var row: Int
+        var south: Int, centre: Int, north: Int
+
+        var cells: [Cell] {
+            var cells: [Cell] = []
+            cells.reserveCapacity(9)
+            for (dr, column) in [(-1, south), (0, centre), (1, north)] {
+                for dc in -1...1 { cells.append(Cell(row: row + dr, column: column + dc)) }
+            }
+            return cells
+        }
+    }
+
+    /// `c`'s neighbourhood, with each row's column width from `step`.
+    func neighbourhood(of c: Coordinate, step: (Int) -> Double) -> Neighbourhood {
+        let row = row(of: c.latitude)
+        func column(_ r: Int) -> Int { self.column(of: c.longitude, step: step(r)) }
+        return Neighbourhood(row: row, south: column(row - 1), centre: column(row), north: column(row + 1))
     }
 
     /// `cell(of:)` and `neighbourhood(of:)` for many points in a row: a row's column width
@@ -53,20 +80,12 @@ public struct MapGrid: Sendable, Equatable {
             return step
         }
 
-        mutating func row(of latitude: Double) -> Int { Int((latitude / grid.latitudeStep).rounded(.down)) }
-
         mutating func cell(of c: Coordinate) -> Cell {
-            let row = row(of: c.latitude)
-            return Cell(row: row, column: Int((c.longitude / longitudeStep(row: row)).rounded(.down)))
+            let row = grid.row(of: c.latitude)
+            return Cell(row: row, column: grid.column(of: c.longitude, step: longitudeStep(row: row)))
         }
 
-        /// The three columns `c` falls in on its row and the rows south and north of it: with
-        /// its row, what names its neighbourhood.
-        mutating func neighbourhoodKey(of c: Coordinate) -> (row: Int, columns: (Int, Int, Int)) {
-            let row = row(of: c.latitude)
-            func column(_ r: Int) -> Int { Int((c.longitude / longitudeStep(row: r)).rounded(.down)) }
-            return (row, (column(row - 1), column(row), column(row + 1)))
-        }
+        mutating func neighbourhood(of c: Coordinate) -> Neighbourhood { grid.neighbourhood(of: c) { longitudeStep(row: $0) } }
     }
 
     /// South-west and north-east corners.
@@ -78,20 +97,7 @@ public struct MapGrid: Sendable, Equatable {
     }
 
     /// The cell and its eight neighbours: every cell holding a point within `cellMeters` of `c`.
-    func neighbourhood(of c: Coordinate) -> [Cell] {
-        var steps = RowSteps(self)
-        return Self.neighbourhood(steps.neighbourhoodKey(of: c))
-    }
-
-    /// The cells a `RowSteps.neighbourhoodKey` names.
-    static func neighbourhood(_ key: (row: Int, columns: (Int, Int, Int))) -> [Cell] {
-        var cells: [Cell] = []
-        cells.reserveCapacity(9)
-        for (dr, column) in [(-1, key.columns.0), (0, key.columns.1), (1, key.columns.2)] {
-            for dc in -1...1 { cells.append(Cell(row: key.row + dr, column: column + dc)) }
-        }
-        return cells
-    }
+    func neighbourhood(of c: Coordinate) -> [Cell] { neighbourhood(of: c, step: longitudeStep(row:)).cells }
 }
 
 /// A bounding box in degrees, as GeoJSON and the read API write it: west, south, east, north.

@@ -203,11 +203,11 @@ public enum MapTiles {
     }
 
     static func tiles(in box: BoundingBox, _ steps: inout MapGrid.RowSteps) -> [MapGrid.Cell] {
-        let (south, north) = (steps.row(of: box.south), steps.row(of: box.north))
+        let (south, north) = (grid.row(of: box.south), grid.row(of: box.north))
         var tiles: [MapGrid.Cell] = []
         for row in south...max(south, north) {
             let step = steps.longitudeStep(row: row)
-            let west = Int((box.west / step).rounded(.down)), east = Int((box.east / step).rounded(.down))
+            let west = grid.column(of: box.west, step: step), east = grid.column(of: box.east, step: step)
             for column in west...max(west, east) { tiles.append(MapGrid.Cell(row: row, column: column)) }
         }
         return tiles

@@ -69,17 +69,17 @@ public struct PathNetwork: Sendable {
     /// mostly looks in the same cells (9 dictionary lookups a step were a third of adding a ride).
     struct Nearby {
         var steps: MapGrid.RowSteps
-        var key: (row: Int, columns: (Int, Int, Int))?
+        var neighbourhood: MapGrid.Neighbourhood?
         var nodes: [(id: Int64, position: Coordinate)] = []
         init(_ grid: MapGrid) { steps = MapGrid.RowSteps(grid) }
     }
 
     /// The nearest node within `snapMeters` (ties by id), or a new node here.
     mutating func snap(_ p: Coordinate, _ near: inout Nearby) -> Int64 {
-        let key = near.steps.neighbourhoodKey(of: p)
-        if near.key.map({ $0.row != key.row || $0.columns != key.columns }) ?? true {
-            near.key = key
-            near.nodes = MapGrid.neighbourhood(key).flatMap { index[$0] ?? [] }
+        let neighbourhood = near.steps.neighbourhood(of: p)
+        if near.neighbourhood != neighbourhood {
+            near.neighbourhood = neighbourhood
+            near.nodes = neighbourhood.cells.flatMap { index[$0] ?? [] }
         }
         var best: (id: Int64, distance: Double)?
         for node in near.nodes {
