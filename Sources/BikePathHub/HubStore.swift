@@ -149,10 +149,11 @@ public struct IndexableConfirmation: Sendable {
 }
 
 /// A confirmation's key: its device and its id.
-public struct ConfirmationKey: Sendable, Hashable {
+public struct ConfirmationKey: Sendable, Hashable, Comparable {
     public var device: String
     public var id: String
     public init(device: String, id: String) { (self.device, self.id) = (device, id) }
+    public static func < (a: Self, b: Self) -> Bool { (a.device, a.id) < (b.device, b.id) }
 }
 
 /// A confirmation as the map indexes it (`MapTiles.entry`).
