@@ -253,6 +253,8 @@ final class MapMaintainer: Service {
         // One replica at a time: two replicas computed each batch and one commit was thrown
         // away (about a quarter of the map's CPU with two replicas). The other waits for the lease
         // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
+        // An idle pass (one a second) finds nothing queued: no lease taken, nothing written.
+        guard try await !store.queuedRides(after: store.networkCursor().applied, limit: 1).isEmpty else { return }
         let holder = UUID().uuidString
         do {
             while try await !store.claimNetwork(holder: holder, for: networkLease) {
