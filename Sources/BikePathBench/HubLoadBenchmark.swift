@@ -73,6 +73,7 @@ enum HubLoadBenchmark {
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         // bench/hub.sh waits for this line before it counts to its kill -9.
         FileHandle.standardOutput.write(Data("sending\n".utf8))
+        let cpuAtStart = processCPUSeconds()
         // With RATE: each device's batches at this interval, the devices' schedules staggered.
         let interval = rate.map { Duration.seconds(Double(devices * batch) / $0) }
         let begin = ContinuousClock.now
@@ -131,6 +132,7 @@ enum HubLoadBenchmark {
             return all
         }
         try await http.shutdown()
+        let cpu = processCPUSeconds() - cpuAtStart
         let wall = ContinuousClock.now - begin
         let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
         let acked = results.map(\.0).reduce(0, +)
@@ -151,6 +153,15 @@ enum HubLoadBenchmark {
             let unsent = results.map(\.4).reduce(0, +)
             print("batches due but never sent: \(unsent) (\(unsent * batch) records; the hub fell behind the offered rate when not 0)")
         }
+        // Beside the hubs' and the database's CPU: on one machine the three share its cores.
+        print(String(format: "load generator CPU: %.2f ms a request", cpu * 1000 / Double(max(1, latencies.count))))
         print("acknowledged=\(acked)")
+    }
+
+    /// This process's CPU time (user + system) so far.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 }
