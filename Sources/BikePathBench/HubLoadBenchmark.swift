@@ -26,6 +26,9 @@ import NIOCore
 ///
 /// Bodies are gzipped, as `bikepathd sync` sends them. BATCH 2 is one ride per request (its
 /// trip and its confirmation): what a device sends after a ride; 50 is a device catching up.
+/// BATCH 0 is the floor beside them: bare requests, each the device's live position (`PUT
+/// /v1/position`: the token checked, a small body decoded, one row replaced), RATE then in
+/// requests/s.
 enum HubLoadBenchmark {
     static let maxRate = 4_000.0
 
@@ -51,8 +54,15 @@ enum HubLoadBenchmark {
         ]
     }
 
-    /// The device's batch bodies, encoded: `count` batches of `batch` records (whole rides).
+    /// The device's batch bodies, encoded: `count` batches of `batch` records (whole rides);
+    /// with `batch` 0, `count` live positions.
     static func bodies(device: Int, count: Int, batch: Int) throws -> [(records: Int, body: ByteBuffer)] {
+        if batch == 0 {
+            return try (0..<count).map { n in
+                let at = WirePosition(lat: 52.50 + Double(device % 50) * 0.002, lon: 13.30 + Double(n % 1000) * 0.00005)
+                return (1, ByteBuffer(bytes: try WireJSON.encode(LivePositionUpload(utcNs: nil, position: at, speed: 5))))
+            }
+        }
         var n = 0
         return try (0..<count).map { _ in
             var items: [BatchRequest.Item] = []
@@ -63,7 +73,7 @@ enum HubLoadBenchmark {
     }
 
     static func run(urls: [String], devices: Int, seconds: Double, batch: Int, rate: Double? = nil) async throws {
-        let perDevice = Int((seconds * maxRate / Double(devices * batch)).rounded(.up))
+        let perDevice = Int((seconds * maxRate / Double(devices * max(batch, 1))).rounded(.up))
         let prepared = try await withThrowingTaskGroup(of: (Int, [(records: Int, body: ByteBuffer)]).self) { group in
             for d in 0..<devices { group.addTask { (d, try bodies(device: d, count: perDevice, batch: batch)) } }
             var all = [[(records: Int, body: ByteBuffer)]](repeating: [], count: devices)
@@ -75,7 +85,7 @@ enum HubLoadBenchmark {
         FileHandle.standardOutput.write(Data("sending\n".utf8))
         let cpuAtStart = processCPUSeconds()
         // With RATE: each device's batches at this interval, the devices' schedules staggered.
-        let interval = rate.map { Duration.seconds(Double(devices * batch) / $0) }
+        let interval = rate.map { Duration.seconds(Double(devices * max(batch, 1)) / $0) }
         let begin = ContinuousClock.now
         let stopSending = begin + .seconds(seconds)
         let results = try await withThrowingTaskGroup(of: (acked: Int, latencies: [Double], retries: Int, ranOut: Bool, unsent: Int).self) {
@@ -98,17 +108,15 @@ enum HubLoadBenchmark {
                         while true {
                             let url = urls[target % urls.count]
                             target += 1
-                            var request = HTTPClientRequest(url: url + "/v1/batch")
-                            request.method = .POST
+                            var request = HTTPClientRequest(url: url + (batch == 0 ? "/v1/position" : "/v1/batch"))
+                            request.method = batch == 0 ? .PUT : .POST
                             request.headers.add(name: "Authorization", value: "Bearer \(token(d))")
                             request.headers.add(name: "Content-Type", value: "application/json")
-                            request.headers.add(name: "Content-Encoding", value: "gzip")
+                            if batch > 0 { request.headers.add(name: "Content-Encoding", value: "gzip") }
                             request.body = .bytes(upload.body)
                             let sent = interval == nil ? ContinuousClock.now : scheduled
-                            if let response = try? await http.execute(request, timeout: .seconds(10)), response.status == .ok,
-                                let answer = try? await response.body.collect(upTo: 1 << 22),
-                                let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView)),
-                                decoded.results.allSatisfy({ $0.status < 300 })
+                            if let response = try? await http.execute(request, timeout: .seconds(10)),
+                                await acknowledged(response, batch: batch)
                             {
                                 let elapsed = ContinuousClock.now - sent
                                 latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
@@ -144,18 +152,27 @@ enum HubLoadBenchmark {
             String(
                 format:
                     "records acknowledged: %d in %.2f s = %.0f records/s; %d requests of %d records, p50 %.1f ms, p99 %.1f ms; %d retried",
-                acked, wallSeconds, Double(acked) / wallSeconds, latencies.count, batch, percentile(0.5), percentile(0.99),
+                acked, wallSeconds, Double(acked) / wallSeconds, latencies.count, max(batch, 1), percentile(0.5), percentile(0.99),
                 results.map(\.2).reduce(0, +)))
         if results.contains(where: { $0.3 }) {
             print("note: a device sent all its \(perDevice) prepared batches before the time was up (a floor)")
         }
         if rate != nil {
             let unsent = results.map(\.4).reduce(0, +)
-            print("batches due but never sent: \(unsent) (\(unsent * batch) records; the hub fell behind the offered rate when not 0)")
+            print("batches due but never sent: \(unsent) (\(unsent * max(batch, 1)) records; the hub fell behind the offered rate when not 0)")
         }
         // Beside the hubs' and the database's CPU: on one machine the three share its cores.
         print(String(format: "load generator CPU: %.2f ms a request", cpu * 1000 / Double(max(1, latencies.count))))
         print("acknowledged=\(acked)")
+    }
+
+    /// Every record of the batch stored (or held already); a live position replaced.
+    private static func acknowledged(_ response: HTTPClientResponse, batch: Int) async -> Bool {
+        guard let answer = try? await response.body.collect(upTo: 1 << 22) else { return false }
+        if batch == 0 { return response.status == .noContent }
+        guard response.status == .ok, let decoded = try? JSONDecoder().decode(BatchResponse.self, from: Data(answer.readableBytesView))
+        else { return false }
+        return decoded.results.allSatisfy { $0.status < 300 }
     }
 
     /// This process's CPU time (user + system) so far.

@@ -126,4 +126,19 @@ final class CapturedLog: Sendable {
                 "route": "/v1/batch", "status": "200", "meta.msg": "spoof",
             ])
     }
+
+    @Test func jsonLinesEscapeWhatJSONMustAndStampUTCMilliseconds() throws {
+        let tricky = "a \"quote\", a back\\slash, a new\nline, a tab\t, a bell \u{07}, é and 🚲"
+        let line = JSONLinesLogHandler.line(
+            level: .warning, label: "bikepath-hub", message: tricky, metadata: ["path": "/v1/a\u{1F}b"],
+            now: Date(timeIntervalSince1970: 1_795_789_805.125))
+        #expect(line.last == 0x0A && line.dropLast().allSatisfy { $0 != 0x0A })
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: String])
+        #expect(object["msg"] == tricky && object["path"] == "/v1/a\u{1F}b" && object["level"] == "warning")
+        #expect(object["ts"] == "2026-11-27T14:30:05.125Z")
+        #expect(String(decoding: line, as: UTF8.self).hasPrefix(#"{"level":"warning","logger":"bikepath-hub","msg":"#))
+        let before1970 = JSONLinesLogHandler.line(
+            level: .info, label: "l", message: "m", metadata: [:], now: Date(timeIntervalSince1970: -0.5))
+        #expect(String(decoding: before1970, as: UTF8.self).contains(#""ts":"1969-12-31T23:59:59.500Z""#))
+    }
 }
