@@ -411,8 +411,7 @@ public final class PostgresHubStore: HubStore {
             ).decode((String, String).self) {
                 fresh.insert(ConfirmationKey(device: device, id: id))
             }
-            var added = MapEvidence()
-            for entry in entries where fresh.remove(entry.confirmation.key) != nil { added.add(entry.evidence) }
+            let added = MapEvidence.Total(entries.filter { fresh.remove($0.confirmation.key) != nil }.map(\.evidence))
             // The network's queue in the batch's order (its arrival order): the sequence is
             // drawn row by row in that order.
             let rides = entries.filter { !$0.tiles.isEmpty }.map(\.confirmation.key)
@@ -435,16 +434,14 @@ public final class PostgresHubStore: HubStore {
     }
 
     /// In key order: two replicas adding to the same rows lock them in the same order.
-    private static func add(_ evidence: MapEvidence, _ conn: PostgresConnection, logger: Logger) async throws {
-        // Keys and sums sorted together: a lookup of each key's sum again was a tenth of indexing
-        // (a batch of 64 rides holds some 50,000 passes).
-        let passes = evidence.passes.sorted { $0.key < $1.key }
+    private static func add(_ total: MapEvidence.Total, _ conn: PostgresConnection, logger: Logger) async throws {
+        let passes = total.passes, evidence = total.rest
         if !passes.isEmpty {
             try await conn.query(
                 """
                 INSERT INTO map_passes SELECT * FROM unnest(\(PostgresNumbers(passes.map(\.key.cell.row)))::int[],
                     \(PostgresNumbers(passes.map(\.key.cell.column)))::int[], \(PostgresNumbers(passes.map(\.key.sector)))::int[],
-                    \(PostgresNumbers(passes.map(\.value)))::int[])
+                    \(PostgresNumbers(passes.map(\.rides)))::int[])
                 ON CONFLICT (cell_row, cell_column, sector) DO UPDATE SET rides = map_passes.rides + excluded.rides
                 """, logger: logger)
         }

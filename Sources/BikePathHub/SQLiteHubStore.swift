@@ -288,7 +288,7 @@ public final class SQLiteHubStore: HubStore {
 
     public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await pool.write { db in
-            var added = MapEvidence()
+            var fresh: [MapEvidence] = []
             for entry in entries {
                 let confirmation = entry.confirmation
                 for tile in entry.tiles {
@@ -298,14 +298,14 @@ public final class SQLiteHubStore: HubStore {
                 }
                 try db.execute(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)", arguments: [confirmation.device, confirmation.id])
                 // Its evidence once: a confirmation indexed before (a retried upload, another scan) adds nothing.
-                if db.changesCount == 1 { added.add(entry.evidence) }
+                if db.changesCount == 1 { fresh.append(entry.evidence) }
                 if !entry.tiles.isEmpty {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)",
                         arguments: [confirmation.device, confirmation.id])
                 }
             }
-            try Self.add(added, db)
+            try Self.add(MapEvidence.Total(fresh), db)
             for tile in dirty {
                 let version = try Int64.fetchOne(db, sql: "UPDATE map_counter SET value = value + 1 RETURNING value") ?? 0
                 try db.execute(
@@ -332,12 +332,13 @@ public final class SQLiteHubStore: HubStore {
             resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
     }
 
-    private static func add(_ evidence: MapEvidence, _ db: Database) throws {
+    private static func add(_ total: MapEvidence.Total, _ db: Database) throws {
+        let evidence = total.rest
         // ~800 rows a ride: bound through the C API (GRDB boxes each row's arguments), in key
         // order (the table's), not the dictionary's.
         let passes = try db.cachedStatement(
             sql: "INSERT INTO map_passes VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rides = rides + excluded.rides")
-        for (key, rides) in evidence.passes.sorted(by: { $0.key < $1.key }) {
+        for (key, rides) in total.passes {
             try step(passes, db) { s in
                 sqlite3_bind_int64(s, 1, Int64(key.cell.row))
                 sqlite3_bind_int64(s, 2, Int64(key.cell.column))
