@@ -159,7 +159,9 @@ enum HubLoadBenchmark {
         }
         if rate != nil {
             let unsent = results.map(\.4).reduce(0, +)
-            print("batches due but never sent: \(unsent) (\(unsent * max(batch, 1)) records; the hub fell behind the offered rate when not 0)")
+            print(
+                "batches due but never sent: \(unsent) (\(unsent * max(batch, 1)) records; the hub fell behind the offered rate when not 0)"
+            )
         }
         // Beside the hubs' and the database's CPU: on one machine the three share its cores.
         print(String(format: "load generator CPU: %.2f ms a request", cpu * 1000 / Double(max(1, latencies.count))))
