@@ -43,42 +43,47 @@ extension SQLiteHubStore {
         }
     }
 
+    /// Statements cached (a 64-ride batch commits some 13,000 links, each prepared anew
+    /// before), and a link's riders counted up by the rider pairs it did not hold yet, not
+    /// recounted from `map_link_riders` for every link, as on PostgreSQL.
     public func commit(_ change: NetworkChange) async throws -> Bool {
         try await pool.write { db in
             guard try Self.cursor(db) == change.from else { return false }
             try db.execute(
                 sql: "UPDATE map_network_state SET applied = ?, next_node = ?", arguments: [change.to.applied, change.to.nextNode])
+            let node = try db.cachedStatement(sql: "INSERT INTO map_nodes VALUES (?, ?, ?, ?, ?)")
             for n in change.nodes {
                 let tile = MapTiles.grid.cell(of: n.position)
-                try db.execute(
-                    sql: "INSERT INTO map_nodes VALUES (?, ?, ?, ?, ?)",
-                    arguments: [n.id, n.position.latitude, n.position.longitude, tile.row, tile.column])
+                try node.execute(arguments: [n.id, n.position.latitude, n.position.longitude, tile.row, tile.column])
             }
+            let link = try db.cachedStatement(
+                sql: """
+                    INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
+                        rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (source, target) DO UPDATE SET trips = trips + excluded.trips,
+                        last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
+                        rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
+                        rated_sufficient = rated_sufficient + excluded.rated_sufficient,
+                        rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance
+                    RETURNING id
+                    """)
+            let rider = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_link_riders VALUES (?, ?)")
+            let riders = try db.cachedStatement(sql: "UPDATE map_links SET riders = riders + ? WHERE id = ?")
             for l in change.links {
                 let e = l.evidence, tile = l.tile
                 let id = try Int64.fetchOne(
-                    db,
-                    sql: """
-                        INSERT INTO map_links (source, target, from_lat, from_lon, to_lat, to_lon, length_m, trips, riders, last_day,
-                            rated_optimal, rated_medium, rated_sufficient, rated_requires_maintenance, tile_row, tile_column)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (source, target) DO UPDATE SET trips = trips + excluded.trips,
-                            last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
-                            rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
-                            rated_sufficient = rated_sufficient + excluded.rated_sufficient,
-                            rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance
-                        RETURNING id
-                        """,
+                    link,
                     arguments: [
                         l.key.from, l.key.to, l.from.latitude, l.from.longitude, l.to.latitude, l.to.longitude, l.lengthMeters,
                         e.trips, e.lastDay, e.ratings[0], e.ratings[1], e.ratings[2], e.ratings[3], tile.row, tile.column,
                     ])!
+                var added = 0
                 for device in e.devices.sorted() {
-                    try db.execute(sql: "INSERT OR IGNORE INTO map_link_riders VALUES (?, ?)", arguments: [id, device])
+                    try rider.execute(arguments: [id, device])
+                    added += db.changesCount
                 }
-                try db.execute(
-                    sql: "UPDATE map_links SET riders = (SELECT count(*) FROM map_link_riders WHERE link = ?) WHERE id = ?",
-                    arguments: [id, id])
+                if added > 0 { try riders.execute(arguments: [added, id]) }
             }
             return true
         }
