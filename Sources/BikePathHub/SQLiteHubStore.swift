@@ -172,16 +172,14 @@ public final class SQLiteHubStore: HubStore {
     public func put(device: String, records: [StorableRecord]) async throws -> [RecordResult] {
         let now = ISO8601DateFormatter().string(from: Date())
         return try await pool.write { db in
-            try records.map { kind, id, body in
+            // Cached, as every statement an upload runs: each was compiled anew per record.
+            let held = try db.cachedStatement(sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)")
+            return try records.map { kind, id, body in
                 let sha = HubHash.sha256Hex(body)
-                let stored = try String.fetchOne(
-                    db, sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?",
-                    arguments: [device, kind.rawValue, id])
-                if stored == nil {
-                    try db.execute(
-                        sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)",
-                        arguments: [device, kind.rawValue, id, sha, body, now])
-                }
+                let stored = try String.fetchOne(held, arguments: [device, kind.rawValue, id])
+                if stored == nil { try insert.execute(arguments: [device, kind.rawValue, id, sha, body, now]) }
                 return PutOutcome.result(kind: kind, id: id, stored: stored, received: sha)
             }
         }
@@ -201,10 +199,8 @@ public final class SQLiteHubStore: HubStore {
     public func authenticate(token: String) async throws -> DeviceAuth {
         let h = HubHash.token(token)
         return try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?", arguments: [h])
-            else {
-                return .unknown
-            }
+            let statement = try db.cachedStatement(sql: "SELECT device_id, revoked FROM devices WHERE token_sha256 = ?")
+            guard let row = try Row.fetchOne(statement, arguments: [h]) else { return .unknown }
             return (row["revoked"] as Int) != 0 ? .revoked : .device(row["device_id"])
         }
     }
