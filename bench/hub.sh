@@ -79,9 +79,13 @@ pg_ticks() {
   } | paste -sd+ | bc
 }
 
+# Milliseconds a request from CPU ticks (two decimals): ms_a_request TICKS REQUESTS.
+HZ=$(getconf CLK_TCK)
+ms_a_request() { python3 -c "print(f'{$1 * 1000 / $HZ / max(1, ${2:-0}):.2f}')"; }
+
 n=0
 scenario() { # label backend replicas kill [batch]
-  local label=$1 backend=$2 replicas=$3 kill=$4 batch=${5:-$BATCH} storage urls="" count
+  local label=$1 backend=$2 replicas=$3 kill=$4 batch=${5:-$BATCH} storage urls="" count pg_all=0
   n=$((n + 1))
   if [ "$backend" = postgres ]; then psql_ -c "CREATE DATABASE bench_$n" >/dev/null
     storage=(--database "postgres://postgres@127.0.0.1:$PGPORT/bench_$n?sslmode=disable")
@@ -108,14 +112,14 @@ scenario() { # label backend replicas kill [batch]
   [ "$batch" = 0 ] && verdict="no records (live positions replace each other)"
   # The hubs' CPU (user + system, every replica still running) per request answered.
   # (A replica killed mid-load takes its CPU with it: the kill scenarios' figure is a floor.)
-  local requests hz; hz=$(getconf CLK_TCK)
+  local requests
   local loaded=0  # the ticks at the load's end
   for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && loaded=$((loaded + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
   ticks=$((ticks + loaded))
   local pg_load=$(($(pg_ticks) - pg0))
   requests=$(sed -n 's/.*; \([0-9]*\) requests of.*/\1/p' "$WORK/load_$n.out")
-  local cpu; cpu=$(python3 -c "print(f'{$ticks * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
-  local pg_cpu=""; [ "$backend" = postgres ] && pg_cpu="; PostgreSQL CPU $(python3 -c "print(f'{$pg_load * 1000 / $hz / max(1, ${requests:-0}):.2f}')") ms a request"
+  local cpu; cpu=$(ms_a_request "$ticks" "$requests")
+  local pg_cpu=""; [ "$backend" = postgres ] && pg_cpu="; PostgreSQL CPU $(ms_a_request "$pg_load" "$requests") ms a request"
   echo "$label: $(grep '^records acknowledged' "$WORK/load_$n.out")$(grep '^note' "$WORK/load_$n.out"); hub CPU $cpu ms a request$pg_cpu; $(grep '^load generator CPU' "$WORK/load_$n.out" || true); $(grep '^batches due' "$WORK/load_$n.out" || true); rows ${count% *}, distinct ${count#* } vs acknowledged $acked: $verdict"
   if [ "$kill" != kill ] && [ "$batch" != 0 ]; then
     map_work "$backend" "${ports[@]}"
@@ -123,10 +127,10 @@ scenario() { # label backend replicas kill [batch]
     # the hubs' CPU once it caught up counts that work too.
     local caught=$((ticks - loaded))
     for p in "${SC_PIDS[@]}"; do [ -r "/proc/$p/stat" ] && caught=$((caught + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
-    cpu=$(python3 -c "print(f'{$caught * 1000 / $hz / max(1, ${requests:-0}):.2f}')")
+    cpu=$(ms_a_request "$caught" "$requests")
     if [ "$backend" = postgres ]; then
-      local pg_all=$(($(pg_ticks) - pg0))
-      echo "  hub CPU with the map caught up: $cpu ms a request; PostgreSQL's: $(python3 -c "print(f'{$pg_all * 1000 / $hz / max(1, ${requests:-0}):.2f}')") ms"
+      pg_all=$(ms_a_request $(($(pg_ticks) - pg0)) "$requests")
+      echo "  hub CPU with the map caught up: $cpu ms a request; PostgreSQL's: $pg_all ms"
     else echo "  hub CPU with the map caught up: $cpu ms a request"; fi
   fi
   # Issue 20's load goals, judged where they are set: PostgreSQL with two replicas, one ride
@@ -142,8 +146,8 @@ scenario() { # label backend replicas kill [batch]
     # What the goal asks of the machine the benchmark runs on: the hubs, PostgreSQL and the
     # load generator share its cores.
     local gen; gen=$(sed -n 's/^load generator CPU: \([0-9.]*\) ms.*/\1/p' "$WORK/load_$n.out")
-    echo "  at 1,000 requests/s this run's CPU a request (hubs $cpu + PostgreSQL $(python3 -c "print(f'{$pg_all * 1000 / $hz / max(1, ${requests:-0}):.2f}')") + load generator ${gen:-0} ms, the map's work included) needs" \
-      "$(python3 -c "print(f'{($cpu + $pg_all * 1000 / $hz / max(1, ${requests:-0}) + ${gen:-0}):.1f}')") cores; this machine has $(nproc)"
+    echo "  at 1,000 requests/s this run's CPU a request (hubs $cpu + PostgreSQL $pg_all + load generator ${gen:-0} ms, the map's work included) needs" \
+      "$(python3 -c "print(f'{$cpu + $pg_all + ${gen:-0}:.1f}')") cores; this machine has $(nproc)"
   fi
   for p in "${SC_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   [[ "$verdict" != MISMATCH ]] || FAILED=1

@@ -57,7 +57,6 @@ public struct JSONLinesLogHandler: LogHandler {
     /// `text` as a JSON string (RFC 8259 §7): quote, backslash and control characters escaped,
     /// everything else as its UTF-8 bytes.
     static func appendString(_ text: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -66,12 +65,14 @@ public struct JSONLinesLogHandler: LogHandler {
             case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case ..<0x20: out.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            case ..<0x20: out.append(contentsOf: Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// ISO 8601 in UTC with milliseconds, e.g. 2026-11-27T14:30:05.123Z.
     static func timestamp(_ date: Date) -> String {

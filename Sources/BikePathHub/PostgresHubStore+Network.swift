@@ -123,8 +123,9 @@ extension PostgresHubStore {
             RETURNING \(unescaped: NetworkLink.storedColumns), cost
             """, logger: logger
         ) {
-            let link = try link(row)
-            stored[link.key] = (link, try row.makeRandomAccess()[16].decode(Double.self))
+            let columns = row.makeRandomAccess()
+            let link = try link(columns)
+            stored[link.key] = (link, try columns[16].decode(Double.self))
         }
         var pairLinks: [Int64] = [], pairDevices: [String] = []
         for l in links {
@@ -187,8 +188,9 @@ extension PostgresHubStore {
     }
 
     /// A row of `NetworkLink.storedColumns`.
-    static func link(_ row: PostgresRow) throws -> NetworkLink {
-        let c = row.makeRandomAccess()
+    static func link(_ row: PostgresRow) throws -> NetworkLink { try link(row.makeRandomAccess()) }
+
+    static func link(_ c: PostgresRandomAccessRow) throws -> NetworkLink {
         let ratings = try (10...13).map { try c[$0].decode(Int.self) }
         return NetworkLink(
             id: try c[0].decode(Int64.self), key: LinkKey(try c[1].decode(Int64.self), try c[2].decode(Int64.self)),

@@ -328,8 +328,8 @@ public final class SQLiteHubStore: HubStore {
 
     private static func add(_ total: MapEvidence.Total, _ db: Database) throws {
         let evidence = total.rest
-        // ~800 rows a ride: bound through the C API (GRDB boxes each row's arguments), in key
-        // order (the table's), not the dictionary's.
+        // ~800 rows a ride: bound through the C API (GRDB boxes each row's arguments), in the
+        // table's key order (`MapEvidence.Total` sorts them).
         let passes = try db.cachedStatement(
             sql: "INSERT INTO map_passes VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET rides = rides + excluded.rides")
         for (key, rides) in total.passes {
