@@ -183,6 +183,8 @@ let package = Package(
                 // The system SQLite that GRDB links: a remake's report rows read through its C API.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Its pool's own errors (a tripped connection circuit breaker), to answer them 503.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),

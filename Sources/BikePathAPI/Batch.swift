@@ -145,6 +145,20 @@ public struct RecordResult: Sendable, Codable, Equatable {
     }
 }
 
+extension RecordResult {
+    /// Whether its status is the one its outcome stands for (201 created, 200 duplicate,
+    /// 409 conflict, 400 invalid). An answer that contradicts itself is not the hub's word:
+    /// the client quarantines nothing on it.
+    public var isCoherent: Bool {
+        switch outcome {
+        case .created: status == 201
+        case .duplicate: status == 200
+        case .conflict: status == 409
+        case .invalid: status == 400
+        }
+    }
+}
+
 /// The answer to `POST /v1/batch`: one result per record.
 public struct BatchResponse: Sendable, Codable {
     public var results: [RecordResult]
@@ -171,6 +185,12 @@ extension ErrorBody {
     public static let bodyRefusalCodes: Set<String> = [
         "invalid-json", "invalid-batch", "bad-gzip", "too-large", "too-many-values", "too-many-records", "unsupported-encoding",
     ]
+    /// The codes that cannot be about a body this client built and sent whole (its JSON,
+    /// gzip and encoding are its own): said of one, they mean the body was mangled on the
+    /// way or the answer is not the hub's, and nothing is quarantined on them.
+    public static let transitRefusalCodes: Set<String> = ["invalid-json", "bad-gzip", "unsupported-encoding"]
+    /// Request bodies the hub takes, on the wire and inflated (docs/api.yaml): 32 MiB.
+    public static let maxBodyBytes = 32 * 1024 * 1024
     /// The codes of the hub's 401: the device token itself is refused.
     public static let tokenRefusalCodes: Set<String> = ["missing-token", "bad-token", "token-revoked"]
 }

@@ -71,6 +71,28 @@ case "hub-load":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "hostile-city":
+    // hostile-city KM SQLITE-PATH (bench/hostile.sh): prints the route ends
+    let a = Array(arguments.dropFirst())
+    guard a.count == 2, let km = Double(a[0]) else {
+        FileHandle.standardError.write("usage: BikePathBench hostile-city KM SQLITE-PATH\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try await HostileLoadBenchmark.prepare(kilometres: km, path: a[1]) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
+case "hostile":
+    // hostile URL SECONDS HOSTILE(0|1) FROM TO (bench/hostile.sh)
+    let a = Array(arguments.dropFirst())
+    guard a.count == 5, let seconds = Double(a[1]), a[2] == "0" || a[2] == "1" else {
+        FileHandle.standardError.write("usage: BikePathBench hostile URL SECONDS 0|1 LAT,LON LAT,LON\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try await HostileLoadBenchmark.run(url: a[0], seconds: seconds, hostile: a[2] == "1", routeFrom: a[3], routeTo: a[4]) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 case "map-index":
     // map-index [CONFIRMATIONS] (docs/performance.md)
     do { try await MapIndexBenchmark.run(confirmations: arguments.dropFirst().first.flatMap { Int($0) } ?? 400) } catch {

@@ -6,14 +6,25 @@ import NIOCore
 /// docs/sync.md state them). The connection figures come from `serve`'s options.
 public struct HubLimits: Sendable {
     /// Bytes on the wire, and bytes after gzip inflation: a sync batch of 200 records is ~1 MB of JSON.
-    static let maxBody = 32 * 1024 * 1024
-    static let maxInflated = 32 * 1024 * 1024
+    static let maxBody = ErrorBody.maxBodyBytes
+    static let maxInflated = ErrorBody.maxBodyBytes
     static let json = JSONLimits.upload
 
     /// Request bodies inflated and decoded at once (on `decodeThreads`, off the
     /// request handlers' pool); one more is answered 503 with `Retry-After`.
     static let maxDecoding = 8
     static let decodeThreads = 2
+
+    /// Map tiles (500 m) one box may span: a phone's view at the 10,000 km² the area limit
+    /// allows (70 × 140 km) spans 39,200. A thin box round the world is under that area and
+    /// spanned 80,000 (1.8 s and 480 MB for one heatmap).
+    static let maxTilesPerBox = 40_000
+    /// Heatmap cells one answer may hold: the page asks for cells of ~24 px (~600 a view).
+    static let maxHeatCells = 100_000
+    /// Route searches at once (each holds a box's graph), and more waiting for one; beyond,
+    /// 503 `busy` with `Retry-After`, so that uploads and `/v1/health` keep their share of
+    /// the 2 cores (50 long searches at once took 54 s each and held health for 5.8 s).
+    static let routeSearches = (running: 2, waiting: 8)
 
     /// Header limits of the HTTP/1 decoder; past them the answer is 431.
     static let maxHeaderFieldSize = 8 * 1024

@@ -43,6 +43,8 @@ struct HubServer {
     let rateLimiter: DeviceRateLimiter
     let mapPage: MapPage
     let logger: Logger
+    /// Every request's store work, bounded in time (docs/hub.md, "When the database is gone").
+    let storeGuard = StoreGuard()
 
     func router() -> Router<HubContext> {
         let router = Router(context: HubContext.self)
@@ -69,7 +71,9 @@ struct HubServer {
                 return r
             }
         }
-        MapRoutes(store: store).add(to: router, table: table) { request, context in try await authenticate(request, context) }
+        MapRoutes(store: store, storeGuard: storeGuard).add(to: router, table: table) { request, context in
+            try await authenticate(request, context)
+        }
         mapPage.add(to: router, table: table)
         for (path, kind) in [
             ("v1/sos/:id", RecordKind.sos), ("v1/trips/:id", .trip), ("v1/drafts/:id", .draft),
@@ -183,7 +187,7 @@ struct HubServer {
         guard let token = BearerToken.parse(request.headers[.authorization]) else {
             return .failure(unauthorized("missing-token", "send Authorization: Bearer <device token>"))
         }
-        switch try await store.authenticate(token: token) {
+        switch try await storeGuard.run({ [store] in try await store.authenticate(token: token) }) {
         case .device(let d):
             context.facts.authenticated(d)
             return .success(d)

@@ -6,8 +6,10 @@ import NIOCore
 /// The public read API (docs/api.yaml, "Shared map"): GeoJSON of corroborated obstacles,
 /// path status and a heatmap of reports in a bounding box, and a device's own totals.
 /// No answer holds a device id, a track, or a time finer than a day.
-struct MapRoutes {
+struct MapRoutes: Sendable {
     let store: any HubStore
+    let storeGuard: StoreGuard
+    let searches = SearchGate(running: HubLimits.routeSearches.running, waiting: HubLimits.routeSearches.waiting)
 
     /// Heatmap cells: 250 m by default, 50 m to 5 km on request.
     static let heatCellMeters = (default: 250.0, range: 50.0...5_000.0)
@@ -35,7 +37,16 @@ struct MapRoutes {
             case .failure(let refusal): return HubServer.answer(refusal)
             case .success(let q): query = q
             }
-            return try await routes(query)
+            guard let answer = try await searches.enter({ try await storeGuard.run { try await routes(query) } }) else {
+                var busy = HubServer.answer(
+                    Refusal(
+                        .serviceUnavailable, "busy",
+                        "\(HubLimits.routeSearches.running) route searches are running and \(HubLimits.routeSearches.waiting) waiting; ask again in a second"
+                    ))
+                busy.headers[.retryAfter] = "1"
+                return busy
+            }
+            return answer
         }
         table.on(router, "v1/map/heatmap", .get) { request, _ in
             // A `cell` that is there but not a number is refused, not taken as the default
@@ -49,6 +60,14 @@ struct MapRoutes {
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
             return try await inBox(request) { box in
+                let cells = box.squareKm * 1e6 / (cell * cell)
+                guard cells <= Double(HubLimits.maxHeatCells) else {
+                    return HubServer.answer(
+                        Refusal(
+                            .badRequest, "too-many-cells",
+                            "the box holds \(Int(cells)) heatmap cells of \(Int(cell)) m; at most \(HubLimits.maxHeatCells) a request: ask for larger cells or a smaller box"
+                        ))
+                }
                 // The stored reports under the box, not the tiles: they are current as soon as indexed.
                 let map = SharedMap(reportsOf: try await store.mapEvidence(MapTiles.reportWindows(in: box)))
                 return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
@@ -58,7 +77,7 @@ struct MapRoutes {
             switch try await authenticate(request, context) {
             case .failure(let response): return response
             case .success(let device):
-                let stored = try await store.trips(device: device)
+                let stored = try await storeGuard.run { try await store.trips(device: device) }
                 // Stored trips passed validation; one that no longer decodes (a schema change)
                 // is left out of the totals, and said, not silently dropped.
                 let trips = stored.compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
@@ -71,7 +90,8 @@ struct MapRoutes {
         }
     }
 
-    private func geoJSON(_ request: Request, _ encode: (SharedMap, BoundingBox) throws -> Data) async throws -> Response {
+    private func geoJSON(_ request: Request, _ encode: @escaping @Sendable (SharedMap, BoundingBox) throws -> Data) async throws -> Response
+    {
         try await inBox(request) { box in
             // The stored tiles under the box (`MapTiles`): no request builds the map.
             let range = MapTiles.range(of: box)
@@ -81,10 +101,10 @@ struct MapRoutes {
     }
 
     /// `answer` for the request's `bbox`, or the 400 that refuses it.
-    private func inBox(_ request: Request, _ answer: (BoundingBox) async throws -> Response) async throws -> Response {
+    private func inBox(_ request: Request, _ answer: @escaping @Sendable (BoundingBox) async throws -> Response) async throws -> Response {
         switch Self.box(request) {
         case .failure(let refusal): return HubServer.answer(refusal)
-        case .success(let box): return try await answer(box)
+        case .success(let box): return try await storeGuard.run { try await answer(box) }
         }
     }
 
@@ -122,11 +142,22 @@ struct MapRoutes {
 
     /// The request's `bbox`, or the 400 that refuses it.
     static func box(_ request: Request) -> Result<BoundingBox, Refusal> {
+        let box: BoundingBox
         do {
-            return .success(try BoundingBox.parse(request.uri.queryParameters.get("bbox") ?? ""))
+            box = try BoundingBox.parse(request.uri.queryParameters.get("bbox") ?? "")
         } catch {
             return .failure(Refusal(.badRequest, "bad-bbox", error.description))
         }
+        // Area alone let a thin box round the world through (80,000 tiles: 1.8 s and 480 MB).
+        let tiles = MapTiles.tileCount(in: box, limit: HubLimits.maxTilesPerBox)
+        guard tiles <= HubLimits.maxTilesPerBox else {
+            return .failure(
+                Refusal(
+                    .badRequest, "too-many-tiles",
+                    "the box spans more than \(HubLimits.maxTilesPerBox) map tiles of \(Int(MapTiles.grid.cellMeters)) m; ask for a smaller one"
+                ))
+        }
+        return .success(box)
     }
 
     static func geoJSONResponse(_ body: Data) -> Response {

@@ -54,9 +54,16 @@ struct RequestLogMiddleware: RouterMiddleware {
             response.headers[Self.requestIDHeader] = context.id
             log(request, context, status: response.status.code, since: start)
             return response
-        } catch {
+        } catch let error where error is any HTTPResponseError || error is ConnectionDropped {
             log(request, context, status: (error as? any HTTPResponseError)?.status.code ?? 500, since: start)
             throw error
+        } catch {
+            // Never an empty 500: the Error JSON, and the id to find this line by.
+            var response = StoreFailure.answer(error, requestID: context.id)
+            response.headers[Self.requestIDHeader] = context.id
+            logger.error("request failed: \(error)", metadata: ["request_id": "\(context.id)"])
+            log(request, context, status: response.status.code, since: start)
+            return response
         }
     }
 

@@ -99,6 +99,14 @@ enum UploadParsing {
     /// Validation problems as an `invalid` result, or nil when the record is sound.
     static func check(_ body: RecordBody, key: String) -> RecordResult? {
         var problems = Validation.problems(body)
+        // The map's budget only for a record otherwise sound: its measures assume valid positions.
+        if problems.isEmpty {
+            switch body {
+            case .draft(let d): problems = RideBudget.problems(d, prefix: "")
+            case .confirmation(let c): problems = RideBudget.problems(c.draft, prefix: "draft.")
+            case .sos, .trip: break
+            }
+        }
         if !Validation.isValidID(key) { problems.insert("id: the key must be 1-64 characters of A-Z a-z 0-9 - _", at: 0) }
         if body.id != key { problems.insert("id: the body's id \(body.id) differs from the key \(key)", at: 0) }
         guard !problems.isEmpty else { return nil }

@@ -126,6 +126,12 @@ public final class HubClient: Sendable {
         try await send(method: .PUT, path: "/v1/position", json: try WireJSON.encode(live))
     }
 
+    /// No whole answer, head and body, within the request timeout.
+    public struct DeadlinePassed: Error, CustomStringConvertible {
+        public var seconds: Double
+        public var description: String { "no complete answer within \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s" }
+    }
+
     static func path(kind: RecordKind, id: String) -> String {
         switch kind {
         case .sos: "/v1/sos/\(id)"
@@ -155,9 +161,23 @@ public final class HubClient: Sendable {
             c.requestHeaderBytes += headerBytes
             c.uncompressedBodyBytes += json.count
         }
-        let deadline = NIODeadline.now() + .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000))
-        let response = try await http.execute(request, deadline: deadline)
-        let body = try await response.body.collect(upTo: 8 * 1024 * 1024)
+        // The deadline is the whole exchange's: AsyncHTTPClient's ends once the answer's head
+        // is in, and its read timeout restarts with every byte (a hub trickling a 223-byte
+        // body at 1 byte/s held a 5 s sync for 222 s).
+        let seconds = endpoint.requestTimeoutSeconds
+        let (response, body) = try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
+            group.addTask { [http, request] in
+                let response = try await http.execute(request, deadline: .now() + .milliseconds(Int64(seconds * 1000)))
+                return (response, try await response.body.collect(upTo: 8 * 1024 * 1024))
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else { throw DeadlinePassed(seconds: seconds) }
+            return answer
+        }
         let responseHeaderBytes =
             "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
             + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2

@@ -218,6 +218,16 @@ public actor SyncEngine {
             guard let response = try? JSONDecoder().decode(BatchResponse.self, from: answer.body) else {
                 return BatchOutcome(stop: fail(.unreadableAnswer, retryAfter: nil))
             }
+            // A result whose status contradicts its outcome (409 with `created`) is not the
+            // hub's word: nothing is quarantined on such an answer.
+            if let odd = response.results.first(where: { !$0.isCoherent }) {
+                return BatchOutcome(
+                    stop: fail(
+                        .notTheHub(
+                            status: 200,
+                            detail: "\(odd.kind.rawValue) \(odd.id) answered \(odd.status) with outcome \(odd.outcome.rawValue)"),
+                        retryAfter: nil))
+            }
             online = true
             var outcome = BatchOutcome()
             var byKey: [String: RecordResult] = [:]
@@ -263,9 +273,15 @@ public actor SyncEngine {
                 // The hub answers a record with its RecordResult, or refuses the body with
                 // an ErrorBody code; anything else is not the hub speaking.
                 let result = (try? JSONDecoder().decode(RecordResult.self, from: single.body)).flatMap {
-                    $0.kind == wire.kind && $0.id == wire.id && $0.status == single.status ? $0 : nil
+                    $0.kind == wire.kind && $0.id == wire.id && $0.status == single.status && $0.isCoherent ? $0 : nil
                 }
-                let hubRefusal = Self.hubError(single, in: ErrorBody.bodyRefusalCodes.union(ErrorBody.tokenRefusalCodes))
+                var hubRefusal = Self.hubError(single, in: ErrorBody.bodyRefusalCodes.union(ErrorBody.tokenRefusalCodes))
+                // Not about a body this client built whole: mangled on the way, or not the hub.
+                if let code = hubRefusal?.error, ErrorBody.transitRefusalCodes.contains(code) { hubRefusal = nil }
+                // "Too large" for a record within the hub's documented limit contradicts the contract.
+                if hubRefusal?.error == "too-large", (try? wire.body.canonicalJSON().count).map({ $0 <= ErrorBody.maxBodyBytes }) ?? false {
+                    hubRefusal = nil
+                }
                 guard result != nil || hubRefusal != nil || [404, 405, 408, 429].contains(single.status) || single.status >= 500 else {
                     outcome.stop = fail(.notTheHub(status: single.status, detail: Self.errorText(single)), retryAfter: nil)
                     return outcome

@@ -87,6 +87,9 @@ import Testing
             .unauthorized("x"), .misconfigured("y"),
         ].map(\.exitStatus)
         #expect(statuses == [0, 3, 4, 5])
+        // Nothing it tried got through (every record sent was quarantined): a failed pass, not 0.
+        #expect(PassResult.drained(sent: 0, quarantined: 2).exitStatus == 3)
+        #expect(PassResult.drained(sent: 1, quarantined: 2).exitStatus == 0)
     }
 
     /// Issue 22 item 5.4: without a hub in the configuration `drafts confirm` said the draft

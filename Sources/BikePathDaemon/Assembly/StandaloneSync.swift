@@ -48,9 +48,11 @@ public struct StandaloneSync: Sendable {
 
 extension PassResult {
     /// `sync run`'s exit status for a result (docs/cli.md): 0 drained, 3 the hub
-    /// failed, 4 the token was refused, 5 the hub URL is wrong.
+    /// failed, or nothing it tried got through (every record it sent was quarantined),
+    /// 4 the token was refused, 5 the hub URL is wrong.
     public var exitStatus: Int32 {
         switch self {
+        case .drained(sent: 0, let quarantined) where quarantined > 0: 3
         case .drained: 0
         case .failed: 3
         case .unauthorized: 4

@@ -173,29 +173,21 @@ public struct MapEvidence: Sendable, Equatable {
         // of a confirmation's evidence (hashing each of ~1,000 cells a ride, an array each).
         var over: [(cell: MapGrid.Cell, step: Int, distance2: Double, dx: Double, dy: Double)] = []
         over.reserveCapacity(path.count * 8)
-        for (i, (a, b)) in zip(path, path.dropFirst()).enumerated() {
-            let length = Geodesic.distance(a, b)
-            guard length > 0, length <= Self.longestRiddenStep else { continue }
-            // The cells around each piece of at most 50 m of the step (a long diagonal step's
-            // bounding box would hold thousands of cells far from it), each measured once.
-            let pieces = max(1, Int((length / 50).rounded(.up)))
+        for step in Self.riddenSteps(of: path) {
+            let (a, b) = (step.a, step.b)
             // Metres per degree east at the step (within 1e-5 over the 5 km a step may span).
             let eastPerDegree = MapGrid.metresPerDegree * cos((a.latitude + b.latitude) / 2 * .pi / 180)
             var measured = Set<MapGrid.Cell>()
-            for k in 0..<pieces {
-                let (t0, t1) = (Double(k) / Double(pieces), Double(k + 1) / Double(pieces))
-                func at(_ t: Double) -> Coordinate {
-                    Coordinate(
-                        latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
-                }
-                for (cell, centre) in grid.cells(around: at(t0), at(t1), within: rule.radiusMeters)
-                where pieces == 1 || measured.insert(cell).inserted {
+            for k in 0..<step.pieces {
+                let (p0, p1) = step.piece(k)
+                for (cell, centre) in grid.cells(around: p0, p1, within: rule.radiusMeters)
+                where step.pieces == 1 || measured.insert(cell).inserted {
                     guard let s = CorroborationRule.seen(a, b, from: centre, eastPerDegree: eastPerDegree), s.t >= 0, s.t <= 1,
                         s.distance2 <= radius2
                     else {
                         continue
                     }
-                    over.append((cell, i, s.distance2, s.dx, s.dy))
+                    over.append((cell, step.index, s.distance2, s.dx, s.dy))
                 }
             }
         }
@@ -227,6 +219,52 @@ public struct MapEvidence: Sendable, Equatable {
             count()
             start = end
         }
+    }
+
+    /// A step of a path that counts as ridden, `b` in `a`'s frame: across the antimeridian its
+    /// longitude runs past ±180, so that the step's cells are those along its few metres, not
+    /// a row of the whole world's.
+    struct RiddenStep {
+        var index: Int
+        var a: Coordinate, b: Coordinate
+        var length: Double
+        /// Pieces of at most 50 m: the cells around each are listed (a long diagonal step's
+        /// bounding box would hold thousands of cells far from it), each measured once.
+        var pieces: Int { max(1, Int((length / 50).rounded(.up))) }
+        func piece(_ k: Int) -> (Coordinate, Coordinate) {
+            let (t0, t1) = (Double(k) / Double(pieces), Double(k + 1) / Double(pieces))
+            func at(_ t: Double) -> Coordinate {
+                Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t)
+            }
+            return (at(t0), at(t1))
+        }
+    }
+
+    /// The steps of `path` that add rides: not a standstill, not a gap (`longestRiddenStep`).
+    static func riddenSteps(of path: [Coordinate]) -> [RiddenStep] {
+        var steps: [RiddenStep] = []
+        steps.reserveCapacity(path.count)
+        for (i, (a, far)) in zip(path, path.dropFirst()).enumerated() {
+            let b = Coordinate(
+                latitude: far.latitude, longitude: a.longitude + Geodesic.longitudeDelta(from: a.longitude, to: far.longitude))
+            let length = Geodesic.distance(a, b)
+            if length > 0, length <= longestRiddenStep { steps.append(RiddenStep(index: i, a: a, b: b, length: length)) }
+        }
+        return steps
+    }
+
+    /// The cells `addRides` measures for `path` (the work of its rides), counted without
+    /// measuring them; once past `limit`, some number above it.
+    static func cellsMeasured(along path: [Coordinate], rule: CorroborationRule, limit: Int) -> Int {
+        var count = 0
+        for step in riddenSteps(of: path) {
+            for k in 0..<step.pieces {
+                let (p0, p1) = step.piece(k)
+                count += grid.cellCount(around: p0, p1, within: rule.radiusMeters, limit: limit - count)
+                if count > limit { return count }
+            }
+        }
+        return count
     }
 
     /// The evidence of one trip: its reports (each with the direction its own path rode
@@ -262,24 +300,45 @@ public struct MapEvidence: Sendable, Equatable {
 }
 
 extension MapGrid {
-    /// Every cell whose centre may lie within `metres` of the segment from `a` to `b`: those
-    /// of its bounding box grown by `metres` and half a cell's diagonal.
-    func cells(around a: Coordinate, _ b: Coordinate, within metres: Double) -> [(cell: Cell, centre: Coordinate)] {
+    /// The rows and, per row, the columns of the cells whose centre may lie within `metres`
+    /// of the segment from `a` to `b`: those of its bounding box grown by `metres` and half a
+    /// cell's diagonal. `each` gets a row, its column width and its first and last column.
+    private func spans(around a: Coordinate, _ b: Coordinate, within metres: Double, _ each: (Int, Double, Int, Int) -> Bool) {
         let margin = metres + cellMeters * 0.71
         let dLat = margin / Self.metresPerDegree
         let south = Int(((min(a.latitude, b.latitude) - dLat) / latitudeStep).rounded(.down))
         let north = Int(((max(a.latitude, b.latitude) + dLat) / latitudeStep).rounded(.down))
-        // Labelled as returned: an unlabelled array was cast element by element on return.
-        var cells: [(cell: Cell, centre: Coordinate)] = []
         for row in south...north {
-            let step = longitudeStep(row: row), latitude = (Double(row) + 0.5) * latitudeStep
+            let step = longitudeStep(row: row)
             let dLon = margin / cellMeters * step
             let west = Int(((min(a.longitude, b.longitude) - dLon) / step).rounded(.down))
             let east = Int(((max(a.longitude, b.longitude) + dLon) / step).rounded(.down))
+            guard each(row, step, west, east) else { return }
+        }
+    }
+
+    /// Every cell whose centre may lie within `metres` of the segment from `a` to `b`.
+    func cells(around a: Coordinate, _ b: Coordinate, within metres: Double) -> [(cell: Cell, centre: Coordinate)] {
+        // Labelled as returned: an unlabelled array was cast element by element on return.
+        var cells: [(cell: Cell, centre: Coordinate)] = []
+        spans(around: a, b, within: metres) { row, step, west, east in
+            let latitude = (Double(row) + 0.5) * latitudeStep
             for column in west...east {
                 cells.append((Cell(row: row, column: column), Coordinate(latitude: latitude, longitude: (Double(column) + 0.5) * step)))
             }
+            return true
         }
         return cells
+    }
+
+    /// How many cells `cells(around:_:within:)` lists, counted without listing them; once
+    /// past `limit`, some number above it (what a budget needs to know, at a row's cost).
+    func cellCount(around a: Coordinate, _ b: Coordinate, within metres: Double, limit: Int) -> Int {
+        var count = 0
+        spans(around: a, b, within: metres) { _, _, west, east in
+            count += east - west + 1
+            return count <= limit
+        }
+        return count
     }
 }

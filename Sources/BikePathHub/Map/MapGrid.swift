@@ -131,10 +131,13 @@ public struct BoundingBox: Sendable, Equatable {
         guard box.west < box.east, box.south < box.north, box.south >= -90, box.north <= 90, box.west >= -180, box.east <= 180 else {
             throw .malformed(text)
         }
-        let km = (box.north - box.south) * 111.32 * (box.east - box.west) * 111.32 * cos((box.south + box.north) / 2 * .pi / 180)
+        let km = box.squareKm
         guard km <= maxSquareKm else { throw .tooLarge(squareKm: km, limit: maxSquareKm) }
         return box
     }
+
+    /// Its area, as a rectangle at its middle latitude.
+    public var squareKm: Double { (north - south) * 111.32 * (east - west) * 111.32 * cos((south + north) / 2 * .pi / 180) }
 
     public func contains(_ c: Coordinate) -> Bool {
         c.latitude >= south && c.latitude <= north && c.longitude >= west && c.longitude <= east

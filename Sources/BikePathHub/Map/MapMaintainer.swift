@@ -155,8 +155,19 @@ final class MapMaintainer: Service {
                 logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map")
                 return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
             }
+            // Over the budget (stored before the upload checked it): set aside, not indexed, so
+            // that no record can hold the map (a polar path once killed every restart's pass).
+            func setAside(_ problems: [String]) -> MapIndexEntry {
+                logger.warning(
+                    "map: confirmation \(c.id) of \(c.device) set aside, over the map's budget: \(problems.joined(separator: "; "))")
+                return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
+            }
+            let over = upload.confirmed ? RideBudget.problems(upload.draft, prefix: "draft.", tiles: false) : []
+            guard over.isEmpty else { return setAside(over) }
+            let entry = MapTiles.entry(for: c, upload)
+            if let problem = RideBudget.tilesProblem(entry.dirty.count, prefix: "draft.") { return setAside([problem]) }
             ridden[c.key] = RiddenPath(device: c.device, upload)
-            return MapTiles.entry(for: c, upload)
+            return entry
         }
         let dirty = entries.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion($1.dirty) }
         try await store.index(entries, dirty: dirty)

@@ -180,9 +180,7 @@ public enum MapTiles {
             let steps = Geodesic.distance(a, b) > 50_000 ? 1 : max(1, Int((Geodesic.distance(a, b) / step).rounded(.up)))
             for k in 0...steps {
                 let t = Double(k) / Double(steps)
-                places.append(
-                    Coordinate(
-                        latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: a.longitude + (b.longitude - a.longitude) * t))
+                places.append(Geodesic.interpolate(a, b, t))
             }
         }
         if path.count == 1 { places.append(path[0]) }
@@ -194,6 +192,19 @@ public enum MapTiles {
         let b = grid.bounds(of: tile)
         let dLat = b.north - b.south, dLon = b.east - b.west
         return tiles(in: BoundingBox(west: b.west - dLon, south: b.south - dLat, east: b.east + dLon, north: b.north + dLat))
+    }
+
+    /// How many tiles `tiles(in:)` lists, counted row by row without listing them; once
+    /// past `limit`, some number above it.
+    static func tileCount(in box: BoundingBox, limit: Int) -> Int {
+        let (south, north) = (grid.row(of: box.south), grid.row(of: box.north))
+        var count = 0
+        for row in south...max(south, north) {
+            let step = grid.longitudeStep(row: row)
+            count += max(0, grid.column(of: box.east, step: step) - grid.column(of: box.west, step: step)) + 1
+            if count > limit { return count }
+        }
+        return count
     }
 
     /// Every tile that overlaps `box`.

@@ -163,12 +163,7 @@ public struct NetworkRule: Sendable, Equatable {
                 let steps = max(1, Int((length / stepMeters).rounded(.up)))
                 for k in 1...steps {
                     let t = Double(k) / Double(steps)
-                    out.append(
-                        Sample(
-                            position: Coordinate(
-                                latitude: a.latitude + (b.latitude - a.latitude) * t,
-                                longitude: a.longitude + (b.longitude - a.longitude) * t),
-                            status: nil, breakBefore: false))
+                    out.append(Sample(position: Geodesic.interpolate(a, b, t), status: nil, breakBefore: false))
                 }
             }
             atPoint.append(out.count - 1)

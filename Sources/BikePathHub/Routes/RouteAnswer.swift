@@ -88,8 +88,10 @@ extension Route {
                         kind: $0.kind, confidence: ($0.confidence * 1000).rounded() / 1000, riders: $0.riders,
                         coordinates: [Geometry.rounded($0.position.longitude), Geometry.rounded($0.position.latitude)])
                 }
+                // Both ends joined at one node: a LineString still needs two positions (RFC 7946
+                // §3.1.4); a one-position line was invalid GeoJSON.
                 return Feature(
-                    geometry: .line(r.path),
+                    geometry: .line(r.path.count == 1 ? r.path + r.path : r.path),
                     properties: RouteProperties(
                         rank: i + 1, best: i == 0, lengthM: (r.lengthMeters * 10).rounded() / 10,
                         score: (r.score * 10).rounded() / 10, statusM: statusM, obstacles: obstacles))

@@ -25,8 +25,24 @@ public enum Geodesic {
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
         let k = metresPerRadian(latitude: (a.latitude + b.latitude) / 2)
         let dn = (b.latitude - a.latitude) * degreesToRadians * k.north
-        let de = (b.longitude - a.longitude) * degreesToRadians * k.east
+        let de = longitudeDelta(from: a.longitude, to: b.longitude) * degreesToRadians * k.east
         return (dn * dn + de * de).squareRoot()
+    }
+
+    /// Degrees east from `a` to `b` the short way, in -180...180: a step from 179.9999° to
+    /// -179.9999° crosses the antimeridian 22 m east, not 40,000 km west.
+    @inline(__always)
+    public static func longitudeDelta(from a: Double, to b: Double) -> Double {
+        let d = b - a
+        return d > 180 ? d - 360 : d < -180 ? d + 360 : d
+    }
+
+    /// The point a share `t` of the way from `a` to `b`, along the short way in longitude,
+    /// its longitude back in -180...180.
+    public static func interpolate(_ a: Coordinate, _ b: Coordinate, _ t: Double) -> Coordinate {
+        var longitude = a.longitude + longitudeDelta(from: a.longitude, to: b.longitude) * t
+        if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+        return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t, longitude: longitude)
     }
 }
 

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// At most `running` route searches at once, at most `waiting` more queued in arrival order,
+/// and none beyond: `enter` answers false at once, and the request is refused 503 `busy`
+/// (`HubLimits.routeSearches`). A search holds its box's graph and a core; unbounded, 50 at
+/// once took 54 s each and held `/v1/health` for 5.8 s.
+final class SearchGate: Sendable {
+    private struct State {
+        var running = 0
+        /// Admitted to wait: those in `waiting` and those about to join it.
+        var queued = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+    let running: Int, waiting: Int
+    private enum Admission { case now, queued, busy }
+
+    init(running: Int, waiting: Int) { (self.running, self.waiting) = (running, waiting) }
+
+    /// Runs `search` when a place is free; nil, at once, when every place and every queue
+    /// slot is taken.
+    func enter<T: Sendable>(_ search: () async throws -> T) async throws -> T? {
+        let admitted: Admission = state.withLock { s in
+            if s.running < running {
+                s.running += 1
+                return .now
+            }
+            guard s.queued < waiting else { return .busy }
+            s.queued += 1
+            return .queued
+        }
+        switch admitted {
+        case .busy: return nil
+        case .now: break
+        case .queued:
+            // Queued under the lock it was admitted by: a place freed meanwhile hands over
+            // to it, or the place is taken here.
+            await withCheckedContinuation { c in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.running < running {
+                        s.running += 1
+                        s.queued -= 1
+                        return true
+                    }
+                    s.waiting.append(c)
+                    return false
+                }
+                if resumeNow { c.resume() }
+            }
+        }
+        defer { leave() }
+        try Task.checkCancellation()
+        return try await search()
+    }
+
+    /// Searches admitted to wait for a place.
+    var queued: Int { state.withLock { $0.queued } }
+
+    /// Hands the place to the first waiting search, or frees it.
+    private func leave() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiting.isEmpty {
+                s.running -= 1
+                return nil
+            }
+            s.queued -= 1
+            return s.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
