@@ -66,3 +66,5 @@ echo "hub peak memory (cgroup): $PEAK MB (goal < 512: $([ "$PEAK" -lt 512 ] && e
 echo "hub VmHWM: $(sed -n 's/VmHWM:\s*//p' /proc/$HUB/status 2>/dev/null || echo gone)"
 if kill -0 "$HUB" 2>/dev/null; then echo "restarts: none (goal met)"; else echo "the hub DIED (goal NOT met): $(tail -5 "$WORK/hub.err")"; fi
 echo "map records set aside: $(grep -c 'set aside' "$WORK/hub.err" || true)"
+echo "requests that failed in the hub, by reason:"
+{ grep -o 'request failed: .*' "$WORK/hub.err" || true; } | cut -c1-120 | sort | uniq -c | sort -rn | head -5

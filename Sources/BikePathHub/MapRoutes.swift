@@ -37,7 +37,9 @@ struct MapRoutes: Sendable {
             case .failure(let refusal): return HubServer.answer(refusal)
             case .success(let q): query = q
             }
-            guard let answer = try await searches.enter({ try await storeGuard.run { try await routes(query) } }) else {
+            // On threads of their own, not the cooperative pool the other requests share.
+            let search = { try await withTaskExecutorPreference(SearchThreads.shared) { try await routes(query) } }
+            guard let answer = try await searches.enter(search) else {
                 var busy = HubServer.answer(
                     Refusal(
                         .serviceUnavailable, "busy",
@@ -60,14 +62,6 @@ struct MapRoutes: Sendable {
                         "cell must be \(Int(Self.heatCellMeters.range.lowerBound))-\(Int(Self.heatCellMeters.range.upperBound)) metres"))
             }
             return try await inBox(request) { box in
-                let cells = box.squareKm * 1e6 / (cell * cell)
-                guard cells <= Double(HubLimits.maxHeatCells) else {
-                    return HubServer.answer(
-                        Refusal(
-                            .badRequest, "too-many-cells",
-                            "the box holds \(Int(cells)) heatmap cells of \(Int(cell)) m; at most \(HubLimits.maxHeatCells) a request: ask for larger cells or a smaller box"
-                        ))
-                }
                 // The stored reports under the box, not the tiles: they are current as soon as indexed.
                 let map = SharedMap(reportsOf: try await store.mapEvidence(MapTiles.reportWindows(in: box)))
                 return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
@@ -113,9 +107,9 @@ struct MapRoutes: Sendable {
         let box = search.rule.searchBox(query.from, query.to)
         let routes: [Route]
         do {
-            routes = try await search.routes(
-                from: query.from, to: query.to, k: query.k,
-                on: try await store.routingGraph(in: box, minRiders: search.minRiders))
+            // The store's part bounded in time; the search's CPU is not the store's silence.
+            let graph = try await storeGuard.run { try await store.routingGraph(in: box, minRiders: search.minRiders) }
+            routes = try await search.routes(from: query.from, to: query.to, k: query.k, on: graph)
         } catch let problem as RouteSearch.Problem {
             switch problem {
             case .noPathNear(_, let nearest, _):
@@ -127,7 +121,7 @@ struct MapRoutes: Sendable {
         }
         // The obstacles along them, from the stored tiles under the box.
         let range = MapTiles.range(of: box)
-        let spots = try await store.mapSlices(rows: range.rows, columns: range.columns)
+        let spots = try await storeGuard.run { try await store.mapSlices(rows: range.rows, columns: range.columns) }
             .flatMap { try MapSlice.decoded($0).obstacles }
         return Self.geoJSONResponse(
             try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())

@@ -50,7 +50,7 @@ import Testing
     }
 
     /// At the door: over-budget uploads answer 400 naming the limit; a thin box round the world
-    /// and a heatmap of too many cells are refused in milliseconds, not answered in seconds.
+    /// are refused in milliseconds, not answered in seconds.
     @Test(.timeLimitOnceRunning(.minutes(2))) func overBudgetUploadsAndBoxesAreRefusedNamingTheLimit() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -71,7 +71,6 @@ import Testing
                 for (query, code) in [
                     ("/v1/map/heatmap?bbox=-180,-0.0001,180,0.0001&cell=5000", "too-many-tiles"),
                     ("/v1/map/obstacles?bbox=-180,-0.0001,180,0.0001", "too-many-tiles"),
-                    ("/v1/map/heatmap?bbox=13,52,14,52.5&cell=50", "too-many-cells"),
                 ] {
                     let t0 = ContinuousClock.now
                     let answer = try await client.execute(uri: query, method: .get)

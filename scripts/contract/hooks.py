@@ -27,9 +27,17 @@ def _draft(d, record_id):
         return
     d["id"] = record_id
     _trip(d.get("trip"))
+    # The upload budget (docs/hub.md): latitudes within ±85°, and a path of at most 1,500 km:
+    # each point within 0.01° of the first (a path of n points is then under n × 1.6 km).
+    first = None
     for point in d.get("path") or []:
-        if isinstance(point, list) and point and isinstance(point[0], (int, float)):
-            point[0] = max(-90, min(90, point[0]))
+        if isinstance(point, list) and len(point) == 2 and all(isinstance(v, (int, float)) for v in point):
+            point[0] = max(-85, min(85, point[0]))
+            if first is None:
+                first = list(point)
+            else:
+                point[0] = first[0] + math.fmod(point[0] - first[0], 0.01)
+                point[1] = first[1] + math.fmod(point[1] - first[1], 0.01)
     for r in d.get("roadQuality") or []:
         if isinstance(r, dict) and isinstance(r.get("startOffsetS"), (int, float)) and isinstance(r.get("endOffsetS"), (int, float)):
             if r["endOffsetS"] < r["startOffsetS"]:

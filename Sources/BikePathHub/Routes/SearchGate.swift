@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Synchronization
 
 /// At most `running` route searches at once, at most `waiting` more queued in arrival order,
@@ -67,5 +69,38 @@ final class SearchGate: Sendable {
             return s.waiting.removeFirst()
         }
         next?.resume()
+    }
+}
+
+/// Threads of their own for route searches (a search's Dijkstra and contraction are CPU
+/// for seconds on a big city): run on Swift's cooperative pool, whose width is the cores,
+/// two searches held both of this machine's and `/v1/health` and uploads waited behind them.
+/// Here they take CPU as the kernel shares it, at nice +10, as `DecodeWorkers` do. One set
+/// for the process (in-process tests build many hubs).
+final class SearchThreads: TaskExecutor, @unchecked Sendable {
+    static let shared = SearchThreads(threads: HubLimits.routeSearches.running)
+
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let ready = DispatchSemaphore(value: 0)
+
+    private init(threads: Int) {
+        for n in 0..<threads {
+            let thread = Thread { [unowned self] in
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+                while true {
+                    ready.wait()
+                    guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            }
+            thread.name = "route-search-\(n)"
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        ready.signal()
     }
 }
