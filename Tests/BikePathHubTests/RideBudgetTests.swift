@@ -121,3 +121,28 @@ import Testing
         #expect(try await gate.enter { 4 } == 4)
     }
 }
+
+/// A route whose ends join the network at one node (from == to) is still a LineString of two
+/// positions (RFC 7946 §3.1.4): it was a one-position line, invalid GeoJSON.
+@Suite struct ZeroLengthRouteTests {
+    @Test func aRouteJoinedAtOneNodeIsAValidLineString() throws {
+        let at = Fixtures.at(east: 0)
+        let node = NearestNode(node: 7, position: at, distanceMeters: 0)
+        let route = Route(JoinedPath(start: node, links: [], end: node), rule: RouteRule())
+        #expect(route.path.count == 1)
+        let json = try JSONSerialization.jsonObject(with: try Route.geoJSON([route], spots: [], radiusMeters: 15).encoded()) as? [String: Any]
+        let geometry = ((json?["features"] as? [[String: Any]])?.first?["geometry"]) as? [String: Any]
+        #expect(geometry?["type"] as? String == "LineString")
+        #expect((geometry?["coordinates"] as? [[Double]])?.count == 2)
+    }
+
+    /// Ends either side of ±180°: said as such, never a search box the world's width.
+    @Test func routesAcrossTheAntimeridianAreRefusedAsSuch() {
+        guard case .failure(let refusal) = RouteQuery.parse(from: "-16.8,179.9999", to: "-16.8,-179.9999", k: "3") else {
+            Issue.record("a route across the antimeridian was searched")
+            return
+        }
+        #expect(refusal.code == "across-antimeridian")
+        if case .failure(let r) = RouteQuery.parse(from: "-16.8,179.9", to: "-16.7,179.95", k: "3") { Issue.record("\(r.code)") }
+    }
+}

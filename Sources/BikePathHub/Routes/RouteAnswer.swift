@@ -44,6 +44,14 @@ struct RouteQuery: Sendable, Equatable {
         guard (1...RouteRule.maxRoutes).contains(count) else {
             return .failure(Refusal(.badRequest, "bad-k", "k must be a whole number from 1 to \(RouteRule.maxRoutes), got \(k ?? "")"))
         }
+        // The search reads a box between the ends: across ±180° that box would be the world's
+        // width. Said as what it is (it was refused as 40,074 km apart).
+        guard abs(b.longitude - a.longitude) <= 180 else {
+            return .failure(
+                Refusal(
+                    .badRequest, "across-antimeridian",
+                    "origin and destination lie either side of the antimeridian (±180°); routes across it are not searched"))
+        }
         let distance = Geodesic.distance(a, b)
         guard distance <= maxDistanceMeters else {
             return .failure(
