@@ -14,7 +14,7 @@ struct SocketOptions: ParsableArguments {
     var config: String?
 
     func socketPath() throws -> String {
-        if let socket = statusSocket ?? socketAlias { return socket }
+        if let socket = statusSocket ?? socketAlias { return CommandLinePath.resolve(socket) }
         do {
             return try ConfigurationLoader.load(flag: config).status.socket
         } catch {
