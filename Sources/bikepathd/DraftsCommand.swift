@@ -60,7 +60,9 @@ struct DraftsCommand: ParsableCommand {
             let store = try options.open()
             let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
             let fate = try options.run { try ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
-            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id) }
+            // When it may leave, the running daemon is asked to send it now (its status socket).
+            let now = fate.askDaemon(socket: CommandLinePath.resolve(options.fileConfiguration.status.socket))
+            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id, now: now) }
         }
     }
 

@@ -82,7 +82,7 @@ struct StatusSocketTests {
         #expect(rc == 0)
         _ = "hello\n".withCString { send(fd, $0, 6, 0) }
         var reader = LineReader(fd: fd)
-        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status, tail or mark [KIND]"}"#)
+        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status, tail, sync or mark [KIND]"}"#)
         #expect(try reader.next() == nil)
     }
 
