@@ -356,7 +356,9 @@ extension Store {
             case .setObstacleKind(let obstacleID, let kind):
                 try requireObstacle(obstacleID)
                 if current.obstacles.first(where: { $0.id == obstacleID })?.kind == kind {
-                    throw StoreError.invalidEdit("obstacle \(obstacleID) is already a \(kind.word); nothing to change")
+                    throw StoreError.invalidEdit(
+                        "obstacle \(obstacleID) is already \(kind.word.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.word); nothing to change"
+                    )
                 }
                 let previous = current.obstacles.first(where: { $0.id == obstacleID })?.kind ?? .irregularity
                 try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])

@@ -5,7 +5,7 @@ import Testing
 /// Issue 38: the README linked `docs/hub.md#the-community-path-network-…`, an anchor that did not
 /// exist. Every link of README.md and docs/*.md to a file of the repository must name a file that
 /// exists, and its `#anchor` a heading there (GitHub's slugs) or an explicit `<a id>`.
-@Suite struct MarkdownLinkTests {
+@Suite(.ownThreads) struct MarkdownLinkTests {
     /// A link as written: the file it is in, its line, and its target.
     struct Link: CustomStringConvertible {
         let file: String, line: Int, target: String

@@ -11,7 +11,7 @@ import Testing
 /// Issue 38: one vocabulary for the rider. Every draft state, path status and obstacle kind is walked
 /// through the CLI (`bikepathd` as a process, on a real SQLite store) and the review page (the router,
 /// on the same store), and each side's word is compared with the other's: a difference fails.
-@Suite(.timeLimitOnceRunning(.minutes(4))) struct VocabularyTests {
+@Suite(.ownThreads, .timeLimitOnceRunning(.minutes(4))) struct VocabularyTests {
     /// The text between `open` and the next `<` of `html` ("<b id=\"state\">confirmed</b>").
     private func element(_ html: String, _ open: String) -> String? {
         guard let start = html.range(of: open) else { return nil }
