@@ -86,8 +86,12 @@ import Testing
         }
         let end = try #require(svg.components(separatedBy: "<rect class=\"end\"").dropFirst().first.map { Substring($0) })
         let endBox = (x: number(end, "x"), y: number(end, "y"), size: 11.0)
-        let scale = try #require(svg.components(separatedBy: "<g class=\"scale\">").dropFirst().first.map { Substring($0) })
-        let text = Substring(scale.components(separatedBy: "<text")[1])
+        // The scale label: the text that is a length ("50 m", "1 km").
+        let text = try #require(
+            svg.components(separatedBy: "<text").dropFirst().map { Substring($0) }.first {
+                let content = $0.components(separatedBy: ">")[1].prefix { $0 != "<" }
+                return content.hasSuffix(" m") || content.hasSuffix(" km")
+            })
         // The label: from its baseline 10 px up, about 6 px a character wide.
         let labelText = text.components(separatedBy: ">")[1].prefix { $0 != "<" }
         let label = (x: number(text, "x"), y: number(text, "y") - 10, width: Double(labelText.count) * 6, height: 12.0)
