@@ -42,13 +42,13 @@ public struct ReviewAddress: Sendable, Equatable, CustomStringConvertible {
 /// `streetMap`: what is drawn under the path (none unless configured).
 public func buildReviewRouter(
     store: Store, sessions: ReviewSessions, hosts: ReviewHosts, publishing: PublishingSetup,
-    streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000
+    streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000, syncNow: (@Sendable () -> Void)? = nil
 ) throws -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: HostCheckMiddleware(hosts: hosts))
     ReviewRoutes(
         store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
-        firstMilestoneMetres: firstMilestoneMetres
+        firstMilestoneMetres: firstMilestoneMetres, syncNow: syncNow
     )
     .add(to: router)
     return router
@@ -84,7 +84,7 @@ public enum ReviewStartError: Error, Equatable, CustomStringConvertible {
 /// Builds the review page application, in the manner of Hummingbird's `buildApplication`.
 public func buildReviewApplication(
     store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
-    sessions: ReviewSessions = ReviewSessions(),
+    sessions: ReviewSessions = ReviewSessions(), syncNow: (@Sendable () -> Void)? = nil,
     logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 )
     throws -> some ApplicationProtocol
@@ -96,7 +96,7 @@ public func buildReviewApplication(
         router: try buildReviewRouter(
             store: store, sessions: sessions, hosts: ReviewHosts(listen: address), publishing: publishing,
             streetMap: streetMap,
-            firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000),
+            firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000, syncNow: syncNow),
         server: .http1(
             policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
         configuration: .init(
@@ -114,13 +114,19 @@ public struct ReviewService: Service {
     let address: ReviewAddress
     let publishing: PublishingSetup
     let streetMap: StreetMap
+    let syncNow: (@Sendable () -> Void)?
     let logger: Logger
 
-    public init(store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none, logger: Logger) {
+    /// `syncNow`: wakes the sync loop of this process when the rider confirms a ride (`run`'s engine).
+    public init(
+        store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
+        syncNow: (@Sendable () -> Void)? = nil, logger: Logger
+    ) {
         self.store = store
         self.address = address
         self.publishing = publishing
         self.streetMap = streetMap
+        self.syncNow = syncNow
         self.logger = logger
     }
 
@@ -132,7 +138,9 @@ public struct ReviewService: Service {
         }
         let code = try store.issuePairingCode()
         let logger = self.logger, address = self.address
-        let app = try buildReviewApplication(store: store, address: address, publishing: publishing, streetMap: streetMap, logger: logger) {
+        let app = try buildReviewApplication(
+            store: store, address: address, publishing: publishing, streetMap: streetMap, syncNow: syncNow, logger: logger
+        ) {
             port in
             let urls = address.phoneURLs(port: port, interfaces: InterfaceAddress.current())
             logger.notice(

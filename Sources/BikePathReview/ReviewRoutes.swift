@@ -17,6 +17,9 @@ struct ReviewRoutes: Sendable {
     let streetMap: StreetMap
     /// The first distance milestone (for "the first comes at …").
     let firstMilestoneMetres: Double
+    /// Wakes this process's sync loop (the daemon's, when `run` serves the page): a ride the rider
+    /// confirms goes out within seconds, not after `sync.interval_s`. nil: no sync runs beside the page.
+    let syncNow: (@Sendable () -> Void)?
 
     /// A tap further than this from the drawn path (canvas px, about a fingertip) is not on it.
     static let tapTolerance = 24.0
@@ -35,7 +38,8 @@ struct ReviewRoutes: Sendable {
         router.get("/trips") { request, _ in
             try await self.withSession(request) { _ in
                 let page = ReviewViews.trips(
-                    try await self.store.statistics(), drafts: try await self.store.listDrafts(), firstStep: self.firstMilestoneMetres)
+                    try await self.store.statistics(), drafts: try await self.store.listDrafts(), firstStep: self.firstMilestoneMetres,
+                    outbox: try await self.store.outboxCounts())
                 return try self.page("trips", page)
             }
         }
@@ -110,8 +114,14 @@ struct ReviewRoutes: Sendable {
         }
         action(router, "/drafts/:draft/confirm") { id, _, _ in
             try self.store.confirmDraft(id)
-            // What happens next, by the CLI's own rule (PublishingSetup): published, or why not.
-            return ReviewViews.confirmedNotice(try await self.store.confirmedDraftHold(self.publishing))
+            // What happens next, by the CLI's own rule (PublishingSetup): published, or why not;
+            // when it may leave and a sync loop runs here, it leaves now.
+            let hold = try await self.store.confirmedDraftHold(self.publishing)
+            if hold == nil, let syncNow = self.syncNow {
+                syncNow()
+                return ReviewViews.sendingNotice
+            }
+            return ReviewViews.confirmedNotice(hold)
         }
         action(router, "/drafts/:draft/reject") { id, _, _ in
             try self.store.rejectDraft(id); return "rejected"

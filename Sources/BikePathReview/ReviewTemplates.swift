@@ -73,7 +73,7 @@ enum ReviewTemplates {
     // tapping one opens it and changes nothing. Adding is a mode of its own (/add).
     static let draft = """
         {{> head}}
-        <p>{{date}} {{time}} · {{distance}} · {{duration}}<br>state <b id="state">{{state}}</b> · path <b>{{pathStatus}}</b></p>
+        <p>{{date}} {{time}} · {{distance}} · {{duration}}<br>state <b id="state">{{state}}</b> · path <b id="path-word">{{pathStatus}}</b></p>
         <div class="map" id="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}{{{map}}}</div>
         <p class="key">{{#statusKey}}<span style="background:{{colour}}"></span>{{name}}{{/statusKey}}
         <br><b style="color:#2a9d3a">●</b> start · ■ end · N north · {{> street}}</p>
@@ -81,8 +81,7 @@ enum ReviewTemplates {
         <h2>Candidates</h2>
         {{^obstacles}}<p>None to review.</p>{{/obstacles}}
         {{#obstacles}}<div class="cand{{#dropped}} dropped{{/dropped}}" id="cand-{{number}}">
-        <span class="num">{{number}}</span> <b class="kind">{{kind}}</b> {{#dropped}}(dropped){{/dropped}} · {{origin}}
-        · severity {{severity}} · {{speed}} · {{clock}} · {{along}} along the path<br>
+        <span class="num">{{number}}</span> <b class="kind">{{kind}}</b> {{#dropped}}(dropped){{/dropped}} · <span class="facts">{{facts}}</span><br>
         {{{plot}}}
         {{#editable}}
         <form class="inline" method="post" action="/drafts/{{draftID}}/obstacles/{{id}}/drop"><input type="hidden" name="csrf" value="{{csrf}}">
@@ -157,6 +156,7 @@ enum ReviewTemplates {
         {{> head}}
         <table id="totals"><tr><td>Trips</td><td>{{trips}}</td></tr><tr><td>Distance</td><td>{{distance}}</td></tr>
         <tr><td>Time riding</td><td>{{moving}}</td></tr><tr><td>CO₂ avoided</td><td>{{co2}}</td></tr></table>
+        <p id="outbox">Outbox: {{outbox}}</p>
         <h2>Milestones</h2>{{^milestones}}<p>The first comes at {{firstMilestone}}.</p>{{/milestones}}
         <ul>{{#milestones}}<li>{{.}}</li>{{/milestones}}</ul>
         <h2>Trips</h2><table>{{#rides}}<tr><td><a href="/drafts/{{id}}">{{date}} {{time}}</a></td><td>{{distance}}</td><td>{{duration}}</td></tr>{{/rides}}</table>

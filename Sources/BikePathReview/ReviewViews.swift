@@ -21,8 +21,12 @@ struct ListPage {
 }
 
 struct CandidateView {
-    let number: Int, id: String, draftID: String, csrf: String, kind: String, origin: String, severity: String, speed: String
-    let clock: String, along: String, dropped: Bool, editable: Bool, plot: String, kinds: [Option]
+    let number: Int, id: String, draftID: String, csrf: String, kind: String
+    /// What is known of it, joined by " · ": who found it, and for a detection its severity; the speed,
+    /// clock time and distance along the path when known ("added by you · 14:31:05 · 1.20 km along the
+    /// path", not "severity 0.00 · – km/h · –" for the rider's own).
+    let facts: String
+    let dropped: Bool, editable: Bool, plot: String, kinds: [Option]
 }
 
 /// Whether a confirmed draft leaves the device, and the switch for trip sharing.
@@ -82,6 +86,8 @@ struct RejectPage {
 struct TripsPage {
     let title = "Trips and totals"
     let message: Message? = nil
+    /// The outbox in words, by the rule `diagnose`, `sync status` and `status` count by.
+    let outbox: String
     let trips: Int, distance: String, moving: String, co2: String, firstMilestone: String
     let milestones: [String]
     let rides: [DraftRow]
@@ -142,26 +148,11 @@ public enum ReviewFormat {
 }
 
 enum ReviewViews {
-    /// What the rider reads for a path status (words, not the Swift case "requiresMaintenance").
-    static func label(_ status: PathStatus) -> String {
-        switch status {
-        case .optimal: "optimal"
-        case .medium: "medium"
-        case .sufficient: "sufficient"
-        case .requiresMaintenance: "needs maintenance"
-        }
-    }
+    /// What the rider reads for a path status: its word in the one vocabulary (`RiderWord`).
+    static func label(_ status: PathStatus) -> String { status.word }
 
-    /// A draft's state in the rider's words: "queued" said the ride was going somewhere even
-    /// with no hub set; where it goes is the sharing line's job.
-    static func label(_ state: DraftState) -> String {
-        switch state {
-        case .pending: "to review"
-        case .confirmed, .queued: "confirmed"
-        case .rejected: "rejected"
-        case .synced: "published"
-        }
-    }
+    /// A draft's state in the rider's words (`DraftState.word`, the CLI's too).
+    static func label(_ state: DraftState) -> String { state.word }
 
     /// "1 candidate", "3 candidates".
     static func count(_ n: Int, _ singular: String, _ plural: String) -> String { "\(n) \(n == 1 ? singular : plural)" }
@@ -175,12 +166,17 @@ enum ReviewViews {
             "changed": "Kind changed.", "added": "Obstacle added.",
             "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
             "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub.",
+            ReviewViews.sendingNotice:
+                "Confirmed: the draft is frozen and is being sent to the hub now (trips and totals show it once sent).",
         ]
         for hold in [PublishingSetup.Hold.noHub, .forbiddenByFile, .consentOff] {
             texts[confirmedNotice(hold)] = "Confirmed: the draft is frozen and stays on this device: \(hold)."
         }
         return texts
     }()
+
+    /// The notice key for a confirmation the page's own sync loop was woken for.
+    static let sendingNotice = "confirmed-sending"
 
     /// The notice key for a confirmation, by where the draft goes.
     static func confirmedNotice(_ hold: PublishingSetup.Hold?) -> String {
@@ -215,10 +211,10 @@ enum ReviewViews {
     }
 
     /// The obstacles the page numbers: everything but the held back, in the store's review order.
-    static func shown(_ d: DraftDocument) -> [DraftDocument.Obstacle] { d.obstacles.filter { !$0.heldBack } }
+    static func shown(_ d: DraftDocument) -> [DraftDocument.Obstacle] { d.shownObstacles }
 
     static func kindOptions(selected: ObstacleKind?) -> [Option] {
-        ObstacleKind.allCases.map { Option(value: $0.rawValue, label: $0.rawValue, selected: $0 == selected) }
+        ObstacleKind.allCases.map { Option(value: $0.rawValue, label: $0.word, selected: $0 == selected) }
     }
 
     /// The tiles under a draft's map, with their URLs: the template's, or the page's own `/tiles/Z/X/Y`.
@@ -252,13 +248,9 @@ enum ReviewViews {
         let shown = shown(d)
         let candidates = shown.enumerated().map { i, o in
             let e = o.eventID.flatMap { evidence[$0] }
-            let clock = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map(ReviewFormat.clock) ?? "–"
-            let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map(ReviewFormat.distance) ?? "–"
             return CandidateView(
-                number: i + 1, id: o.id, draftID: d.id, csrf: csrf, kind: o.kind.rawValue,
-                origin: o.origin == "rider" ? "yours" : "detected",
-                severity: String(format: "%.2f", o.severity), speed: e?.speed.map { String(format: "%.0f km/h", $0 * 3.6) } ?? "– km/h",
-                clock: clock, along: along, dropped: o.dropped, editable: pending && !o.dropped,
+                number: i + 1, id: o.id, draftID: d.id, csrf: csrf, kind: o.kind.word, facts: facts(o, in: d, speed: e?.speed),
+                dropped: o.dropped, editable: pending && !o.dropped,
                 plot: e.flatMap { $0.samples.isEmpty ? nil : WindowPlot(samples: $0.samples, rate: $0.rate, peakIndex: $0.peakIndex).svg }
                     ?? "",
                 kinds: kindOptions(selected: o.kind))
@@ -281,24 +273,30 @@ enum ReviewViews {
                 : (held == 1
                     ? "1 weaker candidate was not asked about; it still counts for road quality."
                     : "\(held) weaker candidates were not asked about; they still count for road quality."),
-            hasEdits: !d.edits.isEmpty, edits: d.edits.map { edit($0, in: d, shown: shown) }, sharing: sharing)
+            hasEdits: !d.edits.isEmpty, edits: d.edits.map { edit($0, in: d) }, sharing: sharing)
     }
 
-    /// One edit in words, candidates by their number on the page (not the raw JSON with UUIDs).
-    static func edit(_ e: DraftDocument.Edit, in d: DraftDocument, shown: [DraftDocument.Obstacle]) -> String {
-        let detail = (try? JSONDecoder().decode([String: String].self, from: Data(e.detail.utf8))) ?? [:]
-        let candidate = detail["obstacle"].flatMap { id in shown.firstIndex { $0.id == id } }.map { "candidate \($0 + 1)" } ?? "a candidate"
-        switch e.action {
-        case "drop": return "Dropped \(candidate)."
-        case "set-kind": return "Changed \(candidate) from \(detail["from"] ?? "?") to \(detail["kind"] ?? "?")."
-        case "add": return "Added \(detail["kind"] ?? "an obstacle") (\(candidate))."
-        case "set-path-status":
-            let to = detail["status"].flatMap(PathStatus.init(rawValue:)).map(label) ?? "?"
-            let from = detail["from"].flatMap(PathStatus.init(rawValue:)).map(label) ?? "not rated"
-            return "Rated the path \(to) (was \(from))."
-        default: return "\(e.action)."
+    /// What is known of a candidate, in the page's words: who found it ("detected", "marked by you" in the
+    /// field, "added by you" while reviewing), a detection's severity, then the speed, the clock time and
+    /// the distance along the path, each only when known.
+    static func facts(_ o: DraftDocument.Obstacle, in d: DraftDocument, speed: Double?) -> String {
+        var parts: [String]
+        if o.origin == "rider" {
+            let added = d.edits.contains { $0.action == "add" && $0.detail.contains("\"\(o.id)\"") }
+            parts = [added ? "added by you" : "marked by you"]
+        } else {
+            parts = ["detected", String(format: "severity %.2f", o.severity)]
         }
+        if let speed { parts.append(String(format: "%.0f km/h", speed * 3.6)) }
+        if let clock = o.timeNanoseconds.flatMap(d.utcNanoseconds(atSampleTime:)).map(ReviewFormat.clock) { parts.append(clock) }
+        if let along = o.coordinate.flatMap(d.distanceAlongPath(to:)).map(ReviewFormat.distance) {
+            parts.append("\(along) along the path")
+        }
+        return parts.joined(separator: " · ")
     }
+
+    /// One edit in words, candidates by their number on the page (`DraftDocument.sentence(for:)`, the CLI's too).
+    static func edit(_ e: DraftDocument.Edit, in d: DraftDocument) -> String { d.sentence(for: e) }
 
     static func add(
         _ d: DraftDocument, csrf: String, kind: ObstacleKind, tap: (Double, Double)?, spot: (x: Double, y: Double, along: String)?,
@@ -320,9 +318,10 @@ enum ReviewViews {
             id: d.id, csrf: csrf, date: when.date, time: when.time, distance: ReviewFormat.distance(d.trip.statistics.distanceMeters))
     }
 
-    static func trips(_ s: StoreStatistics, drafts: [DraftSummary], firstStep: Double) -> TripsPage {
+    static func trips(_ s: StoreStatistics, drafts: [DraftSummary], firstStep: Double, outbox: SyncDiagnosis) -> TripsPage {
         TripsPage(
-            trips: s.trips, distance: ReviewFormat.distance(s.distanceMeters), moving: ReviewFormat.duration(s.movingSeconds),
+            outbox: outbox.summary, trips: s.trips, distance: ReviewFormat.distance(s.distanceMeters),
+            moving: ReviewFormat.duration(s.movingSeconds),
             co2: ReviewFormat.co2(s.co2AvoidedGrams), firstMilestone: ReviewFormat.distance(firstStep),
             milestones: s.milestones.map { "\($0.thresholdMeters / 1000) km passed" },
             rides: drafts.enumerated().map { row($1, number: $0 + 1) })

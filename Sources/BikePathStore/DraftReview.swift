@@ -121,9 +121,15 @@ extension Store {
 
     private static func resolveDraftID(_ reference: String, among ids: [String]) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
+        // Digits name a number in `drafts list` when there is one; otherwise they are the start of
+        // an id (`export 3138`, ids being hex), and only when neither names a draft is it refused.
         if ref.count <= 4, let index = Int(ref) {
-            guard ids.indices.contains(index - 1) else { throw StoreError.noSuchDraftNumber(index, count: ids.count) }
-            return ids[index - 1]
+            if ids.indices.contains(index - 1) { return ids[index - 1] }
+            do {
+                return try unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
+            } catch StoreError.noSuchDraft {
+                throw StoreError.noSuchDraftNumber(index, count: ids.count)
+            }
         }
         return try unique(ref, among: ids, original: reference) { StoreError.noSuchDraft($0) }
     }
@@ -144,6 +150,9 @@ extension Store {
             return trip
         } catch StoreError.noSuchDraft {
             return try Self.unique(ref, among: trips, original: reference) { StoreError.noSuchTrip($0) }
+        } catch StoreError.noSuchDraftNumber(let n, let count) {
+            // Digits that are no draft's number nor the start of a draft's id may start a trip's id.
+            return try Self.unique(ref, among: trips, original: reference) { _ in StoreError.noSuchDraftNumber(n, count: count) }
         }
     }
 
@@ -201,5 +210,29 @@ extension DraftDocument {
     /// inverse of `utcNanoseconds(atSampleTime:)`; nil without a GNSS time.
     public func sampleNanoseconds(atUTC utcNanoseconds: Int64) -> Int64? {
         trip.startUTCNanoseconds.map { trip.startTimeNanoseconds + (utcNanoseconds - $0) }
+    }
+}
+
+extension DraftDocument {
+    /// The obstacles the rider is asked about and numbers (the page's "candidate 3", the CLI's `#3`
+    /// for a ranked one): everything but the held back, in the store's review order.
+    public var shownObstacles: [Obstacle] { obstacles.filter { !$0.heldBack } }
+
+    /// One edit in the rider's words, candidates by their number among `shownObstacles`, kinds and
+    /// statuses by their words ("Rated the path needs maintenance (was not rated)."), not the stored
+    /// JSON with its UUIDs: the review page's edit list and `drafts show`/`edit` print this.
+    public func sentence(for edit: Edit) -> String {
+        let detail = (try? JSONDecoder().decode([String: String].self, from: Data(edit.detail.utf8))) ?? [:]
+        let shown = shownObstacles
+        let candidate = detail["obstacle"].flatMap { id in shown.firstIndex { $0.id == id } }.map { "candidate \($0 + 1)" } ?? "a candidate"
+        func kind(_ key: String) -> String? { detail[key].flatMap(ObstacleKind.init(rawValue:))?.word }
+        func status(_ key: String) -> String? { detail[key].flatMap(PathStatus.init(rawValue:))?.word }
+        switch edit.action {
+        case "drop": return "Dropped \(candidate)."
+        case "set-kind": return "Changed \(candidate) from \(kind("from") ?? "?") to \(kind("kind") ?? "?")."
+        case "add": return "Added \(kind("kind") ?? "an obstacle") (\(candidate))."
+        case "set-path-status": return "Rated the path \(status("status") ?? "?") (was \(status("from") ?? "not rated"))."
+        default: return "\(edit.action)."
+        }
     }
 }

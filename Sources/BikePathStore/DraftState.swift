@@ -1,3 +1,5 @@
+import BikePathCore
+
 /// The life of a draft (BBP R9/R15: nothing is published before the rider confirms).
 ///
 ///     pending ──confirm──> confirmed ──enqueue──> queued ──sync──> synced
@@ -19,4 +21,19 @@ public enum DraftState: String, Sendable, Codable, CaseIterable {
         default: false
         }
     }
+}
+
+/// A draft's state in the rider's words, the review page's and the CLI's alike: "queued"
+/// said the ride was going somewhere even with no hub set (where it goes is the sharing
+/// line's job), and "synced" is what the rider knows as published.
+extension DraftState: RiderWord {
+    public var word: String {
+        switch self {
+        case .pending: "to review"
+        case .confirmed, .queued: "confirmed"
+        case .rejected: "rejected"
+        case .synced: "published"
+        }
+    }
+    public static var vocabularyName: String { "draft state" }
 }

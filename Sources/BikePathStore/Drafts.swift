@@ -356,7 +356,9 @@ extension Store {
             case .setObstacleKind(let obstacleID, let kind):
                 try requireObstacle(obstacleID)
                 if current.obstacles.first(where: { $0.id == obstacleID })?.kind == kind {
-                    throw StoreError.invalidEdit("obstacle \(obstacleID) is already \(kind.rawValue); nothing to change")
+                    throw StoreError.invalidEdit(
+                        "obstacle \(obstacleID) is already \(kind.word.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.word); nothing to change"
+                    )
                 }
                 let previous = current.obstacles.first(where: { $0.id == obstacleID })?.kind ?? .irregularity
                 try db.execute(sql: "UPDATE draft_obstacles SET kind = ? WHERE id = ?", arguments: [kind.rawValue, obstacleID])
@@ -391,7 +393,7 @@ extension Store {
                 (action, detail, touched) = ("add", d, obstacleID)
             case .setPathStatus(let status):
                 if current.pathStatus == status {
-                    throw StoreError.invalidEdit("the path is already rated \(status.rawValue); nothing to change")
+                    throw StoreError.invalidEdit("the path is already rated \(status.word); nothing to change")
                 }
                 try db.execute(sql: "UPDATE drafts SET path_status = ? WHERE id = ?", arguments: [status.rawValue, id])
                 (action, detail, touched) = (

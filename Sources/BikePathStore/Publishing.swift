@@ -70,3 +70,46 @@ extension Store {
         setup.hold(consent: try await consent())
     }
 }
+
+/// Where a record stands in the outbox, in the rider's words: the one rule behind
+/// `diagnose`, `sync status`, `status` and the review page's totals (`SyncDiagnosis`
+/// counts by it; before, `diagnose` counted withheld records as pending and said
+/// "1 pending" where `sync status` said "pending: none … withheld 1").
+public enum PublishingState: String, Sendable, CaseIterable, RiderWord {
+    /// Sync sends it at its next pass.
+    case pending
+    /// Consent is off for its stream, or it was marked not to send: it stays on the device.
+    case withheld
+    /// The hub acknowledged it.
+    case sent
+    /// The hub refused it for good; `sync requeue` puts it back.
+    case quarantined
+
+    public var word: String {
+        switch self {
+        case .pending: "waiting to send"
+        case .withheld: "held on this device"
+        case .sent: "sent"
+        case .quarantined: "refused by the hub"
+        }
+    }
+    public static var vocabularyName: String { "publishing state" }
+}
+
+extension SyncDiagnosis {
+    /// How many records stand in `state`, over every kind.
+    public func count(_ state: PublishingState) -> Int {
+        switch state {
+        case .pending: pending.values.reduce(0, +)
+        case .withheld: withheld.values.reduce(0, +)
+        case .sent: sent.values.reduce(0, +)
+        case .quarantined: quarantined.count
+        }
+    }
+
+    /// "1 waiting to send, 1 held on this device, 4 sent, 0 refused by the hub": the same line
+    /// everywhere the outbox is summed up.
+    public var summary: String {
+        PublishingState.allCases.map { "\(count($0)) \($0.word)" }.joined(separator: ", ")
+    }
+}

@@ -1,3 +1,4 @@
+import BikePathCore
 import Foundation
 
 /// Errors the store reports to the daemon and the CLI. Each message says what
@@ -45,13 +46,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
-        case .noSuchDraftNumber(let n, let count): "no draft number \(n): `bikepathd drafts list` shows \(count)"
+        case .noSuchDraftNumber(let n, let count):
+            "no draft number \(n) and no id starting with \(n): `bikepathd drafts list` shows \(count)"
         case .ambiguousReference(let ref, let matches): "'\(ref)' matches \(matches) ids; type more of it"
         case .pairingRefused(let reason): "pairing refused: \(reason)"
         case .illegalTransition(let id, let from, let to):
-            "draft \(id) is \(from.rawValue); it cannot become \(to.rawValue)"
+            // In the rider's words, where a queued draft and a confirmed one are both "confirmed".
+            from.word == to.word
+                ? "draft \(id) is \(from.word) already; nothing to change" : "draft \(id) is \(from.word); it cannot become \(to.word)"
         case .draftNotEditable(let id, let state):
-            "draft \(id) is \(state.rawValue); only pending drafts can be edited"
+            "draft \(id) is \(state.word); only drafts to review can be edited"
         case .invalidEdit(let reason): "invalid edit: \(reason)"
         case .unreadableSetting(let key, let reason):
             "the stored setting \(key) cannot be read (\(reason)); nothing is sent until it is set again (`bikepathd sync consent` / `bikepathd sync privacy`)"

@@ -236,34 +236,43 @@ extension Store {
     public func syncDiagnosis(logLines: Int = 20) throws -> SyncDiagnosis {
         // Unreadable consent sends nothing: everything pending counts as withheld.
         let allowed = (try? effectiveConsent()) ?? Consent()
+        return try pool.read { db in try Self.syncDiagnosis(db, allowed: allowed, logLines: logLines) }
+    }
+
+    /// The outbox counts of `syncDiagnosis(logLines:)` without its log, off the caller's thread (the
+    /// review page's totals: one rule with `diagnose`, `sync status` and `status`).
+    public func outboxCounts() async throws -> SyncDiagnosis {
+        let allowed = (try? await effectiveConsent()) ?? Consent()
+        return try await pool.read { db in try Self.syncDiagnosis(db, allowed: allowed, logLines: 0) }
+    }
+
+    private static func syncDiagnosis(_ db: Database, allowed: Consent, logLines: Int) throws -> SyncDiagnosis {
         let blocked = OutboxKind.allCases.filter { !allowed.allows($0.stream) }.map { "'\($0.rawValue)'" }.joined(separator: ",")
-        return try pool.read { db in
-            func counts(_ filter: String) throws -> [String: Int] {
-                Dictionary(
-                    uniqueKeysWithValues: try Row.fetchAll(
-                        db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind"
-                    )
-                    .map { ($0["record_kind"] as String, $0["n"] as Int) })
-            }
-            let quarantined = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT record_kind, record_id, quarantine_reason, attempts FROM outbox WHERE state = 'quarantined' ORDER BY seq
-                    """
-            ).map {
-                SyncDiagnosis.Quarantined(
-                    kind: $0["record_kind"], id: $0["record_id"], reason: $0["quarantine_reason"] ?? "", attempts: $0["attempts"])
-            }
-            let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
-                SyncDiagnosis.LogLine(
-                    utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"]
+        func counts(_ filter: String) throws -> [String: Int] {
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT record_kind, COUNT(*) AS n FROM outbox WHERE \(filter) GROUP BY record_kind"
                 )
-            }
-            return SyncDiagnosis(
-                pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
-                withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
-                sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
+                .map { ($0["record_kind"] as String, $0["n"] as Int) })
         }
+        let quarantined = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT record_kind, record_id, quarantine_reason, attempts FROM outbox WHERE state = 'quarantined' ORDER BY seq
+                """
+        ).map {
+            SyncDiagnosis.Quarantined(
+                kind: $0["record_kind"], id: $0["record_id"], reason: $0["quarantine_reason"] ?? "", attempts: $0["attempts"])
+        }
+        let log = try Row.fetchAll(db, sql: "SELECT * FROM sync_log ORDER BY seq DESC LIMIT ?", arguments: [logLines]).map {
+            SyncDiagnosis.LogLine(
+                utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"]
+            )
+        }
+        return SyncDiagnosis(
+            pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
+            withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
+            sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
     }
 }
 

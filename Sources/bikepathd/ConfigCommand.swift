@@ -20,10 +20,20 @@ struct ConfigCommand: ParsableCommand {
 
         @Argument(help: "The file (default /etc/bikepath/bikepathd.toml).")
         var file: String?
+        /// `--config FILE`, the spelling every other command takes, works here as the positional does.
+        @Option(help: ArgumentHelp("The file, as every other command names it (same as the positional FILE).", valueName: "file"))
+        var config: String?
+
+        func validate() throws {
+            if let file, let config, file != config {
+                throw ValidationError("two files named: '\(file)' and --config '\(config)'; give one")
+            }
+        }
 
         func run() throws {
-            let path = file ?? DaemonConfiguration.defaultPath
-            if file == nil, !FileManager.default.fileExists(atPath: path) {
+            let named = file ?? config
+            let path = named ?? DaemonConfiguration.defaultPath
+            if named == nil, !FileManager.default.fileExists(atPath: path) {
                 print("\(path): no such file; the daemon runs on the defaults (bikepathd config show)")
                 return
             }

@@ -22,13 +22,15 @@ struct DraftsCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List drafts, oldest first.")
         @OptionGroup var options: StoreOptions
-        @Option(help: "Only drafts in this state (\(DraftState.allCases.map(\.rawValue).joined(separator: ", "))).")
+        @Option(
+            help: "Only drafts in this state: \(DraftState.words.joined(separator: ", ")) (or its JSON value, or a prefix).",
+            transform: riderWord)
         var state: DraftState?
 
         func run() throws {
             let store = try options.openForReading()
-            let drafts = try options.run { try store.listDrafts(state: state) }
-            let all = state == nil ? drafts : try options.run { try store.listDrafts() }
+            let all = try options.run { try store.listDrafts() }
+            let drafts = all.filter { state == nil || $0.state.word == state?.word }
             let numbers = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0 + 1) })
             options.emit(DraftJSON.list(drafts)) {
                 drafts.isEmpty ? "no drafts" : drafts.map { DraftText.listRow($0, number: numbers[$0.id] ?? 0) }.joined(separator: "\n")
@@ -58,7 +60,9 @@ struct DraftsCommand: ParsableCommand {
             let store = try options.open()
             let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
             let fate = try options.run { try ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
-            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id) }
+            // When it may leave, the running daemon is asked to send it now (its status socket).
+            let now = fate.askDaemon(socket: CommandLinePath.resolve(options.fileConfiguration.status.socket))
+            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id, now: now) }
         }
     }
 
@@ -85,16 +89,17 @@ struct DraftsCommand: ParsableCommand {
                   --add KIND@SECONDS           add a missed obstacle SECONDS after the trip's start (position from the track)
                   --add KIND@HH:MM[:SS]        add a missed obstacle at that clock time, as `drafts show` prints it
                   --add KIND@LAT,LON           add a missed obstacle at a position
-                  --path-status STATUS         rate the path (\(PathStatus.allCases.map(\.rawValue).joined(separator: ", ")))
+                  --path-status STATUS         rate the path (\(PathStatus.words.joined(separator: ", ")), or a prefix)
                 OBSTACLE is the id shown by `drafts show`, a unique prefix of it, or its number there (#1).
-                Obstacle kinds: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).
+                Obstacle kinds: \(ObstacleKind.words.joined(separator: ", ")) (or a prefix).
                 """)
         @OptionGroup var options: StoreOptions
         @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
         @Option(name: .customLong("set-kind"), help: "OBSTACLE=KIND") var setKind: [String] = []
         @Option(help: "OBSTACLE") var drop: [String] = []
         @Option(help: "KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON") var add: [String] = []
-        @Option(name: .customLong("path-status"), help: "Path status.") var pathStatus: PathStatus?
+        @Option(name: .customLong("path-status"), help: "Path status: its word, JSON value or a prefix.", transform: riderWord)
+        var pathStatus: PathStatus?
 
         func validate() throws {
             if arguments.isEmpty { throw ValidationError("nothing to edit: give --set-kind, --drop, --add or --path-status") }
@@ -114,5 +119,8 @@ struct DraftsCommand: ParsableCommand {
     }
 }
 
-extension DraftState: ExpressibleByArgument {}
-extension PathStatus: ExpressibleByArgument {}
+/// A word of the rider's vocabulary as typed on the command line: the word, the JSON value or a prefix
+/// (`--path-status "needs maintenance"`, `--path-status requiresMaintenance`, `--path-status needs`).
+func riderWord<W: RiderWord>(_ text: String) throws -> W {
+    do { return try W.parse(text) } catch { throw ValidationError(error.description) }
+}

@@ -9,16 +9,21 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export a trip as GPX 1.1 (obstacles as waypoints) or GeoJSON.")
     @OptionGroup var options: StoreOptions
-    @Option(help: "gpx or geojson.") var format: ExportFormat = .gpx
+    @Option(help: "gpx or geojson (default gpx; with --json, geojson).") var format: ExportFormat?
     @Argument(
         help:
             "Trip: its id, or its draft as `drafts` takes it — the draft's id, a unique prefix of it, or its number in `bikepathd drafts list`."
     )
     var trip: String
 
+    func validate() throws {
+        do { _ = try ExportArguments.format(format, json: options.json) } catch { throw ValidationError(error.description) }
+    }
+
     func run() throws {
+        let written = try options.run { try ExportArguments.format(format, json: options.json) }
         let store = try options.openForReading()
-        print(try options.run { try store.export(trip: try store.resolveTripID(trip), format: format) }, terminator: "")
+        print(try options.run { try store.export(trip: try store.resolveTripID(trip), format: written) }, terminator: "")
     }
 }
 

@@ -14,8 +14,8 @@ struct MarkCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "Obstacle kind: \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")).",
-            valueName: "kind"))
+            "Obstacle kind: \(ObstacleKind.words.joined(separator: ", ")) (or a prefix).",
+            valueName: "kind"), transform: riderWord)
     var kind: ObstacleKind = MarkReply.defaultKind
     @OptionGroup var socket: SocketOptions
     @Flag(help: "One JSON object instead of text.") var json = false
@@ -32,5 +32,3 @@ struct MarkCommand: ParsableCommand {
         if reply.error != nil { throw ExitCode(1) }
     }
 }
-
-extension ObstacleKind: ExpressibleByArgument {}

@@ -29,7 +29,7 @@ struct ReviewCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configured = options.fileConfiguration.review.listen
-            let text = listen ?? (configured.isEmpty ? "127.0.0.1:8080" : configured)
+            let text = listen ?? (configured.isEmpty ? ReviewText.defaultListen : configured)
             guard let address = ReviewAddress(text) else { throw ValidationError("--listen wants HOST:PORT; got '\(text)'") }
             DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
             let store = try options.open()
@@ -53,8 +53,10 @@ struct ReviewCommand: AsyncParsableCommand {
         func run() throws {
             let store = try options.open()
             let code = try options.run { try store.issuePairingCode() }
-            options.emit(ReviewPairJSON(code: code.code, expiresUTCNanoseconds: code.expiresUTCNanoseconds)) {
-                "pairing code \(code.code): type it on the review page within \(Int(Store.pairingLifetimeSeconds / 60)) minutes"
+            let listen = options.fileConfiguration.review.listen
+            let urls = ReviewText.pageAddress(configured: listen).map(ReviewText.urls) ?? []
+            options.emit(ReviewPairJSON(code: code.code, expiresUTCNanoseconds: code.expiresUTCNanoseconds, urls: urls)) {
+                ReviewText.pairing(code: code.code, urls: urls, listenConfigured: !listen.isEmpty)
             }
         }
     }

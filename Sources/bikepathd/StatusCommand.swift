@@ -14,7 +14,7 @@ struct SocketOptions: ParsableArguments {
     var config: String?
 
     func socketPath() throws -> String {
-        if let socket = statusSocket ?? socketAlias { return socket }
+        if let socket = statusSocket ?? socketAlias { return CommandLinePath.resolve(socket) }
         do {
             return try ConfigurationLoader.load(flag: config).status.socket
         } catch {
@@ -34,7 +34,16 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "One JSON object instead of text.") var json = false
 
     func run() throws {
-        let status = try StatusClient.fetchStatus(path: try socket.socketPath())
+        let status: DaemonStatus
+        do {
+            status = try StatusClient.fetchStatus(path: try socket.socketPath())
+        } catch let error as StatusSocketError {
+            // docs/json.md: an error with --json is `{"error": …}` on stdout too, so a script reading
+            // stdout learns why instead of reading nothing.
+            if json { print(jsonText(["error": error.description])) }
+            standardErrorLine("error: \(error)")
+            throw ExitCode.failure
+        }
         print(json ? status.jsonLine() : status.humanReadable())
     }
 }

@@ -107,7 +107,7 @@ import Testing
         try SyncSettings.setConsent(store, .tripsAndDrafts, true)
         let noHub = try ConsentPolicy.confirmedDraft(store: store, file: file)
         #expect(noHub == .queuedWithoutHub && noHub.json == "queued")
-        #expect(noHub.text(id: "D").contains("queued for sync") && !noHub.text(id: "D").contains("stays on this device"))
+        #expect(noHub.text(id: "D").contains("waiting to send") && !noHub.text(id: "D").contains("stays on this device"))
         file.sync.hubURL = "https://hub.example.org"
         #expect(try ConsentPolicy.confirmedDraft(store: store, file: file) == .queued)
         file.privacy.shareTrips = false

@@ -52,7 +52,7 @@ import Testing
 
         let confirm = try runProcess(bin, ["drafts", "confirm", id, "--db", db, "--config", config])
         #expect(confirm.status == 0)
-        #expect(!confirm.out.contains("queued for sync"), "\(confirm.out)")
+        #expect(!confirm.out.contains("waiting to send"), "\(confirm.out)")
         #expect(confirm.out.contains("stays on this device") && confirm.out.contains("sync consent trips on"), "\(confirm.out)")
 
         // A sync pass with sharing off holds the confirmation back (nothing may go: drained) ...
@@ -71,7 +71,7 @@ import Testing
         #expect(text.out.contains("consent (`bikepathd sync consent`): trips and drafts: on, sos: off"), "\(text.out)")
 
         let again = try runProcess(bin, ["drafts", "confirm", drafts[1]["id"] as! String, "--db", db, "--config", config])
-        #expect(again.out.contains("confirmed and queued for sync"), "\(again.out)")
+        #expect(again.out.contains("confirmed and waiting to send"), "\(again.out)")
     }
 
     /// `run` turned the rider's consent off again because the file's default

@@ -34,7 +34,7 @@ import Testing
         #expect(text.status == 3, "\(text.err)")
         #expect(text.out.contains("the disk was full (3 commits failed, 42 track points dropped"))
         #expect(text.out.contains("quarantined after 1 attempts: hub said 422: track too long"))
-        #expect(text.out.contains("1 quarantined"))
+        #expect(text.out.contains("1 refused by the hub"), "\(text.out)")  // the outbox line in the vocabulary's words
 
         let json = try runProcess(
             binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--json"])

@@ -93,9 +93,19 @@ struct CLITests {
         #expect(parsed.gnss.port == 4000)
         let json = try runBikepathd(["config", "show", "--config", file, "--json"])
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.stdout.utf8)).gnss.port == 3000)
-        let refused = try runBikepathd(["config", "show", "--config", file, "--db", "relative.db"])
+        // A relative --db is the working directory's, as with any Unix tool (issue 38: `run --db s.sqlite` was refused).
+        let relative = try runBikepathd(["config", "show", "--config", file, "--db", "relative.db", "--json"])
+        #expect(relative.status == 0, "\(relative.stderr)")
+        let cwd = FileManager.default.currentDirectoryPath
+        #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(relative.stdout.utf8)).store.path == cwd + "/relative.db")
+        // The file keeps absolute paths, and says why and what to do.
+        let relativeFile = directory + "/relative.toml"
+        try "[store]\npath = \"relative.db\"\n".write(toFile: relativeFile, atomically: true, encoding: .utf8)
+        let refused = try runBikepathd(["config", "check", relativeFile])
         #expect(refused.status == 78)
-        #expect(refused.stderr == "--db: store.path: \"relative.db\" is not an absolute path\n")
+        #expect(
+            refused.stderr.contains("\"relative.db\" is relative; the configuration file takes absolute paths only"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("write it from /"), "\(refused.stderr)")
         // The old spellings still work (an installed unit or a script must not break) but are not shown.
         let old = try runBikepathd([
             "config", "show", "--config", file, "--store", "/tmp/old.db", "--hub-url", "https://hub.example.org", "--json",

@@ -171,10 +171,22 @@ struct OverrideTests {
     @Test("Bad flag values are named by flag")
     func badFlags() throws {
         let error = try #require(throws: ConfigurationError.self) {
-            try DaemonConfiguration().merging(ConfigurationOverrides(gnssPort: 0, storePath: "relative.db", hubURL: "nope"))
+            try DaemonConfiguration().merging(ConfigurationOverrides(gnssPort: 0, storePath: "", hubURL: "nope"))
         }
         #expect(error.problems.map(\.file) == ["--gpsd-port", "--db", "--hub"])
-        #expect(error.problems[1].reason == "\"relative.db\" is not an absolute path")
+        #expect(error.problems[1].reason == "must not be empty")
+    }
+
+    @Test("A relative --db or --status-socket is the working directory's; the file's paths stay absolute")
+    func relativeFlagPaths() throws {
+        let cwd = FileManager.default.currentDirectoryPath
+        let merged = try DaemonConfiguration().merging(ConfigurationOverrides(storePath: "s.sqlite", statusSocket: "./run/../st.sock"))
+        #expect(merged.store.path == cwd + "/s.sqlite" && merged.status.socket == cwd + "/st.sock")
+        #expect(CommandLinePath.resolve("a/../b/./c.db", against: "/home/rider/") == "/home/rider/b/c.db")
+        #expect(CommandLinePath.resolve("/abs.db", against: "/x") == "/abs.db")
+        #expect(CommandLinePath.resolve("@abstract", against: "/x") == "@abstract")
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationLoader.parse("[store]\npath = \"s.db\"\n", file: "f") }
+        #expect(error.problems.first?.reason.contains("the configuration file takes absolute paths only") == true)
     }
 }
 

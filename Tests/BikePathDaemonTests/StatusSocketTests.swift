@@ -82,7 +82,7 @@ struct StatusSocketTests {
         #expect(rc == 0)
         _ = "hello\n".withCString { send(fd, $0, 6, 0) }
         var reader = LineReader(fd: fd)
-        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status, tail or mark [KIND]"}"#)
+        #expect(try reader.next() == #"{"error":"unknown request \"hello\"; expected status, tail, sync or mark [KIND]"}"#)
         #expect(try reader.next() == nil)
     }
 
@@ -172,7 +172,7 @@ struct StatusSocketTests {
         #expect(text.contains("trip    riding (trip t-7), 12.35 km, 30 min 0 s"))
         #expect(text.contains("gnss    gpsd not connected; last fix 52.520008, 13.404954 (3D), 12 s ago"))
         #expect(text.contains("imu     connected, 99.8 Hz"))
-        #expect(text.contains("3 queued for sync, 5.0 GiB free"))
+        #expect(text.contains("3 waiting to send, 5.0 GiB free"))
         #expect(text.contains("sync    on; last attempt 2026-11-21T13:00:00.000Z: failed (HTTP 503)"))
         #expect(text.contains("up 1 h 2 min"))
     }

@@ -155,7 +155,7 @@ import Testing
 
             try await browser.switchTo(stale)
             try await browser.clickToLoad("#confirm")
-            #expect(try await browser.text("#message") == "draft \(id) is queued; it cannot become confirmed")
+            #expect(try await browser.text("#message") == "draft \(id) is confirmed already; nothing to change")
         } catch {
             await browser.quit()
             throw error

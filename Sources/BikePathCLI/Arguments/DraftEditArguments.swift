@@ -30,7 +30,7 @@ public struct DraftEditArguments: Sendable {
         var edits: [DraftEdit] = []
         for item in setKind {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[1]) else { throw DraftEditArgumentError.setKind(item) }
+            guard parts.count == 2, let kind = try? ObstacleKind.parse(parts[1]) else { throw DraftEditArgumentError.setKind(item) }
             edits.append(.setObstacleKind(obstacleID: try obstacle(parts[0]), kind))
         }
         edits += try drop.map { .dropObstacle(obstacleID: try obstacle($0)) }
@@ -41,7 +41,7 @@ public struct DraftEditArguments: Sendable {
 
     private static func addition(_ item: String, _ draft: DraftDocument) throws(DraftEditArgumentError) -> DraftEdit {
         let parts = item.split(separator: "@", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let kind = ObstacleKind(rawValue: parts[0]) else { throw .add(item) }
+        guard parts.count == 2, let kind = try? ObstacleKind.parse(parts[0]) else { throw .add(item) }
         let place = parts[1].split(separator: ",").map { Double($0) }
         if place.count == 2, let lat = place[0], let lon = place[1], abs(lat) <= 90, abs(lon) <= 180 {
             return .addObstacle(kind, time: nil, coordinate: Coordinate(latitude: lat, longitude: lon))
@@ -67,7 +67,7 @@ public enum DraftEditArgumentError: CommandArgumentError, Equatable {
     public var description: String {
         switch self {
         case .setKind(let item):
-            "--set-kind wants OBSTACLE=KIND with KIND one of \(ObstacleKind.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'"
+            "--set-kind wants OBSTACLE=KIND with KIND one of \(ObstacleKind.words.joined(separator: ", ")) (or a prefix); got '\(item)'"
         case .add(let item):
             "--add wants KIND@SECONDS, KIND@HH:MM[:SS] or KIND@LAT,LON (degrees); got '\(item)'"
         }

@@ -8,7 +8,7 @@ public enum CalibrationText {
     /// The calibration in two lines of text.
     public static func render(_ r: CalibrationReport) -> String {
         let scales = ObstacleKind.allCases.map { k in
-            String(format: "%@ %.2f", k.rawValue, r.scales[k.rawValue] ?? 1)
+            String(format: "%@ %.2f", k.word, r.scales[k.rawValue] ?? 1)
         }.joined(separator: ", ")
         return """
             detector sensitivity: \(r.isFactory ? "factory" : "calibrated") (\(scales); 1 = factory, \

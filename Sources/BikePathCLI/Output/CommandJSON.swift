@@ -42,14 +42,17 @@ public struct RunSummaryJSON: Encodable, Sendable {
     }
 }
 
-/// `review pair --json`: the code and when it stops working.
+/// `review pair --json`: the code, when it stops working, and the page's URLs.
 public struct ReviewPairJSON: Encodable, Sendable {
     public var schema = JSONSchema.version
     public var code: String
     public var expires_utc: String
+    /// Where the page is served, the addresses a phone opens (`ReviewText.urls`).
+    public var urls: [String]
 
-    public init(code: String, expiresUTCNanoseconds: Int64) {
+    public init(code: String, expiresUTCNanoseconds: Int64, urls: [String] = []) {
         self.code = code
+        self.urls = urls
         expires_utc = ChainOutputJSON.iso8601(UTCTime(nanosecondsSince1970: expiresUTCNanoseconds))
     }
 }

@@ -11,15 +11,15 @@ public enum DraftText {
     /// instead of the id (with --state, the unfiltered list's).
     public static func listRow(_ d: DraftSummary, number: Int) -> String {
         String(format: "%3d  ", number) + "\(d.id)  \(ReviewFormat.dateAndTime(d.startUTCNanoseconds))  "
-            + "\(d.state.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+            + "\(d.state.word.padding(toLength: 9, withPad: " ", startingAt: 0))  "
             + String(format: "%7.2f km", d.distanceMeters / 1000)
-            + "  \(d.obstacles) obstacle(s), \(d.heldBack) held back  path: \(d.pathStatus?.rawValue ?? "-")"
+            + "  \(d.obstacles) obstacle(s), \(d.heldBack) held back  path: \(d.pathStatus?.word ?? "-")"
     }
 
     public static func render(_ d: DraftDocument) -> String {
         let s = d.trip.statistics
         var lines = [
-            "draft \(d.id)  state: \(d.state.rawValue)  path status: \(d.pathStatus?.rawValue ?? "not rated")",
+            "draft \(d.id)  state: \(d.state.word)  path status: \(d.pathStatus?.word ?? "not rated")",
             "trip \(d.trip.id)" + (d.trip.closedBy == "recovery" ? "  (closed after a restart)" : ""),
             String(
                 format: "  %.2f km, %.0f s moving of %.0f s, max %.1f km/h, ", s.distanceMeters / 1000, s.movingSeconds,
@@ -37,11 +37,11 @@ public enum DraftText {
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")
         for r in d.roadQuality {
-            lines.append(String(format: "  %.0f m  roughness %.2f  %@", r.lengthMeters, r.roughness, r.status.rawValue))
+            lines.append(String(format: "  %.0f m  roughness %.2f  %@", r.lengthMeters, r.roughness, r.status.word))
         }
         if !d.edits.isEmpty {
             lines.append("edits:")
-            lines += d.edits.map { "  \($0.action) \($0.detail)" }
+            lines += d.edits.map { "  " + d.sentence(for: $0) }
         }
         return lines.joined(separator: "\n")
     }
@@ -59,6 +59,6 @@ public enum DraftText {
             o.origin == "detected"
             ? String(format: "  severity %.2f × confidence %.2f, strength %.2f", o.severity, o.confidence, o.strength)
             : "  (the rider's own)"
-        return "  \(rank)\(o.id)  \(o.kind.rawValue)  \(at) \(t)  \(o.origin)\(figures)\(o.dropped ? "  DROPPED" : "")"
+        return "  \(rank)\(o.id)  \(o.kind.word)  \(at) \(t)  \(o.origin)\(figures)\(o.dropped ? "  DROPPED" : "")"
     }
 }

@@ -56,7 +56,7 @@ public struct ReplayPrinter {
         ]
         for (rank, i) in selection.asked.enumerated() {
             let e = tripObstacles[i]
-            let kind = e.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+            let kind = e.kind.word.padding(toLength: 13, withPad: " ", startingAt: 0)
             lines.append(
                 "    " + "#\(rank + 1)".padding(toLength: 4, withPad: " ", startingAt: 0) + "\(offset(e.time))  \(kind)"
                     + String(
@@ -64,7 +64,7 @@ public struct ReplayPrinter {
                         e.severity, e.confidence, e.strength, e.peak))
         }
         for i in selection.riderMarks {
-            lines.append("    rider \(offset(tripObstacles[i].time))  \(tripObstacles[i].kind.rawValue)  (the rider's own mark)")
+            lines.append("    rider \(offset(tripObstacles[i].time))  \(tripObstacles[i].kind.word)  (the rider's own mark)")
         }
         return lines.joined(separator: "\n")
     }
@@ -79,7 +79,7 @@ public struct ReplayPrinter {
             let place = e.coordinate.map { String(format: "%.6f,%.6f", $0.latitude, $0.longitude) } ?? "no fix"
             let who = e.source == .rider ? "marked by the rider: " : ""
             return
-                "\(offset(e.time))  obstacle   \(who)\(e.kind.rawValue) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
+                "\(offset(e.time))  obstacle   \(who)\(e.kind.word) peak \(String(format: "%.1f", e.peak)) m/s² at \(place), \(speed)"
         case .sos(let e):
             return "\(offset(e.time))  SOS        impact \(String(format: "%.1f", e.impactPeak)) m/s² at \(offset(e.impactTime))"
         case .tripEnded(let trip):
@@ -107,7 +107,7 @@ public struct ReplayPrinter {
         if json {
             standardErrorLine("replayed \(records) records; \(trips) trips, \(obstacles) obstacles, \(sos) SOS")
         } else {
-            let quality = PathStatus.allCases.compactMap { s in statusCounts[s].map { "\(s.rawValue) \($0)" } }
+            let quality = PathStatus.allCases.compactMap { s in statusCounts[s].map { "\(s.word) \($0)" } }
             Swift.print(
                 """
 

@@ -62,8 +62,10 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
             out.append(
                 "  used \(megabytes(s.usedBytes)) of \(megabytes(s.budgetBytes)); open trip: \(s.openTrip ?? "none"); drafts waiting for the rider: \(s.pendingDrafts)"
             )
-            out.append("  outbox: \(s.outboxPending) pending, \(s.outboxQuarantined) quarantined")
         }
+        // The outbox by `PublishingState`, the rule `sync status`, `status` and the page count by
+        // (it once said "1 pending" of a record `sync status` called withheld).
+        if let sync { out.append("  outbox: \(sync.summary)") }
         if let calibration {
             out += CalibrationText.render(calibration).split(separator: "\n").map { "  " + $0 }
         }

@@ -52,8 +52,11 @@ public enum SyncText {
         }
         var out = [
             "consent (`bikepathd sync consent`): " + consent(report.consent).replacingOccurrences(of: "\n", with: ", "),
-            "pending: \(counts(d.pending))", "withheld (consent off): \(counts(d.withheld))", "sent: \(counts(d.sent))",
-            "quarantined: \(d.quarantined.count)",
+            "outbox: \(d.summary)",
+            "\(PublishingState.pending.word): \(counts(d.pending))",
+            "\(PublishingState.withheld.word) (consent off): \(counts(d.withheld))",
+            "\(PublishingState.sent.word): \(counts(d.sent))",
+            "\(PublishingState.quarantined.word): \(d.quarantined.count)",
         ]
         out += d.quarantined.map { "  \($0.kind) \($0.id): \($0.reason)" }
         out.append("sync log (newest first):")

@@ -82,11 +82,21 @@ public final class Daemon: Sendable {
                 board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
                 problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
         }
+        // A confirmation (`drafts confirm` through the socket, the page in-process) wakes sync: the
+        // ride leaves within seconds, not after sync.interval_s.
+        let engine = sync?.engine
+        let syncNow: (@Sendable () -> Void)? = engine.map { engine in { @Sendable in engine.workAvailable() } }
+        let syncOff = syncProblem ?? PublishingSetup.Hold.noHub.description
         var server: StatusServer?
         do {
             server = try StatusServer(
                 path: configuration.status.socket, clients: statusClients, status: status,
-                mark: { [marks = loop.marks] kind, reply in marks.submit(kind, reply: reply) })
+                mark: { [marks = loop.marks] kind, reply in marks.submit(kind, reply: reply) },
+                syncNow: {
+                    guard let syncNow else { return SyncNowReply(off: syncOff) }
+                    syncNow()
+                    return SyncNowReply()
+                })
         } catch .alreadyRunning(let path) {
             throw DaemonStartError.anotherDaemon(path: path)
         } catch .notASocket(let path) {
@@ -110,7 +120,7 @@ public final class Daemon: Sendable {
             review: ReviewAddress(configuration.review.listen).map {
                 ReviewService(
                     store: store, address: $0, publishing: configuration.publishing,
-                    streetMap: Self.streetMap(configuration.review, logger: logger), logger: logger)
+                    streetMap: Self.streetMap(configuration.review, logger: logger), syncNow: syncNow, logger: logger)
             },
             loop: loop,
             degradedMode: DegradedModeService(

@@ -138,7 +138,10 @@ public enum Checks {
     /// it is.
     public static func absolutePath(_ s: String) -> String? {
         if s.isEmpty { return "must not be empty" }
-        if !s.hasPrefix("/") { return "\"\(s)\" is not an absolute path" }
+        if !s.hasPrefix("/") {
+            return "\"\(s)\" is relative; the configuration file takes absolute paths only (where the daemon starts is no place "
+                + "to count from): write it from / — on the command line a relative path is fine"
+        }
         if s.contains("\0") { return "contains a NUL byte" }
         return nil
     }
@@ -169,7 +172,7 @@ public enum Checks {
 
     public static func socketPath(_ s: String) -> String? {
         if let reason = absolutePath(s) { return reason }
-        return s.utf8.count > 107 ? "longer than a Unix socket path may be (107 bytes)" : nil
+        return s.utf8.count > 107 ? "\(s) is longer than a Unix socket path may be (107 bytes): choose a shorter path" : nil
     }
 
     /// Why `s` is not an http(s) URL with a host; nil when it is, or when empty (no sync).

@@ -59,12 +59,15 @@ extension DaemonConfiguration {
         set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) {
             c.imu.rateHz = $0
         }
-        set(o.storePath, "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
+        // Paths typed on the command line are relative to the working directory, as with any Unix tool.
+        set(o.storePath.map(CommandLinePath.resolve), "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
         set(o.hubURL, "hub", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
         set(o.hubTokenFile, "token-file", "sync.token_file", Checks.nonEmpty) { c.sync.tokenFile = $0 }
         set(o.hubCAFile, "ca-file", "sync.ca_file", Checks.nonEmpty) { c.sync.caFile = $0 }
         set(o.logLevel, "log-level", "log.level", { _ in nil }) { c.log.level = $0 }
-        set(o.statusSocket, "status-socket", "status.socket", Checks.socketPath) { c.status.socket = $0 }
+        set(o.statusSocket.map(CommandLinePath.resolve), "status-socket", "status.socket", Checks.socketPath) {
+            c.status.socket = $0
+        }
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
         return c
     }

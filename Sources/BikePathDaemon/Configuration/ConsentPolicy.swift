@@ -70,14 +70,44 @@ public enum ConsentPolicy {
             }
         }
 
-        /// `drafts confirm`'s line for draft `id`.
-        public func text(id: String) -> String {
-            switch self {
-            case .queued: "draft \(id) confirmed and queued for sync"
-            case .queuedWithoutHub:
-                "draft \(id) confirmed and queued for sync; no hub is configured (sync.hub_url), so it leaves when "
+        /// `drafts confirm`'s line for draft `id`; `now`: what the running daemon said when asked to
+        /// send it at once (asked only for `queued`).
+        public func text(id: String, now: SyncNow? = nil) -> String {
+            switch (self, now) {
+            case (.queued, .sending?):
+                "draft \(id) confirmed; the daemon is sending it to the hub now (`bikepathd sync status` shows it sent)"
+            case (.queued, .daemonSyncOff(let why)?):
+                "draft \(id) confirmed and \(PublishingState.pending.word); the running daemon syncs nothing (\(why)), so it leaves at "
+                    + "`bikepathd sync run --once`"
+            case (.queued, .noDaemon(let socket)?):
+                "draft \(id) confirmed and \(PublishingState.pending.word); no daemon answers on \(socket), so it leaves when "
+                    + "`bikepathd run` starts, or now with `bikepathd sync run --once`"
+            case (.queued, nil): "draft \(id) confirmed and \(PublishingState.pending.word)"
+            case (.queuedWithoutHub, _):
+                "draft \(id) confirmed and \(PublishingState.pending.word); no hub is configured (sync.hub_url), so it leaves when "
                     + "`bikepathd sync --hub URL` runs or a hub is set"
-            case .heldBack(let why): "draft \(id) confirmed; it stays on this device: \(why)"
+            case (.heldBack(let why), _): "draft \(id) confirmed; it stays on this device: \(why)"
+            }
+        }
+
+        /// What became of the request to send a confirmation at once (`StatusClient.syncNow`).
+        public enum SyncNow: Equatable, Sendable {
+            /// The daemon's sync loop was woken: the ride leaves within seconds when the hub answers.
+            case sending
+            /// A daemon runs and syncs nothing, and why.
+            case daemonSyncOff(String)
+            /// No daemon answers on this status socket.
+            case noDaemon(String)
+        }
+
+        /// Asks the daemon on `socket` to send a `queued` confirmation now; nil when the draft is not to be sent.
+        public func askDaemon(socket: String) -> SyncNow? {
+            guard self == .queued else { return nil }
+            do {
+                let reply = try StatusClient.syncNow(path: socket)
+                return reply.woken ? .sending : .daemonSyncOff(reply.off ?? "sync is off")
+            } catch {
+                return .noDaemon(socket)
             }
         }
     }

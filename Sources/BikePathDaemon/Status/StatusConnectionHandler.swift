@@ -2,7 +2,7 @@ import BikePathAPI
 import BikePathCore
 import NIOCore
 
-/// One status-socket connection: reads one request line and answers it (`status`, `mark`),
+/// One status-socket connection: reads one request line and answers it (`status`, `mark`, `sync`),
 /// or subscribes it to events (`tail`). Runs on the connection's event loop.
 final class StatusConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -13,6 +13,8 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         let clients: StatusClients
         let status: @Sendable () -> DaemonStatus
         let mark: MarkHandler?
+        /// `sync`: wake the daemon's sync loop (a confirmation was just made); nil: this daemon syncs nothing.
+        let syncNow: (@Sendable () -> SyncNowReply)?
         /// A client that has not sent a whole request by then is let go (idle connections pile up).
         let requestTimeout: TimeAmount
         /// A tail client whose buffer stays full this long is let go.
@@ -84,6 +86,8 @@ final class StatusConnectionHandler: ChannelInboundHandler {
             // (no wait behind the writer). NIO's shared blocking pool was tried: `status`
             // then waited behind the pool's other users (1 of 20 timed out in the full suite).
             answer(JSONText.snakeCaseLine(shared.status()), context: context)
+        case ("sync", _):
+            answer((shared.syncNow?() ?? SyncNowReply(off: "this daemon runs no sync")).jsonLine(), context: context)
         case ("tail", _):
             let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
             if let held = shared.clients.beginTail(context.channel, handler: bound) {
@@ -109,7 +113,8 @@ final class StatusConnectionHandler: ChannelInboundHandler {
             mark(kind) { reply in bound.eventLoop.execute { bound.value.markAnswered(reply) } }
         default:
             answer(
-                JSONText.snakeCaseLine(["error": "unknown request \"\(request)\"; expected status, tail or mark [KIND]"]), context: context)
+                JSONText.snakeCaseLine(["error": "unknown request \"\(request)\"; expected status, tail, sync or mark [KIND]"]),
+                context: context)
         }
     }
 

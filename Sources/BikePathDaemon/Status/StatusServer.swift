@@ -50,7 +50,8 @@ public final class StatusServer: Sendable {
         path: String, permissions: mode_t = 0o660,
         requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
         clients: StatusClients = StatusClients(), slowReaderSeconds: Double = 10,
-        status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil
+        status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil,
+        syncNow: (@Sendable () -> SyncNowReply)? = nil
     ) throws(StatusSocketError) {
         self.path = path
         self.clients = clients
@@ -62,7 +63,7 @@ public final class StatusServer: Sendable {
             unlink(path)  // a stale socket: nobody answers on it
         }
         let shared = StatusConnectionHandler.Shared(
-            clients: clients, status: status, mark: mark,
+            clients: clients, status: status, mark: mark, syncNow: syncNow,
             requestTimeout: .nanoseconds(Int64(requestTimeoutSeconds * 1e9)),
             slowReaderTimeout: .nanoseconds(Int64(slowReaderSeconds * 1e9)))
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -15,7 +15,9 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badPath(let p): "\(p) is not a usable Unix socket path"
+        case .badPath(let p):
+            "\(p) is not a usable Unix socket path (empty, or longer than 107 bytes once made absolute): "
+                + "choose a shorter one with --status-socket or status.socket"
         case .alreadyRunning(let p): "another bikepathd already answers on \(p)"
         case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check status.socket / --status-socket)"
         case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"

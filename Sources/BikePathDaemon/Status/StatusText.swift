@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathStore
 import Foundation
 
 extension DaemonStatus {
@@ -24,7 +25,7 @@ extension DaemonStatus {
         var imuText = imu.connected ? "connected" : "not connected"
         if let rate = imu.rateHz { imuText += String(format: ", %.1f Hz", rate) }
         lines.append(("imu", imuText))
-        var storeText = "\(store.path), \(store.queueLength) queued for sync"
+        var storeText = "\(store.path), \(store.queueLength) \(PublishingState.pending.word)"
         if let free = store.freeBytes { storeText += ", " + Self.bytes(free) + " free" }
         lines.append(("store", storeText))
         var syncText = sync.enabled ? "on" : "off"

@@ -102,24 +102,70 @@ public struct DraftMap: Sendable {
         let bar = p.scaleBarMetres
         let barLength = bar * p.scale
         let label = bar >= 1000 ? String(format: "%.0f km", bar / 1000) : String(format: "%.0f m", bar)
+        let box = scaleBarBox(barLength: barLength)
         parts.append(
             String(
-                format: "<line x1=\"8\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#000\" stroke-width=\"2\"/>",
-                p.height - 8, 8 + barLength, p.height - 8)
-                + "<text x=\"8\" y=\"\(Int(p.height) - 12)\" font-size=\"10\" font-family=\"sans-serif\">\(label)</text>")
+                format: "<g class=\"scale\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\"/>",
+                box.x, box.y + box.height - 4, box.x + barLength, box.y + box.height - 4)
+                + String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" font-family=\"sans-serif\">", box.x, box.y + 10)
+                + "\(label)</text></g>")
         parts.append("</svg>")
         return parts.joined(separator: "\n")
     }
 
-    /// The path's vertices from the one nearest `start` to the one nearest `end`,
-    /// with the two ends themselves: the stretch of the ride a road-quality segment covers.
-    static func pathBetween(_ path: [Coordinate], _ start: Coordinate?, _ end: Coordinate?) -> [Coordinate] {
-        guard let start, let end, !path.isEmpty else { return [] }
-        func nearest(_ c: Coordinate) -> Int {
-            path.indices.min { Geodesic.distance(path[$0], c) < Geodesic.distance(path[$1], c) } ?? 0
+    /// Where the scale bar and its label go: the first corner of bottom left, bottom right and top left
+    /// whose box (the label above the bar, 8 px from the edges) no marker covers — the start dot, the end
+    /// square, a numbered dot — so "50 m" stays readable (the end square once sat on it).
+    func scaleBarBox(barLength: Double) -> (x: Double, y: Double, width: Double, height: Double) {
+        let p = projection
+        let width = max(barLength, 34), height = 16.0
+        let corners = [(8.0, p.height - 8 - height), (p.width - 8 - width, p.height - 8 - height), (8.0, 8.0)]
+        // Each marker as a centre and the radius it covers, with 2 px to spare.
+        var markers = [draft.path.first, draft.path.last].compactMap { $0 }.map { (p.point($0), 10.0) }
+        markers += shown.compactMap(\.coordinate).map { (p.point($0), 11.0) }
+        func clear(_ x: Double, _ y: Double) -> Bool {
+            markers.allSatisfy { m, r in
+                let nx = min(max(m.x, x), x + width), ny = min(max(m.y, y), y + height)
+                return hypot(m.x - nx, m.y - ny) >= r
+            }
         }
-        let a = nearest(start), b = nearest(end)
-        let inner = a < b ? Array(path[(a + 1)..<b]) : []
-        return [start] + inner + [end]
+        let corner = corners.first { clear($0.0, $0.1) } ?? corners[0]
+        return (corner.0, corner.1, width, height)
+    }
+
+    /// The part of `path` a road-quality stretch covers, from the point of the path nearest `start` to
+    /// the point nearest `end` at or after it, so every point drawn lies on the drawn path. (Before, the
+    /// stretch's own ends were drawn as they were measured, and an end whose nearest vertex came before
+    /// its start's was joined by a straight line: one stretch left the path on the bundled ride.)
+    static func pathBetween(_ path: [Coordinate], _ start: Coordinate?, _ end: Coordinate?) -> [Coordinate] {
+        guard let start, let end, path.count > 1 else { return [] }
+        let a = nearestOnPath(path, start, from: (0, 0))
+        let b = nearestOnPath(path, end, from: (a.segment, a.t))
+        guard (b.segment, b.t) > (a.segment, a.t) else { return [] }
+        return [a.point] + (a.segment < b.segment ? Array(path[(a.segment + 1)...b.segment]) : []) + [b.point]
+    }
+
+    /// The point of `path` nearest `c` at or after `from` (segment index, fraction along it): its
+    /// segment, fraction and coordinate, on a local plane in metres (a ride's few kilometres).
+    static func nearestOnPath(_ path: [Coordinate], _ c: Coordinate, from: (segment: Int, t: Double)) -> (
+        segment: Int, t: Double, point: Coordinate
+    ) {
+        let east = 111_320.0 * cos(c.latitude * .pi / 180), north = 111_132.0
+        func plane(_ p: Coordinate) -> (x: Double, y: Double) {
+            ((p.longitude - c.longitude) * east, (p.latitude - c.latitude) * north)
+        }
+        var best = (segment: from.segment, t: from.t, d: Double.infinity)
+        for i in from.segment..<(path.count - 1) {
+            let p = plane(path[i]), q = plane(path[i + 1])
+            let dx = q.x - p.x, dy = q.y - p.y, length = dx * dx + dy * dy
+            let lower = i == from.segment ? from.t : 0
+            let t = length == 0 ? lower : min(1, max(lower, -(p.x * dx + p.y * dy) / length))
+            let d = hypot(p.x + t * dx, p.y + t * dy)
+            if d < best.d { best = (i, t, d) }
+        }
+        let p = path[best.segment], q = path[best.segment + 1]
+        let point = Coordinate(
+            latitude: p.latitude + best.t * (q.latitude - p.latitude), longitude: p.longitude + best.t * (q.longitude - p.longitude))
+        return (best.segment, best.t, point)
     }
 }
