@@ -130,7 +130,8 @@ import Testing
         let node = NearestNode(node: 7, position: at, distanceMeters: 0)
         let route = Route(JoinedPath(start: node, links: [], end: node), rule: RouteRule())
         #expect(route.path.count == 1)
-        let json = try JSONSerialization.jsonObject(with: try Route.geoJSON([route], spots: [], radiusMeters: 15).encoded()) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: try Route.geoJSON([route], spots: [], radiusMeters: 15).encoded()) as? [String: Any]
         let geometry = ((json?["features"] as? [[String: Any]])?.first?["geometry"]) as? [String: Any]
         #expect(geometry?["type"] as? String == "LineString")
         #expect((geometry?["coordinates"] as? [[Double]])?.count == 2)
