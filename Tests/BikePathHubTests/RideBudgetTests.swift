@@ -9,7 +9,7 @@ import Testing
 /// What one ride may cost the map (`RideBudget`, docs/hub.md "Upload budget"): the hostile
 /// rides of the adversarial pass are over it, with the limit named; long real rides are not;
 /// the geometry at the antimeridian costs a step its metres, not the world's width.
-@Suite struct RideBudgetTests {
+@Suite(.ownThreads) struct RideBudgetTests {
     static func draft(_ path: [Coordinate], stretches: [RoadSegmentUpload] = []) -> DraftUpload {
         DraftUpload(
             id: "D1", trip: Fixtures.trip("T1"), pathStatus: nil, path: path.map { [$0.latitude, $0.longitude] }, obstacles: [],
@@ -91,7 +91,7 @@ import Testing
 }
 
 /// Route searches at once are bounded, and the rest beyond the queue answered at once.
-@Suite struct SearchGateTests {
+@Suite(.ownThreads) struct SearchGateTests {
     @Test(.timeLimitOnceRunning(.minutes(1))) func aFullGateAnswersBusyAtOnceAndHandsOverInOrder() async throws {
         let gate = SearchGate(running: 1, waiting: 1)
         let (release, releaser) = AsyncStream.makeStream(of: Void.self)
@@ -124,7 +124,7 @@ import Testing
 
 /// A route whose ends join the network at one node (from == to) is still a LineString of two
 /// positions (RFC 7946 §3.1.4): it was a one-position line, invalid GeoJSON.
-@Suite struct ZeroLengthRouteTests {
+@Suite(.ownThreads) struct ZeroLengthRouteTests {
     @Test func aRouteJoinedAtOneNodeIsAValidLineString() throws {
         let at = Fixtures.at(east: 0)
         let node = NearestNode(node: 7, position: at, distanceMeters: 0)

@@ -122,7 +122,7 @@ import Testing
                 #expect(html.contains(String(format: "%.2f kg", stats.co2AvoidedGrams / 1000)))
                 #expect(html.contains("The first comes at 100.00 km"))
             }
-            for uri in ["/drafts/nope", "/drafts/9", "/drafts/nope/map.svg"] {
+            for uri in ["/drafts/nope", "/drafts/9999", "/drafts/nope/map.svg"] {
                 try await client.execute(uri: uri, method: .get, headers: p.headers) { response in
                     #expect(response.status == .notFound, "\(uri)")
                     #expect(String(buffer: response.body).contains("no draft"))
