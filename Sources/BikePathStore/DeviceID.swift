@@ -21,7 +21,9 @@ enum DeviceID {
     /// The id of the trip that started at `start` (sample time, ns) and `utc` (ns, if known).
     static func trip(deviceKey: String, start: Int64, utc: Int64?) -> String {
         var input = Array("bikepath-trip\u{0}\(deviceKey)\u{0}".utf8)
-        for value in [start, utc ?? 0, utc == nil ? 0 : 1] {
+        // Typed: Swift 6.2 finds the untyped literal ambiguous.
+        let fields: [Int64] = [start, utc ?? 0, utc == nil ? 0 : 1]
+        for value in fields {
             for i in 0..<8 { input.append(UInt8(truncatingIfNeeded: value >> Int64(8 * i))) }
         }
         return text(Array(SHA256Hasher.hash(input).prefix(16)), version: 8)

@@ -238,7 +238,12 @@ struct Ingest {
     static func floats(_ data: Data) -> [Float] {
         let bytes = [UInt8](data)
         return stride(from: 0, to: bytes.count - 3, by: 4).map { i in
-            Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+            // Named bytes, typed: Swift 6.2 cannot type-check the one-line form in reasonable time.
+            let b0 = UInt32(bytes[i])
+            let b1: UInt32 = UInt32(bytes[i + 1]) << 8
+            let b2: UInt32 = UInt32(bytes[i + 2]) << 16
+            let b3: UInt32 = UInt32(bytes[i + 3]) << 24
+            return Float(bitPattern: b0 | b1 | b2 | b3)
         }
     }
 

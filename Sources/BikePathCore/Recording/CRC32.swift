@@ -27,11 +27,15 @@ public enum CRC32 {
             while n - i >= 8 {
                 let lo = bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian ^ c
                 let hi = bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian
-                c =
+                // Two named halves of four lookups each: Swift 6.2's type checker gives up
+                // ("reasonable time") on the eight-term expression that 6.3 accepts.
+                let fromLo: UInt32 =
                     t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)]
                     ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
-                    ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
+                let fromHi: UInt32 =
+                    t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
                     ^ t[1 * 256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                c = fromLo ^ fromHi
                 i += 8
             }
             while i < n {

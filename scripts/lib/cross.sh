@@ -1,0 +1,113 @@
+# Shared by scripts/package and scripts/arm64-check (sourced, not run): where the
+# scratch roots live, how they are made and how a command runs inside one.
+#
+# Everything lands under .build-cross/ (ignored by git through `.build-*/`), or under
+# $CROSS_DIR. Nothing here is a cache between CI runs: CI starts from a clean clone,
+# so every root is made anew there. Within one run the roots share one apt archive
+# cache ($CROSS_DIR/apt-cache): the trixie arm64 sysroot and the clean check root
+# download the same libc6, libgps30t64, ... once.
+
+CROSS_DIR=${CROSS_DIR:-$PWD/.build-cross}
+APT_CACHE=$CROSS_DIR/apt-cache
+# sid's Release file on this mirror is past its Valid-Until; trixie's is not, but the
+# option is harmless there.
+APTOPT=(--aptopt='Acquire::Check-Valid-Until "false"')
+
+log() { printf '%s %s\n' "[$(date -u +%H:%M:%S)]" "$*" >&2; }
+die() {
+  printf 'FAILED: %s\n' "$*" >&2
+  exit 1
+}
+
+# Step timings: `step NAME` starts one, `step_end` prints how long the last one took.
+step() {
+  STEP_NAME=$1
+  STEP_T0=$(date +%s)
+  log "== $STEP_NAME"
+}
+step_end() { log "== $STEP_NAME: $(($(date +%s) - STEP_T0)) s"; }
+
+# Needs root (mmdebstrap's root mode, chroot, mounts), qemu for foreign binaries.
+need_host_tools() {
+  local missing=() p
+  for p in mmdebstrap qemu-user-static binfmt-support arch-test; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+# qemu-aarch64 registered with the kernel, so arm64 binaries in a chroot just run.
+enable_binfmt() {
+  [ -e /proc/sys/fs/binfmt_misc/status ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || die "qemu-aarch64 is not registered in binfmt_misc"
+}
+
+# make_root DIR SUITE ARCHES PACKAGES [extra mmdebstrap args...]: a directory root,
+# made once (DIR/.made marks a finished one), its .debs shared through $APT_CACHE.
+make_root() {
+  local dir=$1 suite=$2 arches=$3 packages=$4
+  shift 4
+  if [ -e "$dir/.made" ]; then
+    log "root $dir exists"
+    return
+  fi
+  rm -rf "$dir"
+  mkdir -p "$APT_CACHE"
+  mmdebstrap --variant=apt --architectures="$arches" "${APTOPT[@]}" \
+    --include="$packages" \
+    --skip=essential/unlink \
+    --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
+    --setup-hook="sync-in $APT_CACHE /var/cache/apt/archives/" \
+    --customize-hook="sync-out /var/cache/apt/archives $APT_CACHE" \
+    "$@" "$suite" "$dir" >&2
+  touch "$dir/.made"
+}
+
+# The git rewrite of github.com to the local package copies, without the rest of the
+# host's /etc/gitconfig (its credential helpers mean nothing in a root).
+root_gitconfig() {
+  local dir=$1
+  : >"$dir/etc/gitconfig"
+  git config --system --get-regexp '^url\..*\.insteadof$' | while read -r key value; do
+    git config --file "$dir/etc/gitconfig" --add "$key" "$value"
+  done
+}
+
+# mount_root DIR [HOSTDIR:INNERDIR ...]: /proc (the static Swift runtime reads its
+# arguments there; without it every command prints the overview), /dev, and bind mounts.
+# Undone by umount_root (scripts trap it).
+MOUNTED=()
+mount_root() {
+  local dir=$1 spec src dst
+  shift
+  mountpoint -q "$dir/proc" || {
+    mount -t proc proc "$dir/proc"
+    MOUNTED+=("$dir/proc")
+  }
+  mountpoint -q "$dir/dev" || {
+    mount --rbind /dev "$dir/dev"
+    mount --make-rslave "$dir/dev"
+    MOUNTED+=("$dir/dev")
+  }
+  for spec in "$@"; do
+    src=${spec%%:*}
+    dst=$dir${spec#*:}
+    mkdir -p "$dst"
+    mountpoint -q "$dst" || {
+      mount --bind "$src" "$dst"
+      MOUNTED+=("$dst")
+    }
+  done
+}
+umount_root() {
+  local i
+  for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do
+    umount -R "${MOUNTED[$i]}" 2>/dev/null || umount -lR "${MOUNTED[$i]}" 2>/dev/null || true
+  done
+  MOUNTED=()
+}
