@@ -55,10 +55,11 @@ public struct CLI: Sendable {
     public func trackPoints(_ trip: String) -> Int { Int(sql("SELECT COUNT(*) FROM track_points WHERE trip_id = '\(trip)'")) ?? 0 }
 
     public func pendingDraft() -> String? {
-        guard let r = try? run(["drafts", "list", "--db", store]), r.status == 0 else { return nil }
+        // Filtered by the state's JSON value, which stays put while its printed word changes
+        // ("pending" became "to review", and this looked for the word).
+        guard let r = try? run(["drafts", "list", "--state", "pending", "--db", store]), r.status == 0 else { return nil }
         // A line is "  N  ID  DATE TIME  STATE …": the id is the 36-character word.
-        return r.out.split(separator: "\n").first { $0.contains("pending") }
-            .flatMap { $0.split(separator: " ").first { $0.count == 36 }.map(String.init) }
+        return r.out.split(separator: "\n").lazy.compactMap { $0.split(separator: " ").first { $0.count == 36 }.map(String.init) }.first
     }
 
     public func log(_ dir: TempDir, _ n: Int) -> String {
