@@ -24,7 +24,7 @@ enum HostileLoadBenchmark {
         let lat = 51.40 + Double(street / 40) * 0.01, lon = -0.30 + Double(street % 40) * 0.01
         let start: Int64 = 1_793_520_000_000_000_000 + Int64(street) * 1_800_000_000_000
         let id = "S\(street)-D\(device)"
-        let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 300_000_000_000, statistics: HostileLoadBenchmark.stats)
+        let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 300_000_000_000, statistics: HubLoadBenchmark.rideStats)
         // The two riders a metre apart, as two GNSS receivers on one street.
         let path = (0...60).map { [lat + Double($0) * 0.0001, lon + Double(device % 2) * 0.00001] }
         let draft = DraftUpload(id: id, trip: trip, pathStatus: "optimal", path: path, obstacles: [], roadQuality: [])
@@ -38,7 +38,7 @@ enum HostileLoadBenchmark {
     static func hostileRides() throws -> [(name: String, body: ByteBuffer)] {
         func confirmation(_ id: String, _ path: [[Double]], stretches: [RoadSegmentUpload] = []) throws -> ByteBuffer {
             let trip = TripUpload(
-                id: "T-\(id)", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: HostileLoadBenchmark.stats)
+                id: "T-\(id)", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: HubLoadBenchmark.rideStats)
             let draft = DraftUpload(id: id, trip: trip, pathStatus: nil, path: path, obstacles: [], roadQuality: stretches)
             var plain = ByteBuffer(
                 bytes: try WireJSON.encode(
@@ -248,10 +248,6 @@ enum HostileLoadBenchmark {
             return lines
         }
     }
-
-    /// A 3 km ride's statistics.
-    static let stats = TripStatisticsUpload(
-        distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
 
     static func milliseconds(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
 }

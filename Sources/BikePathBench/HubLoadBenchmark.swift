@@ -32,14 +32,16 @@ import NIOCore
 enum HubLoadBenchmark {
     static let maxRate = 4_000.0
 
+    /// A 3 km ride's statistics, for every simulated upload.
+    static let rideStats = TripStatisticsUpload(
+        distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
+
     static func token(_ device: Int) -> String { "bench-token-\(device)-0123456789abcdef" }
 
     static func ride(device: Int, n: Int) -> [BatchRequest.Item] {
         let id = "D\(device)-R\(n)"
         let start: Int64 = 1_793_520_000_000_000_000 + Int64(n) * 1_800_000_000_000
-        let stats = TripStatisticsUpload(
-            distanceM: 3_000, elapsedS: 900, movingS: 850, avgMovingSpeed: 3.5, maxSpeed: 8, elevationGainM: 10, co2AvoidedG: 360)
-        let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 900_000_000_000, statistics: stats)
+        let trip = TripUpload(id: "T-\(id)", startUtcNs: start, endUtcNs: start + 900_000_000_000, statistics: rideStats)
         let lat = 52.50 + Double(device % 50) * 0.002, lon = 13.30 + Double(n % 50) * 0.002
         let path = (0..<120).map { [lat + Double($0) * 0.0002, lon] }
         let obstacles = (0..<3).map {

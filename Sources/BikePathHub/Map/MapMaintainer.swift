@@ -144,7 +144,12 @@ final class MapMaintainer: Service {
     /// spot on the other side.
     /// Returns the confirmed rides, decoded, for the network (`extendNetwork`) that follows.
     @discardableResult
-    static func index(_ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger) async throws -> [ConfirmationKey:
+    /// `budgeted`: the confirmations were measured against `RideBudget` at upload (those the
+    /// uploads queued), so the measure is not taken again on this hot path; the scan's may
+    /// have been stored before the budget existed.
+    static func index(
+        _ confirmations: [IndexableConfirmation], _ store: any HubStore, budgeted: Bool = false, logger: Logger
+    ) async throws -> [ConfirmationKey:
         RiddenPath]
     {
         var ridden: [ConfirmationKey: RiddenPath] = [:]
@@ -162,10 +167,12 @@ final class MapMaintainer: Service {
                     "map: confirmation \(c.id) of \(c.device) set aside, over the map's budget: \(problems.joined(separator: "; "))")
                 return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
             }
-            let over = upload.confirmed ? RideBudget.problems(upload.draft, prefix: "draft.", tiles: false) : []
-            guard over.isEmpty else { return setAside(over) }
+            if !budgeted {
+                let over = upload.confirmed ? RideBudget.problems(upload.draft, prefix: "draft.", tiles: false) : []
+                guard over.isEmpty else { return setAside(over) }
+            }
             let entry = MapTiles.entry(for: c, upload)
-            if let problem = RideBudget.tilesProblem(entry.dirty.count, prefix: "draft.") { return setAside([problem]) }
+            if !budgeted, let problem = RideBudget.tilesProblem(entry.dirty.count, prefix: "draft.") { return setAside([problem]) }
             ridden[c.key] = RiddenPath(device: c.device, upload)
             return entry
         }
@@ -186,7 +193,9 @@ final class MapMaintainer: Service {
         // a whole backlog, are not kept).
         var ridden: [ConfirmationKey: RiddenPath] = [:]
         for start in stride(from: 0, to: queued.count, by: batch) {
-            ridden.merge(try await index(Array(queued[start..<min(queued.count, start + batch)]), store, logger: logger)) { a, _ in a }
+            ridden.merge(try await index(Array(queued[start..<min(queued.count, start + batch)]), store, budgeted: true, logger: logger)) {
+                a, _ in a
+            }
         }
         var after: ConfirmationKey? = nil
         while scan {
