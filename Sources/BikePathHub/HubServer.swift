@@ -84,7 +84,7 @@ struct HubServer {
                 return try await guarded(request, context) { json throws(Refusal) in
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, parsed in
-                    let stored = try await store.put(device: device, records: [parsed.record])
+                    let stored = try await storeGuard.run { try await store.put(device: device, records: [parsed.record]) }
                     map.stored(Self.createdConfirmations(device, [parsed], stored))
                     judged(stored, context)
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
@@ -98,7 +98,8 @@ struct HubServer {
                 batch.results.count
             } store: { device, batch in
                 var results = batch.results
-                let stored = try await store.put(device: device, records: batch.toStore.map(\.parsed.record))
+                let records = batch.toStore.map(\.parsed.record)
+                let stored = try await storeGuard.run { try await store.put(device: device, records: records) }
                 map.stored(Self.createdConfirmations(device, batch.toStore.map(\.parsed), stored))
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
                 judged(results.compactMap { $0 }, context)
@@ -109,7 +110,7 @@ struct HubServer {
             try await guarded(request, context) { json throws(Refusal) in
                 try UploadParsing.livePosition(json: json)
             } store: { device, canonical in
-                try await store.putLivePosition(device: device, body: canonical)
+                try await storeGuard.run { try await store.putLivePosition(device: device, body: canonical) }
                 return Response(status: .noContent)
             }
         }

@@ -67,6 +67,15 @@ public protocol HubStore: Sendable {
     /// Records which tiles each confirmation touches, adds its evidence to the stored sums
     /// (once: a confirmation indexed before adds nothing) and marks `dirty` dirty, in one transaction.
     func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws
+    /// Counts one more indexing attempt of each of `keys`, in its own transaction before the
+    /// attempt, and returns the attempts each had before this one (0 for none): an attempt
+    /// that never finished (the hub stopped, failed or was killed) stays counted. `index`
+    /// forgets a confirmation's attempts once it is indexed.
+    func countIndexingAttempt(_ keys: [ConfirmationKey]) async throws -> [ConfirmationKey: Int]
+    /// The confirmations indexed with no evidence because they could not be indexed
+    /// (`MapIndexEntry.setAside`), with why, in key order: what the operator reads
+    /// (`bikepath-hub map set-aside`).
+    func setAsideConfirmations() async throws -> [SetAsideConfirmation]
     /// The stored reports (`MapEvidence.reports`) in `windows`.
     func mapEvidence(_ windows: [ReportWindow]) async throws -> MapEvidence
     /// The stored reports in `windows` grouped as the corroboration rule reads them
@@ -127,8 +136,16 @@ public protocol HubStore: Sendable {
     func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink]
     /// The links whose bounding box meets `box` (on PostgreSQL through PostGIS's spatial index).
     func networkLinks(in box: BoundingBox) async throws -> [NetworkLink]
-    /// The links meeting `box` with at least `minRiders` riders, for a route search.
-    func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph
+    /// The links meeting `box` with at least `minRiders` riders, for a route search; throws
+    /// `RouteSearch.Problem.tooManyLinks` (counted before any is read) past `maxLinks`.
+    func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks: Int) async throws -> any RoutingGraph
+}
+
+extension HubStore {
+    /// The graph for a search by the default `RouteRule`.
+    public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
+        try await routingGraph(in: box, minRiders: minRiders, maxLinks: RouteRule().maxLinks)
+    }
 }
 
 /// A confirmation record the tile index has not seen.
@@ -164,6 +181,22 @@ public struct MapIndexEntry: Sendable {
     /// The tiles whose slices it can change (`MapTiles.dirtied(by:)`).
     public var dirty: Set<MapGrid.Cell>
     public var evidence: MapEvidence
+    /// Why it is indexed with nothing (over the map's budget, not decodable, failing): it is
+    /// not read again, and the reason is kept for the operator.
+    public var setAside: String? = nil
+
+    /// `confirmation` marked indexed with no evidence, for `reason`.
+    static func setAside(_ confirmation: IndexableConfirmation, reason: String) -> MapIndexEntry {
+        MapIndexEntry(confirmation: confirmation, tiles: [], dirty: [], evidence: MapEvidence(), setAside: reason)
+    }
+}
+
+/// A confirmation the map set aside, and why.
+public struct SetAsideConfirmation: Sendable, Equatable {
+    public var key: ConfirmationKey
+    public var reason: String
+    /// Indexing attempts counted before it was set aside (0 when refused at once, by the budget).
+    public var attempts: Int
 }
 
 /// The reports to read of one tile (`HubStore.mapEvidence`): those whose 10 m cells

@@ -108,7 +108,9 @@ struct MapRoutes: Sendable {
         let routes: [Route]
         do {
             // The store's part bounded in time; the search's CPU is not the store's silence.
-            let graph = try await storeGuard.run { try await store.routingGraph(in: box, minRiders: search.minRiders) }
+            let graph = try await storeGuard.run {
+                try await store.routingGraph(in: box, minRiders: search.minRiders, maxLinks: search.rule.maxLinks)
+            }
             routes = try await search.routes(from: query.from, to: query.to, k: query.k, on: graph)
         } catch let problem as RouteSearch.Problem {
             switch problem {
@@ -117,6 +119,8 @@ struct MapRoutes: Sendable {
                     .notFound, NoPathNear(error: "no-path-near", message: problem.description, nearestM: nearest.map { $0.rounded() }))
             case .noRoute:
                 return HubServer.answer(Refusal(.notFound, "no-route", problem.description))
+            case .tooManyLinks:
+                return HubServer.answer(Refusal(.badRequest, "too-many-links", problem.description))
             }
         }
         // The obstacles along them, from the stored tiles under the box.

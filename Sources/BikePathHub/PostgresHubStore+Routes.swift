@@ -7,8 +7,19 @@ import PostgresNIO
 /// (nearest-neighbour search on the GiST index) and pgRouting's Dijkstra runs on
 /// `map_links` as it is stored, its `cost` column kept by `refreshCosts`.
 extension PostgresHubStore {
-    public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
-        PgRoutingGraph(store: self, box: box, minRiders: minRiders)
+    public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
+        // Counted on the GiST index before pgRouting reads a link: a refused search costs a count.
+        let graph = PgRoutingGraph(store: self, box: box, minRiders: minRiders)
+        var count = 0
+        for try await n in try await client.query(
+            """
+            SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) s
+            """, logger: logger
+        ).decode(Int.self) {
+            count = n
+        }
+        guard count <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
+        return graph
     }
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or

@@ -186,6 +186,18 @@ public final class PostgresHubStore: HubStore {
                 "ALTER TABLE map_passes SET (fillfactor = 70)",
             ]
         ),
+        // Indexing attempts and the reason of each confirmation set aside, as on SQLite.
+        (
+            "v9-map-attempts",
+            [
+                """
+                CREATE TABLE map_attempts (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
+                    PRIMARY KEY (device_id, id)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
@@ -384,6 +396,32 @@ public final class PostgresHubStore: HubStore {
         return out
     }
 
+    public func countIndexingAttempt(_ keys: [ConfirmationKey]) async throws -> [ConfirmationKey: Int] {
+        let keys = Set(keys).sorted()
+        var before: [ConfirmationKey: Int] = [:]
+        for try await (device, id, attempts) in try await client.query(
+            """
+            INSERT INTO map_attempts SELECT d, i, 1, NULL FROM unnest(\(keys.map(\.device))::text[], \(keys.map(\.id))::text[]) AS u(d, i)
+            ON CONFLICT (device_id, id) DO UPDATE SET attempts = map_attempts.attempts + 1
+            RETURNING device_id, id, attempts - 1
+            """, logger: logger
+        ).decode((String, String, Int).self) {
+            before[ConfirmationKey(device: device, id: id)] = attempts
+        }
+        return before
+    }
+
+    public func setAsideConfirmations() async throws -> [SetAsideConfirmation] {
+        var out: [SetAsideConfirmation] = []
+        for try await (device, id, reason, attempts) in try await client.query(
+            "SELECT device_id, id, set_aside, attempts FROM map_attempts WHERE set_aside IS NOT NULL ORDER BY device_id, id",
+            logger: logger
+        ).decode((String, String, String, Int).self) {
+            out.append(SetAsideConfirmation(key: ConfirmationKey(device: device, id: id), reason: reason, attempts: attempts))
+        }
+        return out
+    }
+
     public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await client.withTransaction(logger: logger) { conn in
             // Three statements for the batch, not three per confirmation (a round trip each: one
@@ -412,6 +450,21 @@ public final class PostgresHubStore: HubStore {
                 fresh.insert(ConfirmationKey(device: device, id: id))
             }
             let added = MapEvidence.Total(entries.filter { fresh.remove($0.confirmation.key) != nil }.map(\.evidence))
+            // Attempts forgotten once indexed; a set-aside one keeps them, with its reason.
+            let aside = entries.compactMap { e in e.setAside.map { (key: e.confirmation.key, reason: $0) } }
+            let asideKeys = Set(aside.map(\.key)), done = keys.filter { !asideKeys.contains($0) }
+            try await conn.query(
+                """
+                DELETE FROM map_attempts WHERE (device_id, id) IN (SELECT * FROM unnest(\(done.map(\.device))::text[], \(done.map(\.id))::text[]))
+                """, logger: logger)
+            if !aside.isEmpty {
+                try await conn.query(
+                    """
+                    INSERT INTO map_attempts SELECT d, i, 0, r FROM unnest(\(aside.map(\.key.device))::text[], \(aside.map(\.key.id))::text[],
+                        \(aside.map(\.reason))::text[]) AS u(d, i, r)
+                    ON CONFLICT (device_id, id) DO UPDATE SET set_aside = excluded.set_aside
+                    """, logger: logger)
+            }
             // The network's queue in the batch's order (its arrival order): the sequence is
             // drawn row by row in that order.
             let rides = entries.filter { !$0.tiles.isEmpty }.map(\.confirmation.key)
@@ -571,7 +624,8 @@ public final class PostgresHubStore: HubStore {
     public func resetMapEvidence() async throws {
         // One statement, so one transaction.
         try await client.query(
-            "TRUNCATE map_passes, map_reports, map_stretches, map_status_riders, map_stretch_riders, map_indexed", logger: logger)
+            "TRUNCATE map_passes, map_reports, map_stretches, map_status_riders, map_stretch_riders, map_indexed, map_attempts",
+            logger: logger)
     }
 
     public func dirtyMapTiles(limit: Int) async throws -> [DirtyTile] {

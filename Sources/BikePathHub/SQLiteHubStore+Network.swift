@@ -102,33 +102,43 @@ extension SQLiteHubStore {
     }
 
     public func networkLinks(in box: BoundingBox) async throws -> [NetworkLink] {
-        // A link meeting the box has its midpoint within half a link of it: links are at
-        // most a few snapping distances long (`NetworkRule`), so 100 m around the box holds them.
-        let margin = 100 / 111_320.0, lonMargin = margin / max(min(cos(box.north * .pi / 180), cos(box.south * .pi / 180)), 0.01)
-        let range = MapTiles.range(
-            of: BoundingBox(
-                west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
-                east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
-        // Row by row: `tile_row BETWEEN … AND tile_column BETWEEN …` walked the index through
-        // whole rows of tiles across the city; `IN` makes one short range per row.
-        let rows = range.rows.map(String.init).joined(separator: ",")  // integers only
+        let tiles = Self.linkTiles(meeting: box)
         let links = try await pool.read { db in
             // A cursor decodes each row in place; `fetchAll` copied every row first, and the
             // copies' decoding was most of a box answer's time.
             try Array(
                 Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT \(NetworkLink.storedColumns) FROM map_links
-                        WHERE tile_row IN (\(rows)) AND tile_column BETWEEN ? AND ? ORDER BY id
-                        """, arguments: [range.columns.lowerBound, range.columns.upperBound]
+                    db, sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE \(tiles.sql) ORDER BY id", arguments: tiles.arguments
                 ).map(Self.link))
         }
         return links.filter { $0.meets(box) }
     }
 
-    public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
-        LoadedGraph(links: try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) })
+    public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
+        // Counted before a link is decoded: a refused search costs a count.
+        let tiles = Self.linkTiles(meeting: box)
+        let count = try await pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM (SELECT 1 FROM map_links WHERE \(tiles.sql) AND riders >= ? LIMIT ?)",
+                arguments: tiles.arguments + [minRiders, limit + 1]) ?? 0
+        }
+        guard count <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
+        return LoadedGraph(links: try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) })
+    }
+
+    /// The condition on `map_links` that holds every link meeting `box` (and some near it).
+    /// A link meeting the box has its midpoint within half a link of it: links are at most a
+    /// few snapping distances long (`NetworkRule`), so 100 m around the box holds them. Row by
+    /// row: `tile_row BETWEEN … AND tile_column BETWEEN …` walked the index through whole rows
+    /// of tiles across the city; `IN` makes one short range per row.
+    static func linkTiles(meeting box: BoundingBox) -> (sql: String, arguments: StatementArguments) {
+        let margin = 100 / 111_320.0, lonMargin = margin / max(min(cos(box.north * .pi / 180), cos(box.south * .pi / 180)), 0.01)
+        let range = MapTiles.range(
+            of: BoundingBox(
+                west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
+                east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
+        let rows = range.rows.map(String.init).joined(separator: ",")  // integers only
+        return ("tile_row IN (\(rows)) AND tile_column BETWEEN ? AND ?", [range.columns.lowerBound, range.columns.upperBound])
     }
 
     /// A row of `NetworkLink.storedColumns`, read by position (no name lookups over the

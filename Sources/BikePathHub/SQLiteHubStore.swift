@@ -160,6 +160,18 @@ public final class SQLiteHubStore: HubStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Indexing attempts of confirmations not indexed yet, and the reason of each set aside
+        // (`HubStore.countIndexingAttempt`): a record that stopped every pass, or killed the
+        // hub, is tried a bounded number of times, never for ever.
+        migrator.registerMigration("v7-map-attempts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE map_attempts (
+                        device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
+                        PRIMARY KEY (device_id, id)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 
@@ -282,15 +294,47 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
+    public func countIndexingAttempt(_ keys: [ConfirmationKey]) async throws -> [ConfirmationKey: Int] {
+        try await pool.write { db in
+            let count = try db.cachedStatement(
+                sql: """
+                    INSERT INTO map_attempts VALUES (?, ?, 1, NULL)
+                    ON CONFLICT (device_id, id) DO UPDATE SET attempts = attempts + 1 RETURNING attempts - 1
+                    """)
+            var before: [ConfirmationKey: Int] = [:]
+            for key in Set(keys) { before[key] = try Int.fetchOne(count, arguments: [key.device, key.id]) ?? 0 }
+            return before
+        }
+    }
+
+    public func setAsideConfirmations() async throws -> [SetAsideConfirmation] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT device_id, id, set_aside, attempts FROM map_attempts WHERE set_aside IS NOT NULL ORDER BY device_id, id"
+            ).map { SetAsideConfirmation(key: ConfirmationKey(device: $0[0], id: $0[1]), reason: $0[2], attempts: $0[3]) }
+        }
+    }
+
     public func index(_ entries: [MapIndexEntry], dirty: Set<MapGrid.Cell>) async throws {
         try await pool.write { db in
             // Cached: a batch of 64 rides runs these some 2,000 times.
             let tileRecord = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_tile_records VALUES (?, ?, ?, ?)")
             let indexed = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_indexed VALUES (?, ?)")
             let queued = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_network_queue (device_id, id) VALUES (?, ?)")
+            let forget = try db.cachedStatement(sql: "DELETE FROM map_attempts WHERE device_id = ? AND id = ?")
+            let setAside = try db.cachedStatement(
+                sql: """
+                    INSERT INTO map_attempts VALUES (?, ?, 0, ?)
+                    ON CONFLICT (device_id, id) DO UPDATE SET set_aside = excluded.set_aside
+                    """)
             var fresh: [MapEvidence] = []
             for entry in entries {
                 let confirmation = entry.confirmation
+                if let reason = entry.setAside {
+                    try setAside.execute(arguments: [confirmation.device, confirmation.id, reason])
+                } else {
+                    try forget.execute(arguments: [confirmation.device, confirmation.id])
+                }
                 for tile in entry.tiles {
                     try tileRecord.execute(arguments: [tile.row, tile.column, confirmation.device, confirmation.id])
                 }
@@ -495,7 +539,7 @@ public final class SQLiteHubStore: HubStore {
         try await pool.write { db in
             try db.execute(
                 sql:
-                    "DELETE FROM map_passes; DELETE FROM map_reports; DELETE FROM map_stretches; DELETE FROM map_status_riders; DELETE FROM map_stretch_riders; DELETE FROM map_indexed"
+                    "DELETE FROM map_passes; DELETE FROM map_reports; DELETE FROM map_stretches; DELETE FROM map_status_riders; DELETE FROM map_stretch_riders; DELETE FROM map_indexed; DELETE FROM map_attempts"
             )
         }
     }

@@ -10,7 +10,7 @@ struct HubCommand: AsyncParsableCommand {
         commandName: "bikepath-hub",
         abstract:
             "Reference upstream for bikepathd: stores trips, drafts, confirmations and SOS events, and publishes the riders' shared map (docs/api.yaml, docs/hub.md).",
-        subcommands: [Serve.self, Migrate.self, Token.self],
+        subcommands: [Serve.self, Migrate.self, Token.self, MapCommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -208,6 +208,30 @@ struct Token: AsyncParsableCommand {
                 return try await store.devices()
             }
             for d in devices { print("\(d.device) \(d.revoked ? "revoked" : "allowed") \(d.managedBy.rawValue)") }
+        }
+    }
+}
+
+struct MapCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map", abstract: "What the map maintainer could not index (docs/hub.md, \"Upload budget\").",
+        subcommands: [SetAside.self])
+
+    struct SetAside: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-aside",
+            abstract:
+                "Print each confirmation the map set aside (indexed with nothing: over the budget, not decodable, or failing every attempt): device, id, attempts, why."
+        )
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let aside = try await storage.storage.withStore(logger: hubLogger()) { store in
+                try await store.migrate()
+                return try await store.setAsideConfirmations()
+            }
+            for a in aside { print("\(a.key.device) \(a.key.id) attempts=\(a.attempts) \(a.reason)") }
+            if aside.isEmpty { print("no confirmation is set aside") }
         }
     }
 }

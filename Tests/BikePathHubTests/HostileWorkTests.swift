@@ -21,11 +21,13 @@ import Testing
     }
 
     /// A record stored before the upload checked the budget (here put past the routes) is set
-    /// aside by the maintainer, with its reason in the log, and the rest of the map goes on.
-    @Test(.timeLimitOnceRunning(.minutes(2))) func theMaintainerSetsAsideAStoredRideOverBudget() async throws {
+    /// aside by the maintainer, with its reason in the log and in the store for the operator
+    /// (`bikepath-hub map set-aside`), and the rest of the map goes on.
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: Backend.available)
+    func theMaintainerSetsAsideAStoredRideOverBudget(_ backend: Backend) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        try await Backend.sqlite.storage(dir).withStore(logger: Fixtures.logger) { store in
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
             try await store.issueToken(device: "bike-1", token: "token-of-bike-1-0123456789")
             let poison = try WireJSON.encode(Self.polar(id: "POLE"))
@@ -37,6 +39,8 @@ import Testing
             #expect(ContinuousClock.now - t0 < .seconds(20), "the pass took \(ContinuousClock.now - t0)")
             let warnings = log.all.filter { $0.level == .warning }.map(\.message)
             #expect(warnings.count == 1 && warnings[0].contains("POLE of bike-1 set aside") && warnings[0].contains("±85°"), "\(warnings)")
+            let aside = try await store.setAsideConfirmations()
+            #expect(aside.map(\.key) == [ConfirmationKey(device: "bike-1", id: "POLE")] && aside[0].reason.contains("±85°"), "\(aside)")
             // Neither is left to index again; the fine ride's tiles are on the map.
             #expect(try await store.unindexedConfirmations(after: nil, limit: 10).isEmpty)
             #expect(try await store.mapTilesInUse().count > 0)
@@ -46,6 +50,42 @@ import Testing
             let again = CapturedLog()
             try await MapMaintainer.pass(store, logger: again.logger)
             #expect(again.all.filter { $0.level == .warning }.isEmpty)
+        }
+    }
+
+    /// A confirmation whose indexing never finished (a hub killed, or a pass failing, while
+    /// indexing it: each attempt is counted in the store before it is made) is tried again
+    /// alone, and after `MapMaintainer.maxAttempts` set aside with why; the others in its batch
+    /// are indexed. Here the attempts a hub killed three times would have left are counted
+    /// as that hub counted them.
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: Backend.available)
+    func aConfirmationThatNeverFinishesIndexingIsSetAsideAfterItsAttempts(_ backend: Backend) async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.issueToken(device: "bike-1", token: "token-of-bike-1-0123456789")
+            // The first pass records the map rule's edition (a new edition forgets every attempt).
+            try await MapMaintainer.pass(store, logger: Fixtures.logger)
+            let ids = ["KILLER", "ONCE", "NEW"]
+            _ = try await store.put(
+                device: "bike-1", records: try ids.map { (.confirmation, $0, try WireJSON.encode(Fixtures.confirmation(id: $0))) })
+            let key = { ConfirmationKey(device: "bike-1", id: $0) }
+            for _ in 0..<MapMaintainer.maxAttempts { _ = try await store.countIndexingAttempt([key("KILLER")]) }
+            #expect(try await store.countIndexingAttempt([key("ONCE")]) == [key("ONCE"): 0])
+            let log = CapturedLog()
+            try await MapMaintainer.pass(store, logger: log.logger)
+            let aside = try await store.setAsideConfirmations()
+            #expect(aside.map(\.key) == [key("KILLER")], "\(aside)")
+            #expect(
+                aside.first?.attempts == MapMaintainer.maxAttempts + 1
+                    && aside.first?.reason.contains("did not finish in 3 attempts") == true)
+            #expect(log.all.contains { $0.level == .warning && $0.message.contains("KILLER of bike-1 set aside") })
+            // The one tried once before, and the new one, are indexed; none is left.
+            #expect(try await store.unindexedConfirmations(after: nil, limit: 10).isEmpty)
+            #expect(try await store.mapTilesInUse().count > 0)
+            // Indexed ones leave no attempt behind: a later pass counts none for them.
+            #expect(try await store.countIndexingAttempt([key("ONCE"), key("NEW")]) == [key("ONCE"): 0, key("NEW"): 0])
         }
     }
 

@@ -82,6 +82,12 @@ import Testing
                         end == "origin" && nearest.map { abs($0 - 2_000) < 30 } == true, "\(backend): \(end) \(String(describing: nearest))"
                     )
                 }
+                // A box holding more public links than a search may read is refused before one is read.
+                let held = try await store.networkLinks(in: box).filter { $0.isPublic(minRiders: 2) }.count
+                await #expect(throws: RouteSearch.Problem.tooManyLinks(limit: held / 2)) {
+                    _ = try await store.routingGraph(in: box, minRiders: 2, maxLinks: held / 2)
+                }
+                _ = try await store.routingGraph(in: box, minRiders: 2, maxLinks: 10 * held)
                 return routes[0].links.map(\.key)
             }
             best.append(keys)

@@ -119,6 +119,9 @@ final class MapMaintainer: Service {
             } catch {
                 if Task.isCancelled { return }
                 logger.warning("map: pass failed, retried in \(Self.idlePass): \(error)")
+                // The queued confirmations it held are stored, not indexed: the next pass's
+                // scan finds them (each tried alone, `index`), not one 30 s on.
+                lastScan = nil
             }
             // At most half a core: a long pass (seconds on a busy city) is followed by as
             // long a rest, so that uploads keep the other half while a stream of them
@@ -139,40 +142,68 @@ final class MapMaintainer: Service {
         } while await wakes.next() != nil  // nil once cancelled
     }
 
-    /// A new confirmation dirties every tile its evidence reaches (`MapTiles.dirtied(by:)`):
-    /// a spot's centre can move across a border, a pass along a border can count against a
-    /// spot on the other side.
+    /// Attempts at indexing one confirmation before it is set aside. An attempt is counted in
+    /// the store before it is made (`HubStore.countIndexingAttempt`), so one the hub never
+    /// finished (a pass that failed on it, a hub killed while indexing it) is known on the next
+    /// try, which takes it alone: one record holds up only itself, for at most this many
+    /// tries (a polar path once killed every restart's first pass, for ever).
+    static let maxAttempts = 3
+
+    /// Indexes `confirmations`: those tried before and not finished each alone, after the rest
+    /// as one batch. A new confirmation dirties every tile its evidence reaches
+    /// (`MapTiles.dirtied(by:)`): a spot's centre can move across a border, a pass along a
+    /// border can count against a spot on the other side.
     /// Returns the confirmed rides, decoded, for the network (`extendNetwork`) that follows.
-    @discardableResult
     /// `budgeted`: the confirmations were measured against `RideBudget` at upload (those the
     /// uploads queued), so the measure is not taken again on this hot path; the scan's may
     /// have been stored before the budget existed.
+    @discardableResult
     static func index(
         _ confirmations: [IndexableConfirmation], _ store: any HubStore, budgeted: Bool = false, logger: Logger
-    ) async throws -> [ConfirmationKey:
-        RiddenPath]
-    {
+    ) async throws -> [ConfirmationKey: RiddenPath] {
+        guard !confirmations.isEmpty else { return [:] }
+        let before = try await store.countIndexingAttempt(confirmations.map(\.key))
+        let retried = confirmations.filter { before[$0.key, default: 0] > 0 }
+        var ridden = try await write(
+            confirmations.filter { before[$0.key, default: 0] == 0 }, store, attempts: before, budgeted: budgeted, logger: logger)
+        for c in retried {
+            do {
+                ridden.merge(try await write([c], store, attempts: before, budgeted: budgeted, logger: logger)) { a, _ in a }
+            } catch {
+                logger.warning(
+                    "map: confirmation \(c.id) of \(c.device) failed to index (attempt \(before[c.key, default: 0] + 1) of \(maxAttempts)): \(error)"
+                )
+            }
+        }
+        return ridden
+    }
+
+    private static func write(
+        _ confirmations: [IndexableConfirmation], _ store: any HubStore, attempts: [ConfirmationKey: Int], budgeted: Bool,
+        logger: Logger
+    ) async throws -> [ConfirmationKey: RiddenPath] {
+        guard !confirmations.isEmpty else { return [:] }
         var ridden: [ConfirmationKey: RiddenPath] = [:]
         let entries = confirmations.map { c in
-            // Stored records passed validation; one that no longer decodes (a schema change)
-            // is indexed with no tile, so it is not read again, and said once here.
-            guard let upload = c.decoded else {
-                logger.warning("map: confirmation \(c.id) of \(c.device) does not decode: left out of the map")
-                return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
+            // Indexed with no evidence, so that it is not read again, and the reason kept
+            // (`bikepath-hub map set-aside`) and said once here; the rest of the map goes on.
+            func setAside(_ reason: String) -> MapIndexEntry {
+                logger.warning("map: confirmation \(c.id) of \(c.device) set aside: \(reason)")
+                return .setAside(c, reason: reason)
             }
-            // Over the budget (stored before the upload checked it): set aside, not indexed, so
-            // that no record can hold the map (a polar path once killed every restart's pass).
-            func setAside(_ problems: [String]) -> MapIndexEntry {
-                logger.warning(
-                    "map: confirmation \(c.id) of \(c.device) set aside, over the map's budget: \(problems.joined(separator: "; "))")
-                return MapIndexEntry(confirmation: c, tiles: [], dirty: [], evidence: MapEvidence())
-            }
+            let tried = attempts[c.key, default: 0]
+            if tried >= maxAttempts { return setAside("indexing it did not finish in \(tried) attempts") }
+            // Stored records passed validation; one that no longer decodes is a schema change.
+            guard let upload = c.decoded else { return setAside("it does not decode as a confirmation") }
+            // Over the budget (stored before the upload checked it).
             if !budgeted {
                 let over = upload.confirmed ? RideBudget.problems(upload.draft, prefix: "draft.", tiles: false) : []
-                guard over.isEmpty else { return setAside(over) }
+                guard over.isEmpty else { return setAside("over the map's budget: \(over.joined(separator: "; "))") }
             }
             let entry = MapTiles.entry(for: c, upload)
-            if !budgeted, let problem = RideBudget.tilesProblem(entry.dirty.count, prefix: "draft.") { return setAside([problem]) }
+            if !budgeted, let problem = RideBudget.tilesProblem(entry.dirty.count, prefix: "draft.") {
+                return setAside("over the map's budget: \(problem)")
+            }
             ridden[c.key] = RiddenPath(device: c.device, upload)
             return entry
         }

@@ -18,6 +18,8 @@ public struct RouteSearch: Sendable {
         case noPathNear(end: String, nearestMeters: Double?, reachMeters: Double)
         /// Both ends are near the network, but no public path joins them within the search box.
         case noRoute
+        /// The search box holds more than `limit` public links (`RouteRule.maxLinks`).
+        case tooManyLinks(limit: Int)
 
         public var description: String {
             switch self {
@@ -26,6 +28,8 @@ public struct RouteSearch: Sendable {
             case .noPathNear(let end, nil, let reach):
                 "no community path within \(Int(reach)) m of the \(end), nor anywhere near it"
             case .noRoute: "origin and destination are near community paths, but none joins them"
+            case .tooManyLinks(let limit):
+                "the box around origin and destination holds more than \(limit) community path links, more than one search may read; ask for closer ends"
             }
         }
     }
