@@ -74,7 +74,7 @@ public struct BatchRequest: Sendable, Codable {
             self.body = body
         }
 
-        enum CodingKeys: String, CodingKey { case kind, id, body }
+        public enum CodingKeys: String, CodingKey, CaseIterable { case kind, id, body }
 
         // The body is decoded by the item's kind.
         public init(from decoder: any Decoder) throws {
@@ -106,6 +106,10 @@ public struct BatchRequest: Sendable, Codable {
     public var records: [Item]
     /// Creates a batch of at most `maxItems` (1000) records.
     public init(records: [Item]) { self.records = records }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable { case records }
+    /// The names of the batch's own fields around its records' bodies.
+    public static let envelopeNames = Set(CodingKeys.allCases.map(\.stringValue) + Item.CodingKeys.allCases.map(\.stringValue))
 }
 
 /// The outcome of one record, in a batch answer or as a single `PUT`'s body.
@@ -130,6 +134,9 @@ public struct RecordResult: Sendable, Codable, Equatable {
     /// For `conflict`: SHA-256 (hex) of the body the hub holds and of the one received.
     public var storedSha256: String?
     public var receivedSha256: String?
+    /// Names of the body's fields the hub does not know and did not store (a device newer
+    /// than the hub; a typo), in name order; absent when it stored every field.
+    public var ignored: [String]?
     /// Creates a result; `status` is the HTTP status the record alone would have had.
     public init(
         kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,
@@ -162,8 +169,11 @@ extension RecordResult {
 /// The answer to `POST /v1/batch`: one result per record.
 public struct BatchResponse: Sendable, Codable {
     public var results: [RecordResult]
+    /// Names of fields in the batch's records the hub does not know and did not store, in name
+    /// order; absent when it stored every field it was sent (as `RecordResult.ignored`).
+    public var ignored: [String]?
     /// Creates the answer from its results.
-    public init(results: [RecordResult]) { self.results = results }
+    public init(results: [RecordResult], ignored: [String]? = nil) { (self.results, self.ignored) = (results, ignored) }
 }
 
 /// The body of every error answer that is not about one record (401, 400 for a

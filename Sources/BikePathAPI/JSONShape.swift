@@ -46,6 +46,46 @@ public enum JSONShape {
         if let problem { throw problem }
     }
 
+    /// The distinct names of the keys of every object in `data`: what the hub compares a body's
+    /// names with to tell which fields it did not store (`UploadParsing.ignoredFields`). One
+    /// pass like `check`, for text already within its limits; a key with escapes is taken as
+    /// written.
+    public static func keyNames(_ data: Data) -> Set<String> {
+        data.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            var names = Set<String>()
+            // Open containers, true for an object.
+            var objects: [Bool] = []
+            var expectingKey = false
+            var i = 0
+            while i < b.count {
+                let c = b[i]
+                switch c {
+                case 0x22:  // "
+                    let end = stringEnd(b, from: i)
+                    if expectingKey, objects.last == true {
+                        names.insert(String(decoding: b[(i + 1)..<max(i + 1, end - 1)], as: UTF8.self))
+                        expectingKey = false
+                    }
+                    i = end
+                    continue
+                case 0x7B, 0x5B:  // { [
+                    objects.append(c == 0x7B)
+                    expectingKey = c == 0x7B
+                case 0x7D, 0x5D:  // } ]
+                    if !objects.isEmpty { objects.removeLast() }
+                    expectingKey = false
+                case 0x2C:  // ,
+                    expectingKey = objects.last == true
+                default:  // : whitespace, numbers, literals
+                    break
+                }
+                i += 1
+            }
+            return names
+        }
+    }
+
     /// The same text with every negative zero (`-0`, `-0.0`, `-0e5`) written `0`, so
     /// that `-0.0` and `0` give the same canonical bytes (they compare equal as numbers).
     public static func canonicalZeros(_ data: Data) -> Data {

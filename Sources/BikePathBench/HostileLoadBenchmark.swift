@@ -66,16 +66,37 @@ enum HostileLoadBenchmark {
     }
 
     /// Stores a `GridCity` of `kilometres` of public paths in the SQLite hub at `path` (what the
-    /// routes search) and prints the ends of a route across it, inset a tenth of its side.
+    /// routes search) and prints the ends of the longest route across it that the search budget
+    /// takes (`RouteRule.maxLinks`): corner to corner, inset a tenth of the side, moved in until
+    /// the box holds no more links than a search may read. The costliest search a client can ask for.
     static func prepare(kilometres: Double, path: String) async throws {
         var network = PathNetwork()
         for ride in GridCity.rides(kilometres: kilometres, seed: 1) { network.add(ConfirmedRecord(device: ride.device, body: ride.body)) }
-        try await HubStorage.sqlite(path: path).withStore(logger: Logger(label: "bench")) { store in
+        let side = GridCity.side(kilometres: kilometres)
+        let ends = try await HubStorage.sqlite(path: path).withStore(logger: Logger(label: "bench")) { store in
             try await store.migrate()
             try await NetworkBenchmark.storeWhole(network, in: store)
+            let search = RouteSearch()
+            var inset = 0.1
+            while true {
+                let (a, b) = (GridCity.at(side * inset, side * inset), GridCity.at(side * (1 - inset), side * (1 - inset)))
+                let box = search.rule.searchBox(a, b)
+                do {
+                    _ = try await store.routingGraph(in: box, minRiders: search.minRiders)
+                    let links = try await store.networkLinks(in: box).count
+                    FileHandle.standardError.write(
+                        Data(
+                            "route: \(Int(Geodesic.distance(a, b) / 1_000)) km corner to corner, \(links) links in its box (budget \(search.rule.maxLinks))\n"
+                                .utf8))
+                    return (a, b)
+                } catch RouteSearch.Problem.tooManyLinks {
+                    let links = try await store.networkLinks(in: box).count
+                    FileHandle.standardError.write(Data("route: inset \(inset): \(links) links in its box, over the budget\n".utf8))
+                    inset += 0.01
+                }
+            }
         }
-        let side = GridCity.side(kilometres: kilometres)
-        let (a, b) = (GridCity.at(side * 0.1, side * 0.1), GridCity.at(side * 0.9, side * 0.9))
+        let (a, b) = ends
         print("\(a.latitude),\(a.longitude) \(b.latitude),\(b.longitude)")
     }
 

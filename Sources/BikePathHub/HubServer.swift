@@ -84,9 +84,10 @@ struct HubServer {
                 return try await guarded(request, context) { json throws(Refusal) in
                     try UploadParsing.record(kind: kind, key: key, json: json)
                 } store: { device, parsed in
-                    let stored = try await storeGuard.run { try await store.put(device: device, records: [parsed.record]) }
+                    var stored = try await storeGuard.run { try await store.put(device: device, records: [parsed.record]) }
                     map.stored(Self.createdConfirmations(device, [parsed], stored))
                     judged(stored, context)
+                    if !parsed.ignored.isEmpty { stored[0].ignored = parsed.ignored }
                     return Self.json(HTTPResponse.Status(code: stored[0].status), stored[0])
                 }
             }
@@ -103,7 +104,8 @@ struct HubServer {
                 map.stored(Self.createdConfirmations(device, batch.toStore.map(\.parsed), stored))
                 for (item, outcome) in zip(batch.toStore, stored) { results[item.index] = outcome }
                 judged(results.compactMap { $0 }, context)
-                return Self.json(.ok, BatchResponse(results: results.compactMap { $0 }))
+                return Self.json(
+                    .ok, BatchResponse(results: results.compactMap { $0 }, ignored: batch.ignored.isEmpty ? nil : batch.ignored))
             }
         }
         table.on(router, "v1/position", .put) { request, context in

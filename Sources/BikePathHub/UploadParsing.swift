@@ -33,12 +33,16 @@ struct Refusal: Error, Sendable {
 struct ParsedRecord: Sendable {
     var record: StorableRecord
     var body: RecordBody
+    /// Field names the body had that the hub does not store (`UploadParsing.ignoredFields`).
+    var ignored: [String] = []
 }
 
 /// A batch after decoding: the items already judged (invalid) and the ones to store.
 struct ParsedBatch: Sendable {
     var results: [RecordResult?]
     var toStore: [(index: Int, parsed: ParsedRecord)]
+    /// Field names in its records that the hub does not store.
+    var ignored: [String] = []
 }
 
 /// JSON text (already within `HubLimits`) to what the routes store. Pure and
@@ -55,7 +59,8 @@ enum UploadParsing {
                     error: "not a valid \(kind.rawValue) document: \(describe(error))"))
         }
         if let invalid = check(parsed, key: key) { throw Refusal(invalid) }
-        return ParsedRecord(record: (kind, key, try canonical(parsed)), body: parsed)
+        let stored = try canonical(parsed)
+        return ParsedRecord(record: (kind, key, stored), body: parsed, ignored: ignoredFields(json, storedAs: [stored]))
     }
 
     static func batch(json: Data) throws(Refusal) -> ParsedBatch {
@@ -80,6 +85,8 @@ enum UploadParsing {
                 parsed.toStore.append((i, ParsedRecord(record: (item.kind, item.id, try canonical(item.body)), body: item.body)))
             }
         }
+        // Names no stored record holds: unknown fields, and those of records refused whole.
+        parsed.ignored = ignoredFields(json, storedAs: parsed.toStore.map(\.parsed.record.canonical), envelope: BatchRequest.envelopeNames)
         return parsed
     }
 
@@ -90,6 +97,18 @@ enum UploadParsing {
         let problems = Validation.problems(live)
         guard problems.isEmpty else { throw Refusal(.badRequest, "invalid", problems.joined(separator: "; ")) }
         do { return try WireJSON.encode(live) } catch { throw Refusal(.internalServerError, "encode", "\(error)") }
+    }
+
+    /// The names of fields in `json` that are in none of the documents the hub stores from it
+    /// (`stored`, canonical: only the fields the hub knows) nor the envelope around them:
+    /// fields it does not know (or of a batch's records it refused), which are not stored. An upload is not refused for them (a
+    /// device newer than its hub sends fields the hub does not know yet), but the answer says
+    /// which were left out (`ignored`), so that neither a typo nor a new field is lost unsaid.
+    /// Names, not paths: a name the hub stores somewhere in the document is not listed.
+    static func ignoredFields(_ json: Data, storedAs stored: [Data], envelope: Set<String> = []) -> [String] {
+        var known = envelope
+        for document in stored { known.formUnion(JSONShape.keyNames(document)) }
+        return JSONShape.keyNames(json).subtracting(known).sorted()
     }
 
     private static func canonical(_ body: RecordBody) throws(Refusal) -> Data {

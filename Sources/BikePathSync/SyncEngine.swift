@@ -229,6 +229,13 @@ public actor SyncEngine {
                         retryAfter: nil))
             }
             online = true
+            if let ignored = response.ignored, !ignored.isEmpty {
+                // Fields this device sent that the hub does not store (a hub older than the
+                // device): not a failure, but said where `sync log` shows it.
+                try? store.appendSyncLog(
+                    outcome: "fields-ignored", detail: "the hub did not store the fields \(ignored.joined(separator: ", "))",
+                    utcNanoseconds: wallClock())  // diagnostic, as the failures' lines
+            }
             var outcome = BatchOutcome()
             var byKey: [String: RecordResult] = [:]
             for r in response.results { byKey["\(r.kind.rawValue)/\(r.id)"] = r }
