@@ -93,80 +93,66 @@ import Testing
     /// refused for them (a device newer than its hub), nor are they dropped unsaid. A string
     /// that looks like a key is not one.
     @Test(.timeLimitOnceRunning(.minutes(2))) func unknownUploadFieldsAreNamedInTheAnswer() async throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        try await Backend.sqlite.storage(dir).withStore(logger: Fixtures.logger) { store in
-            try await store.migrate()
-            try await store.issueToken(device: "bike-1", token: "token-of-bike-1-0123456789")
-            let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
-            try await app.test(.live) { client in
-                let auth: HTTPFields = [.authorization: "Bearer token-of-bike-1-0123456789", .contentType: "application/json"]
-                func withExtra(_ trip: TripUpload, _ extra: [String: Any]) throws -> [String: Any] {
-                    var object = try #require(try JSONSerialization.jsonObject(with: WireJSON.encode(trip)) as? [String: Any])
-                    object.merge(extra) { _, new in new }
-                    return object
-                }
-                let trip = try withExtra(
-                    Fixtures.trip("T1"), ["colour": "red", "note": "\"battery\": low", "gear": ["teeth": 50]])
-                let answer = try await client.execute(
-                    uri: "/v1/trips/T1", method: .put, headers: auth,
-                    body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: trip)))
-                #expect(answer.status == .created)
-                let result = try JSONDecoder().decode(RecordResult.self, from: Data(buffer: answer.body))
-                #expect(result.ignored == ["colour", "gear", "note", "teeth"], "\(result)")
-                let stored = try #require(try await store.trips(device: "bike-1").first)
-                #expect(!String(decoding: stored, as: UTF8.self).contains("colour"))
-
-                // A record with every field known: nothing is said.
-                let plain = try await client.execute(
-                    uri: "/v1/trips/T2", method: .put, headers: auth, body: ByteBuffer(bytes: try WireJSON.encode(Fixtures.trip("T2"))))
-                #expect(try JSONDecoder().decode(RecordResult.self, from: Data(buffer: plain.body)).ignored == nil)
-
-                // A batch says it once, for the batch.
-                let item: [String: Any] = ["kind": "trip", "id": "T3", "body": try withExtra(Fixtures.trip("T3"), ["typo": 1])]
-                let batch = try await client.execute(
-                    uri: "/v1/batch", method: .post, headers: auth,
-                    body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["records": [item]])))
-                let response = try JSONDecoder().decode(BatchResponse.self, from: Data(buffer: batch.body))
-                #expect(batch.status == .ok && response.results.map(\.outcome) == [.created] && response.ignored == ["typo"], "\(response)")
+        try await HubContractTests.withHub(.sqlite) { client, store in
+            let auth: HTTPFields = [.authorization: "Bearer token-of-bike-1-0123456789", .contentType: "application/json"]
+            func withExtra(_ trip: TripUpload, _ extra: [String: Any]) throws -> [String: Any] {
+                var object = try #require(try JSONSerialization.jsonObject(with: WireJSON.encode(trip)) as? [String: Any])
+                object.merge(extra) { _, new in new }
+                return object
             }
+            let trip = try withExtra(
+                Fixtures.trip("T1"), ["colour": "red", "note": "\"battery\": low", "gear": ["teeth": 50]])
+            let answer = try await client.execute(
+                uri: "/v1/trips/T1", method: .put, headers: auth,
+                body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: trip)))
+            #expect(answer.status == .created)
+            let result = try JSONDecoder().decode(RecordResult.self, from: Data(buffer: answer.body))
+            #expect(result.ignored == ["colour", "gear", "note", "teeth"], "\(result)")
+            let stored = try #require(try await store.trips(device: "bike-1").first)
+            #expect(!String(decoding: stored, as: UTF8.self).contains("colour"))
+
+            // A record with every field known: nothing is said.
+            let plain = try await client.execute(
+                uri: "/v1/trips/T2", method: .put, headers: auth, body: ByteBuffer(bytes: try WireJSON.encode(Fixtures.trip("T2"))))
+            #expect(try JSONDecoder().decode(RecordResult.self, from: Data(buffer: plain.body)).ignored == nil)
+
+            // A batch says it once, for the batch.
+            let item: [String: Any] = ["kind": "trip", "id": "T3", "body": try withExtra(Fixtures.trip("T3"), ["typo": 1])]
+            let batch = try await client.execute(
+                uri: "/v1/batch", method: .post, headers: auth,
+                body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["records": [item]])))
+            let response = try JSONDecoder().decode(BatchResponse.self, from: Data(buffer: batch.body))
+            #expect(batch.status == .ok && response.results.map(\.outcome) == [.created] && response.ignored == ["typo"], "\(response)")
         }
     }
 
     /// At the door: over-budget uploads answer 400 naming the limit; a thin box round the world
     /// are refused in milliseconds, not answered in seconds.
     @Test(.timeLimitOnceRunning(.minutes(2))) func overBudgetUploadsAndBoxesAreRefusedNamingTheLimit() async throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        try await Backend.sqlite.storage(dir).withStore(logger: Fixtures.logger) { store in
-            try await store.migrate()
-            try await store.issueToken(device: "bike-1", token: "token-of-bike-1-0123456789")
-            let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
-            try await app.test(.live) { client in
-                let auth: HTTPFields = [.authorization: "Bearer token-of-bike-1-0123456789", .contentType: "application/json"]
-                let polar = try await client.execute(
-                    uri: "/v1/drafts/POLE/confirmation", method: .put, headers: auth,
-                    body: ByteBuffer(bytes: try WireJSON.encode(Self.polar(id: "POLE"))))
-                #expect(polar.status == .badRequest)
-                let result = try JSONDecoder().decode(RecordResult.self, from: Data(buffer: polar.body))
-                #expect(result.outcome == .invalid && result.error?.contains("the map indexes rides within ±85°") == true, "\(result)")
-                #expect(try await store.unindexedConfirmations(after: nil, limit: 1).isEmpty, "nothing was stored")
+        try await HubContractTests.withHub(.sqlite) { client, store in
+            let auth: HTTPFields = [.authorization: "Bearer token-of-bike-1-0123456789", .contentType: "application/json"]
+            let polar = try await client.execute(
+                uri: "/v1/drafts/POLE/confirmation", method: .put, headers: auth,
+                body: ByteBuffer(bytes: try WireJSON.encode(Self.polar(id: "POLE"))))
+            #expect(polar.status == .badRequest)
+            let result = try JSONDecoder().decode(RecordResult.self, from: Data(buffer: polar.body))
+            #expect(result.outcome == .invalid && result.error?.contains("the map indexes rides within ±85°") == true, "\(result)")
+            #expect(try await store.unindexedConfirmations(after: nil, limit: 1).isEmpty, "nothing was stored")
 
-                for (query, code) in [
-                    ("/v1/map/heatmap?bbox=-180,-0.0001,180,0.0001&cell=5000", "too-many-tiles"),
-                    ("/v1/map/obstacles?bbox=-180,-0.0001,180,0.0001", "too-many-tiles"),
-                ] {
-                    let t0 = ContinuousClock.now
-                    let answer = try await client.execute(uri: query, method: .get)
-                    #expect(ContinuousClock.now - t0 < .seconds(1), "\(query) took \(ContinuousClock.now - t0)")
-                    #expect(answer.status == .badRequest, "\(query)")
-                    let error = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: answer.body))
-                    #expect(error.error == code, "\(error)")
-                }
-                // The page's widest view still answers.
-                let wide = try await client.execute(uri: "/v1/map/heatmap?bbox=13.0,52.2,14.0,52.8&cell=5000", method: .get)
-                #expect(wide.status == .ok)
+            for (query, code) in [
+                ("/v1/map/heatmap?bbox=-180,-0.0001,180,0.0001&cell=5000", "too-many-tiles"),
+                ("/v1/map/obstacles?bbox=-180,-0.0001,180,0.0001", "too-many-tiles"),
+            ] {
+                let t0 = ContinuousClock.now
+                let answer = try await client.execute(uri: query, method: .get)
+                #expect(ContinuousClock.now - t0 < .seconds(1), "\(query) took \(ContinuousClock.now - t0)")
+                #expect(answer.status == .badRequest, "\(query)")
+                let error = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: answer.body))
+                #expect(error.error == code, "\(error)")
             }
+            // The page's widest view still answers.
+            let wide = try await client.execute(uri: "/v1/map/heatmap?bbox=13.0,52.2,14.0,52.8&cell=5000", method: .get)
+            #expect(wide.status == .ok)
         }
     }
 
