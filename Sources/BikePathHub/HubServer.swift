@@ -151,7 +151,7 @@ struct HubServer {
             return rejected(Refusal(.tooLarge))
         }
         context.facts.received(bytes: raw.readableBytes)
-        let decoded: Result<Parsed, Refusal>? = try await workers.run { Self.decode(raw, encoding, parse) }
+        let decoded: Result<Parsed, Refusal>? = try await workers.run(bytes: raw.readableBytes) { Self.decode(raw, encoding, parse) }
         let response: Response
         switch decoded {
         case nil:
