@@ -198,6 +198,7 @@ let package = Package(
                 "BikePathHub", "BikePathAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Test-only: the hub with its fault hook driven by `--test-*` switches (never shipped).

@@ -3,6 +3,7 @@ import BikePathAPI
 import BikePathHub
 import Foundation
 import Logging
+import NIOCore
 
 @main
 struct HubCommand: AsyncParsableCommand {
@@ -14,6 +15,9 @@ struct HubCommand: AsyncParsableCommand {
         defaultSubcommand: Serve.self
     )
 }
+
+/// A `TimeAmount` as the seconds an option takes: the defaults are `ConnectionPolicy.hub`'s.
+func seconds(_ t: TimeAmount) -> Double { Double(t.nanoseconds) / 1e9 }
 
 /// `--db FILE` or `--database postgres://…`, shared by every subcommand.
 struct StorageOptions: ParsableArguments {
@@ -69,13 +73,13 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("idle-timeout"),
         help: "Seconds a kept-alive connection has, after an answer, to send its next request head (in total).")
-    var idleTimeout = 30.0
+    var idleTimeout = seconds(HubLimits().connections.idleTimeout)
     @Option(
         name: .customLong("header-timeout"),
         help: "Seconds a new connection has to send its first complete request head (in total, however it trickles).")
-    var headerTimeout = 10.0
+    var headerTimeout = seconds(HubLimits().connections.headerTimeout)
     @Option(name: .customLong("body-timeout"), help: "Seconds a request body may take from its head to its end (in total).")
-    var bodyTimeout = 60.0
+    var bodyTimeout = seconds(HubLimits().connections.bodyTimeout)
     @Option(
         name: .customLong("device-rate"),
         help: "Records a second each device may send on average, a batch of n costing n (0: no limit); past it requests are answered 429.")
