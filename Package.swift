@@ -215,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "BikePathHubTests",
             dependencies: [
-                "BikePathHub", "BikePathAPI", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport",
+                "BikePathHub", "BikePathAPI", "BikePathCore", "BikePathFixtures", "BikePathTestSupport", "BikePathDeviceTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -34,35 +34,16 @@ enum HostileLoadBenchmark {
         ]
     }
 
-    /// The confirmations that took the hub down, each with the answer its limit now gives.
+    /// The confirmations that took the hub down (`HostileRides`), each a gzipped batch.
     static func hostileRides() throws -> [(name: String, body: ByteBuffer)] {
-        func confirmation(_ id: String, _ path: [[Double]], stretches: [RoadSegmentUpload] = []) throws -> ByteBuffer {
-            let trip = TripUpload(
-                id: "T-\(id)", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: HubLoadBenchmark.rideStats)
-            let draft = DraftUpload(id: id, trip: trip, pathStatus: nil, path: path, obstacles: [], roadQuality: stretches)
-            var plain = ByteBuffer(
-                bytes: try WireJSON.encode(
-                    BatchRequest(records: [.init(id: id, body: .confirmation(.init(confirmed: true, confirmedSha256: nil, draft: draft)))]))
-            )
+        func batch(_ c: ConfirmationUpload) throws -> ByteBuffer {
+            var plain = ByteBuffer(bytes: try WireJSON.encode(BatchRequest(records: [.init(id: c.draft.id, body: .confirmation(c))])))
             return try plain.compress(with: .gzip)
         }
-        let lap: [[Double]] = [[90, 0], [90, 180], [89.9999, 90], [90, -180]]
-        let polar = try confirmation("POLE", Array(repeating: lap, count: 1_250).flatMap { $0 })
-        // 1.99 km east and back, 11 m north each step.
-        let zigzagPath = (0..<8_700).map { i -> [Double] in
-            let east: Double = i % 2 == 0 ? 0 : 0.0287
-            return [51.5 + Double(i) * 0.0001, -0.1 + east]
-        }
-        let zigzag = try confirmation("ZIGZAG", zigzagPath)
-        let giantPath = (0..<200_000).map { [51.3 + Double($0) * 0.00001, -0.2] }
-        let stretches = (0..<50_000).map { i -> RoadSegmentUpload in
-            let a = WirePosition(lat: 51.3 + Double(i) * 0.00004, lon: -0.2),
-                b = WirePosition(lat: 51.3 + Double(i + 1) * 0.00004, lon: -0.2)
-            return RoadSegmentUpload(
-                startOffsetS: Double(i), endOffsetS: Double(i + 1), start: a, end: b, lengthM: 4.4, roughness: 0.1, status: "medium")
-        }
-        let giant = try confirmation("GIANT", giantPath, stretches: stretches)
-        return [("polar", polar), ("zigzag", zigzag), ("giant", giant)]
+        return [
+            ("polar", try batch(HostileRides.polar("POLE"))), ("zigzag", try batch(HostileRides.zigzag("ZIGZAG"))),
+            ("giant", try batch(HostileRides.giant("GIANT"))),
+        ]
     }
 
     /// Stores a `GridCity` of `kilometres` of public paths in the SQLite hub at `path` (what the

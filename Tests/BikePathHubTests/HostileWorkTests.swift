@@ -1,5 +1,6 @@
 import BikePathAPI
 import BikePathCore
+import BikePathFixtures
 import BikePathTestSupport
 import Foundation
 import HTTPTypes
@@ -12,14 +13,6 @@ import Testing
 /// The hub's work is bounded per upload and per request (docs/hub.md, "Upload budget" and
 /// "Request budget"), and it fails fast and says so when its database is gone.
 @Suite(.serialized, .ownThreads) struct HostileWorkTests {
-    static let polarLap = [(90.0, 0.0), (90, 180), (89.9999, 90), (90, -180)]
-
-    static func polar(id: String) -> ConfirmationUpload {
-        var c = Fixtures.confirmation(id: id)
-        c.draft.path = Array(repeating: polarLap.map { [$0.0, $0.1] }, count: 1_250).flatMap { $0 }
-        return c
-    }
-
     /// A record stored before the upload checked the budget (here put past the routes) is set
     /// aside by the maintainer, with its reason in the log and in the store for the operator
     /// (`bikepath-hub map set-aside`), and the rest of the map goes on.
@@ -30,7 +23,7 @@ import Testing
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
             try await store.issueToken(device: "bike-1", token: "token-of-bike-1-0123456789")
-            let poison = try WireJSON.encode(Self.polar(id: "POLE"))
+            let poison = try WireJSON.encode(HostileRides.polar("POLE"))
             let fine = try WireJSON.encode(Fixtures.confirmation(id: "FINE", obstacles: [("pothole", 300)]))
             _ = try await store.put(device: "bike-1", records: [(.confirmation, "POLE", poison), (.confirmation, "FINE", fine)])
             let log = CapturedLog()
@@ -133,7 +126,7 @@ import Testing
             let auth: HTTPFields = [.authorization: "Bearer token-of-bike-1-0123456789", .contentType: "application/json"]
             let polar = try await client.execute(
                 uri: "/v1/drafts/POLE/confirmation", method: .put, headers: auth,
-                body: ByteBuffer(bytes: try WireJSON.encode(Self.polar(id: "POLE"))))
+                body: ByteBuffer(bytes: try WireJSON.encode(HostileRides.polar("POLE"))))
             #expect(polar.status == .badRequest)
             let result = try JSONDecoder().decode(RecordResult.self, from: Data(buffer: polar.body))
             #expect(result.outcome == .invalid && result.error?.contains("the map indexes rides within ±85°") == true, "\(result)")
