@@ -163,3 +163,44 @@ import Testing
         #expect(assigned == [2: LinkObstacles(count: 1, confidence: 0.75)], "one on link 2; one 30 m off and one not corroborated on none")
     }
 }
+
+/// The bucketed search for a stretch end's nearest path point finds exactly the point a scan
+/// of the whole path finds (ties to the lowest index), on paths that loop, sit near a pole or
+/// repeat points, and for positions on, near and far from them.
+@Suite(.ownThreads) struct NearestPathPointTests {
+    static func scan(_ p: Coordinate, _ path: [Coordinate]) -> Int? {
+        let scale = cos(p.latitude * .pi / 180)
+        func d2(_ c: Coordinate) -> Double {
+            let (dy, dx) = (c.latitude - p.latitude, (c.longitude - p.longitude) * scale)
+            return dx * dx + dy * dy
+        }
+        return path.indices.min { (d2(path[$0]), $0) < (d2(path[$1]), $1) }
+    }
+
+    @Test func findsWhatAScanFinds() {
+        var rng = SplitMix64(state: 40)
+        for trial in 0..<300 {
+            let latitude = [51.5, 0.0, -33.9, 84.9, -84.9][trial % 5]
+            var path: [Coordinate] = []
+            var here = Coordinate(latitude: latitude, longitude: Double.random(in: -179...179, using: &rng))
+            for _ in 0..<Int.random(in: 1...400, using: &rng) {
+                // Steps of up to ~300 m, sometimes back over the same ground, sometimes a repeat.
+                if Bool.random(using: &rng), let back = path.randomElement(using: &rng) { here = back }
+                here = Coordinate(
+                    latitude: here.latitude + Double.random(in: -0.003...0.003, using: &rng),
+                    longitude: here.longitude + Double.random(in: -0.003...0.003, using: &rng))
+                path.append(here)
+            }
+            let index = NearestPathPoint(path)
+            for _ in 0..<20 {
+                let anchor = path.randomElement(using: &rng)!
+                let reach = [0.0, 0.0001, 0.002, 0.05, 1][Int.random(in: 0..<5, using: &rng)]
+                let p = Coordinate(
+                    latitude: anchor.latitude + Double.random(in: -reach...reach, using: &rng),
+                    longitude: anchor.longitude + Double.random(in: -reach...reach, using: &rng))
+                #expect(index.nearest(p) == Self.scan(p, path), "trial \(trial): \(p)")
+            }
+        }
+        #expect(NearestPathPoint([]).nearest(Coordinate(latitude: 0, longitude: 0)) == nil)
+    }
+}

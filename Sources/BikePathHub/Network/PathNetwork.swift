@@ -169,22 +169,89 @@ public struct NetworkRule: Sendable, Equatable {
             atPoint.append(out.count - 1)
         }
         // Each road-quality stretch rates the steps between the path points nearest its ends.
+        let points = NearestPathPoint(path)
         for stretch in ride.stretches {
-            guard let i = Self.nearest(stretch.start, in: path), let j = Self.nearest(stretch.end, in: path) else { continue }
+            guard let i = points.nearest(stretch.start), let j = points.nearest(stretch.end) else { continue }
             for k in atPoint[min(i, j)]...atPoint[max(i, j)] where out[k].status == nil { out[k].status = stretch.status }
         }
         return out
     }
+}
 
-    /// The index of the point of `path` nearest `p` (an equirectangular distance: exact
-    /// enough to rank points a few metres apart, and ten times cheaper than the geodesic).
-    private static func nearest(_ p: Coordinate, in path: [Coordinate]) -> Int? {
+/// The index of the point of a path nearest a position, by an equirectangular distance (exact
+/// enough to rank points a few metres apart, and ten times cheaper than the geodesic), ties to
+/// the lowest index. A scan of the whole path per stretch end made a ride of 100,000 points and
+/// 25,000 stretches cost 5 × 10⁹ distances (minutes of the map maintainer, every other ride's
+/// map waiting); the points are bucketed in cells of `cellDegrees` and searched ring by ring
+/// outward from the position's cell, until no unsearched cell can hold a nearer point.
+struct NearestPathPoint {
+    let path: [Coordinate]
+    /// ~55 m of latitude: a stretch's ends lie metres from the path.
+    static let cellDegrees = 0.0005
+    private var cells: [Cell: [Int]] = [:]
+    private var rows = 0...0
+    private var columns = 0...0
+
+    struct Cell: Hashable { var row: Int; var column: Int }
+
+    static func cell(_ c: Coordinate) -> Cell {
+        Cell(row: Int((c.latitude / cellDegrees).rounded(.down)), column: Int((c.longitude / cellDegrees).rounded(.down)))
+    }
+
+    init(_ path: [Coordinate]) {
+        self.path = path
+        for (i, c) in path.enumerated() { cells[Self.cell(c), default: []].append(i) }
+        let keys = cells.keys
+        if let r0 = keys.map(\.row).min(), let r1 = keys.map(\.row).max(), let c0 = keys.map(\.column).min(),
+            let c1 = keys.map(\.column).max()
+        {
+            (rows, columns) = (r0...r1, c0...c1)
+        }
+    }
+
+    func nearest(_ p: Coordinate) -> Int? {
+        guard !path.isEmpty else { return nil }
         let scale = cos(p.latitude * .pi / 180)
-        func d2(_ c: Coordinate) -> Double {
-            let (dy, dx) = (c.latitude - p.latitude, (c.longitude - p.longitude) * scale)
+        func d2(_ i: Int) -> Double {
+            let (dy, dx) = (path[i].latitude - p.latitude, (path[i].longitude - p.longitude) * scale)
             return dx * dx + dy * dy
         }
-        return path.indices.min { (d2(path[$0]), $0) < (d2(path[$1]), $1) }
+        let home = Self.cell(p)
+        // Rings beyond this one hold no cell of the path.
+        let last = max(
+            abs(home.row - rows.lowerBound), abs(home.row - rows.upperBound), abs(home.column - columns.lowerBound),
+            abs(home.column - columns.upperBound))
+        // Past this ring the rings' cells outnumber the points: a scan of them all costs less
+        // (a position far from a long path, or near a pole, where a cell is a sliver).
+        let worthSearching = Int(Double(path.count).squareRoot() / 2) + 1
+        var best: (d2: Double, index: Int)?
+        for ring in 0...last {
+            if ring > worthSearching { return path.indices.min { (d2($0), $0) < (d2($1), $1) } }
+            // A point in ring `ring` is at least `ring - 1` whole cells away along one axis.
+            if let found = best, ring > 0 {
+                let reach = Double(ring - 1) * Self.cellDegrees * min(1, scale)
+                if found.d2 < reach * reach { break }
+            }
+            for cell in Self.ring(ring, around: home) {
+                for i in cells[cell] ?? [] where best.map({ (d2(i), i) < ($0.d2, $0.index) }) ?? true { best = (d2(i), i) }
+            }
+        }
+        return best?.index
+    }
+
+    /// The cells `r` steps (Chebyshev) from `center`.
+    static func ring(_ r: Int, around center: Cell) -> [Cell] {
+        guard r > 0 else { return [center] }
+        var out: [Cell] = []
+        for dc in -r...r {
+            out.append(Cell(row: center.row - r, column: center.column + dc))
+            out.append(Cell(row: center.row + r, column: center.column + dc))
+        }
+        for dr in (-r + 1)...(r - 1) {
+            out.append(Cell(row: center.row + dr, column: center.column - r))
+            out.append(Cell(row: center.row + dr, column: center.column + r))
+        }
+        return out
     }
 }
 
