@@ -43,6 +43,20 @@ import Testing
                 return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
                 """))
         #expect(!heights.isEmpty && heights.allSatisfy { $0 >= 44 }, "\(what): control heights \(heights)")
+        // The Content-Security-Policy allows the served stylesheet and no inline style (issue 40):
+        // it applies, and a map is as large as what it shows (the box of the SVG or the add mode's
+        // image plus its 1 px border), not collapsed for want of an inline size.
+        let font = try await browser.execute("return getComputedStyle(document.body).fontFamily;") as? String
+        #expect(font == "sans-serif", "\(what): the stylesheet does not apply (font \(font ?? "none"))")
+        let maps = numbers(
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll('div.map')).flatMap(m => { const r = m.getBoundingClientRect(), \
+                c = m.lastElementChild.getBoundingClientRect(); return [r.width - c.width, r.height - c.height, c.height]; });
+                """))
+        for map in stride(from: 0, to: maps.count, by: 3) {
+            #expect(maps[map] == 2 && maps[map + 1] == 2 && maps[map + 2] > 100, "\(what): map box \(maps)")
+        }
     }
 
     @Test func riderReviewsTheBundledRideInARealBrowser() async throws {
