@@ -45,6 +45,9 @@ public func buildReviewRouter(
     streetMap: StreetMap = .none, firstMilestoneMetres: Double = 100_000, syncNow: (@Sendable () -> Void)? = nil
 ) throws -> Router<BasicRequestContext> {
     let router = Router()
+    // First, so that every answer carries them, the Host check's refusals included; a
+    // middleware applies only to the routes added after it.
+    router.add(middleware: SecurityHeadersMiddleware(fields: ReviewSecurityHeaders.fields(streetMap)))
     router.add(middleware: HostCheckMiddleware(hosts: hosts))
     ReviewRoutes(
         store: store, sessions: sessions, library: try ReviewTemplates.library(), publishing: publishing, streetMap: streetMap,
@@ -98,7 +101,10 @@ public func buildReviewApplication(
             streetMap: streetMap,
             firstMilestoneMetres: store.configuration.milestoneSteps.first ?? 100_000, syncNow: syncNow),
         server: .http1(
-            policy: policy, overflow: .init(contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8))),
+            policy: policy,
+            overflow: .init(
+                contentType: "text/plain; charset=utf-8", body: Array("Request headers too large.\n".utf8),
+                headers: ReviewSecurityHeaders.fields(streetMap))),
         configuration: .init(
             address: .hostname(address.host, port: address.port), serverName: "bikepathd-review",
             availableConnectionsDelegate: MaximumAvailableConnections(policy.maxConnections, logger: logger)),

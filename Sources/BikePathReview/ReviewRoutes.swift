@@ -27,6 +27,14 @@ struct ReviewRoutes: Sendable {
     static let maxFormBytes = 16 * 1024
 
     func add(to router: Router<BasicRequestContext>) {
+        // The page's style, for every page, the pairing one included: no session needed. Fetched
+        // again with each page (no-cache, 1.5 KB) so that an upgraded bikepathd is never drawn
+        // with the old rules.
+        router.get(RouterPath(ReviewTemplates.stylesheetPath)) { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: ReviewTemplates.stylesheet)))
+        }
         router.get("/pair") { _, _ in try self.page("pair", SimplePage(title: "Pair this phone", message: nil)) }
         router.post("/pair") { request, _ in try await self.pair(request) }
         router.get("/") { request, _ in

@@ -16,15 +16,27 @@ enum ReviewTemplates {
         ("tile", tile), ("street", street),
     ]
 
-    // Sizes (checked on a 390 px phone): every page fits 360 px wide (the list's six columns
-    // made it 438 px; the map was 362 px plus padding), and every button, select, link
-    // button and nav link is at least 44 px tall (they were 33 px), the fingertip size
-    // of Apple's and W3C's (WCAG 2.5.5) guidance.
     static let head = """
         <!doctype html><html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · BikePath</title>
-        <style>
+        <link rel="stylesheet" href="\(stylesheetPath)">
+        </head><body>
+        <nav><a href="/">Drafts</a><a href="/trips">Trips and totals</a></nav>
+        <h1>{{title}}</h1>
+        {{#message}}<p class="msg{{#isError}} err{{/isError}}" id="message">{{text}}</p>{{/message}}
+        """
+
+    /// Where the page's one stylesheet is served (`ReviewRoutes`): a file of the page's own
+    /// origin, so the Content-Security-Policy allows `style-src 'self'` and no inline style.
+    static let stylesheetPath = "/review.css"
+
+    // Sizes (checked on a 390 px phone): every page fits 360 px wide (the list's six columns
+    // made it 438 px; the map was 362 px plus padding), and every button, select, link button
+    // and nav link is at least 44 px tall (they were 33 px), the fingertip size of Apple's and
+    // W3C's (WCAG 2.5.5) guidance. A map is as large as its SVG or image (in the flow), with the
+    // street tiles' SVG under it (positioned): no size or place is written inline.
+    static let stylesheet = """
         *{box-sizing:border-box}
         body{font-family:sans-serif;margin:0 auto;max-width:40em;padding:8px;line-height:1.35;overflow-wrap:anywhere}
         nav a{display:inline-block;min-height:44px;padding:12px 12px 0 0}
@@ -38,21 +50,21 @@ enum ReviewTemplates {
         input[name=code]{font-size:1.2em;min-height:44px;width:8em}
         .primary{background:#2a6f2a;color:#fff;border-color:#2a6f2a}.danger{color:#a0101f}
         .apart{margin-top:2em;padding-top:.5em;border-top:1px solid #ddd}
-        div.map{position:relative;overflow:hidden;box-sizing:content-box;border:1px solid #999;line-height:0;background:#f6f6f0}
-        div.map svg,div.map input,.tile{position:absolute;left:0;top:0;border:0;padding:0;margin:0;max-width:none}.num{font-weight:bold}
-        .key span{display:inline-block;width:1em;height:.6em;margin:0 .3em 0 .6em}
+        div.map{position:relative;overflow:hidden;box-sizing:content-box;width:max-content;border:1px solid #999;line-height:0;background:#f6f6f0}
+        div.map>svg,div.map>input{position:relative;display:block;border:0;padding:0;margin:0;max-width:none}
+        div.map>svg.tiles{position:absolute;left:0;top:0}.num{font-weight:bold}
+        .key svg{margin:0 .3em 0 .6em}.startkey{color:#2a9d3a}
         svg.plot{max-width:100%;height:auto}
-        </style></head><body>
-        <nav><a href="/">Drafts</a><a href="/trips">Trips and totals</a></nav>
-        <h1>{{title}}</h1>
-        {{#message}}<p class="msg{{#isError}} err{{/isError}}" id="message">{{text}}</p>{{/message}}
+
         """
 
     static let foot = "</body></html>\n"
 
-    // A street tile, loaded by the phone itself; no Referer, so the tile server is not told the page's address.
+    // The street tiles, loaded by the phone itself; no Referer (Referrer-Policy: no-referrer on every
+    // answer, ReviewSecurityHeaders), so the tile server is not told the page's address.
     static let tile = """
-        <img class="tile" src="{{url}}" alt="" referrerpolicy="no-referrer" style="left:{{left}}px;top:{{top}}px;width:{{size}}px;height:{{size}}px">
+        {{#tileLayer}}<svg class="tiles" width="{{width}}" height="{{height}}" aria-hidden="true">{{#tiles}}\
+        <image class="tile" href="{{url}}" x="{{left}}" y="{{top}}" width="{{size}}" height="{{size}}"/>{{/tiles}}</svg>{{/tileLayer}}
         """
 
     static let street = """
@@ -74,9 +86,9 @@ enum ReviewTemplates {
     static let draft = """
         {{> head}}
         <p>{{date}} {{time}} · {{distance}} · {{duration}}<br>state <b id="state">{{state}}</b> · path <b id="path-word">{{pathStatus}}</b></p>
-        <div class="map" id="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}{{{map}}}</div>
-        <p class="key">{{#statusKey}}<span style="background:{{colour}}"></span>{{name}}{{/statusKey}}
-        <br><b style="color:#2a9d3a">●</b> start · ■ end · N north · {{> street}}</p>
+        <div class="map" id="map">{{> tile}}{{{map}}}</div>
+        <p class="key">{{#statusKey}}<svg width="16" height="10" aria-hidden="true"><rect width="16" height="10" fill="{{colour}}"/></svg>{{name}}{{/statusKey}}
+        <br><b class="startkey">●</b> start · ■ end · N north · {{> street}}</p>
         {{#pending}}<p><a class="btn" id="add" href="/drafts/{{id}}/add">Add a missed obstacle</a></p>{{/pending}}
         <h2>Candidates</h2>
         {{^obstacles}}<p>None to review.</p>{{/obstacles}}
@@ -128,7 +140,7 @@ enum ReviewTemplates {
         <form method="get" action="/drafts/{{id}}/add">
         <p><label>1. What was it? <select name="kind" id="add-kind">{{#kinds}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/kinds}}</select></label></p>
         <p>2. Tap the line where it was{{#spot}} (tap again to move the ring){{/spot}}:</p>
-        <div class="map" style="width:{{mapWidth}}px;height:{{mapHeight}}px">{{#tiles}}{{> tile}}{{/tiles}}
+        <div class="map">{{> tile}}
         <input type="image" id="map" name="map" alt="map of the ride: tap the line" src="/drafts/{{id}}/map.svg{{spotQuery}}" width="{{mapWidth}}" height="{{mapHeight}}"></div>
         <p class="key">{{> street}}</p>
         </form>

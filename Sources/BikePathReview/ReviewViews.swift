@@ -9,6 +9,9 @@ struct Option { let value: String; let label: String; let selected: Bool }
 struct StatusKey { let name: String; let colour: String }
 /// One street tile under the map, placed in CSS px.
 struct TileView { let url: String; let left: String; let top: String; let size: String }
+/// The street tiles under a map: an SVG of the map's size whose `<image>`s are placed by
+/// attributes, not by inline style, which the page's Content-Security-Policy forbids.
+struct TileLayerView { let width: Int; let height: Int; let tiles: [TileView] }
 
 struct DraftRow {
     let number: Int, id: String, date: String, time: String, distance: String, duration: String, waiting: Int, state: String
@@ -45,9 +48,8 @@ struct DraftPage {
     let pending: Bool, rejected: Bool
     /// The map drawn inline (its dots link to their candidates).
     let map: String
-    let mapWidth: Int, mapHeight: Int
     /// Street tiles under the map, and whose they are; none without a street map.
-    let tiles: [TileView]
+    let tileLayer: TileLayerView?
     let attribution: String?
     let statuses: [Option], statusKey: [StatusKey]
     let obstacles: [CandidateView]
@@ -67,7 +69,7 @@ struct AddPage {
     /// "Add a pothole here", "Add an irregularity here".
     let addButton: String
     let mapWidth: Int, mapHeight: Int
-    let tiles: [TileView]
+    let tileLayer: TileLayerView?
     let attribution: String?
     /// `?spot=X,Y` for the map image, or "".
     let spotQuery: String
@@ -218,10 +220,10 @@ enum ReviewViews {
     }
 
     /// The tiles under a draft's map, with their URLs: the template's, or the page's own `/tiles/Z/X/Y`.
-    static func tiles(_ street: StreetMap, _ p: PathProjection) -> [TileView] {
+    static func tiles(_ street: StreetMap, _ p: PathProjection) -> TileLayerView? {
         let maxZoom: Int, url: (TileLayer.Tile) -> String
         switch street {
-        case .none: return []
+        case .none: return nil
         case .tiles(let template, _, let zoom):
             maxZoom = zoom
             url = {
@@ -232,11 +234,12 @@ enum ReviewViews {
             maxZoom = file.maxZoom
             url = { "/tiles/\($0.z)/\($0.x)/\($0.y)" }
         }
-        return TileLayer(p, maxZoom: maxZoom).tiles.map {
+        let tiles = TileLayer(p, maxZoom: maxZoom).tiles.map {
             TileView(
                 url: url($0), left: String(format: "%.1f", $0.left), top: String(format: "%.1f", $0.top),
                 size: String(format: "%.1f", $0.size))
         }
+        return TileLayerView(width: Int(p.width), height: Int(p.height), tiles: tiles)
     }
 
     static func draft(
@@ -263,8 +266,7 @@ enum ReviewViews {
             distance: ReviewFormat.distance(s.distanceMeters), duration: ReviewFormat.duration(s.elapsedSeconds), state: label(d.state),
             pathStatus: d.pathStatus.map(label) ?? "not rated", pending: pending, rejected: d.state == .rejected,
             map: drawn.svg(links: true, background: street == .none),
-            mapWidth: Int(drawn.projection.width), mapHeight: Int(drawn.projection.height),
-            tiles: tiles(street, drawn.projection), attribution: street.attribution,
+            tileLayer: tiles(street, drawn.projection), attribution: street.attribution,
             statuses: PathStatus.allCases.map { Option(value: $0.rawValue, label: label($0), selected: $0 == d.pathStatus) },
             statusKey: PathStatus.allCases.map { StatusKey(name: label($0), colour: DraftMap.colour($0)) },
             obstacles: candidates,
@@ -306,7 +308,7 @@ enum ReviewViews {
         return AddPage(
             message: message, id: d.id, csrf: csrf, kinds: kindOptions(selected: kind), kindValue: kind.rawValue,
             addButton: "Add \(kind.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a") \(kind.rawValue) here",
-            mapWidth: Int(map.width), mapHeight: Int(map.height), tiles: tiles(street, map), attribution: street.attribution,
+            mapWidth: Int(map.width), mapHeight: Int(map.height), tileLayer: tiles(street, map), attribution: street.attribution,
             spotQuery: spot.map { String(format: "?spot=%.1f,%.1f", $0.x, $0.y) } ?? "",
             tapX: tap.map { String(format: "%.0f", $0.0) } ?? "", tapY: tap.map { String(format: "%.0f", $0.1) } ?? "",
             spot: spot != nil, along: spot?.along ?? "")

@@ -20,9 +20,12 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
     public struct Overflow: Sendable {
         public var contentType: String
         public var body: [UInt8]
-        public init(contentType: String, body: [UInt8]) {
+        /// Fields the server's every answer carries (the review page's security headers).
+        public var headers: HTTPFields
+        public init(contentType: String, body: [UInt8], headers: HTTPFields = [:]) {
             self.contentType = contentType
             self.body = body
+            self.headers = headers
         }
     }
 
@@ -80,9 +83,9 @@ public final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandle
         // Answer, then stop sending; the rest of the oversized head is read and dropped
         // (closing with it unread would reset the connection and lose the answer) until
         // the client closes or the header deadline does.
-        let head = HTTPResponse(
-            status: .requestHeaderFieldsTooLarge,
-            headerFields: [.contentType: overflow.contentType, .contentLength: "\(overflow.body.count)", .connection: "close"])
+        var fields: HTTPFields = [.contentType: overflow.contentType, .contentLength: "\(overflow.body.count)", .connection: "close"]
+        fields.append(contentsOf: overflow.headers)
+        let head = HTTPResponse(status: .requestHeaderFieldsTooLarge, headerFields: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: overflow.body))), promise: nil)
         let done = context.eventLoop.makePromise(of: Void.self)

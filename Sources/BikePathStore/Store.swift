@@ -59,14 +59,17 @@ public final class Store: Sendable {
     ///   aside to `path.corrupt-N` (with its -wal/-shm) and a fresh store is created;
     /// - a database from a newer schema is refused and left untouched.
     /// Otherwise a missing file is `StoreError.noSuchStore` and a damaged one
-    /// `StoreError.damaged`; the file is left exactly as it was.
+    /// `StoreError.damaged`; the file is left exactly as it was. `.existing` on a store it
+    /// cannot write is `StoreError.notWritable`; `.readOnly` reads a store on a read-only
+    /// mount even without its -shm (`readingFallback`).
     public static func open(
         path: String, configuration: StoreConfiguration = StoreConfiguration(),
         mode: Access = .createOrRecover
     ) throws -> Store {
+        let directory = Self.directory(of: path)
+        if mode == .existing, FileManager.default.fileExists(atPath: path) { try requireWritable(path: path, directory: directory) }
         if mode != .createOrRecover { try requireHealthy(path: path) }
         if mode == .readOnly { return try openForReading(path: path, configuration: configuration) }
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         if access(directory, W_OK) != 0 {
             throw StoreError.directoryNotWritable(directory, reason: String(cString: strerror(errno)))
         }
@@ -137,8 +140,10 @@ public final class Store: Sendable {
         config.readonly = true
         config.busyMode = .timeout(5)
         do {
-            let pool = try DatabasePool(path: path, configuration: config)
-            let version = try pool.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+            let (pool, version) = try readingFallback(path: path) { location in
+                let pool = try DatabasePool(path: location, configuration: config)
+                return (pool, try pool.read { db in try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0 })
+            }
             if version < Schema.currentVersion {
                 throw StoreError.cannotOpen(
                     path,
@@ -149,6 +154,46 @@ public final class Store: Sendable {
             return Store(path: path, configuration: configuration, openReport: OpenReport(), pool: pool)
         } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    static func directory(of path: String) -> String {
+        (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+    }
+
+    /// A command that changes the store writes the file, its -wal and -shm, and may make those
+    /// again in the directory: one it cannot write is said before anything runs, rather than
+    /// SQLite's "attempt to write a readonly database" half-way through the command (on a
+    /// read-only mount the directory check used to say "recording needs a writable directory").
+    private static func requireWritable(path: String, directory: String) throws {
+        for target in [path, path + "-wal", path + "-shm", directory]
+        where (target == directory || FileManager.default.fileExists(atPath: target)) && access(target, W_OK) != 0 {
+            throw StoreError.notWritable(path: path, blocked: target, errno: errno)
+        }
+    }
+
+    /// Runs `open` on the store's path; when SQLite cannot open it read-only because the -shm
+    /// (the WAL's index, which every reader of a WAL database maps) is missing and cannot be
+    /// made — a read-only mount, a directory this user may not write — and the -wal holds no
+    /// frames (missing, empty, or a header alone: a clean stop truncates it), runs it again
+    /// on `file:PATH?immutable=1`: SQLite then reads the file alone, without locks or -shm,
+    /// which is exact because everything is in the file. With frames in the -wal, reading the
+    /// file alone would show the store as it was before them: `StoreError.walNeedsIndex`.
+    private static func readingFallback<T>(path: String, _ open: (String) throws -> T) throws -> T {
+        do {
+            return try open(path)
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode) {
+            // CANTOPEN where the -shm cannot be made (a read-only mount); READONLY_CANTINIT
+            // where it cannot be opened for writing either (a directory of another user's).
+            if access(path, R_OK) != 0 { throw StoreError.cannotOpen(path, reason: String(cString: strerror(errno))) }
+            let directory = Self.directory(of: path)
+            let blocked = access(directory, W_OK) != 0 ? errno : EACCES  // the -shm exists but is not this user's to map
+            var wal = stat()
+            // 32 bytes: the WAL header; a frame adds 24 bytes and a page.
+            let walFrames = stat(path + "-wal", &wal) == 0 && wal.st_size > 32
+            if walFrames { throw StoreError.walNeedsIndex(path: path, errno: blocked) }
+            let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            return try open("file:" + escaped + "?immutable=1")
         }
     }
 
@@ -266,10 +311,12 @@ public final class Store: Sendable {
         var config = Configuration()
         config.readonly = true
         do {
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            defer { try? queue.close() }  // read-only inspection: closing cannot lose anything
-            let (version, problems) = try queue.read { db in
-                (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+            let (version, problems) = try readingFallback(path: path) { location in
+                let queue = try DatabaseQueue(path: location, configuration: config)
+                defer { try? queue.close() }  // read-only inspection: closing cannot lose anything
+                return try queue.read { db in
+                    (try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0, try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+                }
             }
             if problems != ["ok"] {
                 throw Unusable(reason: "integrity_check: " + problems.prefix(3).joined(separator: "; "))

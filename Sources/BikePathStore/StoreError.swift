@@ -12,6 +12,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A read-only command found the file unusable; it was left as it was.
     case damaged(String, reason: String)
     case notARegularFile(String)
+    /// A command that changes the store cannot write `blocked` (the store, its -wal or -shm, or
+    /// its directory): `errno` is EROFS (a read-only mount) or EACCES/EPERM (no permission).
+    case notWritable(path: String, blocked: String, errno: Int32)
+    /// A reader cannot make the -shm (read-only mount, no permission: `errno`) and the -wal
+    /// holds frames, which SQLite reads only through a -shm; opening the file alone would
+    /// show the store as it was before them.
+    case walNeedsIndex(path: String, errno: Int32)
     case noSuchTrip(String)
     case noSuchDraft(String)
     case noSuchObstacle(String)
@@ -43,6 +50,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "database \(path) is damaged (\(reason)); it was left untouched — the daemon moves it aside and starts a fresh store when it next starts, keeping the old file"
         case .notARegularFile(let path):
             "\(path) is not a regular file (a FIFO, device or directory); the store must be a file — check --db / store.path"
+        case .notWritable(let path, let blocked, let code):
+            "cannot change the store \(path): \(blocked == path ? "the file" : blocked) \(Self.cause(code)); this command writes to it — "
+                + (code == EROFS
+                    ? "remount it read-write (mount -o remount,rw MOUNTPOINT) or copy the store with its -wal to a writable place"
+                    : "run it as a user who may write the store (root, bikepath or a member of group bikepath: docs/install.md)")
+                + "; commands that only read it (drafts list/show, stats, export, verify, diagnose) work as it is"
+        case .walNeedsIndex(let path, let code):
+            "cannot read the store \(path): its -wal holds changes that SQLite reads only through \(path)-shm, and that cannot be made here "
+                + "(\(Self.cause(code))); copy the store with its -wal to a writable directory and read it there, or let the daemon stop "
+                + "cleanly once where it is writable (its stop folds the -wal into the store)"
         case .noSuchTrip(let id): "no trip with id \(id)"
         case .noSuchDraft(let id): "no draft with id \(id) (see `bikepathd drafts list`)"
         case .noSuchObstacle(let id): "no obstacle with id \(id) in this draft (see `bikepathd drafts show`)"
@@ -61,6 +78,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "the stored setting \(key) cannot be read (\(reason)); nothing is sent until it is set again (`bikepathd sync consent` / `bikepathd sync privacy`)"
         case .noSuchOutboxRecord(let id): "no record with id \(id) in the outbox (see `bikepathd sync status`)"
         case .notQuarantined(let id, let state): "record \(id) is \(state), not quarantined; only quarantined records can be re-queued"
+        }
+    }
+
+    /// "is on a read-only file system", "is not writable by this user (Permission denied)".
+    static func cause(_ code: Int32) -> String {
+        switch code {
+        case EROFS: "is on a read-only file system"
+        case EACCES, EPERM: "is not writable by this user (\(String(cString: strerror(code))))"
+        default: "cannot be written (\(String(cString: strerror(code))))"
         }
     }
 }

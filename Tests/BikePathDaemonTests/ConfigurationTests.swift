@@ -83,6 +83,60 @@ struct ConfigurationTests {
         #expect(error.description.contains("bad.toml:4: gnss.port: 70000 is out of range 1...65535"))
     }
 
+    /// The problems `text` has, as `key: reason` lines; "(accepted)" when it has none (and not
+    /// the configuration, whose 100,000-byte path would fill the log).
+    static func problem(_ text: String) -> String {
+        do {
+            _ = try ConfigurationLoader.parse(text, file: "f")
+            return "(accepted)"
+        } catch {
+            return error.problems.map { "\($0.key): \($0.reason)" }.joined(separator: "\n")
+        }
+    }
+
+    @Test("Paths the kernel cannot open are refused: over PATH_MAX, a name over NAME_MAX, a control character")
+    func impossiblePaths() throws {
+        let long = "/" + String(repeating: "a/", count: 50_000)  // 100,001 bytes of 1-byte names
+        #expect(
+            Self.problem("[store]\npath = \"\(long)\"")
+                == "store.path: is 100001 bytes long; a path holds at most 4095 (PATH_MAX 4096, its NUL included)")
+        let name = String(repeating: "n", count: 256)
+        #expect(
+            Self.problem("[store]\npath = \"/var/\(name)\"")
+                == "store.path: has a component of 256 bytes (\"nnnnnnnnnnnnnnnn…\"); a file name holds at most 255 (NAME_MAX)")
+        #expect(
+            Self.problem(#"[store]\#npath = "/var/lib/a\u0007b""#)
+                == "store.path: contains the control character U+0007 at character 11; a path holds none")
+        #expect(
+            Self.problem(#"[sync]\#nca_file = "/etc/ca\npem""#)
+                == "sync.ca_file: contains the control character U+000A at character 8; a path holds none")
+        // The longest that fits: 4095 bytes, every name 255 bytes or less.
+        let longest = String(("/" + String(repeating: String(repeating: "b", count: 254) + "/", count: 17)).utf8.prefix(4095))!
+        #expect(longest.utf8.count == 4095)
+        #expect(try ConfigurationLoader.parse("[store]\npath = \"\(longest)\"", file: "f").store.path == longest)
+        #expect(try ConfigurationLoader.parse("[store]\npath = \"/var/\(name.dropLast())\"", file: "f").store.path.utf8.count == 260)
+    }
+
+    @Test("URLs with a control character or a space, another scheme or no host are refused")
+    func impossibleURLs() throws {
+        #expect(
+            Self.problem(#"[sync]\#nhub_url = "http://hub\u0007.example.org""#)
+                == "sync.hub_url: contains the control character U+0007 at character 11; a URL holds none")
+        #expect(
+            Self.problem(#"[sync]\#nhub_url = "https://hub.example.org/a b""#)
+                == "sync.hub_url: contains a space at character 26; write it as %20")
+        #expect(
+            Self.problem(#"[sync]\#nhub_url = "ftp://hub.example.org""#)
+                == #"sync.hub_url: "ftp://hub.example.org": scheme must be http or https"#)
+        #expect(Self.problem(#"[sync]\#nhub_url = "https://""#).hasPrefix("sync.hub_url: "))
+        #expect(
+            Self.problem(#"[review]\#ntiles_url = "https://t.example/{z}/{x}/{y}.png\u001B""#)
+                == "review.tiles_url: contains the control character U+001B at character 34; a URL holds none")
+        #expect(
+            try ConfigurationLoader.parse(#"[sync]\#nhub_url = "https://hub.example.org:8443/v1""#, file: "f").sync.hubURL
+                == "https://hub.example.org:8443/v1")
+    }
+
     @Test("A syntax error gives TOMLKit's line")
     func syntaxError() throws {
         let error = try #require(throws: ConfigurationError.self) {
@@ -175,6 +229,30 @@ struct OverrideTests {
         }
         #expect(error.problems.map(\.file) == ["--gpsd-port", "--db", "--hub"])
         #expect(error.problems[1].reason == "must not be empty")
+    }
+
+    @Test("A flag is refused by its key's own rule, with the file's words")
+    func flagsTakeTheKeysRule() throws {
+        let longPath = "/" + String(repeating: "a/", count: 50_000)
+        let bel = "http://hub\u{07}.example.org"
+        var problems: [ConfigurationProblem] = []
+        do {
+            _ = try DaemonConfiguration().merging(
+                ConfigurationOverrides(gnssPort: 70000, imuRateHz: 5000, storePath: longPath, hubURL: bel, statusSocket: "/run/a\u{1B}b"))
+        } catch {
+            problems = error.problems
+        }
+        try #require(problems.map(\.file) == ["--gpsd-port", "--imu-rate", "--db", "--hub", "--status-socket"])
+        // The same value in the file: the same reason, word for word (one rule, ConfigurationKey.all).
+        func fileReason(_ section: String, _ key: String, _ value: String) -> String {
+            ConfigurationTests.problem("[\(section)]\n\(key) = \(value)").split(separator: ": ", maxSplits: 1).last.map(String.init)
+                ?? ""
+        }
+        #expect(problems[0].reason == fileReason("gnss", "port", "70000"))
+        #expect(problems[1].reason == fileReason("imu", "rate_hz", "5000"))
+        #expect(problems[2].reason == fileReason("store", "path", "\"\(longPath)\""))
+        #expect(problems[3].reason == fileReason("sync", "hub_url", #""http://hub\u0007.example.org""#))
+        #expect(problems[4].reason == "contains the control character U+001B at character 7; a path holds none")
     }
 
     @Test("A relative --db or --status-socket is the working directory's; the file's paths stay absolute")

@@ -86,6 +86,48 @@ struct StatusSocketTests {
         #expect(try reader.next() == nil)
     }
 
+    /// Sends `bytes` as one client (as much as the server takes before it closes) and
+    /// returns the lines it answers until the connection ends (end of stream or a reset).
+    static func exchange(_ path: String, _ bytes: [UInt8]) throws -> [String] {
+        let fd = try StatusClient.connect(path, timeoutSeconds: 5)
+        defer { close(fd) }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reader = LineReader(fd: fd)
+        var lines: [String] = []
+        while let line = try? reader.next() { lines.append(line) }
+        return lines
+    }
+
+    @Test("status\\r\\n is a status request, as line protocols (SMTP, HTTP, gpsd) end lines")
+    func crlf() throws {
+        let f = try ServerFixture()
+        defer { f.finish() }
+        let lines = try Self.exchange(f.path, Array("status\r\n".utf8))
+        #expect(lines.count == 1)
+        #expect((try? StatusJSON.decode(DaemonStatus.self, from: lines.first ?? "")) == sampleStatus, "\(lines)")
+        // The longest line, 4096 bytes ("status" and 4090 spaces, trimmed), with its \r\n not counted.
+        let longest = try Self.exchange(f.path, Array("status".utf8) + Array(repeating: UInt8(ascii: " "), count: 4090) + [13, 10])
+        #expect((try? StatusJSON.decode(DaemonStatus.self, from: longest.first ?? "")) == sampleStatus, "\(longest)")
+        let mark = try Self.exchange(f.path, Array("mark bump\r\n".utf8))
+        #expect(mark == [MarkReply.failure("this daemon takes no marks").jsonLine()])  // parsed as a mark, not an unknown request
+    }
+
+    @Test("A request line over 4 KiB gets one JSON error line and the connection closes; 4 KiB is answered")
+    func longLine() throws {
+        let f = try ServerFixture()
+        defer { f.finish() }
+        let refusal = #"{"error":"request line longer than 4096 bytes; expected status, tail, sync or mark [KIND]"}"#
+        // 4096 bytes: "status" and 4090 spaces (trimmed) is still a status request.
+        let longest = Array("status".utf8) + Array(repeating: UInt8(ascii: " "), count: 4090)
+        let lines = try Self.exchange(f.path, longest + [10])
+        #expect((try? StatusJSON.decode(DaemonStatus.self, from: lines.first ?? "")) == sampleStatus, "\(lines)")
+        // One byte more, ended: refused, though it trims to "status".
+        #expect(try Self.exchange(f.path, longest + Array(" \n".utf8)) == [refusal])
+        // 100 KB with no newline at all: refused as soon as 4 KiB is passed, not silence.
+        #expect(try Self.exchange(f.path, Array(repeating: UInt8(ascii: "x"), count: 100_000)) == [refusal])
+        #expect(try StatusClient.fetchStatus(path: f.path) == sampleStatus)  // the server goes on
+    }
+
     @Test("A client that never sends a request is disconnected after the timeout")
     func idleClientDropped() throws {
         let directory = try TempDir().path

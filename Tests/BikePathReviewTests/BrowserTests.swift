@@ -43,6 +43,20 @@ import Testing
                 return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
                 """))
         #expect(!heights.isEmpty && heights.allSatisfy { $0 >= 44 }, "\(what): control heights \(heights)")
+        // The Content-Security-Policy allows the served stylesheet and no inline style (issue 40):
+        // it applies, and a map is as large as what it shows (the box of the SVG or the add mode's
+        // image plus its 1 px border), not collapsed for want of an inline size.
+        let font = try await browser.execute("return getComputedStyle(document.body).fontFamily;") as? String
+        #expect(font == "sans-serif", "\(what): the stylesheet does not apply (font \(font ?? "none"))")
+        let maps = numbers(
+            try await browser.execute(
+                """
+                return Array.from(document.querySelectorAll('div.map')).flatMap(m => { const r = m.getBoundingClientRect(), \
+                c = m.lastElementChild.getBoundingClientRect(); return [r.width - c.width, r.height - c.height, c.height]; });
+                """))
+        for map in stride(from: 0, to: maps.count, by: 3) {
+            #expect(maps[map] == 2 && maps[map + 1] == 2 && maps[map + 2] > 100, "\(what): map box \(maps)")
+        }
     }
 
     @Test func riderReviewsTheBundledRideInARealBrowser() async throws {
@@ -171,4 +185,94 @@ import Testing
         #expect(d.obstacles.first { $0.id == shown[1].id }?.kind == newKind)
         #expect(d.obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.pothole])
     }
+
+    /// Street tiles from a tile server (`review.tiles_url`) under the Content-Security-Policy
+    /// (issue 40): the tiles are SVG `<image>`s, the server's origin is in `img-src`, and the
+    /// page's `Referrer-Policy: no-referrer` keeps its address from the tile server. A tile
+    /// server on loopback answers every tile with a 1 px PNG and keeps what it was sent.
+    @Test func streetTilesLoadUnderThePolicyWithNoReferer() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("chromium and chromium-driver are missing, and CI=true") }
+            return
+        }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let store = try Self.storeOfTheBundledRide(dir)
+        let id = try #require(try await store.listDrafts().first?.id)
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")!
+        let asked = TileRequests()
+        let tileRouter = Router()
+        tileRouter.get("/:z/:x/:y") { request, _ in
+            asked.add(referer: request.headers[.referer])
+            return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        }
+        let (tilePorts, tileSink) = AsyncStream.makeStream(of: Int.self)
+        let tiles = Application(
+            router: tileRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { tileSink.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "tile-server"))
+        var tileIterator = tilePorts.makeAsyncIterator()
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let tileGroup = ServiceGroup(services: [tiles], gracefulShutdownSignals: [], logger: Logger(label: "tile-server"))
+        let tileTask = Task { try await tileGroup.run() }
+        defer { tileTask.cancel() }
+        let tilePort = try #require(await tileIterator.next())
+        let tileOrigin = "http://127.0.0.1:\(tilePort)"
+        let app = try buildReviewApplication(
+            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
+            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+            streetMap: .tiles(template: tileOrigin + "/{z}/{x}/{y}.png", attribution: "test tiles", maxZoom: 19),
+            logger: Logger(label: "review-test")
+        ) { portSink.yield($0) }
+        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
+        let server = Task { try await group.run() }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let site = "http://127.0.0.1:\(try #require(await iterator.next()))"
+
+        let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
+        do {
+            try await browser.start()
+            try await browser.emulatePhone(width: 390, height: 844)
+            try await browser.open(site + "/pair")
+            try await browser.type("#code", try store.issuePairingCode().code)
+            try await browser.clickToLoad("#pair")
+            for path in ["/drafts/\(id)", "/drafts/\(id)/add"] {
+                try await browser.open(site + path)
+                try await checkFitsAndTargets(browser, "\(path) with street tiles")
+                // Resource timing lists what the page fetched; an image the policy blocked is not fetched.
+                let counts =
+                    try await browser.execute(
+                        """
+                        return [document.querySelectorAll('image.tile').length, performance.getEntriesByType('resource')\
+                        .filter(e => e.name.startsWith('\(tileOrigin)/')).length];
+                        """) as? [Any]
+                let numbers = (counts ?? []).compactMap { ($0 as? NSNumber)?.intValue }
+                #expect(numbers.count == 2 && numbers[0] > 0 && numbers[0] == numbers[1], "\(path): tiles shown, fetched \(numbers)")
+            }
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+        await group.triggerGracefulShutdown()
+        _ = try? await server.value
+        await tileGroup.triggerGracefulShutdown()
+        _ = try? await tileTask.value
+        #expect(asked.count > 0 && asked.referers.isEmpty, "the tile server was told \(asked.referers)")
+    }
+}
+
+/// What the test's tile server was asked: how many tiles, and every Referer it was sent.
+final class TileRequests: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tiles = 0, sent: [String] = []
+    func add(referer: String?) {
+        lock.withLock {
+            tiles += 1; if let referer { sent.append(referer) }
+        }
+    }
+    var count: Int { lock.withLock { tiles } }
+    var referers: [String] { lock.withLock { sent } }
 }

@@ -416,8 +416,11 @@ extension RawConnection {
             for uri in ["/drafts/\(id)", "/drafts/\(id)/add"] {
                 try await client.execute(uri: uri, method: .get, headers: p.headers) { response in
                     let html = String(buffer: response.body)
-                    #expect(html.contains(#"<img class="tile" src="https://tiles.example/"#), "\(uri)")
-                    #expect(html.contains(#"referrerpolicy="no-referrer""#) && html.contains("street map © OpenStreetMap contributors"))
+                    #expect(html.contains(#"<image class="tile" href="https://tiles.example/"#), "\(uri)")
+                    // No Referer to the tile server: the policy is the page's, for every image on it.
+                    #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                    #expect(response.headers[.contentSecurityPolicy]?.contains("img-src 'self' https://tiles.example;") == true)
+                    #expect(html.contains("street map © OpenStreetMap contributors"))
                     #expect(!html.contains("no street map"))
                 }
             }
@@ -461,7 +464,7 @@ extension RawConnection {
             }
             let p = try await pair(client, store: store, draftID: id)
             try await client.execute(uri: "/drafts/\(id)", method: .get, headers: p.headers) { response in
-                #expect(String(buffer: response.body).contains(#"<img class="tile" src="/tiles/\#(first.z)/\#(first.x)/\#(first.y)""#))
+                #expect(String(buffer: response.body).contains(#"<image class="tile" href="/tiles/\#(first.z)/\#(first.x)/\#(first.y)""#))
             }
             try await client.execute(uri: "/tiles/\(first.z)/\(first.x)/\(first.y)", method: .get, headers: p.headers) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "image/png")

@@ -15,6 +15,9 @@ public struct ConfigurationKey: Sendable {
     let value: @Sendable (DaemonConfiguration) -> ConfigurationValue?
     /// Sets the key from a shown value (`config show --json` read back); false when the value has the wrong type.
     let assign: @Sendable (inout DaemonConfiguration, ConfigurationValue) -> Bool
+    /// Why a value of the key's type is refused (its range or check), the rule the file reader
+    /// applies; what a command-line flag for the key is checked with (`merging(_:)`).
+    let check: @Sendable (ConfigurationValue) -> String?
 
     /// `section.name`, as messages and docs/configuration.md spell it.
     public var path: String { section + "." + name }
@@ -82,6 +85,12 @@ public struct ConfigurationKey: Sendable {
         (name, all.filter { $0.section == name })
     }
 
+    /// The key `section.name`; a name not declared in `all` is a programming error.
+    static func named(_ path: String) -> ConfigurationKey {
+        guard let key = all.first(where: { $0.path == path }) else { preconditionFailure("no configuration key \(path)") }
+        return key
+    }
+
     /// The keys whose values differ between `a` and `b`.
     public static func changed(from a: DaemonConfiguration, to b: DaemonConfiguration) -> [ConfigurationKey] {
         all.filter { $0.value(a) != $0.value(b) }
@@ -146,7 +155,8 @@ extension ConfigurationKey {
             value: { .string($0[keyPath: path]) },
             assign: { c, v in
                 guard case .string(let s) = v else { return false }; c[keyPath: path] = s; return true
-            })
+            },
+            check: { v in if case .string(let s) = v { check(s) } else { "expected a string" } })
     }
 
     static func int(_ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, reload: ReloadEffect) -> Self {
@@ -155,7 +165,8 @@ extension ConfigurationKey {
             value: { .int($0[keyPath: path]) },
             assign: { c, v in
                 guard case .int(let i) = v else { return false }; c[keyPath: path] = i; return true
-            })
+            },
+            check: { v in if case .int(let i) = v { Checks.inRange(i, range) } else { "expected an integer" } })
     }
 
     static func double(_ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, reload: ReloadEffect) -> Self {
@@ -170,6 +181,13 @@ extension ConfigurationKey {
                 default: return false
                 }
                 return true
+            },
+            check: { v in
+                switch v {
+                case .double(let d): Checks.inRange(d, range)
+                case .int(let i): Checks.inRange(Double(i), range)
+                default: "expected a number"
+                }
             })
     }
 
@@ -179,7 +197,8 @@ extension ConfigurationKey {
             value: { .bool($0[keyPath: path]) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
-            })
+            },
+            check: { v in if case .bool = v { nil } else { "expected true or false" } })
     }
 
     static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect) -> Self {
@@ -188,7 +207,8 @@ extension ConfigurationKey {
             value: { $0[keyPath: path].map(ConfigurationValue.bool) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
-            })
+            },
+            check: { v in if case .bool = v { nil } else { "expected true or false" } })
     }
 
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
@@ -202,7 +222,8 @@ extension ConfigurationKey {
                 guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
                 c[keyPath: path] = e
                 return true
-            })
+            },
+            check: { v in if case .string(let s) = v { Checks.choice(s, of: E.self) } else { "expected a string" } })
     }
 
     /// `[[privacy.zones]]` (or `zones = [...]`): every zone needs all four fields.
@@ -224,7 +245,9 @@ extension ConfigurationKey {
             }, value: { .zones($0.privacy.zones) },
             assign: { c, v in
                 guard case .zones(let z) = v else { return false }; c.privacy.zones = z; return true
-            })
+            },
+            // Each zone's fields are checked as the file is read; no flag sets zones.
+            check: { v in if case .zones = v { nil } else { "expected an array of zones" } })
     }
 }
 

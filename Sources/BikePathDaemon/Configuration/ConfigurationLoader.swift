@@ -134,16 +134,71 @@ public enum Checks {
         s.isEmpty ? "must not be empty" : nil
     }
 
-    /// Why `s` is not a usable absolute path (empty, relative, or holding a NUL byte); nil when
-    /// it is.
+    /// Why `s` is not a usable absolute path (empty, holding a control character, too long for
+    /// the kernel, relative); nil when it is.
     public static func absolutePath(_ s: String) -> String? {
         if s.isEmpty { return "must not be empty" }
+        if let reason = pathText(s) { return reason }
         if !s.hasPrefix("/") {
             return "\"\(s)\" is relative; the configuration file takes absolute paths only (where the daemon starts is no place "
                 + "to count from): write it from / — on the command line a relative path is fine"
         }
-        if s.contains("\0") { return "contains a NUL byte" }
         return nil
+    }
+
+    /// Linux's PATH_MAX (4096 bytes with the terminating NUL) and NAME_MAX (255 bytes a
+    /// component): open(2) answers ENAMETOOLONG past either, so such a path could only fail
+    /// later, at the first file opened (a 100,000-character `store.path` passed `config check`).
+    static let pathMax = Int(PATH_MAX), nameMax = Int(NAME_MAX)
+
+    /// Why `s` cannot be a Linux path, whatever it names: a control character (NUL ends the C
+    /// string early; BEL, ESC or a newline in a path is a typo or an attack on the log, never a
+    /// file name a rider chose), longer than PATH_MAX, or a component longer than NAME_MAX.
+    /// Says where, not the whole value: a 100,000-byte path is not one to print.
+    static func pathText(_ s: String) -> String? {
+        if let bad = firstControl(s) { return "contains the control character \(bad); a path holds none" }
+        let bytes = s.utf8.count
+        if bytes >= pathMax {
+            return "is \(bytes) bytes long; a path holds at most \(pathMax - 1) (PATH_MAX \(pathMax), its NUL included)"
+        }
+        if let long = s.split(separator: "/").first(where: { $0.utf8.count > nameMax }) {
+            return "has a component of \(long.utf8.count) bytes (\"\(long.prefix(16))…\"); a file name holds at most \(nameMax) (NAME_MAX)"
+        }
+        return nil
+    }
+
+    /// Why `s` cannot be a URL as written: a control character or a space (RFC 3986 allows
+    /// neither; Foundation's `URL(string:)` took a BEL in `sync.hub_url`). Nil when it has none.
+    static func urlText(_ s: String) -> String? {
+        if let bad = firstControl(s) { return "contains the control character \(bad); a URL holds none" }
+        if let space = s.firstIndex(of: " ") {
+            return "contains a space at character \(s.distance(from: s.startIndex, to: space) + 1); write it as %20"
+        }
+        return nil
+    }
+
+    /// The first control character (Unicode category Cc: C0, DEL, C1) as `U+0007 at character 18`.
+    private static func firstControl(_ s: String) -> String? {
+        guard let index = s.unicodeScalars.firstIndex(where: { $0.properties.generalCategory == .control }) else { return nil }
+        let scalar = s.unicodeScalars[index]
+        let position = s.unicodeScalars.distance(from: s.unicodeScalars.startIndex, to: index) + 1
+        return "U+" + String(format: "%04X", scalar.value) + " at character \(position)"
+    }
+
+    /// "\"V\" is not one of A, B, C" for a value no case of `E` has.
+    static func choice<E: RawRepresentable & CaseIterable>(_ s: String, of: E.Type) -> String? where E.RawValue == String {
+        E(rawValue: s) != nil ? nil : "\"\(s)\" is not one of \(E.allCases.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    /// "V is out of range LO...HI", the file's and the flags' one wording (the file shows V as written).
+    static func inRange(_ i: Int, _ range: ClosedRange<Int>) -> String? {
+        range.contains(i) ? nil : "\(i) is out of range \(range.lowerBound)...\(range.upperBound)"
+    }
+
+    static func inRange(_ d: Double, _ range: ClosedRange<Double>, shown: String? = nil) -> String? {
+        range.contains(d)
+            ? nil
+            : "\(shown ?? TableReader.format(d)) is out of range \(TableReader.format(range.lowerBound))...\(TableReader.format(range.upperBound))"
     }
 
     /// As `absolutePath`, but empty is allowed (the setting is off).
@@ -164,6 +219,7 @@ public enum Checks {
     /// Empty (no street tiles) or an http(s) URL with `{z}`, `{x}` and `{y}`.
     public static func tileTemplate(_ s: String) -> String? {
         guard !s.isEmpty else { return nil }
+        if let reason = urlText(s) { return reason }
         guard s.hasPrefix("https://") || s.hasPrefix("http://"), ["{z}", "{x}", "{y}"].allSatisfy(s.contains) else {
             return "must be an http(s) URL with {z}, {x} and {y} (for example https://tile.openstreetmap.org/{z}/{x}/{y}.png), or empty"
         }
@@ -178,6 +234,7 @@ public enum Checks {
     /// Why `s` is not an http(s) URL with a host; nil when it is, or when empty (no sync).
     public static func hubURL(_ s: String) -> String? {
         if s.isEmpty { return nil }
+        if let reason = urlText(s) { return reason }
         guard let url = URL(string: s), let scheme = url.scheme?.lowercased() else {
             return "\"\(s)\" is not a URL"
         }

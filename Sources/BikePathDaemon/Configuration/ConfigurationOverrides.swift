@@ -37,37 +37,34 @@ public struct ConfigurationOverrides: Sendable, Equatable {
 }
 
 extension DaemonConfiguration {
-    /// The file's configuration with the flags on top. Bad flag values are
-    /// reported like file problems, with the flag as the "file".
+    /// The file's configuration with the flags on top. Each flag is checked by its key's own
+    /// rule (`ConfigurationKey.all`: range or check, declared once for the file and the flags);
+    /// bad values are reported like file problems, with the flag as the "file".
     public func merging(_ o: ConfigurationOverrides) throws(ConfigurationError) -> DaemonConfiguration {
         var c = self
         var problems: [ConfigurationProblem] = []
-        func set<T>(_ value: T?, _ flag: String, _ key: String, _ check: (T) -> String?, _ apply: (T) -> Void) {
+        func set(_ value: ConfigurationValue?, _ flag: String, _ path: String) {
             guard let value else { return }
-            if let reason = check(value) {
-                problems.append(ConfigurationProblem(file: "--\(flag)", line: nil, key: key, reason: reason))
+            let key = ConfigurationKey.named(path)
+            if let reason = key.check(value) {
+                problems.append(ConfigurationProblem(file: "--\(flag)", line: nil, key: path, reason: reason))
             } else {
-                apply(value)
+                _ = key.assign(&c, value)
             }
         }
-        set(o.gnssHost, "gpsd-host", "gnss.host", Checks.nonEmpty) { c.gnss.host = $0 }
-        set(o.gnssPort, "gpsd-port", "gnss.port", { (1...65535).contains($0) ? nil : "\($0) is out of range 1...65535" }) {
-            c.gnss.port = $0
-        }
-        set(o.imuURI, "iio-uri", "imu.uri", Checks.iioURI) { c.imu.uri = $0 }
-        set(o.imuDevice, "iio-device", "imu.device", { _ in nil }) { c.imu.device = $0 }
-        set(o.imuRateHz, "imu-rate", "imu.rate_hz", { (1...4000).contains($0) ? nil : "\($0) is out of range 1...4000" }) {
-            c.imu.rateHz = $0
-        }
         // Paths typed on the command line are relative to the working directory, as with any Unix tool.
-        set(o.storePath.map(CommandLinePath.resolve), "db", "store.path", Checks.absolutePath) { c.store.path = $0 }
-        set(o.hubURL, "hub", "sync.hub_url", Checks.hubURL) { c.sync.hubURL = $0 }
-        set(o.hubTokenFile, "token-file", "sync.token_file", Checks.nonEmpty) { c.sync.tokenFile = $0 }
-        set(o.hubCAFile, "ca-file", "sync.ca_file", Checks.nonEmpty) { c.sync.caFile = $0 }
-        set(o.logLevel, "log-level", "log.level", { _ in nil }) { c.log.level = $0 }
-        set(o.statusSocket.map(CommandLinePath.resolve), "status-socket", "status.socket", Checks.socketPath) {
-            c.status.socket = $0
-        }
+        func path(_ typed: String?) -> ConfigurationValue? { typed.map { .string(CommandLinePath.resolve($0)) } }
+        set(o.gnssHost.map(ConfigurationValue.string), "gpsd-host", "gnss.host")
+        set(o.gnssPort.map(ConfigurationValue.int), "gpsd-port", "gnss.port")
+        set(o.imuURI.map(ConfigurationValue.string), "iio-uri", "imu.uri")
+        set(o.imuDevice.map(ConfigurationValue.string), "iio-device", "imu.device")
+        set(o.imuRateHz.map(ConfigurationValue.double), "imu-rate", "imu.rate_hz")
+        set(path(o.storePath), "db", "store.path")
+        set(o.hubURL.map(ConfigurationValue.string), "hub", "sync.hub_url")
+        set(path(o.hubTokenFile), "token-file", "sync.token_file")
+        set(path(o.hubCAFile), "ca-file", "sync.ca_file")
+        set(o.logLevel.map { .string($0.rawValue) }, "log-level", "log.level")
+        set(path(o.statusSocket), "status-socket", "status.socket")
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
         return c
     }

@@ -51,9 +51,7 @@ struct TableReader {
     mutating func int(_ key: String, _ target: inout Int, range: ClosedRange<Int>) {
         guard let v = value(key) else { return }
         guard let i = v.int else { return wrongType(key, v, expected: "an integer") }
-        guard range.contains(i) else {
-            return problems.report(path + [key], "\(i) is out of range \(range.lowerBound)...\(range.upperBound)")
-        }
+        if let reason = Checks.inRange(i, range) { return problems.report(path + [key], reason) }
         target = i
     }
 
@@ -61,10 +59,7 @@ struct TableReader {
     mutating func double(_ key: String, _ target: inout Double, range: ClosedRange<Double>) {
         guard let v = value(key) else { return }
         guard let d = v.double ?? v.int.map(Double.init) else { return wrongType(key, v, expected: "a number") }
-        guard range.contains(d) else {
-            return problems.report(
-                path + [key], "\(Self.show(v)) is out of range \(Self.format(range.lowerBound))...\(Self.format(range.upperBound))")
-        }
+        if let reason = Checks.inRange(d, range, shown: Self.show(v)) { return problems.report(path + [key], reason) }
         target = d
     }
 
@@ -85,8 +80,8 @@ struct TableReader {
         guard let v = value(key) else { return }
         let names = E.allCases.map(\.rawValue).joined(separator: ", ")
         guard let s = v.string else { return wrongType(key, v, expected: "one of \(names)") }
-        guard let e = E(rawValue: s) else { return problems.report(path + [key], "\"\(s)\" is not one of \(names)") }
-        target = e
+        if let reason = Checks.choice(s, of: E.self) { return problems.report(path + [key], reason) }
+        target = E(rawValue: s) ?? target
     }
 
     /// A sub-table; `read` is called only when it is present and is a table.

@@ -21,7 +21,9 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         let slowReaderTimeout: TimeAmount
     }
 
-    /// A request line longer than this is not one of ours.
+    /// The longest request line, its `\n` or `\r\n` not counted (docs/daemon.md): the longest
+    /// request, `mark irregularity`, is 17 bytes; 4 KiB is room for any future one, and no more
+    /// is buffered for a client that never ends its line.
     static let maximumRequest = 4096
     /// A mark not stored by then gets an error line: the pipeline is stuck.
     static let markTimeout = TimeAmount.seconds(10)
@@ -68,14 +70,30 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         var bytes = unwrapInboundIn(data)
         input.writeBuffer(&bytes)
         guard let newline = input.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if input.readableBytes > Self.maximumRequest { context.close(promise: nil) }
+            // The limit, plus the `\r` of a `\r\n` whose `\n` is still on its way.
+            if input.readableBytes > Self.maximumRequest + 1 { refuseLongLine(context: context) }
             return
         }
-        let line = input.getString(at: input.readerIndex, length: newline - input.readerIndex) ?? ""
+        var line = Array(input.readableBytesView[input.readerIndex..<newline])
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }  // `\r\n`, as SMTP, HTTP and gpsd end lines
+        guard line.count <= Self.maximumRequest else { return refuseLongLine(context: context) }
         asked = true
         requestDeadline?.cancel()
         input = ByteBuffer()
-        handle(line.trimmingSpaces(), context: context)
+        handle(String(decoding: line, as: UTF8.self).trimmingSpaces(), context: context)
+    }
+
+    /// A line past the limit is not one of ours: one error line, then the connection closes
+    /// (what else the client sends is not read).
+    private func refuseLongLine(context: ChannelHandlerContext) {
+        asked = true
+        requestDeadline?.cancel()
+        input = ByteBuffer()
+        answer(
+            JSONText.snakeCaseLine([
+                "error": "request line longer than \(Self.maximumRequest) bytes; expected status, tail, sync or mark [KIND]"
+            ]),
+            context: context)
     }
 
     private func handle(_ request: String, context: ChannelHandlerContext) {
