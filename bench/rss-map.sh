@@ -4,7 +4,7 @@
 # unless CONFIG enables it), samples /proc/PID/smaps every 20 ms, keeps the sample with the
 # largest Rss, and prints that sample's Rss per mapping (file-backed by library, anonymous
 # as [heap]/[anon]/[stack]), largest first, plus the total. Use it to see which library
-# keeps the daemon above the 20 MB goal (docs/performance.md, "Memory of the packaged daemon").
+# keeps the daemon above the 20 MB goal (docs/performance.md, "Memory of the daemon").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:?usage: bench/rss-map.sh BIN [CONFIG]}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/rss.sh [BIN...] — the daemon's memory: `bikepathd run --replay` of the real ride
-# (Recordings/allthedocks-GX010056.bpr, 53 min) through the whole runtime (status socket,
-# chain, store, sync off), once without and once with the review page listening; peak RSS
-# from `--summary` (getrusage's ru_maxrss). Each BIN (default: a release build of this
-# tree) is measured side by side, three times each, and the median printed.
+# (Recordings/allthedocks-GX010056.bpr, 205.6 s of riding: `bikepathd inspect`) through
+# the whole runtime (status socket, chain, store, sync off), once without and once with
+# the review page listening; peak RSS from `--summary` (getrusage's ru_maxrss). Each BIN
+# (default: a release build of this tree) is measured side by side, three times each, and
+# the median printed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bins=("$@")
