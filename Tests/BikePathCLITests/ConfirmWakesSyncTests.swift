@@ -21,7 +21,7 @@ import Testing
     @Test("drafts confirm, with the daemon running, gets the ride to the hub within seconds")
     func confirmationLeavesAtOnce() async throws {
         let bin = try #require(bikepathdPath())
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try Device(trips: 4, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -52,6 +52,10 @@ import Testing
         let arrived = await RealDaemons.wait(timeout: 20) { confirmations(hub) == 1 }
         let seconds = Date().timeIntervalSince(started)
         #expect(arrived && seconds < 20, "the confirmation took \(seconds) s (sync.interval_s is 300)")
+        // `--json` says the same: the daemon was woken, nothing is waited for.
+        let woken = try Self.json(try await runProcess(bin, ["drafts", "confirm", "3", "--config", config, "--json"]).out)
+        #expect(woken["woken"] as? Bool == true && woken["waits_for"] == nil && woken["leaves"] == nil, "\(woken)")
+        #expect(await RealDaemons.wait(timeout: 20) { confirmations(hub) == 2 }, "the second confirmation did not arrive")
 
         // `diagnose`'s outbox line and `sync status` count by the one rule.
         let status = try await runProcess(bin, ["sync", "status", "--config", config])
@@ -63,5 +67,55 @@ import Testing
         let later = try await runProcess(bin, ["drafts", "confirm", "2", "--config", config])
         #expect(later.out.contains("no daemon answers on \(device.dir.file("st.sock"))"), "\(later.out)")
         #expect(later.out.contains("`bikepathd sync run --once`"), "\(later.out)")
+        let laterJSON = try Self.json(try await runProcess(bin, ["drafts", "confirm", "4", "--config", config, "--json"]).out)
+        #expect(laterJSON["woken"] as? Bool == false && laterJSON["waits_for"] as? String == "daemon", "\(laterJSON)")
+        #expect((laterJSON["leaves"] as? String)?.contains("`bikepathd sync run --once`") == true, "\(laterJSON)")
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+
+    /// Issue 38 item 3: `drafts confirm --json` says whether the daemon was woken and, when not,
+    /// what the ride waits for and when it leaves; the text says the same in words. No daemon
+    /// runs here: each case is the configuration's or the rider's.
+    @Test("drafts confirm --json says what a confirmation waits for when no daemon was woken")
+    func confirmSaysWhatItWaitsFor() async throws {
+        let bin = try #require(bikepathdPath())
+        let device = try Device(trips: 6, seconds: 120, confirm: 0)
+        defer { device.dir.cleanup() }
+        let noHub = device.dir.file("none.toml"), withHub = device.dir.file("hub.toml")
+        try "[store]\npath = \"\(device.dbPath)\"\n".write(toFile: noHub, atomically: true, encoding: .utf8)
+        try """
+        [store]
+        path = "\(device.dbPath)"
+        [sync]
+        hub_url = "http://127.0.0.1:1"
+        token_file = "\(device.tokenFile)"
+        [status]
+        socket = "\(device.dir.file("st.sock"))"
+        """.write(toFile: withHub, atomically: true, encoding: .utf8)
+        // Draft n confirmed with --json, draft n + 1 in the same case with the text.
+        func confirm(_ n: Int, _ config: String) async throws -> (json: [String: Any], text: String) {
+            let json = try await runProcess(bin, ["drafts", "confirm", "\(n)", "--config", config, "--json"])
+            #expect(json.status == 0, "\(json.err)")
+            let text = try await runProcess(bin, ["drafts", "confirm", "\(n + 1)", "--config", config])
+            #expect(text.status == 0, "\(text.err)")
+            return (try Self.json(json.out), text.out)
+        }
+        #expect(try await runProcess(bin, ["sync", "consent", "trips", "on", "--config", noHub]).status == 0)
+        let hub = try await confirm(1, noHub)
+        #expect(hub.json["woken"] as? Bool == false && hub.json["waits_for"] as? String == "hub", "\(hub.json)")
+        #expect(hub.text.contains("no hub is configured") && hub.text.contains(hub.json["leaves"] as? String ?? "-"), "\(hub.text)")
+
+        let daemon = try await confirm(3, withHub)
+        #expect(daemon.json["waits_for"] as? String == "daemon" && daemon.json["woken"] as? Bool == false, "\(daemon.json)")
+        #expect(daemon.text.contains(daemon.json["why"] as? String ?? "-"), "\(daemon.text)")
+
+        #expect(try await runProcess(bin, ["sync", "consent", "trips", "off", "--config", withHub]).status == 0)
+        let consent = try await confirm(5, withHub)
+        #expect(consent.json["waits_for"] as? String == "consent", "\(consent.json)")
+        #expect((consent.json["leaves"] as? String)?.contains("sync consent trips on") == true, "\(consent.json)")
+        #expect(consent.text.contains("stays on this device"), "\(consent.text)")
     }
 }
