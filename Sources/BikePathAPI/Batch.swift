@@ -130,6 +130,9 @@ public struct RecordResult: Sendable, Codable, Equatable {
     /// For `conflict`: SHA-256 (hex) of the body the hub holds and of the one received.
     public var storedSha256: String?
     public var receivedSha256: String?
+    enum CodingKeys: String, CodingKey {
+        case kind, id, status, outcome, error, storedSha256 = "stored_sha256", receivedSha256 = "received_sha256"
+    }
     /// Creates a result; `status` is the HTTP status the record alone would have had.
     public init(
         kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,

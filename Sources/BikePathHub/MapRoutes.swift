@@ -132,6 +132,7 @@ struct MapRoutes: Sendable {
         var error: String
         var message: String
         var nearestM: Double?
+        enum CodingKeys: String, CodingKey { case error, message, nearestM = "nearest_m" }
     }
 
     /// The request's `bbox`, or the 400 that refuses it.
