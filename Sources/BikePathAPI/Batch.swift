@@ -27,14 +27,14 @@ public enum RecordBody: Sendable, Equatable {
     }
 
     /// Decodes a body sent under `kind` (a `PUT`'s document, or a batch item's `body`).
+    /// Pre-release key names are read too (`WireKeys`).
     /// - Throws: `DecodingError` when the JSON is not a document of that kind.
-    public static func decode(kind: RecordKind, from data: Data) throws -> RecordBody {
-        let d = JSONDecoder()
+    public static func decode(kind: RecordKind, from data: Data) throws(DecodingError) -> RecordBody {
         switch kind {
-        case .sos: return .sos(try d.decode(SOSUpload.self, from: data))
-        case .confirmation: return .confirmation(try d.decode(ConfirmationUpload.self, from: data))
-        case .draft: return .draft(try d.decode(DraftUpload.self, from: data))
-        case .trip: return .trip(try d.decode(TripUpload.self, from: data))
+        case .sos: .sos(try WireKeys.decode(SOSUpload.self, from: data))
+        case .confirmation: .confirmation(try WireKeys.decode(ConfirmationUpload.self, from: data))
+        case .draft: .draft(try WireKeys.decode(DraftUpload.self, from: data))
+        case .trip: .trip(try WireKeys.decode(TripUpload.self, from: data))
         }
     }
 

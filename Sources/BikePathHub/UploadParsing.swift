@@ -61,7 +61,7 @@ enum UploadParsing {
     static func batch(json: Data) throws(Refusal) -> ParsedBatch {
         let batch: BatchRequest
         do {
-            batch = try JSONDecoder().decode(BatchRequest.self, from: json)
+            batch = try WireKeys.decode(BatchRequest.self, from: json)
         } catch {
             throw Refusal(.badRequest, "invalid-batch", "not a valid batch document: \(describe(error))")
         }
@@ -84,7 +84,7 @@ enum UploadParsing {
     }
 
     static func livePosition(json: Data) throws(Refusal) -> Data {
-        guard let live = try? JSONDecoder().decode(LivePositionUpload.self, from: json) else {
+        guard let live = try? WireKeys.decode(LivePositionUpload.self, from: json) else {
             throw Refusal(.badRequest, "invalid-json", "the body is not a live position document")
         }
         let problems = Validation.problems(live)
