@@ -54,10 +54,10 @@ wait "$drain"
 python3 - "$run/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-print(f"wall {s['seconds']:.1f} s, CPU {s['cpuSeconds']:.2f} s = {100*s['cpuShareOfOneCore']:.2f} % of one core, "
-      f"peak RSS {s['maxRSSKilobytes']/1024:.1f} MB")
-print(f"IMU: {s['imuSamplesConsumed']} samples consumed, measured {s['imu'].get('measuredRate')} Hz, "
+print(f"wall {s['elapsed_s']:.1f} s, CPU {s['cpu_s']:.2f} s = {100*s['cpu_share_of_one_core']:.2f} % of one core, "
+      f"peak RSS {s['max_rss_kib']/1024:.1f} MB")
+print(f"IMU: {s['imu_samples_consumed']} samples consumed, measured {s['imu'].get('measured_rate_hz')} Hz, "
       f"gaps {s['imu']['gaps']}, overruns {s['imu']['overruns']}, timeouts {s['imu']['timeouts']}")
-print(f"GNSS: {s['gnss']['epochs']} epochs, {s['nmeaSentencesConsumed']} NMEA sentences, "
-      f"protocol errors {s['gnss']['protocolErrors']}")
+print(f"GNSS: {s['gnss']['epochs']} epochs, {s['nmea_sentences_consumed']} NMEA sentences, "
+      f"protocol errors {s['gnss']['protocol_errors']}")
 PY

@@ -43,7 +43,7 @@ wire() { grep 'sync: wire' "$1" | sed 's/^sync: wire: //'; }
 "$BIN/bikepathd" sync consent trips on --db "$WORK/hour.db" >/dev/null
 start_hub "$WORK/hub-hour.db"
 "$BIN/bikepathd" sync --once --db "$WORK/hour.db" --hub "http://127.0.0.1:$PORT" --token-file "$WORK/token" 2> "$WORK/draft.err"
-DRAFT=$("$BIN/bikepathd" drafts list --db "$WORK/hour.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+DRAFT=$("$BIN/bikepathd" drafts list --db "$WORK/hour.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["drafts"][0]["id"])')
 "$BIN/bikepathd" drafts confirm "$DRAFT" --db "$WORK/hour.db" >/dev/null
 "$BIN/bikepathd" sync --once --db "$WORK/hour.db" --hub "http://127.0.0.1:$PORT" --token-file "$WORK/token" 2> "$WORK/confirm.err"
 stop_hub
@@ -78,7 +78,7 @@ PY
 
 # 3. A 30-day backlog.
 "$BIN/BikePathBench" store-replay --db "$WORK/month.db" --trips 60 --seconds-per-trip 1800 >/dev/null
-for id in $("$BIN/bikepathd" drafts list --db "$WORK/month.db" --json | python3 -c 'import json,sys; print(" ".join(d["id"] for d in json.load(sys.stdin)))'); do
+for id in $("$BIN/bikepathd" drafts list --db "$WORK/month.db" --json | python3 -c 'import json,sys; print(" ".join(d["id"] for d in json.load(sys.stdin)["drafts"]))'); do
   "$BIN/bikepathd" drafts confirm "$id" --db "$WORK/month.db" >/dev/null
 done
 "$BIN/bikepathd" sync consent trips on --db "$WORK/month.db" >/dev/null

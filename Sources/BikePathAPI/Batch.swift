@@ -27,14 +27,14 @@ public enum RecordBody: Sendable, Equatable {
     }
 
     /// Decodes a body sent under `kind` (a `PUT`'s document, or a batch item's `body`).
+    /// Pre-release key names are read too (`WireKeys`).
     /// - Throws: `DecodingError` when the JSON is not a document of that kind.
-    public static func decode(kind: RecordKind, from data: Data) throws -> RecordBody {
-        let d = JSONDecoder()
+    public static func decode(kind: RecordKind, from data: Data) throws(DecodingError) -> RecordBody {
         switch kind {
-        case .sos: return .sos(try d.decode(SOSUpload.self, from: data))
-        case .confirmation: return .confirmation(try d.decode(ConfirmationUpload.self, from: data))
-        case .draft: return .draft(try d.decode(DraftUpload.self, from: data))
-        case .trip: return .trip(try d.decode(TripUpload.self, from: data))
+        case .sos: .sos(try WireKeys.decode(SOSUpload.self, from: data))
+        case .confirmation: .confirmation(try WireKeys.decode(ConfirmationUpload.self, from: data))
+        case .draft: .draft(try WireKeys.decode(DraftUpload.self, from: data))
+        case .trip: .trip(try WireKeys.decode(TripUpload.self, from: data))
         }
     }
 
@@ -137,6 +137,9 @@ public struct RecordResult: Sendable, Codable, Equatable {
     /// Names of the body's fields the hub does not know and did not store (a device newer
     /// than the hub; a typo), in name order; absent when it stored every field.
     public var ignored: [String]?
+    enum CodingKeys: String, CodingKey {
+        case kind, id, status, outcome, error, storedSha256 = "stored_sha256", receivedSha256 = "received_sha256", ignored
+    }
     /// Creates a result; `status` is the HTTP status the record alone would have had.
     public init(
         kind: RecordKind, id: String, status: Int, outcome: Outcome, error: String? = nil,

@@ -228,7 +228,9 @@ public enum JSONShape {
         mutating func addKey(_ range: Range<Int>) -> JSONShapeProblem? {
             let raw = Array(bytes[range])
             // Keys with escapes are compared by what they mean ("\u0069d" is "id").
-            let key = raw.contains(UInt8(ascii: "\\")) ? Self.unescaped(raw) ?? raw : raw
+            let written = raw.contains(UInt8(ascii: "\\")) ? Self.unescaped(raw) ?? raw : raw
+            // A pre-release name is the same key as today's (`WireKeys`): both in one object is a duplicate.
+            let key = WireKeys.renamedBytes[written] ?? written
             if keys[keys.count - 1].insert(key).inserted { return nil }
             return .duplicateKey(String(decoding: key, as: UTF8.self))
         }

@@ -1,5 +1,10 @@
 import Foundation
 
+// The wire's keys are snake_case with the unit in the key, as every JSON the project
+// writes (docs/json.md, "Rules"): each type names its keys in `CodingKeys`, so a Swift
+// property renamed never renames a key (a `convertToSnakeCase` strategy would, and would
+// write `co2AvoidedG` as `co2_avoided_g` but `maxSpeed` as `max_speed`, without the unit).
+
 /// The kinds of record a device uploads (docs/api.yaml). Keys are made on the device.
 public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case sos, confirmation, draft, trip
@@ -26,6 +31,9 @@ public struct SOSUpload: Sendable, Codable, Equatable {
     public var utcNs: Int64?
     /// Absent when the device had no fix, or the fix lay in a privacy zone.
     public var position: WirePosition?
+    enum CodingKeys: String, CodingKey {
+        case id, timeNs = "time_ns", impactTimeNs = "impact_time_ns", impactPeak = "impact_peak_mps2", utcNs = "utc_ns", position
+    }
     /// Creates an SOS record from its fields.
     public init(id: String, timeNs: Int64, impactTimeNs: Int64, impactPeak: Double, utcNs: Int64?, position: WirePosition?) {
         self.id = id
@@ -46,6 +54,10 @@ public struct TripStatisticsUpload: Sendable, Codable, Equatable {
     public var maxSpeed: Double
     public var elevationGainM: Double
     public var co2AvoidedG: Double
+    enum CodingKeys: String, CodingKey {
+        case distanceM = "distance_m", elapsedS = "elapsed_s", movingS = "moving_s", avgMovingSpeed = "avg_moving_speed_mps", maxSpeed =
+            "max_speed_mps", elevationGainM = "elevation_gain_m", co2AvoidedG = "co2_avoided_g"
+    }
     /// Creates trip statistics from their fields.
     public init(
         distanceM: Double, elapsedS: Double, movingS: Double, avgMovingSpeed: Double, maxSpeed: Double,
@@ -67,6 +79,7 @@ public struct TripUpload: Sendable, Codable, Equatable {
     public var startUtcNs: Int64?
     public var endUtcNs: Int64?
     public var statistics: TripStatisticsUpload
+    enum CodingKeys: String, CodingKey { case id, startUtcNs = "start_utc_ns", endUtcNs = "end_utc_ns", statistics }
     /// Creates a trip summary from its fields.
     public init(id: String, startUtcNs: Int64?, endUtcNs: Int64?, statistics: TripStatisticsUpload) {
         self.id = id
@@ -86,6 +99,7 @@ public struct ObstacleUpload: Sendable, Codable, Equatable {
     public var position: WirePosition?
     /// "detected" by the device, or added by the "rider".
     public var origin: String
+    enum CodingKeys: String, CodingKey { case id, kind, offsetS = "offset_s", position, origin }
     /// Creates an obstacle from its fields.
     public init(id: String, kind: String, offsetS: Double?, position: WirePosition?, origin: String) {
         self.id = id
@@ -107,6 +121,9 @@ public struct RoadSegmentUpload: Sendable, Codable, Equatable {
     public var lengthM: Double
     public var roughness: Double
     public var status: String
+    enum CodingKeys: String, CodingKey {
+        case startOffsetS = "start_offset_s", endOffsetS = "end_offset_s", start, end, lengthM = "length_m", roughness, status
+    }
     /// Creates a road-quality stretch from its fields.
     public init(
         startOffsetS: Double, endOffsetS: Double, start: WirePosition?, end: WirePosition?, lengthM: Double,
@@ -132,6 +149,7 @@ public struct DraftUpload: Sendable, Codable, Equatable {
     public var path: [[Double]]
     public var obstacles: [ObstacleUpload]
     public var roadQuality: [RoadSegmentUpload]
+    enum CodingKeys: String, CodingKey { case id, trip, pathStatus = "path_status", path, obstacles, roadQuality = "road_quality" }
     /// Creates a draft from its fields.
     public init(
         id: String, trip: TripUpload, pathStatus: String?, path: [[Double]], obstacles: [ObstacleUpload],
@@ -152,6 +170,7 @@ public struct ConfirmationUpload: Sendable, Codable, Equatable {
     public var confirmed: Bool
     public var confirmedSha256: String?
     public var draft: DraftUpload
+    enum CodingKeys: String, CodingKey { case confirmed, confirmedSha256 = "confirmed_sha256", draft }
     /// Creates a confirmation of `draft`.
     public init(confirmed: Bool, confirmedSha256: String?, draft: DraftUpload) {
         self.confirmed = confirmed
@@ -165,6 +184,7 @@ public struct LivePositionUpload: Sendable, Codable, Equatable {
     public var utcNs: Int64?
     public var position: WirePosition
     public var speed: Double?
+    enum CodingKeys: String, CodingKey { case utcNs = "utc_ns", position, speed = "speed_mps" }
     /// Creates a live position; `speed` in m/s, `utcNs` in ns since 1970.
     public init(utcNs: Int64?, position: WirePosition, speed: Double?) {
         self.utcNs = utcNs

@@ -26,7 +26,7 @@ public enum Validation {
             if let h = c.confirmedSha256,
                 !(h.utf8.count == 64 && h.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
             {
-                p.add("confirmedSha256", "must be 64 lowercase hex digits")
+                p.add("confirmed_sha256", "must be 64 lowercase hex digits")
             }
             check(c.draft, &p, "draft.")
         }
@@ -61,33 +61,33 @@ public enum Validation {
 
     static func check(_ s: SOSUpload, _ p: inout Problems, _ prefix: String) {
         id(s.id, &p, prefix + "id")
-        if s.impactTimeNs > s.timeNs { p.add(prefix + "impactTimeNs", "must not be after timeNs") }
-        finite(s.impactPeak, &p, prefix + "impactPeak", max: 10_000)
-        utc(s.utcNs, &p, prefix + "utcNs")
+        if s.impactTimeNs > s.timeNs { p.add(prefix + "impact_time_ns", "must not be after time_ns") }
+        finite(s.impactPeak, &p, prefix + "impact_peak_mps2", max: 10_000)
+        utc(s.utcNs, &p, prefix + "utc_ns")
         position(s.position, &p, prefix + "position")
     }
 
     static func check(_ t: TripUpload, _ p: inout Problems, _ prefix: String) {
         id(t.id, &p, prefix + "id")
-        utc(t.startUtcNs, &p, prefix + "startUtcNs")
-        utc(t.endUtcNs, &p, prefix + "endUtcNs")
-        if let a = t.startUtcNs, let b = t.endUtcNs, b < a { p.add(prefix + "endUtcNs", "must not be before startUtcNs") }
+        utc(t.startUtcNs, &p, prefix + "start_utc_ns")
+        utc(t.endUtcNs, &p, prefix + "end_utc_ns")
+        if let a = t.startUtcNs, let b = t.endUtcNs, b < a { p.add(prefix + "end_utc_ns", "must not be before start_utc_ns") }
         let s = t.statistics, f = prefix + "statistics."
-        finite(s.distanceM, &p, f + "distanceM", max: 10_000_000)
-        finite(s.elapsedS, &p, f + "elapsedS", max: 10_000_000)
-        finite(s.movingS, &p, f + "movingS", max: 10_000_000)
-        finite(s.avgMovingSpeed, &p, f + "avgMovingSpeed", max: 200)
-        finite(s.maxSpeed, &p, f + "maxSpeed", max: 200)
-        finite(s.elevationGainM, &p, f + "elevationGainM", max: 100_000)
-        finite(s.co2AvoidedG, &p, f + "co2AvoidedG", max: 10_000_000)
-        if s.movingS > s.elapsedS + 1 { p.add(f + "movingS", "must not exceed elapsedS") }
+        finite(s.distanceM, &p, f + "distance_m", max: 10_000_000)
+        finite(s.elapsedS, &p, f + "elapsed_s", max: 10_000_000)
+        finite(s.movingS, &p, f + "moving_s", max: 10_000_000)
+        finite(s.avgMovingSpeed, &p, f + "avg_moving_speed_mps", max: 200)
+        finite(s.maxSpeed, &p, f + "max_speed_mps", max: 200)
+        finite(s.elevationGainM, &p, f + "elevation_gain_m", max: 100_000)
+        finite(s.co2AvoidedG, &p, f + "co2_avoided_g", max: 10_000_000)
+        if s.movingS > s.elapsedS + 1 { p.add(f + "moving_s", "must not exceed elapsed_s") }
     }
 
     static func check(_ d: DraftUpload, _ p: inout Problems, _ prefix: String) {
         id(d.id, &p, prefix + "id")
         check(d.trip, &p, prefix + "trip.")
         if let s = d.pathStatus, !RoadSegmentUpload.statuses.contains(s) {
-            p.add(prefix + "pathStatus", "must be one of \(RoadSegmentUpload.statuses.sorted())")
+            p.add(prefix + "path_status", "must be one of \(RoadSegmentUpload.statuses.sorted())")
         }
         if d.path.count > maxPathPoints { p.add(prefix + "path", "at most \(maxPathPoints) points") }
         for (i, pair) in d.path.enumerated() {
@@ -100,18 +100,18 @@ public enum Validation {
             id(o.id, &p, f + "id")
             if !ObstacleUpload.kinds.contains(o.kind) { p.add(f + "kind", "must be one of \(ObstacleUpload.kinds.sorted())") }
             if o.origin != "detected" && o.origin != "rider" { p.add(f + "origin", "must be detected or rider") }
-            if let s = o.offsetS { finite(s, &p, f + "offsetS", max: 10_000_000) }
+            if let s = o.offsetS { finite(s, &p, f + "offset_s", max: 10_000_000) }
             position(o.position, &p, f + "position")
         }
-        if d.roadQuality.count > maxSegments { p.add(prefix + "roadQuality", "at most \(maxSegments)") }
+        if d.roadQuality.count > maxSegments { p.add(prefix + "road_quality", "at most \(maxSegments)") }
         for (i, r) in d.roadQuality.enumerated() {
-            let f = prefix + "roadQuality[\(i)]."
-            finite(r.startOffsetS, &p, f + "startOffsetS", max: 10_000_000)
-            finite(r.endOffsetS, &p, f + "endOffsetS", max: 10_000_000)
-            if r.endOffsetS < r.startOffsetS { p.add(f + "endOffsetS", "must not be before startOffsetS") }
+            let f = prefix + "road_quality[\(i)]."
+            finite(r.startOffsetS, &p, f + "start_offset_s", max: 10_000_000)
+            finite(r.endOffsetS, &p, f + "end_offset_s", max: 10_000_000)
+            if r.endOffsetS < r.startOffsetS { p.add(f + "end_offset_s", "must not be before start_offset_s") }
             position(r.start, &p, f + "start")
             position(r.end, &p, f + "end")
-            finite(r.lengthM, &p, f + "lengthM", max: 1_000_000)
+            finite(r.lengthM, &p, f + "length_m", max: 1_000_000)
             finite(r.roughness, &p, f + "roughness", max: 1_000_000)
             if !RoadSegmentUpload.statuses.contains(r.status) {
                 p.add(f + "status", "must be one of \(RoadSegmentUpload.statuses.sorted())")
@@ -124,8 +124,8 @@ public enum Validation {
     public static func problems(_ live: LivePositionUpload) -> [String] {
         var p = Problems()
         position(live.position, &p, "position")
-        utc(live.utcNs, &p, "utcNs")
-        if let s = live.speed { finite(s, &p, "speed", max: 200) }
+        utc(live.utcNs, &p, "utc_ns")
+        if let s = live.speed { finite(s, &p, "speed_mps", max: 200) }
         return p.list
     }
 }

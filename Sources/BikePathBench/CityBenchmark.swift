@@ -45,7 +45,7 @@ enum CityBenchmark {
         // reports and stretches): the part of ingest that a store adds to its sums.
         let evidence = clock.measure {
             for c in confirmations {
-                guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: c.body) else { continue }
+                guard let upload = try? WireKeys.decode(ConfirmationUpload.self, from: c.body) else { continue }
                 _ = MapEvidence.trip(c.device, upload.draft, rule: CorroborationRule(), pathStatus: PathStatusRule())
             }
         }
@@ -70,7 +70,7 @@ enum CityBenchmark {
                 }!
                 var near = 0, headings: [Int] = []
                 for c in confirmations {
-                    guard let u = try? JSONDecoder().decode(ConfirmationUpload.self, from: c.body) else { continue }
+                    guard let u = try? WireKeys.decode(ConfirmationUpload.self, from: c.body) else { continue }
                     let path = u.draft.path.map { Coordinate(latitude: $0[0], longitude: $0[1]) }
                     if (Geodesic.distance(from: p.position, toPath: path) ?? 1e9) <= radius {
                         near += 1

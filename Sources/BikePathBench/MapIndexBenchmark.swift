@@ -22,7 +22,7 @@ enum MapIndexBenchmark {
         // is decoded by the upload and handed on).
         let bodies = try uploads.map { try WireJSON.encode($0.1) }
         let decode = try (0..<5).map { _ in
-            try clock.measure { for b in bodies { _ = try JSONDecoder().decode(ConfirmationUpload.self, from: b) } }
+            try clock.measure { for b in bodies { _ = try WireKeys.decode(ConfirmationUpload.self, from: b) } }
         }.min()!
         var best: (entry: Duration, network: Duration)?
         var rows = 0

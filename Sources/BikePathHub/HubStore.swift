@@ -161,7 +161,7 @@ public struct IndexableConfirmation: Sendable {
         (self.device, self.id, self.body, self.upload) = (device, id, body, upload)
     }
     /// `upload`, or `body` decoded; nil when the body no longer decodes (a schema change).
-    public var decoded: ConfirmationUpload? { upload ?? (try? JSONDecoder().decode(ConfirmationUpload.self, from: body)) }
+    public var decoded: ConfirmationUpload? { upload ?? (try? WireKeys.decode(ConfirmationUpload.self, from: body)) }
     public var key: ConfirmationKey { ConfirmationKey(device: device, id: id) }
 }
 

@@ -74,7 +74,7 @@ struct MapRoutes: Sendable {
                 let stored = try await storeGuard.run { try await store.trips(device: device) }
                 // Stored trips passed validation; one that no longer decodes (a schema change)
                 // is left out of the totals, and said, not silently dropped.
-                let trips = stored.compactMap { try? JSONDecoder().decode(TripUpload.self, from: $0) }
+                let trips = stored.compactMap { try? WireKeys.decode(TripUpload.self, from: $0) }
                 if trips.count < stored.count {
                     context.logger.warning(
                         "totals: \(stored.count - trips.count) of \(stored.count) stored trips of \(device) do not decode: left out")
@@ -136,6 +136,7 @@ struct MapRoutes: Sendable {
         var error: String
         var message: String
         var nearestM: Double?
+        enum CodingKeys: String, CodingKey { case error, message, nearestM = "nearest_m" }
     }
 
     /// The request's `bbox`, or the 400 that refuses it.

@@ -198,6 +198,42 @@ public final class PostgresHubStore: HubStore {
                 """
             ]
         ),
+        // Bodies stored in the pre-release camelCase keys rewritten in today's snake_case:
+        // no SQL, a program (`programs`).
+        ("v10-snake-case-bodies", []),
+    ]
+
+    /// Migrations done in Swift, run after their SQL in the same transaction.
+    static let programs: [String: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
+        "v10-snake-case-bodies": { conn, logger in
+            var tally = SnakeCaseBodies.Tally()
+            var after = ("", "", "")
+            while true {
+                var rows: [(String, String, String, Data)] = []
+                for try await row in try await conn.query(
+                    """
+                    SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (\(after.0), \(after.1), \(after.2))
+                    ORDER BY device_id, kind, id LIMIT \(SnakeCaseBodies.batch)
+                    """, logger: logger
+                ).decode((String, String, String, Data).self) {
+                    rows.append(row)
+                }
+                for (device, kind, id, body) in rows {
+                    let outcome = SnakeCaseBodies.reencoded(kind: kind, body: body)
+                    tally.add(outcome)
+                    if case .rewritten(let body, let sha256) = outcome {
+                        try await conn.query(
+                            """
+                            UPDATE records SET body = \(ByteBuffer(bytes: body)), sha256 = \(sha256)
+                            WHERE device_id = \(device) AND kind = \(kind) AND id = \(id)
+                            """, logger: logger)
+                    }
+                    after = (device, kind, id)
+                }
+                if rows.count < SnakeCaseBodies.batch { break }
+            }
+            tally.log("v10-snake-case-bodies", logger)
+        }
     ]
 
     /// Extensions a migration creates, and the Debian package that has each.
@@ -233,14 +269,18 @@ public final class PostgresHubStore: HubStore {
                     }
                 }
                 for statement in m.sql { try await conn.query(statement, logger: logger) }
+                try await Self.programs[m.version]?(conn, logger)
                 try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(m.version))", logger: logger)
                 logger.notice("database migrated to \(m.version)")
             }
         }
     }
 
+    /// In the order they apply (as text `v10` sorts before `v2`); any this build does not know, last.
     public func appliedMigrations() async throws -> [String] {
-        try await strings("SELECT version FROM hub_migrations ORDER BY version")
+        let applied = try await strings("SELECT version FROM hub_migrations ORDER BY version")
+        let known = Self.migrations.map(\.version)
+        return known.filter(applied.contains) + applied.filter { !known.contains($0) }
     }
 
     /// Two statements per batch whatever its size: one multi-row insert that skips held

@@ -3,6 +3,7 @@ import BikePathCore
 import Foundation
 import GRDB
 import GRDBSQLite
+import Logging
 
 /// The hub on one SQLite file (`--db FILE`): the embedded default for a rider who hosts
 /// their own hub. One writer at a time (WAL), so a record's check-then-insert in one
@@ -172,8 +173,38 @@ public final class SQLiteHubStore: HubStore {
                     ) WITHOUT ROWID
                     """)
         }
+        // Bodies stored in the pre-release camelCase keys rewritten in today's snake_case
+        // (`SnakeCaseBodies`; PostgreSQL's `v10-snake-case-bodies`). In the migration's transaction.
+        migrator.registerMigration("v8-snake-case-bodies") { db in
+            var tally = SnakeCaseBodies.Tally()
+            var after = ["", "", ""]
+            while true {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (?, ?, ?)
+                        ORDER BY device_id, kind, id LIMIT ?
+                        """, arguments: [after[0], after[1], after[2], SnakeCaseBodies.batch])
+                for row in rows {
+                    let (device, kind, id): (String, String, String) = (row[0], row[1], row[2])
+                    let outcome = SnakeCaseBodies.reencoded(kind: kind, body: row[3])
+                    tally.add(outcome)
+                    if case .rewritten(let body, let sha256) = outcome {
+                        try db.execute(
+                            sql: "UPDATE records SET body = ?, sha256 = ? WHERE device_id = ? AND kind = ? AND id = ?",
+                            arguments: [body, sha256, device, kind, id])
+                    }
+                    after = [device, kind, id]
+                }
+                if rows.count < SnakeCaseBodies.batch { break }
+            }
+            tally.log("v8-snake-case-bodies", migrationLogger)
+        }
         return migrator
     }
+
+    /// Where a migration says what it did (`bikepath-hub`'s log handler, once bootstrapped).
+    static let migrationLogger = Logger(label: "bikepath-hub.migration")
 
     public func migrate() async throws { try Self.migrator.migrate(pool) }
 

@@ -66,7 +66,7 @@ enum UploadParsing {
     static func batch(json: Data) throws(Refusal) -> ParsedBatch {
         let batch: BatchRequest
         do {
-            batch = try JSONDecoder().decode(BatchRequest.self, from: json)
+            batch = try WireKeys.decode(BatchRequest.self, from: json)
         } catch {
             throw Refusal(.badRequest, "invalid-batch", "not a valid batch document: \(describe(error))")
         }
@@ -91,7 +91,7 @@ enum UploadParsing {
     }
 
     static func livePosition(json: Data) throws(Refusal) -> Data {
-        guard let live = try? JSONDecoder().decode(LivePositionUpload.self, from: json) else {
+        guard let live = try? WireKeys.decode(LivePositionUpload.self, from: json) else {
             throw Refusal(.badRequest, "invalid-json", "the body is not a live position document")
         }
         let problems = Validation.problems(live)
@@ -108,7 +108,8 @@ enum UploadParsing {
     static func ignoredFields(_ json: Data, storedAs stored: [Data], envelope: Set<String> = []) -> [String] {
         var known = envelope
         for document in stored { known.formUnion(JSONShape.keyNames(document)) }
-        return JSONShape.keyNames(json).subtracting(known).sorted()
+        // A pre-release name is stored under today's (`WireKeys`): not ignored.
+        return Set(JSONShape.keyNames(json).map { WireKeys.renamed[$0] ?? $0 }).subtracting(known).sorted()
     }
 
     private static func canonical(_ body: RecordBody) throws(Refusal) -> Data {

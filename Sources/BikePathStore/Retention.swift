@@ -17,7 +17,10 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     public var usedBytes: Int64
     public var budgetBytes: Int64
     public var pendingDrafts: Int
+    /// The outbox by `PublishingState` (`SyncDiagnosis.count`), as `sync status`, `status` and
+    /// the review page count it: a record that consent holds back is withheld, not pending.
     public var outboxPending: Int
+    public var outboxWithheld: Int
     public var outboxQuarantined: Int
     public var openTrip: String?
     /// Disk-full history recorded by writers (commits that failed, points dropped).
@@ -171,7 +174,9 @@ extension Store {
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
     public func diagnostics() throws -> StoreDiagnostics {
         let used = try usedBytes()
-        let withheldSOS = try syncDiagnosis(logLines: 0).withheld["sos"] ?? 0
+        // The one rule (`PublishingState`): this counted every unsent record as pending, the
+        // withheld ones too, and `diagnose --json` said `outbox_pending: 1` where `sync status` said 0.
+        let outbox = try syncDiagnosis(logLines: 0)
         return try pool.read { db in
             func metaText(_ key: String) throws -> String? {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
@@ -180,8 +185,8 @@ extension Store {
             return StoreDiagnostics(
                 usedBytes: used, budgetBytes: Int64(configuration.budgetMegabytes * 1_048_576),
                 pendingDrafts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM drafts WHERE state = 'pending'") ?? 0,
-                outboxPending: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'pending'") ?? 0,
-                outboxQuarantined: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'quarantined'") ?? 0,
+                outboxPending: outbox.count(.pending), outboxWithheld: outbox.count(.withheld),
+                outboxQuarantined: outbox.count(.quarantined),
                 openTrip: try Ingest.loadOpenTrip(db),
                 diskFullFailedCommits: try meta("disk_full_failed_commits"),
                 diskFullDroppedPoints: try meta("disk_full_dropped_points"),
@@ -189,7 +194,7 @@ extension Store {
                 diskFullLostSOS: try meta("disk_full_lost_sos"),
                 diskFullLostEvents: try meta("disk_full_lost_events"),
                 movedAsideTo: try metaText("moved_aside_to"), movedAsideReason: try metaText("moved_aside_reason"),
-                withheldSOS: withheldSOS,
+                withheldSOS: outbox.withheld[OutboxKind.sos.rawValue] ?? 0,
                 retentionFailures: try meta("retention_failures"), lastRetentionError: try metaText("retention_last_error"))
         }
     }

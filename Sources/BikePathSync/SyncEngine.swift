@@ -215,7 +215,7 @@ public actor SyncEngine {
         switch answer.status {
         case 200:
             // The decoder's detail is of no use to the rider; the pass fails and is retried.
-            guard let response = try? JSONDecoder().decode(BatchResponse.self, from: answer.body) else {
+            guard let response = try? WireKeys.decode(BatchResponse.self, from: answer.body) else {
                 return BatchOutcome(stop: fail(.unreadableAnswer, retryAfter: nil))
             }
             // A result whose status contradicts its outcome (409 with `created`) is not the
@@ -279,7 +279,7 @@ public actor SyncEngine {
                 }
                 // The hub answers a record with its RecordResult, or refuses the body with
                 // an ErrorBody code; anything else is not the hub speaking.
-                let result = (try? JSONDecoder().decode(RecordResult.self, from: single.body)).flatMap {
+                let result = (try? WireKeys.decode(RecordResult.self, from: single.body)).flatMap {
                     $0.kind == wire.kind && $0.id == wire.id && $0.status == single.status && $0.isCoherent ? $0 : nil
                 }
                 var hubRefusal = Self.hubError(single, in: ErrorBody.bodyRefusalCodes.union(ErrorBody.tokenRefusalCodes))

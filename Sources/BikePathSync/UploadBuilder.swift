@@ -29,9 +29,9 @@ public struct UploadBuilder: Sendable {
                 let doc = try JSONDecoder().decode(DraftDocument.self, from: data)
                 return .confirmation(ConfirmationUpload(confirmed: true, confirmedSha256: confirmedSha256, draft: draft(doc)))
             case .draft:
-                return .draft(rezone(try JSONDecoder().decode(DraftUpload.self, from: data)))
+                return .draft(rezone(try WireKeys.decode(DraftUpload.self, from: data)))
             case .trip:
-                return .trip(try JSONDecoder().decode(TripUpload.self, from: data))
+                return .trip(try WireKeys.decode(TripUpload.self, from: data))
             }
         } catch let e as DecodingError {
             throw Unbuildable(description: "the queued \(item.kind.rawValue) payload cannot be read: \(e)")

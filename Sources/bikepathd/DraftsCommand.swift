@@ -62,7 +62,9 @@ struct DraftsCommand: ParsableCommand {
             let fate = try options.run { try ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
             // When it may leave, the running daemon is asked to send it now (its status socket).
             let now = fate.askDaemon(socket: CommandLinePath.resolve(options.fileConfiguration.status.socket))
-            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, sync: fate.json)) { fate.text(id: d.id, now: now) }
+            options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, confirmed: fate, now: now)) {
+                fate.text(id: d.id, now: now)
+            }
         }
     }
 

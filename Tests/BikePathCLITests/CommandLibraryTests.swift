@@ -103,7 +103,7 @@ import Testing
         guard case .heldBack(let why) = try ConsentPolicy.confirmedDraft(store: store, file: file) else {
             Issue.record("trip sharing is off: held back"); return
         }
-        #expect(why.contains("trip sharing is off"))
+        #expect(why.description.contains("trip sharing is off"))
         try SyncSettings.setConsent(store, .tripsAndDrafts, true)
         let noHub = try ConsentPolicy.confirmedDraft(store: store, file: file)
         #expect(noHub == .queuedWithoutHub && noHub.json == "queued")

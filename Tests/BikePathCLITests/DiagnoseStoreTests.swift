@@ -47,6 +47,32 @@ import Testing
         #expect(doc["sensors"] != nil)
     }
 
+    /// Issue 38: `diagnose --json` counted a record that consent holds back as pending
+    /// (`outbox_pending` 3) where `sync status` said none was waiting to send; both count by
+    /// `PublishingState` now.
+    @Test func diagnoseCountsTheOutboxAsSyncStatusDoes() throws {
+        let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
+        let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let db = dir.file("s.db")
+        #expect(try runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "300"]).status == 0)
+        #expect(try runProcess(binary, ["drafts", "confirm", "1", "--db", db]).status == 0)
+        #expect(try runProcess(binary, ["sync", "consent", "trips", "off", "--db", db]).status == 0)
+
+        func total(_ object: Any?) -> Int { (object as? [String: Int] ?? [:]).values.reduce(0, +) }
+        let status = try runProcess(binary, ["sync", "status", "--db", db, "--json"])
+        let sync = try #require(try JSONSerialization.jsonObject(with: Data(status.out.utf8)) as? [String: Any], "\(status.out)")
+        #expect(total(sync["pending"]) == 0 && total(sync["withheld"]) > 0, "\(status.out)")
+
+        let json = try runProcess(
+            binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--json"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], "\(json.out)")
+        let figures = try #require((doc["store"] as? [String: Any])?["store"] as? [String: Any], "\(json.out)")
+        #expect(figures["outbox_pending"] as? Int == total(sync["pending"]), "\(figures)")
+        #expect(figures["outbox_withheld"] as? Int == total(sync["withheld"]), "\(figures)")
+    }
+
     @Test func diagnoseSaysWhenThereIsNoStore() throws {
         let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
         let dir = try TempDir()

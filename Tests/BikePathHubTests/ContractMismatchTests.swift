@@ -24,30 +24,30 @@ import Testing
     /// `"field": null` where the field is optional: no field in the schema is nullable.
     @Test func nullIsRefusedWhereAnOptionalFieldWouldBeLeftOut() async throws {
         try await HubContractTests.withHub(.sqlite) { client, store in
-            let sos = #"{"id":"S-1","timeNs":9,"impactTimeNs":5,"impactPeak":40,"position":null}"#
+            let sos = #"{"id":"S-1","time_ns":9,"impact_time_ns":5,"impact_peak_mps2":40,"position":null}"#
             let refused = try await Self.send(client, "/v1/sos/S-1", sos)
             #expect(refused.status == .badRequest)
             #expect(HubContractTests.result(refused)?.error?.contains("null at position") == true, "\(String(buffer: refused.body))")
             #expect(
                 try await Self.send(client, "/v1/sos/S-1", sos.replacingOccurrences(of: #","position":null"#, with: "")).status == .created)
 
-            let trip = try Self.text(Fixtures.trip("T-1")).replacingOccurrences(of: #""endUtcNs":"#, with: #""endUtcNs":null,"x":"#)
+            let trip = try Self.text(Fixtures.trip("T-1")).replacingOccurrences(of: #""end_utc_ns":"#, with: #""end_utc_ns":null,"x":"#)
             #expect(try await Self.send(client, "/v1/trips/T-1", trip).status == .badRequest)
 
             var draft = Fixtures.confirmation(id: "D-1").draft
             for i in draft.roadQuality.indices { draft.roadQuality[i].end = nil }
             let withNull = try Self.text(draft).replacingOccurrences(
-                of: #""lengthM":100,"roughness""#, with: #""end":null,"lengthM":100,"roughness""#)
+                of: #""length_m":100,"roughness""#, with: #""end":null,"length_m":100,"roughness""#)
             #expect(withNull.contains(#""end":null"#))
             #expect(try await Self.send(client, "/v1/drafts/D-1", withNull).status == .badRequest)
             #expect(try await Self.send(client, "/v1/drafts/D-1", try Self.text(draft)).status == .created)
 
-            let live = try await Self.send(client, "/v1/position", #"{"position":{"lat":52.5,"lon":13.4},"speed":null}"#)
+            let live = try await Self.send(client, "/v1/position", #"{"position":{"lat":52.5,"lon":13.4},"speed_mps":null}"#)
             #expect(live.status == .badRequest)
             #expect(try await Self.send(client, "/v1/position", #"{"position":{"lat":52.5,"lon":13.4}}"#).status == .noContent)
 
             let batch =
-                #"{"records":[{"kind":"sos","id":"S-2","body":{"id":"S-2","timeNs":9,"impactTimeNs":5,"impactPeak":40,"utcNs":null}}]}"#
+                #"{"records":[{"kind":"sos","id":"S-2","body":{"id":"S-2","time_ns":9,"impact_time_ns":5,"impact_peak_mps2":40,"utc_ns":null}}]}"#
             let answer = try await Self.send(client, "/v1/batch", batch, method: .post)
             #expect(answer.status == .badRequest && HubContractTests.error(answer) == "invalid-batch")
             #expect(try await store.confirmations().isEmpty)

@@ -28,7 +28,7 @@ import Testing
             try await store.migrate()
             for (device, token) in tokens { try await store.issueToken(device: device, token: token) }
             let app = try Hub.buildApplication(configuration: configuration, store: store, logger: Fixtures.logger)
-            try await app.test(.live) { client in try await test(client, store) }
+            try await app.test(.live) { client in try await test(KeyCaseCheckedClient(base: client), store) }
         }
     }
 
@@ -140,7 +140,7 @@ import Testing
             #expect(features.count == 1)
             let properties = try #require(features.first?["properties"] as? [String: Any])
             #expect(properties["kind"] as? String == "pothole" && properties["riders"] as? Int == 2)
-            #expect(properties["firstSeen"] as? String == "2026-11-01")
+            #expect(properties["first_seen"] as? String == "2026-11-01")
             let text = String(buffer: obstacles.body)
             #expect(!text.contains("bike-"), "no device id on the public map")
 
@@ -233,7 +233,7 @@ import Testing
             let answer = try await Self.raw(client, "/v1/batch", try WireJSON.encode(batch), method: .post)
             let results = try JSONDecoder().decode(BatchResponse.self, from: Data(answer.body.readableBytesView)).results
             #expect(answer.status == .ok && results.map(\.status) == [200, 400, 201])
-            #expect(results[1].error?.contains("statistics.maxSpeed") == true)
+            #expect(results[1].error?.contains("statistics.max_speed_mps") == true)
             let malformed = try await Self.raw(client, "/v1/batch", Data(#"{"records":[{"kind":"nope"}]}"#.utf8), method: .post)
             #expect(malformed.status == .badRequest && Self.error(malformed) == "invalid-batch")
             #expect(try await client.execute(uri: "/v1/health", method: .get).status == .ok)

@@ -291,13 +291,13 @@ import Testing
             #expect(lower.status == 201, "the Bearer scheme is case-insensitive")
 
             let text = String(decoding: try WireJSON.encode(Self.zeroTrip), as: UTF8.self)
-            let twoDistances = text.replacingOccurrences(of: #""statistics":{"#, with: #""statistics":{"distanceM":5,"#)
+            let twoDistances = text.replacingOccurrences(of: #""statistics":{"#, with: #""statistics":{"distance_m":5,"#)
             let duplicate = try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(twoDistances.utf8))
             #expect(duplicate.status == 400 && duplicate.error == "invalid-json", "a duplicate key was decoded")
-            #expect(String(decoding: duplicate.body, as: UTF8.self).contains("distanceM"))
+            #expect(String(decoding: duplicate.body, as: UTF8.self).contains("distance_m"))
 
             #expect(try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(text.utf8)).status == 201)
-            let negativeZero = text.replacingOccurrences(of: #""elevationGainM":0"#, with: #""elevationGainM":-0.0"#)
+            let negativeZero = text.replacingOccurrences(of: #""elevation_gain_m":0"#, with: #""elevation_gain_m":-0.0"#)
             #expect(negativeZero != text)
             let again = try await Self.send(http, hub.url + "/v1/trips/TRIP-Z", body: Data(negativeZero.utf8))
             #expect(again.status == 200 && again.result?.outcome == .duplicate, "-0.0 and 0 are the same number")

@@ -112,7 +112,8 @@ import Testing
             try await store.migrate()
             for device in Set(city.map(\.device)) { try await store.issueToken(device: device, token: Self.token(device)) }
             let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
-            try await app.test(.live) { client in
+            try await app.test(.live) { live in
+                let client = KeyCaseCheckedClient(base: live)
                 try await Self.upload(city, to: client)
                 try await MapTiles.update(store)
                 let port = try #require(client.port)

@@ -22,7 +22,7 @@ import Testing
             let app = try Hub.buildApplication(
                 configuration: HubConfiguration(port: 0, mapPage: settings), store: store,
                 logger: log?.logger ?? Fixtures.logger)
-            try await app.test(.live) { client in try await test(client) }
+            try await app.test(.live) { client in try await test(KeyCaseCheckedClient(base: client)) }
         }
     }
 

@@ -74,7 +74,7 @@ final class HubChild: Sendable {
         #expect(r1.status == 0 && r2.status == 0, "\(r1.err) \(r2.err)")
         #expect(
             r1.out
-                == "schema versions: v1, v2-map-tiles, v3-path-network, v4-map-claims, v5-map-edition, v6-map-evidence, v7-network-lease, v8-update-room, v9-map-attempts\n"
+                == "schema versions: v1, v2-map-tiles, v3-path-network, v4-map-claims, v5-map-edition, v6-map-evidence, v7-network-lease, v8-update-room, v9-map-attempts, v10-snake-case-bodies\n"
         )
         for d in Self.devices {
             let file = dir.file("token-\(d)")

@@ -98,7 +98,8 @@ import Testing
     @Test(.timeLimitOnceRunning(.minutes(3))) func theHubAnswersRoutesAndTheNetworkAsGeoJSON() async throws {
         try await Self.withCity(.sqlite) { store in
             let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
-            try await app.test(.live) { client in
+            try await app.test(.live) { live in
+                let client = KeyCaseCheckedClient(base: live)
                 let (o, d) = (Self.origin, Self.destination)
                 let answer = try await client.execute(
                     uri: "/v1/routes?from=\(o.latitude),\(o.longitude)&to=\(d.latitude),\(d.longitude)&k=2", method: .get)
@@ -107,10 +108,10 @@ import Testing
                 let features = try #require(routes["features"] as? [[String: Any]])
                 #expect(features.count == 2)
                 let first = try #require(features.first?["properties"] as? [String: Any])
-                #expect(first["rank"] as? Int == 1 && first["best"] as? Bool == true && (first["lengthM"] as? Double ?? 0) > 1_700)
-                let statusM = try #require(first["statusM"] as? [String: Double])
+                #expect(first["rank"] as? Int == 1 && first["best"] as? Bool == true && (first["length_m"] as? Double ?? 0) > 1_700)
+                let statusM = try #require(first["status_m"] as? [String: Double])
                 #expect(Set(statusM.keys) == ["optimal", "medium", "sufficient", "requiresMaintenance", "unknown"])
-                #expect(abs(statusM.values.reduce(0, +) - (first["lengthM"] as? Double ?? 0)) < 1)
+                #expect(abs(statusM.values.reduce(0, +) - (first["length_m"] as? Double ?? 0)) < 1)
 
                 let far = try await client.execute(uri: "/v1/routes?from=52.0,13.0&to=\(d.latitude),\(d.longitude)", method: .get)
                 #expect(far.status == .notFound)

@@ -68,8 +68,8 @@ import Testing
         bad.statistics.distanceM = -1
         bad.startUtcNs = 0  // a week-rollover style date
         let problems = Validation.problems(.trip(bad))
-        #expect(problems.contains { $0.hasPrefix("statistics.distanceM") })
-        #expect(problems.contains { $0.hasPrefix("startUtcNs") })
+        #expect(problems.contains { $0.hasPrefix("statistics.distance_m") })
+        #expect(problems.contains { $0.hasPrefix("start_utc_ns") })
         #expect(!Validation.isValidID("a/b") && !Validation.isValidID("") && !Validation.isValidID(String(repeating: "x", count: 65)))
         let draft = DraftUpload(
             id: "D-1", trip: trip, pathStatus: "bumpy", path: [[91, 13], [52.5]],
@@ -78,7 +78,7 @@ import Testing
             ], roadQuality: [])
         let dp = Validation.problems(.confirmation(ConfirmationUpload(confirmed: false, confirmedSha256: "xyz", draft: draft)))
         for field in [
-            "confirmed", "confirmedSha256", "draft.pathStatus", "draft.path[0].lat", "draft.path[1]", "draft.obstacles[0].kind",
+            "confirmed", "confirmed_sha256", "draft.path_status", "draft.path[0].lat", "draft.path[1]", "draft.obstacles[0].kind",
             "draft.obstacles[0].position.lon", "draft.obstacles[0].origin",
         ] {
             #expect(dp.contains { $0.hasPrefix(field + ":") }, "\(field) in \(dp)")
@@ -164,7 +164,7 @@ import Testing
             #expect(result == .drained(sent: 5, quarantined: 2), "\(result)")
         }
         let q = try device.store.syncDiagnosis().quarantined
-        #expect(q.first { $0.id == "BAD-1" }?.reason.contains("statistics.avgMovingSpeed") == true)
+        #expect(q.first { $0.id == "BAD-1" }?.reason.contains("statistics.avg_moving_speed_mps") == true)
         #expect(q.first { $0.id == "bad/slash" }?.reason.hasPrefix("400") == true)
         try device.verifyHub(hub)
     }

@@ -40,5 +40,10 @@ public func runCommand(
         child.stop(signal: SIGKILL)
         throw CommandTimedOut(command: [executable] + arguments, seconds: timeout, out: read(outFile), err: read(errFile))
     }
-    return CommandOutput(status: status, out: read(outFile), err: read(errFile))
+    let output = CommandOutput(status: status, out: read(outFile), err: read(errFile))
+    // Every `--json` output of bikepathd a test produces is checked for the key case.
+    if arguments.contains("--json"), URL(fileURLWithPath: executable).lastPathComponent == "bikepathd" {
+        JSONKeyCase.expectSnakeCase(output.out, from: ([executable] + arguments).joined(separator: " "))
+    }
+    return output
 }

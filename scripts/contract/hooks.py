@@ -15,11 +15,11 @@ RECORD_PATHS = {"/v1/sos/{id}": "sos", "/v1/trips/{id}": "trip", "/v1/drafts/{id
 def _trip(t):
     if not isinstance(t, dict):
         return
-    if isinstance(t.get("startUtcNs"), int) and isinstance(t.get("endUtcNs"), int) and t["endUtcNs"] < t["startUtcNs"]:
-        t["startUtcNs"], t["endUtcNs"] = t["endUtcNs"], t["startUtcNs"]
+    if isinstance(t.get("start_utc_ns"), int) and isinstance(t.get("end_utc_ns"), int) and t["end_utc_ns"] < t["start_utc_ns"]:
+        t["start_utc_ns"], t["end_utc_ns"] = t["end_utc_ns"], t["start_utc_ns"]
     s = t.get("statistics")
-    if isinstance(s, dict) and isinstance(s.get("movingS"), (int, float)) and isinstance(s.get("elapsedS"), (int, float)):
-        s["movingS"] = min(s["movingS"], s["elapsedS"])
+    if isinstance(s, dict) and isinstance(s.get("moving_s"), (int, float)) and isinstance(s.get("elapsed_s"), (int, float)):
+        s["moving_s"] = min(s["moving_s"], s["elapsed_s"])
 
 
 def _draft(d, record_id):
@@ -38,10 +38,10 @@ def _draft(d, record_id):
             else:
                 point[0] = first[0] + math.fmod(point[0] - first[0], 0.01)
                 point[1] = first[1] + math.fmod(point[1] - first[1], 0.01)
-    for r in d.get("roadQuality") or []:
-        if isinstance(r, dict) and isinstance(r.get("startOffsetS"), (int, float)) and isinstance(r.get("endOffsetS"), (int, float)):
-            if r["endOffsetS"] < r["startOffsetS"]:
-                r["startOffsetS"], r["endOffsetS"] = r["endOffsetS"], r["startOffsetS"]
+    for r in d.get("road_quality") or []:
+        if isinstance(r, dict) and isinstance(r.get("start_offset_s"), (int, float)) and isinstance(r.get("end_offset_s"), (int, float)):
+            if r["end_offset_s"] < r["start_offset_s"]:
+                r["start_offset_s"], r["end_offset_s"] = r["end_offset_s"], r["start_offset_s"]
 
 
 def _body(kind, body, record_id):
@@ -49,8 +49,8 @@ def _body(kind, body, record_id):
         return
     if kind == "sos":
         body["id"] = record_id
-        if isinstance(body.get("timeNs"), int) and isinstance(body.get("impactTimeNs"), int) and body["impactTimeNs"] > body["timeNs"]:
-            body["timeNs"], body["impactTimeNs"] = body["impactTimeNs"], body["timeNs"]
+        if isinstance(body.get("time_ns"), int) and isinstance(body.get("impact_time_ns"), int) and body["impact_time_ns"] > body["time_ns"]:
+            body["time_ns"], body["impact_time_ns"] = body["impact_time_ns"], body["time_ns"]
     elif kind == "trip":
         body["id"] = record_id
         _trip(body)

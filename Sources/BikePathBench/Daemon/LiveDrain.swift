@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import BikePathDaemon
 import BikePathSensors
@@ -19,6 +20,12 @@ enum LiveDrain {
         var fixesDecoded = 0
         var gnss: GNSSStatus
         var imu: IMUStatus
+        // snake_case with the unit in the key (docs/json.md); the sources' own keys as `diagnose --json` prints them.
+        enum CodingKeys: String, CodingKey {
+            case seconds = "elapsed_s", cpuSeconds = "cpu_s", cpuShareOfOneCore = "cpu_share_of_one_core", maxRSSKilobytes = "max_rss_kib"
+            case imuSamplesConsumed = "imu_samples_consumed", nmeaSentencesConsumed = "nmea_sentences_consumed"
+            case fixesDecoded = "fixes_decoded", gnss, imu
+        }
     }
 
     static func run(_ options: BenchOptions) throws {
@@ -53,8 +60,6 @@ enum LiveDrain {
             maxRSSKilobytes: ResourceUsage.maxRSSKilobytes(), imuSamplesConsumed: imuCount,
             nmeaSentencesConsumed: sentences, fixesDecoded: fixes,
             gnss: sources.gnss.status, imu: sources.imu.status)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        print(try JSONText.snakeCaseDocument(summary))
     }
 }

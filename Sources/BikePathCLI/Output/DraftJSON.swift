@@ -126,11 +126,29 @@ public enum DraftJSON {
         public var state: String
         /// `queued`, or why the draft stays on the device.
         public var sync: String?
+        /// Confirm only: whether the running daemon was woken to send it now; when not, what it
+        /// waits for (`ConsentPolicy.ConfirmedDraftSync.Departure.WaitsFor`), why, and when it leaves.
+        public var woken: Bool?
+        public var waits_for: String?
+        public var why: String?
+        public var leaves: String?
 
         public init(id: String, state: String, sync: String? = nil) {
             self.id = id
             self.state = state
             self.sync = sync
+        }
+
+        /// The result of `confirm`: its `sync` and where it stands (`departure`).
+        public init(
+            id: String, state: String, confirmed fate: ConsentPolicy.ConfirmedDraftSync, now: ConsentPolicy.ConfirmedDraftSync.SyncNow?
+        ) {
+            self.init(id: id, state: state, sync: fate.json)
+            let d = fate.departure(now: now)
+            woken = d.woken
+            waits_for = d.waitsFor?.rawValue
+            why = d.why
+            leaves = d.leaves
         }
     }
 

@@ -60,34 +60,80 @@ public enum ConsentPolicy {
         /// (or `sync.hub_url`) sends it; saying it "stays on this device" would be false.
         case queuedWithoutHub
         /// Withheld: it stays on the device, and why.
-        case heldBack(String)
+        case heldBack(PublishingSetup.Hold)
 
         /// `sync` of `drafts confirm --json`: `queued`, or why the draft stays on the device.
         public var json: String {
             switch self {
             case .queued, .queuedWithoutHub: "queued"
-            case .heldBack(let why): why
+            case .heldBack(let hold): hold.description
             }
         }
 
-        /// `drafts confirm`'s line for draft `id`; `now`: what the running daemon said when asked to
-        /// send it at once (asked only for `queued`).
-        public func text(id: String, now: SyncNow? = nil) -> String {
-            switch (self, now) {
-            case (.queued, .sending?):
-                "draft \(id) confirmed; the daemon is sending it to the hub now (`bikepathd sync status` shows it sent)"
-            case (.queued, .daemonSyncOff(let why)?):
-                "draft \(id) confirmed and \(PublishingState.pending.word); the running daemon syncs nothing (\(why)), so it leaves at "
-                    + "`bikepathd sync run --once`"
-            case (.queued, .noDaemon(let socket)?):
-                "draft \(id) confirmed and \(PublishingState.pending.word); no daemon answers on \(socket), so it leaves when "
-                    + "`bikepathd run` starts, or now with `bikepathd sync run --once`"
-            case (.queued, nil): "draft \(id) confirmed and \(PublishingState.pending.word)"
-            case (.queuedWithoutHub, _):
-                "draft \(id) confirmed and \(PublishingState.pending.word); no hub is configured (sync.hub_url), so it leaves when "
-                    + "`bikepathd sync --hub URL` runs or a hub is set"
-            case (.heldBack(let why), _): "draft \(id) confirmed; it stays on this device: \(why)"
+        /// Whether the daemon was woken to send the confirmation and, when not, what it waits
+        /// for, why, and when it leaves: `woken`, `waits_for`, `why` and `leaves` of
+        /// `drafts confirm --json`, and the words of its text (one rule for both).
+        public struct Departure: Equatable, Sendable {
+            /// What a confirmation that was not sent at once waits for (stable JSON values, docs/json.md).
+            public enum WaitsFor: String, Sendable, Equatable {
+                /// No daemon answers on the status socket.
+                case daemon
+                /// The running daemon syncs nothing (no hub, the token refused, …).
+                case daemonSync = "daemon_sync"
+                /// This configuration names no hub.
+                case hub
+                /// The rider's trip sharing is off.
+                case consent
+                /// The configuration file forbids trips to leave (`privacy.share_trips = false`).
+                case configuration
+                /// Nobody asked the daemon: sync's next pass (every `sync.interval_s`) sends it.
+                case nextPass = "next_pass"
             }
+            public var woken: Bool
+            public var waitsFor: WaitsFor?
+            public var why: String?
+            public var leaves: String?
+
+            static let sending = Departure(woken: true)
+            static func waiting(_ waitsFor: WaitsFor, why: String, leaves: String) -> Departure {
+                Departure(woken: false, waitsFor: waitsFor, why: why, leaves: leaves)
+            }
+        }
+
+        /// Where the confirmation stands; `now`: what the running daemon said when asked to send
+        /// it at once (asked only for `queued`).
+        public func departure(now: SyncNow?) -> Departure {
+            switch (self, now) {
+            case (.queued, .sending?): .sending
+            case (.queued, .daemonSyncOff(let why)?):
+                .waiting(.daemonSync, why: "the running daemon syncs nothing (\(why))", leaves: "at `bikepathd sync run --once`")
+            case (.queued, .noDaemon(let socket)?):
+                .waiting(
+                    .daemon, why: "no daemon answers on \(socket)",
+                    leaves: "when `bikepathd run` starts, or now with `bikepathd sync run --once`")
+            case (.queued, nil):
+                .waiting(.nextPass, why: "the daemon was not asked", leaves: "at sync's next pass (every sync.interval_s)")
+            case (.queuedWithoutHub, _):
+                .waiting(
+                    .hub, why: PublishingSetup.Hold.noHub.description, leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
+            case (.heldBack(let hold), _):
+                switch hold {
+                case .consentOff:
+                    .waiting(.consent, why: hold.description, leaves: "when `bikepathd sync consent trips on` turns trip sharing on")
+                case .forbiddenByFile:
+                    .waiting(.configuration, why: hold.description, leaves: "when privacy.share_trips is no longer false")
+                case .noHub:
+                    .waiting(.hub, why: hold.description, leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
+                }
+            }
+        }
+
+        /// `drafts confirm`'s line for draft `id`: `departure(now:)` in words.
+        public func text(id: String, now: SyncNow? = nil) -> String {
+            let d = departure(now: now)
+            if d.woken { return "draft \(id) confirmed; the daemon is sending it to the hub now (`bikepathd sync status` shows it sent)" }
+            if case .heldBack(let hold) = self { return "draft \(id) confirmed; it stays on this device: \(hold)" }
+            return "draft \(id) confirmed and \(PublishingState.pending.word); \(d.why ?? ""), so it leaves \(d.leaves ?? "")"
         }
 
         /// What became of the request to send a confirmation at once (`StatusClient.syncNow`).
@@ -120,7 +166,7 @@ public enum ConsentPolicy {
     public static func confirmedDraft(store: Store, file: DaemonConfiguration) throws -> ConfirmedDraftSync {
         let setup = file.publishing
         if let hold = try store.confirmedDraftHold(PublishingSetup(hubConfigured: true, fileAllowsTrips: setup.fileAllowsTrips)) {
-            return .heldBack(hold.description)
+            return .heldBack(hold)
         }
         return setup.hubConfigured ? .queued : .queuedWithoutHub
     }

@@ -312,7 +312,7 @@ public final class DaemonLoop: PipelineLoop, @unchecked Sendable {
             nextStoreQuery = now + 2
             // Best effort for `status`: a store that cannot be read shows as a problem
             // from its diagnostics (Daemon.storeProblems); the counts stay as they were.
-            let queue = (try? store.syncDiagnosis(logLines: 0).pending.values.reduce(0, +)) ?? 0
+            let queue = (try? store.syncDiagnosis(logLines: 0).count(.pending)) ?? 0
             query = (queue, (try? store.openTripInfo())?.id)
         }
         let disk = writer.diskFull

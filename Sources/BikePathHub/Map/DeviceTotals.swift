@@ -6,8 +6,11 @@ public struct DeviceTotals: Sendable, Equatable, Codable {
     public var trips: Int
     public var distanceM: Double
     public var co2AvoidedG: Double
-    /// Distance milestones reached, in km (`milestonesKm` of `DeviceTotals.steps`).
+    /// Distance milestones reached, in km (`milestones_km`: those of `DeviceTotals.steps`).
     public var milestonesKm: [Int]
+    enum CodingKeys: String, CodingKey {
+        case trips, distanceM = "distance_m", co2AvoidedG = "co2_avoided_g", milestonesKm = "milestones_km"
+    }
 
     /// The milestones a rider can reach, in km (Green Journey's style of goals).
     public static let steps = [10, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000]

@@ -55,6 +55,9 @@ struct ObstacleProperties: Encodable, Sendable {
     /// UTC days (YYYY-MM-DD): no time of day, so no ride can be picked out by its time.
     var firstSeen: String?
     var lastSeen: String?
+    enum CodingKeys: String, CodingKey {
+        case kind, riders, passesWithoutReport = "passes_without_report", confidence, firstSeen = "first_seen", lastSeen = "last_seen"
+    }
 }
 
 struct StatusProperties: Encodable, Sendable {
@@ -69,6 +72,7 @@ struct NetworkProperties: Encodable, Sendable {
     var lengthM: Double
     var obstacles: Int
     var lastSeen: String?
+    enum CodingKeys: String, CodingKey { case status, riders, lengthM = "length_m", obstacles, lastSeen = "last_seen" }
 }
 
 struct HeatProperties: Encodable, Sendable {

@@ -33,7 +33,7 @@ public enum RideBudget {
             draft.path.firstIndex { $0.count == 2 && beyond($0[0]) }.map { "path[\($0)]" }
             ?? draft.obstacles.firstIndex { $0.position.map { beyond($0.lat) } ?? false }.map { "obstacles[\($0)]" }
             ?? draft.roadQuality.firstIndex { r in [r.start, r.end].contains { $0.map { beyond($0.lat) } ?? false } }
-            .map { "roadQuality[\($0)]" }
+            .map { "road_quality[\($0)]" }
         if let field = polar {
             problems.append(
                 "\(prefix)\(field): beyond ±\(Int(maxLatitude))° of latitude; the map indexes rides within ±\(Int(maxLatitude))°")

@@ -23,7 +23,7 @@ public struct SharedMap: Sendable {
         var evidence = MapEvidence()
         for record in confirmations {
             // Stored records passed validation; one that no longer decodes is left out of the map, not fatal.
-            guard let confirmation = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body), confirmation.confirmed else {
+            guard let confirmation = try? WireKeys.decode(ConfirmationUpload.self, from: record.body), confirmation.confirmed else {
                 continue
             }
             evidence.add(MapEvidence.trip(record.device, confirmation.draft, rule: corroboration, pathStatus: pathStatus))

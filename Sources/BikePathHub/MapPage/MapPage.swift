@@ -94,6 +94,9 @@ struct MapPage: Sendable {
     var config: Data {
         struct Config: Encodable {
             var basemapURL: String?, basemapAttribution: String, view: MapPageSettings.View?, maxSquareKm: Double
+            enum CodingKeys: String, CodingKey {
+                case basemapURL = "basemap_url", basemapAttribution = "basemap_attribution", view, maxSquareKm = "max_square_km"
+            }
         }
         let value = Config(
             basemapURL: settings.basemapURL, basemapAttribution: settings.basemapAttribution, view: settings.view, maxSquareKm: 10_000)

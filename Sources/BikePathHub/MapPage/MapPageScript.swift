@@ -48,8 +48,8 @@ extension MapPageAssets {
           if (start) map.setView([+start[2], +start[3]], Math.min(+start[1], 19));
           else if (config.view) map.setView([config.view.latitude, config.view.longitude], config.view.zoom);
           else map.setView([30, 0], 2);
-          if (config.basemapURL) {
-            L.tileLayer(config.basemapURL, { maxZoom: 19, attribution: esc(config.basemapAttribution || '') }).addTo(map);
+          if (config.basemap_url) {
+            L.tileLayer(config.basemap_url, { maxZoom: 19, attribution: esc(config.basemap_attribution || '') }).addTo(map);
           }
           L.control.scale({ imperial: false }).addTo(map);
           // A place typed or pasted into the address (the page writes it back as the map moves).
@@ -74,7 +74,7 @@ extension MapPageAssets {
             var b = map.getBounds();
             var w = Math.max(b.getWest(), -180), e = Math.min(b.getEast(), 180), s = Math.max(b.getSouth(), -90), n = Math.min(b.getNorth(), 90);
             var squareKm = (n - s) * 111.32 * (e - w) * 111.32 * Math.cos((s + n) / 2 * Math.PI / 180);
-            if (!(w < e && s < n) || squareKm > config.maxSquareKm * 0.98) return null;
+            if (!(w < e && s < n) || squareKm > config.max_square_km * 0.98) return null;
             return [w, s, e, n].map(function (x) { return x.toFixed(5); }).join(',');
           }
 
@@ -123,7 +123,7 @@ extension MapPageAssets {
 
           function obstaclePopup(p) {
             var rows = [['Kind', p.kind], ['Riders', p.riders], ['Confidence', num(p.confidence) ? Math.round(p.confidence * 100) + ' %' : '—'],
-                        ['First seen', p.firstSeen || '—'], ['Last seen', p.lastSeen || '—']];
+                        ['First seen', p.first_seen || '—'], ['Last seen', p.last_seen || '—']];
             var div = el('div', 'popup');
             rows.forEach(function (r) { div.appendChild(el('div', null, [el('b', null, [r[0] + ': ']), String(r[1] === undefined ? '—' : r[1])])); });
             return div;
@@ -154,7 +154,7 @@ extension MapPageAssets {
           function refresh() {
             var b = box();
             if (!b) {
-              say('zoom', 'Zoomed out too far: the hub answers for at most ' + config.maxSquareKm.toLocaleString('en') + ' km² at once. Zoom in to see the paths.');
+              say('zoom', 'Zoomed out too far: the hub answers for at most ' + config.max_square_km.toLocaleString('en') + ' km² at once. Zoom in to see the paths.');
               return;
             }
             say('zoom');
@@ -267,8 +267,8 @@ extension MapPageAssets {
             }
             var text = typeof body.message === 'string' ? body.message : body.error;
             if (!/[.!?]$/.test(text)) text += '.';
-            if (body.error === 'no-path-near' && num(body.nearestM) && !/nearest/i.test(text)) {
-              text += ' The nearest community path is ' + distance(body.nearestM) + ' away.';
+            if (body.error === 'no-path-near' && num(body.nearest_m) && !/nearest/i.test(text)) {
+              text += ' The nearest community path is ' + distance(body.nearest_m) + ' away.';
             }
             if (body.error === 'no-route') text += ' Try places on connected paths.';
             return text;
@@ -309,7 +309,7 @@ extension MapPageAssets {
               drawn.unshift({ layer: layer, best: best, properties: p, rank: rank });
             });
             drawn.forEach(function (d, i) {
-              var p = d.properties, length = num(p.lengthM) ? p.lengthM : 0, s = share(p.statusM, length);
+              var p = d.properties, length = num(p.length_m) ? p.length_m : 0, s = share(p.status_m, length);
               var count = Array.isArray(p.obstacles) ? p.obstacles.length : 0;
               var head = el('span', null, [el('span', d.best ? 'badge' : 'alt', [d.best ? 'best' : 'route ' + d.rank]),
                                            ' ' + km(length) + ' · score ' + (num(p.score) ? p.score.toFixed(2) : '—')]);

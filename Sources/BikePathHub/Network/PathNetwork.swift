@@ -297,7 +297,7 @@ public struct RiddenPath: Sendable {
     public var stretches: [(start: Coordinate, end: Coordinate, status: PathStatus)]
 
     public init?(_ record: ConfirmedRecord) {
-        guard let upload = try? JSONDecoder().decode(ConfirmationUpload.self, from: record.body) else { return nil }
+        guard let upload = try? WireKeys.decode(ConfirmationUpload.self, from: record.body) else { return nil }
         self.init(device: record.device, upload)
     }
 

@@ -12,6 +12,7 @@ struct RouteProperties: Encodable, Sendable {
     /// Metres per status along the route; `unknown` where no trip rated it.
     var statusM: [String: Double]
     var obstacles: [RouteObstacle]
+    enum CodingKeys: String, CodingKey { case rank, best, lengthM = "length_m", score, statusM = "status_m", obstacles }
 }
 
 struct RouteObstacle: Encodable, Sendable {
