@@ -217,39 +217,47 @@ struct NearestPathPoint {
             return dx * dx + dy * dy
         }
         let home = Self.cell(p)
-        // Rings beyond this one hold no cell of the path.
+        // Rings nearer than this one, and beyond the last, hold no cell of the path; each ring
+        // is searched only where it crosses the path's cells (a position far from the path
+        // crosses them in a few cells a ring).
+        let first = max(
+            0, rows.lowerBound - home.row, home.row - rows.upperBound, columns.lowerBound - home.column, home.column - columns.upperBound)
         let last = max(
             abs(home.row - rows.lowerBound), abs(home.row - rows.upperBound), abs(home.column - columns.lowerBound),
             abs(home.column - columns.upperBound))
-        // Past this ring the rings' cells outnumber the points: a scan of them all costs less
-        // (a position far from a long path, or near a pole, where a cell is a sliver).
-        let worthSearching = Int(Double(path.count).squareRoot() / 2) + 1
+        // A cell looked up costs about what 8 distances do: once the cells looked up would have
+        // paid for a scan of every point, scan (near a pole a cell is a sliver, and rings grow).
+        var looked = 0
         var best: (d2: Double, index: Int)?
-        for ring in 0...last {
-            if ring > worthSearching { return path.indices.min { (d2($0), $0) < (d2($1), $1) } }
+        for ring in first...last {
             // A point in ring `ring` is at least `ring - 1` whole cells away along one axis.
             if let found = best, ring > 0 {
                 let reach = Double(ring - 1) * Self.cellDegrees * min(1, scale)
                 if found.d2 < reach * reach { break }
             }
-            for cell in Self.ring(ring, around: home) {
+            for cell in ring == 0 ? [home] : Self.ring(ring, around: home, rows: rows, columns: columns) {
+                looked += 1
                 for i in cells[cell] ?? [] where best.map({ (d2(i), i) < ($0.d2, $0.index) }) ?? true { best = (d2(i), i) }
             }
+            if looked * 8 > path.count { return path.indices.min { (d2($0), $0) < (d2($1), $1) } }
         }
         return best?.index
     }
 
-    /// The cells `r` steps (Chebyshev) from `center`.
-    static func ring(_ r: Int, around center: Cell) -> [Cell] {
-        guard r > 0 else { return [center] }
+    /// The cells `r` (> 0) steps (Chebyshev) from `center` that lie within `rows` and `columns`.
+    static func ring(_ r: Int, around center: Cell, rows: ClosedRange<Int>, columns: ClosedRange<Int>) -> [Cell] {
         var out: [Cell] = []
-        for dc in -r...r {
-            out.append(Cell(row: center.row - r, column: center.column + dc))
-            out.append(Cell(row: center.row + r, column: center.column + dc))
+        let (west, east) = (max(center.column - r, columns.lowerBound), min(center.column + r, columns.upperBound))
+        if west <= east {
+            for row in [center.row - r, center.row + r] where rows.contains(row) {
+                for column in west...east { out.append(Cell(row: row, column: column)) }
+            }
         }
-        for dr in (-r + 1)...(r - 1) {
-            out.append(Cell(row: center.row + dr, column: center.column - r))
-            out.append(Cell(row: center.row + dr, column: center.column + r))
+        let (south, north) = (max(center.row - r + 1, rows.lowerBound), min(center.row + r - 1, rows.upperBound))
+        if south <= north {
+            for column in [center.column - r, center.column + r] where columns.contains(column) {
+                for row in south...north { out.append(Cell(row: row, column: column)) }
+            }
         }
         return out
     }
