@@ -82,6 +82,7 @@
   }
 
   var pending = {};
+  var overlayName = { network: 'Path status', obstacles: 'Obstacles', heatmap: 'Heatmap' };
   // GET `url` as JSON for one overlay; only its latest answer is drawn.
   function load(name, url, draw) {
     if (pending[name]) pending[name].abort();
@@ -102,7 +103,6 @@
       if (err.name !== 'AbortError') say(name, overlayName[name] + ': the hub did not answer.');
     });
   }
-  var overlayName = { network: 'Path status', obstacles: 'Obstacles', heatmap: 'Heatmap' };
 
   function line(coords) { return coords.map(function (c) { return [c[1], c[0]]; }); }
 
@@ -139,9 +139,9 @@
     var most = features.reduce(function (m, f) { return Math.max(m, (f.properties || {}).reports || 0); }, 1);
     features.forEach(function (f) {
       if (!f.geometry || f.geometry.type !== 'Polygon') return;
-      var share = ((f.properties || {}).reports || 0) / most;
-      L.polygon(line(f.geometry.coordinates[0]), { stroke: false, fillColor: share > 0.66 ? '#b10026' : share > 0.33 ? '#fc4e2a' : '#feb24c',
-                                                   fillOpacity: 0.25 + 0.45 * share, interactive: false, className: 'heat-cell' })
+      var part = ((f.properties || {}).reports || 0) / most;
+      L.polygon(line(f.geometry.coordinates[0]), { stroke: false, fillColor: part > 0.66 ? '#b10026' : part > 0.33 ? '#fc4e2a' : '#feb24c',
+                                                   fillOpacity: 0.25 + 0.45 * part, interactive: false, className: 'heat-cell' })
         .addTo(layers.heatmap);
     });
   }
