@@ -132,7 +132,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The page's stylesheet, compiled into the binary (PackageResources.review_css): an installed
+            // bikepathd needs no file beside it. Linted by scripts/lint/page.
+            resources: [.embedInCode("Assets/review.css")]
         ),
         // Benchmarks and the detector's cross-validation (bench/chain.sh, bench/cv-gonzalez.sh).
         // Every benchmark, and the generators the kill test runs (`store-replay`): never in the daemon.
@@ -190,7 +193,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The map page's script and style, compiled into the binary (PackageResources.map_js, .map_css):
+            // the Debian package ships the binary alone. Linted by scripts/lint/page.
+            resources: [.embedInCode("MapPage/map.js"), .embedInCode("MapPage/map.css")]
         ),
         .executableTarget(
             name: "bikepath-hub",

@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
           python3 python3-venv libxml2-utils util-linux procps postgresql
           chromium chromium-driver fonts-dejavu-core  # chromium: the review page's and the map page's browser tests
-          libjs-leaflet)  # the hub's map page (/map) serves Debian's Leaflet
+          libjs-leaflet  # the hub's map page (/map) serves Debian's Leaflet
+          eslint python3-cssutils)  # scripts/lint/page: the pages' JavaScript and CSS
 # The hub's map on PostgreSQL: PostGIS for the network's geometries, pgRouting for routes (docs/hub.md).
 packages+=(postgresql-15-postgis-3 postgresql-15-pgrouting)
 missing=()

@@ -28,7 +28,7 @@ struct ReviewRoutes: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         // The page's style, for every page, the pairing one included: no session needed. Fetched
-        // again with each page (no-cache, 1.5 KB) so that an upgraded bikepathd is never drawn
+        // again with each page (no-cache, 2.0 KB) so that an upgraded bikepathd is never drawn
         // with the old rules.
         router.get(RouterPath(ReviewTemplates.stylesheetPath)) { _, _ in
             Response(

@@ -1,7 +1,7 @@
 import Mustache
 
-/// The page templates (Mustache). Kept in the binary, not in a resource bundle,
-/// so an installed `bikepathd` needs no files beside it. No JavaScript, no
+/// The page templates (Mustache) and its stylesheet. Kept in the binary, not in a resource
+/// bundle, so an installed `bikepathd` needs no files beside it. No JavaScript, no
 /// external resources: the page works on a phone with no internet.
 enum ReviewTemplates {
     static func library() throws -> MustacheLibrary {
@@ -31,32 +31,9 @@ enum ReviewTemplates {
     /// origin, so the Content-Security-Policy allows `style-src 'self'` and no inline style.
     static let stylesheetPath = "/review.css"
 
-    // Sizes (checked on a 390 px phone): every page fits 360 px wide (the list's six columns
-    // made it 438 px; the map was 362 px plus padding), and every button, select, link button
-    // and nav link is at least 44 px tall (they were 33 px), the fingertip size of Apple's and
-    // W3C's (WCAG 2.5.5) guidance. A map is as large as its SVG or image (in the flow), with the
-    // street tiles' SVG under it (positioned): no size or place is written inline.
-    static let stylesheet = """
-        *{box-sizing:border-box}
-        body{font-family:sans-serif;margin:0 auto;max-width:40em;padding:8px;line-height:1.35;overflow-wrap:anywhere}
-        nav a{display:inline-block;min-height:44px;padding:12px 12px 0 0}
-        table{border-collapse:collapse;width:100%} td,th{padding:.3em .2em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
-        td a{display:block;min-height:44px}
-        .msg{padding:.5em;background:#e6f4e6;border:1px solid #2a9d3a}.err{background:#fbe4e4;border-color:#c0162b}
-        .cand{border:1px solid #ccc;border-radius:6px;padding:.4em;margin:.4em 0}.dropped{opacity:.5}.cand:target{outline:3px solid #1f5fbf}
-        form.inline{display:inline}
-        button,select,.btn{font-size:1em;min-height:44px;padding:.5em .8em;margin:4px 0;max-width:100%}
-        .btn{display:inline-block;border:1px solid #767676;border-radius:3px;background:#efefef;color:#000;text-decoration:none}
-        input[name=code]{font-size:1.2em;min-height:44px;width:8em}
-        .primary{background:#2a6f2a;color:#fff;border-color:#2a6f2a}.danger{color:#a0101f}
-        .apart{margin-top:2em;padding-top:.5em;border-top:1px solid #ddd}
-        div.map{position:relative;overflow:hidden;box-sizing:content-box;width:max-content;border:1px solid #999;line-height:0;background:#f6f6f0}
-        div.map>svg,div.map>input{position:relative;display:block;border:0;padding:0;margin:0;max-width:none}
-        div.map>svg.tiles{position:absolute;left:0;top:0}.num{font-weight:bold}
-        .key svg{margin:0 .3em 0 .6em}.startkey{color:#2a9d3a}
-        svg.plot{max-width:100%;height:auto}
-
-        """
+    /// The page's stylesheet (Assets/review.css, compiled in as a SwiftPM resource, linted by
+    /// scripts/lint/page).
+    static let stylesheet = String(decoding: PackageResources.review_css, as: UTF8.self)
 
     static let foot = "</body></html>\n"
 

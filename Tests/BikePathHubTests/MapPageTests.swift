@@ -57,6 +57,12 @@ import Testing
                 #expect(
                     r.status == .ok && r.headers[.contentType] == type && r.body.readableBytes > 100, "\(uri): \(r.status) \(r.headers)")
             }
+            // The page's own files are those in the tree, compiled into the binary (Package.swift's resources).
+            for name in ["map.js", "map.css"] {
+                let r = try await client.execute(uri: "/map/" + name, method: .get)
+                let file = try String(contentsOfFile: Paths.root + "/Sources/BikePathHub/MapPage/" + name, encoding: .utf8)
+                #expect(String(buffer: r.body) == file && r.headers[.cacheControl] == "no-cache", "\(name)")
+            }
             let plain = try await client.execute(uri: "/map/leaflet/leaflet.js", method: .get)
             let gzip = try await client.execute(uri: "/map/leaflet/leaflet.js", method: .get, headers: [.acceptEncoding: "gzip, deflate"])
             #expect(gzip.headers[.contentEncoding] == "gzip" && gzip.body.readableBytes < plain.body.readableBytes / 2)

@@ -73,8 +73,10 @@ import Testing
                 }
             }
             try await client.execute(uri: "/review.css", method: .get) { response in
-                #expect(response.headers[.contentType] == "text/css; charset=utf-8")
-                #expect(String(buffer: response.body) == ReviewTemplates.stylesheet)
+                #expect(response.headers[.contentType] == "text/css; charset=utf-8" && response.headers[.cacheControl] == "no-cache")
+                // The file in the tree, compiled into the binary (Package.swift's resources), byte for byte.
+                let file = try String(contentsOfFile: Paths.root + "/Sources/BikePathReview/Assets/review.css", encoding: .utf8)
+                #expect(String(buffer: response.body) == file && file == ReviewTemplates.stylesheet)
             }
         }
     }

@@ -56,7 +56,7 @@ public struct MapPageSettings: Sendable, Equatable {
 }
 
 /// The public map page (`/map`, docs/hub.md "Map page"): one HTML page, its script and
-/// style (`MapPageAssets`, kept in the binary like the review page's templates), and
+/// style (`MapPageAssets`: map.js and map.css, compiled into the binary), and
 /// Leaflet read from `libjs-leaflet`'s directory under `/map/leaflet/`. The page asks
 /// the public read API for everything it shows; nothing here reads the store.
 struct MapPage: Sendable {
@@ -126,8 +126,8 @@ struct MapPage: Sendable {
     }
 
     /// The page's own script and style: small, in the binary.
-    private static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    private static func asset(_ bytes: ByteBuffer, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: bytes))
     }
 
     private static func page(_ status: HTTPResponse.Status, _ html: String) -> Response {
