@@ -183,10 +183,12 @@ struct HubSchemaTests {
             #expect(records.count == 3)
             #expect(records[0] == ["device_id": "rider-a", "id": "sos-1", "sha256": "a3f1", "received_at": "2026-11-27T10:00:00Z"])
             #expect(records[2] == ["device_id": "rider-b", "id": "draft-1", "sha256": "b4e2", "received_at": "2026-11-27T11:30:00Z"])
-            #expect(try String.fetchAll(db, sql: "SELECT device_id || ' ' || managed_by FROM devices") == ["rider-a file", "rider-b command"])
-            #expect(try Row.fetchOne(db, sql: "SELECT updates, received_at FROM live_positions") == [
-                "updates": 3, "received_at": "2026-11-27T12:00:00Z",
-            ])
+            #expect(
+                try String.fetchAll(db, sql: "SELECT device_id || ' ' || managed_by FROM devices") == ["rider-a file", "rider-b command"])
+            #expect(
+                try Row.fetchOne(db, sql: "SELECT updates, received_at FROM live_positions") == [
+                    "updates": 3, "received_at": "2026-11-27T12:00:00Z",
+                ])
             #expect(try Int.fetchOne(db, sql: "SELECT value FROM map_counter") == 7)
             #expect(try Int.fetchOne(db, sql: "SELECT attempts FROM map_attempts WHERE id = 'c-1'") == 2)
             for row in try Row.fetchAll(db, sql: "SELECT tile_row, tile_column, cell_row, cell_column FROM map_stretch_riders") {
