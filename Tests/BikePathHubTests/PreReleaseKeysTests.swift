@@ -183,12 +183,7 @@ import Testing
         }
     }
 
-    static func migration(_ backend: Backend) -> String {
-        switch backend {
-        case .sqlite: "v8-snake-case-bodies"
-        case .postgres: "v10-snake-case-bodies"
-        }
-    }
+    static func migration(_ backend: Backend) -> String { "v11-snake-case-bodies" }
 
     /// The store as the previous build left it: the bodies' migration not yet applied (its
     /// schema is the previous build's: the migration adds no table).

@@ -65,16 +65,6 @@ struct StatusProperties: Encodable, Sendable {
     var riders: Int
 }
 
-struct NetworkProperties: Encodable, Sendable {
-    /// A `PathStatus`, or `unknown` where no trip rated the edge.
-    var status: String
-    var riders: Int
-    var lengthM: Double
-    var obstacles: Int
-    var lastSeen: String?
-    enum CodingKeys: String, CodingKey { case status, riders, lengthM = "length_m", obstacles, lastSeen = "last_seen" }
-}
-
 struct HeatProperties: Encodable, Sendable {
     var reports: Int
     var riders: Int
@@ -119,23 +109,6 @@ extension SharedMap {
                 return Feature(
                     geometry: .box(south: b.south, west: b.west, north: b.north, east: b.east),
                     properties: HeatProperties(reports: h.reports, riders: h.riders))
-            })
-    }
-}
-
-extension NetworkEdge {
-    /// What `/v1/map/network` answers for `edges`.
-    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try geoJSON(edges).encoded() }
-
-    static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
-        FeatureCollection(
-            features: edges.map { e in
-                Feature(
-                    geometry: .line(e.path),
-                    properties: NetworkProperties(
-                        status: e.status?.rawValue ?? "unknown", riders: e.riders,
-                        lengthM: (e.lengthMeters * 10).rounded() / 10, obstacles: e.obstacles,
-                        lastSeen: SharedMap.day(e.lastDay)))
             })
     }
 }

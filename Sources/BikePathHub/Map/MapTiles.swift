@@ -231,21 +231,6 @@ public enum MapTiles {
         return (rows.min()!...rows.max()!, columns.min()!...columns.max()!)
     }
 
-    /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
-    /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
-    public static func update(_ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
-        try await MapMaintainer.pass(store, logger: logger)
-    }
-
-    /// Takes just-stored confirmations into the map as the pass after their uploads does
-    /// (`MapMaintainer.stored`): indexes them and recomputes the dirty tiles, without the
-    /// scan for confirmations not indexed (a hub runs that every 30 s, not per pass).
-    public static func ingest(
-        _ confirmations: [IndexableConfirmation], _ store: any HubStore, logger: Logger = Logger(label: "bikepath.hub.map")
-    ) async throws {
-        try await MapMaintainer.pass(store, indexing: confirmations, scan: false, logger: logger)
-    }
-
     /// The part of `map` inside `tile` that an answer may read: its corroborated spots (the
     /// others, most of them single false reports, grow with the data and are never
     /// answered) and its cells; `map` built from (at least) the evidence within reach of

@@ -57,3 +57,30 @@ public struct NetworkEdge: Sendable, Equatable {
         return edges
     }
 }
+
+struct NetworkProperties: Encodable, Sendable {
+    /// A `PathStatus`, or `unknown` where no trip rated the edge.
+    var status: String
+    var riders: Int
+    var lengthM: Double
+    var obstacles: Int
+    var lastSeen: String?
+    enum CodingKeys: String, CodingKey { case status, riders, lengthM = "length_m", obstacles, lastSeen = "last_seen" }
+}
+
+extension NetworkEdge {
+    /// What `/v1/map/network` answers for `edges`.
+    public static func geoJSONData(_ edges: [NetworkEdge]) throws -> Data { try geoJSON(edges).encoded() }
+
+    static func geoJSON(_ edges: [NetworkEdge]) -> FeatureCollection<NetworkProperties> {
+        FeatureCollection(
+            features: edges.map { e in
+                Feature(
+                    geometry: .line(e.path),
+                    properties: NetworkProperties(
+                        status: e.status?.rawValue ?? "unknown", riders: e.riders,
+                        lengthM: (e.lengthMeters * 10).rounded() / 10, obstacles: e.obstacles,
+                        lastSeen: SharedMap.day(e.lastDay)))
+            })
+    }
+}

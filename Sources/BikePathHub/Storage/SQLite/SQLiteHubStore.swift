@@ -31,176 +31,61 @@ public final class SQLiteHubStore: HubStore {
         try await pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
     }
 
-    /// The versions, in order; names are GRDB migration identifiers kept in `grdb_migrations`.
+    /// `HubSchema.steps` as GRDB migrations (identifiers kept in `grdb_migrations`). A step
+    /// an earlier build applied under another name (`formerly`) merges it: GRDB records the
+    /// step's name in its place and the step's SQL does not run again.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE devices (
-                        device_id TEXT PRIMARY KEY NOT NULL,
-                        token_sha256 TEXT NOT NULL UNIQUE,
-                        revoked INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE TABLE records (
-                        device_id TEXT NOT NULL REFERENCES devices(device_id),
-                        kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
-                        id TEXT NOT NULL,
-                        sha256 TEXT NOT NULL,       -- of the canonical body; equality means "identical"
-                        body BLOB NOT NULL,         -- canonical JSON
-                        received_utc TEXT NOT NULL,
-                        PRIMARY KEY (device_id, kind, id)
-                    ) WITHOUT ROWID;
-                    -- A draft is published only through its confirmation record.
-                    CREATE VIEW published AS SELECT device_id, id AS draft_id, received_utc FROM records WHERE kind = 'confirmation';
-                    CREATE TABLE live_positions (
-                        device_id TEXT PRIMARY KEY NOT NULL,
-                        body BLOB NOT NULL,
-                        updates INTEGER NOT NULL DEFAULT 1,
-                        received_utc TEXT NOT NULL
-                    );
-                    """)
-        }
-        // Who manages a device's token: the tokens file ('file') or `bikepath-hub token`
-        // ('command'); docs/sync.md, "Device tokens". Devices from before are taken as 'file'.
-        migrator.registerMigration("v2-token-manager") { db in
-            try db.execute(
-                sql: "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))")
-        }
-        // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
-        // confirmations are indexed by the map maintainer at start (none is in map_indexed).
-        migrator.registerMigration("v3-map-tiles") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE map_tile_records (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column, device_id, id)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id)) WITHOUT ROWID;
-                    CREATE TABLE map_dirty (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version INTEGER NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE map_tiles (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BLOB NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column)
-                    ) WITHOUT ROWID;
-                    -- One counter for dirty marks: a tile marked, cleaned and marked again never reuses a version.
-                    CREATE TABLE map_counter (value INTEGER NOT NULL);
-                    INSERT INTO map_counter VALUES (0);
-                    """)
-        }
-        // The community path network (docs/hub.md, "The community path network"): a queue in
-        // arrival order (confirmations indexed before it join in key order), the nodes, the
-        // links with their evidence, and which riders rode each link.
-        migrator.registerMigration("v4-path-network") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE map_network_queue (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id)
-                    );
-                    INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id;
-                    CREATE TABLE map_network_state (applied INTEGER NOT NULL, next_node INTEGER NOT NULL);
-                    INSERT INTO map_network_state VALUES (0, 1);
-                    CREATE TABLE map_nodes (
-                        id INTEGER PRIMARY KEY, lat REAL NOT NULL, lon REAL NOT NULL, tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL
-                    );
-                    CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column);
-                    -- pgRouting's shape (id, source, target, a cost from length_m and the evidence) on both stores.
-                    CREATE TABLE map_links (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT, source INTEGER NOT NULL, target INTEGER NOT NULL,
-                        from_lat REAL NOT NULL, from_lon REAL NOT NULL, to_lat REAL NOT NULL, to_lon REAL NOT NULL,
-                        length_m REAL NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
-                        rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
-                        rated_requires_maintenance INTEGER NOT NULL,
-                        obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence REAL NOT NULL DEFAULT 0,
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL,
-                        UNIQUE (source, target)
-                    );
-                    CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column);
-                    CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
-                    """)
-        }
-        // The edition of the rule the stored tiles were made by (`MapTiles.edition`): a hub
-        // with another remakes every tile once. Empty here, so that the tiles of a hub
-        // upgraded to this migration are remade by today's rule.
-        migrator.registerMigration("v5-map-edition") { db in
-            try db.execute(sql: "CREATE TABLE map_edition (value TEXT NOT NULL)")
-        }
-        // The map's evidence as sums (docs/hub.md, "The map's evidence"). Filled by indexing:
-        // the rule's edition changed with it, so the maintainer's first pass forgets which
-        // confirmations were indexed and indexes each again (`resetMapEvidence`).
-        migrator.registerMigration("v6-map-evidence") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE map_passes (
-                        cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
-                        PRIMARY KEY (cell_row, cell_column, sector)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE map_reports (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                        sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
-                        lat_sum INTEGER NOT NULL, lon_sum INTEGER NOT NULL, axis_x INTEGER NOT NULL, axis_y INTEGER NOT NULL,
-                        first_day INTEGER, last_day INTEGER,
-                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE map_stretches (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                        status TEXT NOT NULL, length_mm INTEGER NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE map_status_riders (
-                        tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                        riders INTEGER NOT NULL,
-                        PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
-                    ) WITHOUT ROWID;
-                    -- Which riders a cell's count holds: read by indexing only.
-                    CREATE TABLE map_stretch_riders (
-                        cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, device_id TEXT NOT NULL,
-                        PRIMARY KEY (cell_row, cell_column, device_id)
-                    ) WITHOUT ROWID;
-                    """)
-        }
-        // Indexing attempts of confirmations not indexed yet, and the reason of each set aside
-        // (`HubStore.countIndexingAttempt`): a record that stopped every pass, or killed the
-        // hub, is tried a bounded number of times, never for ever.
-        migrator.registerMigration("v7-map-attempts") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE map_attempts (
-                        device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
-                        PRIMARY KEY (device_id, id)
-                    ) WITHOUT ROWID
-                    """)
-        }
-        // Bodies stored in the pre-release camelCase keys rewritten in today's snake_case
-        // (`SnakeCaseBodies`; PostgreSQL's `v10-snake-case-bodies`). In the migration's transaction.
-        migrator.registerMigration("v8-snake-case-bodies") { db in
-            var tally = SnakeCaseBodies.Tally()
-            var after = ["", "", ""]
-            while true {
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (?, ?, ?)
-                        ORDER BY device_id, kind, id LIMIT ?
-                        """, arguments: [after[0], after[1], after[2], SnakeCaseBodies.batch])
-                for row in rows {
-                    let (device, kind, id): (String, String, String) = (row[0], row[1], row[2])
-                    let outcome = SnakeCaseBodies.reencoded(kind: kind, body: row[3])
-                    tally.add(outcome)
-                    if case .rewritten(let body, let sha256) = outcome {
-                        try db.execute(
-                            sql: "UPDATE records SET body = ?, sha256 = ? WHERE device_id = ? AND kind = ? AND id = ?",
-                            arguments: [body, sha256, device, kind, id])
-                    }
-                    after = [device, kind, id]
-                }
-                if rows.count < SnakeCaseBodies.batch { break }
+        for step in HubSchema.steps {
+            let former = step.formerly[.sqlite].map { Set([$0]) } ?? []
+            migrator.registerMigration(step.name, merging: former) { db, applied in
+                guard applied.isEmpty else { return }
+                for sql in step.sqlite { try db.execute(sql: sql) }
+                try step.sqliteProgram?(db)
             }
-            tally.log("v8-snake-case-bodies", migrationLogger)
         }
         return migrator
+    }
+
+    /// Bodies stored in the pre-release camelCase keys rewritten in today's snake_case
+    /// (`SnakeCaseBodies`), a batch of rows at a time, in the step's transaction.
+    static func rewriteBodiesInSnakeCase(_ db: Database) throws {
+        var tally = SnakeCaseBodies.Tally()
+        var after = ["", "", ""]
+        while true {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (?, ?, ?)
+                    ORDER BY device_id, kind, id LIMIT ?
+                    """, arguments: [after[0], after[1], after[2], SnakeCaseBodies.batch])
+            for row in rows {
+                let (device, kind, id): (String, String, String) = (row[0], row[1], row[2])
+                let outcome = SnakeCaseBodies.reencoded(kind: kind, body: row[3])
+                tally.add(outcome)
+                if case .rewritten(let body, let sha256) = outcome {
+                    try db.execute(
+                        sql: "UPDATE records SET body = ?, sha256 = ? WHERE device_id = ? AND kind = ? AND id = ?",
+                        arguments: [body, sha256, device, kind, id])
+                }
+                after = [device, kind, id]
+            }
+            if rows.count < SnakeCaseBodies.batch { break }
+        }
+        tally.log("v11-snake-case-bodies", migrationLogger)
+    }
+
+    /// `v12-one-schema`: map_stretch_riders' rows into the table with their tiles (created
+    /// by the step's SQL), which then takes the old table's name.
+    static func addTilesToStretchRiders(_ db: Database) throws {
+        let insert = try db.makeStatement(sql: "INSERT INTO map_stretch_riders_v12 VALUES (?, ?, ?, ?, ?)")
+        let rows = try Row.fetchCursor(db, sql: "SELECT cell_row, cell_column, device_id FROM map_stretch_riders")
+        while let row = try rows.next() {
+            let cell = MapGrid.Cell(row: row[0], column: row[1])
+            let tile = MapEvidence.tile(ofStretchCell: cell)
+            try insert.execute(arguments: [tile.row, tile.column, cell.row, cell.column, row[2] as String])
+        }
+        try db.execute(sql: "DROP TABLE map_stretch_riders; ALTER TABLE map_stretch_riders_v12 RENAME TO map_stretch_riders")
     }
 
     /// Where a migration says what it did (`bikepath-hub`'s log handler, once bootstrapped).
@@ -209,7 +94,7 @@ public final class SQLiteHubStore: HubStore {
     public func migrate() async throws { try Self.migrator.migrate(pool) }
 
     public func appliedMigrations() async throws -> [String] {
-        try await pool.read { db in try Self.migrator.appliedIdentifiers(db).sorted() }
+        try await pool.read { db in try Self.migrator.appliedMigrations(db) }
     }
 
     public func put(device: String, records: [StorableRecord]) async throws -> [RecordResult] {
@@ -218,7 +103,7 @@ public final class SQLiteHubStore: HubStore {
             // Cached, as every statement an upload runs: each was compiled anew per record.
             let held = try db.cachedStatement(sql: "SELECT sha256 FROM records WHERE device_id = ? AND kind = ? AND id = ?")
             let insert = try db.cachedStatement(
-                sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_utc) VALUES (?, ?, ?, ?, ?, ?)")
+                sql: "INSERT INTO records (device_id, kind, id, sha256, body, received_at) VALUES (?, ?, ?, ?, ?, ?)")
             return try records.map { kind, id, body in
                 let sha = HubHash.sha256Hex(body)
                 let stored = try String.fetchOne(held, arguments: [device, kind.rawValue, id])
@@ -233,8 +118,8 @@ public final class SQLiteHubStore: HubStore {
         try await pool.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO live_positions (device_id, body, received_utc) VALUES (?, ?, ?)
-                    ON CONFLICT(device_id) DO UPDATE SET body = excluded.body, updates = updates + 1, received_utc = excluded.received_utc
+                    INSERT INTO live_positions (device_id, body, received_at) VALUES (?, ?, ?)
+                    ON CONFLICT(device_id) DO UPDATE SET body = excluded.body, updates = updates + 1, received_at = excluded.received_at
                     """, arguments: [device, body, now])
         }
     }
@@ -432,13 +317,13 @@ public final class SQLiteHubStore: HubStore {
         }
         let lengths = try db.cachedStatement(
             sql: "INSERT INTO map_stretches VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET length_mm = length_mm + excluded.length_mm")
-        let rider = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_stretch_riders VALUES (?, ?, ?)")
+        let rider = try db.cachedStatement(sql: "INSERT OR IGNORE INTO map_stretch_riders VALUES (?, ?, ?, ?, ?)")
         let riders = try db.cachedStatement(
             sql: "INSERT INTO map_status_riders VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET riders = riders + 1")
         for (key, length) in evidence.stretches {
             let tile = MapEvidence.tile(ofStretchCell: key.cell)
             try lengths.execute(arguments: [tile.row, tile.column, key.cell.row, key.cell.column, key.status.rawValue, length])
-            try rider.execute(arguments: [key.cell.row, key.cell.column, key.device])
+            try rider.execute(arguments: [tile.row, tile.column, key.cell.row, key.cell.column, key.device])
             // A rider new to the cell: one more behind its status.
             if db.changesCount == 1 { try riders.execute(arguments: [tile.row, tile.column, key.cell.row, key.cell.column]) }
         }

@@ -6,7 +6,7 @@ import NIOCore
 /// The public read API (docs/api.yaml, "Shared map"): GeoJSON of corroborated obstacles,
 /// path status and a heatmap of reports in a bounding box, and a device's own totals.
 /// No answer holds a device id, a track, or a time finer than a day.
-struct MapRoutes: Sendable {
+struct MapEndpoints: Sendable {
     let store: any HubStore
     let storeGuard: StoreGuard
     let searches = SearchGate(running: HubLimits.routeSearches.running, waiting: HubLimits.routeSearches.waiting)

@@ -21,228 +21,37 @@ public final class PostgresHubStore: HubStore {
         self.logger = logger
     }
 
-    /// Applied in order, each once, in one transaction with its bookkeeping row. A new
-    /// schema change is a new entry at the end; an applied entry is never edited.
-    static let migrations: [(version: String, sql: [PostgresQuery])] = [
-        (
-            "v1",
-            [
+    /// Bodies stored in the pre-release camelCase keys rewritten in today's snake_case
+    /// (`SnakeCaseBodies`), a batch of rows at a time, in the step's transaction.
+    static func rewriteBodiesInSnakeCase(_ conn: PostgresConnection, _ logger: Logger) async throws {
+        var tally = SnakeCaseBodies.Tally()
+        var after = ("", "", "")
+        while true {
+            var rows: [(String, String, String, Data)] = []
+            for try await row in try await conn.query(
                 """
-                CREATE TABLE devices (
-                    device_id TEXT PRIMARY KEY,
-                    token_sha256 TEXT NOT NULL UNIQUE,
-                    revoked BOOLEAN NOT NULL DEFAULT false,
-                    managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))
-                )
-                """,
-                """
-                CREATE TABLE records (
-                    device_id TEXT NOT NULL REFERENCES devices(device_id),
-                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
-                    id TEXT NOT NULL,
-                    sha256 TEXT NOT NULL,
-                    body BYTEA NOT NULL,
-                    received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-                    PRIMARY KEY (device_id, kind, id)
-                )
-                """,
-                "CREATE INDEX records_by_kind ON records (kind)",
-                """
-                CREATE TABLE live_positions (
-                    device_id TEXT PRIMARY KEY,
-                    body BYTEA NOT NULL,
-                    updates BIGINT NOT NULL DEFAULT 1,
-                    received_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                )
-                """,
-            ]
-        ),
-        // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
-        // confirmations are indexed by the map maintainer at start (none is in map_indexed).
-        (
-            "v2-map-tiles",
-            [
-                """
-                CREATE TABLE map_tile_records (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column, device_id, id)
-                )
-                """,
-                "CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id))",
-                """
-                CREATE TABLE map_dirty (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version BIGINT NOT NULL, PRIMARY KEY (tile_row, tile_column)
-                )
-                """,
-                "CREATE TABLE map_tiles (tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column))",
-                // One sequence for dirty marks: a tile marked, cleaned and marked again never reuses a version.
-                "CREATE SEQUENCE map_dirty_version",
-            ]
-        ),
-        // The community path network (docs/hub.md, "The community path network"), the same
-        // tables as SQLite's plus PostGIS geometries with GiST indexes: bounding-box reads and
-        // nearest-node searches go through them, and pgRouting reads map_links as it is.
-        (
-            "v3-path-network",
-            [
-                "CREATE EXTENSION IF NOT EXISTS postgis",
-                "CREATE EXTENSION IF NOT EXISTS pgrouting",
-                "CREATE TABLE map_network_queue (seq BIGSERIAL PRIMARY KEY, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id))",
-                "INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id",
-                "CREATE TABLE map_network_state (applied BIGINT NOT NULL, next_node BIGINT NOT NULL)",
-                "INSERT INTO map_network_state VALUES (0, 1)",
-                """
-                CREATE TABLE map_nodes (
-                    id BIGINT PRIMARY KEY, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(Point, 4326) NOT NULL
-                )
-                """,
-                "CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column)",
-                "CREATE INDEX map_nodes_geom ON map_nodes USING GIST (geom)",
-                """
-                CREATE TABLE map_links (
-                    id BIGSERIAL PRIMARY KEY, source BIGINT NOT NULL, target BIGINT NOT NULL,
-                    from_lat DOUBLE PRECISION NOT NULL, from_lon DOUBLE PRECISION NOT NULL,
-                    to_lat DOUBLE PRECISION NOT NULL, to_lon DOUBLE PRECISION NOT NULL,
-                    length_m DOUBLE PRECISION NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
-                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
-                    rated_requires_maintenance INTEGER NOT NULL,
-                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence DOUBLE PRECISION NOT NULL DEFAULT 0,
-                    cost DOUBLE PRECISION NOT NULL DEFAULT 0,
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(LineString, 4326) NOT NULL,
-                    UNIQUE (source, target)
-                )
-                """,
-                "CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column)",
-                "CREATE INDEX map_links_geom ON map_links USING GIST (geom)",
-                "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
-            ]
-        ),
-        // Replicas claim dirty tiles for a while (`claimDirtyMapTiles`) instead of each
-        // recomputing all of them.
-        ("v4-map-claims", ["ALTER TABLE map_dirty ADD COLUMN claimed_until TIMESTAMPTZ"]),
-        // The edition of the rule the stored tiles were made by (`MapTiles.edition`), as on SQLite.
-        ("v5-map-edition", ["CREATE TABLE map_edition (value TEXT NOT NULL)"]),
-        // The map's evidence as sums (docs/hub.md, "The map's evidence"), as on SQLite.
-        (
-            "v6-map-evidence",
-            [
-                """
-                CREATE TABLE map_passes (
-                    cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
-                    PRIMARY KEY (cell_row, cell_column, sector)
-                )
-                """,
-                """
-                CREATE TABLE map_reports (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                    sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
-                    lat_sum BIGINT NOT NULL, lon_sum BIGINT NOT NULL, axis_x BIGINT NOT NULL, axis_y BIGINT NOT NULL,
-                    first_day INTEGER, last_day INTEGER,
-                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
-                )
-                """,
-                """
-                CREATE TABLE map_stretches (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                    status TEXT NOT NULL, length_mm BIGINT NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
-                )
-                """,
-                """
-                CREATE TABLE map_status_riders (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                    riders INTEGER NOT NULL,
-                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
-                )
-                """,
-                """
-                CREATE TABLE map_stretch_riders (
-                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
-                    device_id TEXT NOT NULL,
-                    PRIMARY KEY (cell_row, cell_column, device_id)
-                )
-                """,
-            ]
-        ),
-        // One replica extends the network at a time (`claimNetwork`): both computed every batch,
-        // and the second's commit was thrown away.
-        (
-            "v7-network-lease",
-            [
-                "ALTER TABLE map_network_state ADD COLUMN lease_holder TEXT",
-                "ALTER TABLE map_network_state ADD COLUMN leased_until TIMESTAMPTZ",
-            ]
-        ),
-        // Room in each page for a row's next version: every batch adds to the sums of rows
-        // already held (a link's trips, a cell's passes), and a full page made each update
-        // a new entry in every index, GiST included. With room the update stays in its page
-        // (HOT): a 64-ride batch's link upsert took 22 ms instead of 50, its passes 40 instead of 48.
-        // (It applies to pages filled from now on; `VACUUM FULL` rewrites the older ones.)
-        (
-            "v8-update-room",
-            [
-                "ALTER TABLE map_links SET (fillfactor = 70)",
-                "ALTER TABLE map_passes SET (fillfactor = 70)",
-            ]
-        ),
-        // Indexing attempts and the reason of each confirmation set aside, as on SQLite.
-        (
-            "v9-map-attempts",
-            [
-                """
-                CREATE TABLE map_attempts (
-                    device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
-                    PRIMARY KEY (device_id, id)
-                )
-                """
-            ]
-        ),
-        // Bodies stored in the pre-release camelCase keys rewritten in today's snake_case:
-        // no SQL, a program (`programs`).
-        ("v10-snake-case-bodies", []),
-    ]
-
-    /// Migrations done in Swift, run after their SQL in the same transaction.
-    static let programs: [String: @Sendable (PostgresConnection, Logger) async throws -> Void] = [
-        "v10-snake-case-bodies": { conn, logger in
-            var tally = SnakeCaseBodies.Tally()
-            var after = ("", "", "")
-            while true {
-                var rows: [(String, String, String, Data)] = []
-                for try await row in try await conn.query(
-                    """
-                    SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (\(after.0), \(after.1), \(after.2))
-                    ORDER BY device_id, kind, id LIMIT \(SnakeCaseBodies.batch)
-                    """, logger: logger
-                ).decode((String, String, String, Data).self) {
-                    rows.append(row)
-                }
-                for (device, kind, id, body) in rows {
-                    let outcome = SnakeCaseBodies.reencoded(kind: kind, body: body)
-                    tally.add(outcome)
-                    if case .rewritten(let body, let sha256) = outcome {
-                        try await conn.query(
-                            """
-                            UPDATE records SET body = \(ByteBuffer(bytes: body)), sha256 = \(sha256)
-                            WHERE device_id = \(device) AND kind = \(kind) AND id = \(id)
-                            """, logger: logger)
-                    }
-                    after = (device, kind, id)
-                }
-                if rows.count < SnakeCaseBodies.batch { break }
+                SELECT device_id, kind, id, body FROM records WHERE (device_id, kind, id) > (\(after.0), \(after.1), \(after.2))
+                ORDER BY device_id, kind, id LIMIT \(SnakeCaseBodies.batch)
+                """, logger: logger
+            ).decode((String, String, String, Data).self) {
+                rows.append(row)
             }
-            tally.log("v10-snake-case-bodies", logger)
+            for (device, kind, id, body) in rows {
+                let outcome = SnakeCaseBodies.reencoded(kind: kind, body: body)
+                tally.add(outcome)
+                if case .rewritten(let body, let sha256) = outcome {
+                    try await conn.query(
+                        """
+                        UPDATE records SET body = \(ByteBuffer(bytes: body)), sha256 = \(sha256)
+                        WHERE device_id = \(device) AND kind = \(kind) AND id = \(id)
+                        """, logger: logger)
+                }
+                after = (device, kind, id)
+            }
+            if rows.count < SnakeCaseBodies.batch { break }
         }
-    ]
-
-    /// Extensions a migration creates, and the Debian package that has each.
-    static let extensions = [
-        "v3-path-network": [
-            (name: "postgis", package: "postgresql-15-postgis-3"),
-            (name: "pgrouting", package: "postgresql-15-pgrouting"),
-        ]
-    ]
+        tally.log("v11-snake-case-bodies", logger)
+    }
 
     /// Any fixed number: replicas starting together take turns migrating.
     static let migrationLock: Int64 = 0x6269_6b65_7061_7468
@@ -258,29 +67,37 @@ public final class PostgresHubStore: HubStore {
             for try await version in try await conn.query("SELECT version FROM hub_migrations", logger: logger).decode(String.self) {
                 applied.insert(version)
             }
-            for m in Self.migrations where !applied.contains(m.version) {
-                for needed in Self.extensions[m.version] ?? [] {
+            for step in HubSchema.steps where !applied.contains(step.name) {
+                // Applied by an earlier build under its former name: recorded under its own
+                // too. The former row stays, so that a replica of that build still starting
+                // finds its schema migrated (the steps since change no PostgreSQL table).
+                if let former = step.formerly[.postgres], applied.contains(former) {
+                    try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(step.name))", logger: logger)
+                    continue
+                }
+                for needed in step.extensions {
                     let rows = try await conn.query(
                         "SELECT count(*) FROM pg_available_extensions WHERE name = \(needed.name)", logger: logger
                     )
                     .collect()
                     if try rows.first?.decode(Int.self) ?? 0 == 0 {
-                        throw MissingExtension(name: needed.name, package: needed.package, migration: m.version)
+                        throw MissingExtension(name: needed.name, package: needed.package, migration: step.name)
                     }
                 }
-                for statement in m.sql { try await conn.query(statement, logger: logger) }
-                try await Self.programs[m.version]?(conn, logger)
-                try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(m.version))", logger: logger)
-                logger.notice("database migrated to \(m.version)")
+                for statement in step.postgres { try await conn.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await step.postgresProgram?(conn, logger)
+                try await conn.query("INSERT INTO hub_migrations (version) VALUES (\(step.name))", logger: logger)
+                logger.notice("database migrated to \(step.name)")
             }
         }
     }
 
-    /// In the order they apply (as text `v10` sorts before `v2`); any this build does not know, last.
+    /// In the order they apply; the names an earlier build recorded for them left out; any
+    /// this build does not know, last.
     public func appliedMigrations() async throws -> [String] {
         let applied = try await strings("SELECT version FROM hub_migrations ORDER BY version")
-        let known = Self.migrations.map(\.version)
-        return known.filter(applied.contains) + applied.filter { !known.contains($0) }
+        let known = HubSchema.steps.map(\.name), former = HubSchema.formerNames(.postgres)
+        return known.filter(applied.contains) + applied.filter { !known.contains($0) && !former.contains($0) }
     }
 
     /// Two statements per batch whatever its size: one multi-row insert that skips held

@@ -18,17 +18,6 @@ public struct DeviceTokenStatus: Equatable, Sendable {
 /// Who manages a device's token: the tokens file (`serve --tokens`) or `bikepath-hub token`.
 public enum TokenManager: String, Sendable { case file, command }
 
-/// A confirmed draft as the shared map reads it: whose it is and its canonical body.
-public struct ConfirmedRecord: Sendable {
-    public var device: String
-    public var body: Data
-
-    public init(device: String, body: Data) {
-        self.device = device
-        self.body = body
-    }
-}
-
 /// The hub's storage. Every implementation keeps the same guarantees, enforced by the
 /// database and not by process memory, so that several hub processes on one database
 /// behave as one (docs/hub.md, "Storage"):
@@ -36,11 +25,22 @@ public struct ConfirmedRecord: Sendable {
 ///   again is a `duplicate`, a different one a `conflict`, and neither changes anything;
 /// - a batch is stored whole or not at all (one transaction);
 /// - tokens are kept only as SHA-256 hashes.
-public protocol HubStore: Sendable {
+///
+/// It is the sum of one protocol per concern, each read at once and taken alone by the
+/// code that needs only it: the schema, records and tokens, the map's evidence and tiles,
+/// the path network, route search.
+public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore {}
+
+/// The schema's steps (`HubSchema`).
+public protocol SchemaStore: Sendable {
     /// Brings the schema to the newest version; safe to run from several processes at once.
     func migrate() async throws
     /// Schema versions applied, oldest first.
     func appliedMigrations() async throws -> [String]
+}
+
+/// What devices send, and who they are: records, live positions, tokens.
+public protocol RecordStore: Sendable {
     /// Stores each record unless held; one result per record, in order, one transaction.
     func put(device: String, records: [StorableRecord]) async throws -> [RecordResult]
     /// Replaces the device's latest live position.
@@ -57,9 +57,11 @@ public protocol HubStore: Sendable {
     func confirmations() async throws -> [ConfirmedRecord]
     /// The canonical bodies of the device's trip records, for its own totals.
     func trips(device: String) async throws -> [Data]
+}
 
-    // The shared map, kept a tile at a time (`MapTiles`, `MapMaintainer`).
-
+/// The shared map, kept a tile at a time (`MapTiles`, `MapMaintainer`): the index of which
+/// confirmation touches which tile, the evidence as sums, the dirty tiles and their slices.
+public protocol MapStore: Sendable {
     /// Confirmations not yet in the tile index, at most `limit`, in key order after `after`
     /// (device, id): a scan goes on from where its last batch ended instead of walking the
     /// indexed ones again for every batch (n² on a hub re-indexing everything).
@@ -114,10 +116,11 @@ public protocol HubStore: Sendable {
     func setMapEdition(_ edition: String) async throws
     /// Every tile that has a slice or that a confirmation touches.
     func mapTilesInUse() async throws -> [MapGrid.Cell]
+}
 
-    // The community path network (`PathNetwork`), appended to in arrival order by the map
-    // maintainer: `index` queues each confirmation it indexes.
-
+/// The community path network (`PathNetwork`), appended to in arrival order by the map
+/// maintainer: `MapStore.index` queues each confirmation it indexes.
+public protocol NetworkStore: Sendable {
     /// How far the stored network has applied the queue.
     func networkCursor() async throws -> NetworkCursor
     /// Takes (or renews) the right to extend the network for `lease`: false while another
@@ -136,85 +139,20 @@ public protocol HubStore: Sendable {
     func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink]
     /// The links whose bounding box meets `box` (on PostgreSQL through PostGIS's spatial index).
     func networkLinks(in box: BoundingBox) async throws -> [NetworkLink]
+}
+
+/// Route search over the network's links (`RouteSearch`).
+public protocol RoutingStore: Sendable {
     /// The links meeting `box` with at least `minRiders` riders, for a route search; throws
     /// `RouteSearch.Problem.tooManyLinks` (counted before any is read) past `maxLinks`.
     func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks: Int) async throws -> any RoutingGraph
 }
 
-extension HubStore {
+extension RoutingStore {
     /// The graph for a search by the default `RouteRule`.
     public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
         try await routingGraph(in: box, minRiders: minRiders, maxLinks: RouteRule().maxLinks)
     }
-}
-
-/// A confirmation record the tile index has not seen.
-public struct IndexableConfirmation: Sendable {
-    public var device: String
-    public var id: String
-    public var body: Data
-    /// `body` decoded, when the upload that stored it had decoded it: the map does not
-    /// decode it again (docs/performance.md, "Each confirmation decoded once").
-    public var upload: ConfirmationUpload?
-
-    public init(device: String, id: String, body: Data, upload: ConfirmationUpload? = nil) {
-        (self.device, self.id, self.body, self.upload) = (device, id, body, upload)
-    }
-    /// `upload`, or `body` decoded; nil when the body no longer decodes (a schema change).
-    public var decoded: ConfirmationUpload? { upload ?? (try? WireKeys.decode(ConfirmationUpload.self, from: body)) }
-    public var key: ConfirmationKey { ConfirmationKey(device: device, id: id) }
-}
-
-/// A confirmation's key: its device and its id.
-public struct ConfirmationKey: Sendable, Hashable, Comparable {
-    public var device: String
-    public var id: String
-    public init(device: String, id: String) { (self.device, self.id) = (device, id) }
-    public static func < (a: Self, b: Self) -> Bool { (a.device, a.id) < (b.device, b.id) }
-}
-
-/// A confirmation as the map indexes it (`MapTiles.entry`).
-public struct MapIndexEntry: Sendable {
-    public var confirmation: IndexableConfirmation
-    /// The tiles it touches (`map_tile_records`).
-    public var tiles: Set<MapGrid.Cell>
-    /// The tiles whose slices it can change (`MapTiles.dirtied(by:)`).
-    public var dirty: Set<MapGrid.Cell>
-    public var evidence: MapEvidence
-    /// Why it is indexed with nothing (over the map's budget, not decodable, failing): it is
-    /// not read again, and the reason is kept for the operator.
-    public var setAside: String? = nil
-
-    /// `confirmation` marked indexed with no evidence, for `reason`.
-    static func setAside(_ confirmation: IndexableConfirmation, reason: String) -> MapIndexEntry {
-        MapIndexEntry(confirmation: confirmation, tiles: [], dirty: [], evidence: MapEvidence(), setAside: reason)
-    }
-}
-
-/// A confirmation the map set aside, and why.
-public struct SetAsideConfirmation: Sendable, Equatable {
-    public var key: ConfirmationKey
-    public var reason: String
-    /// Indexing attempts counted before it was set aside (0 when refused at once, by the budget).
-    public var attempts: Int
-}
-
-/// The reports to read of one tile (`HubStore.mapEvidence`): those whose 10 m cells
-/// (`MapEvidence.grid`) lie in `rows` and `columns`.
-public struct ReportWindow: Sendable, Equatable {
-    public var tile: MapGrid.Cell
-    public var rows: ClosedRange<Int>
-    public var columns: ClosedRange<Int>
-
-    public init(tile: MapGrid.Cell, rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
-        (self.tile, self.rows, self.columns) = (tile, rows, columns)
-    }
-}
-
-/// A tile to recompute, and the version of its dirty mark when read.
-public struct DirtyTile: Sendable, Equatable {
-    public var tile: MapGrid.Cell
-    public var version: Int64
 }
 
 /// A dirty tile remade (`HubStore.storeMapTiles`): its slice, and the obstacles of the links
@@ -226,11 +164,13 @@ public struct RemadeTile: Sendable {
     public init(tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) { (self.tile, self.slice, self.links) = (tile, slice, links) }
 }
 
-extension HubStore {
+extension NetworkStore {
     /// One process writes the store (SQLite): always its turn.
     public func claimNetwork(holder: String, for lease: Duration) async throws -> Bool { true }
     public func releaseNetwork(holder: String) async throws {}
+}
 
+extension MapStore {
     /// One transaction a tile.
     public func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool] {
         var stored: [Bool] = []

@@ -70,7 +70,7 @@ public enum Hub {
     }
 
     /// Applies the tokens file at `path` to `store` and logs what changed (device ids only).
-    public static func applyTokensFile(path: String, to store: any HubStore, logger: Logger) async throws {
+    public static func applyTokensFile(path: String, to store: any RecordStore, logger: Logger) async throws {
         let report: TokenFileReport
         do {
             report = try await store.apply(tokenFile: try TokenFile.read(path: path))

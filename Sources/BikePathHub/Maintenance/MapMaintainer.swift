@@ -159,7 +159,7 @@ final class MapMaintainer: Service {
     /// have been stored before the budget existed.
     @discardableResult
     static func index(
-        _ confirmations: [IndexableConfirmation], _ store: any HubStore, budgeted: Bool = false, logger: Logger
+        _ confirmations: [IndexableConfirmation], _ store: any MapStore, budgeted: Bool = false, logger: Logger
     ) async throws -> [ConfirmationKey: RiddenPath] {
         guard !confirmations.isEmpty else { return [:] }
         let before = try await store.countIndexingAttempt(confirmations.map(\.key))
@@ -179,7 +179,7 @@ final class MapMaintainer: Service {
     }
 
     private static func write(
-        _ confirmations: [IndexableConfirmation], _ store: any HubStore, attempts: [ConfirmationKey: Int], budgeted: Bool,
+        _ confirmations: [IndexableConfirmation], _ store: any MapStore, attempts: [ConfirmationKey: Int], budgeted: Bool,
         logger: Logger
     ) async throws -> [ConfirmationKey: RiddenPath] {
         guard !confirmations.isEmpty else { return [:] }
@@ -216,7 +216,8 @@ final class MapMaintainer: Service {
     /// (confirmations from before the tiles, or whose queued indexing was lost), then
     /// recomputes every dirty tile.
     static func pass(
-        _ store: any HubStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true, metrics: HubMetrics? = nil,
+        _ store: any MapStore & NetworkStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true,
+        metrics: HubMetrics? = nil,
         logger: Logger
     ) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }
@@ -281,7 +282,7 @@ final class MapMaintainer: Service {
     /// stored tiles were made by another edition of the rule, then records this one: the
     /// passes that follow remake them, with no request waiting. Two replicas upgraded together
     /// may both mark them; the tiles are then remade once or twice, never left stale.
-    static func remakeIfTheRuleChanged(_ store: any HubStore, logger: Logger) async throws {
+    static func remakeIfTheRuleChanged(_ store: any MapStore, logger: Logger) async throws {
         let stored = try await store.mapEdition()
         guard stored != MapTiles.edition else { return }
         let tiles = Set(try await store.mapTilesInUse().flatMap(MapTiles.neighbourhood(of:)))
@@ -300,7 +301,7 @@ final class MapMaintainer: Service {
     /// (`PathNetwork`), and commits the new nodes and the links' added evidence. Another
     /// replica that committed the same batch first makes the commit a no-op; it reads again.
     /// `decoded`: rides already decoded by their keys (a queued ride not among them is decoded here).
-    static func extendNetwork(_ store: any HubStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
+    static func extendNetwork(_ store: any NetworkStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
         // One replica at a time: two replicas computed each batch and one commit was thrown
         // away (about a quarter of the map's CPU with two replicas). The other waits for the lease
         // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
@@ -324,7 +325,7 @@ final class MapMaintainer: Service {
     static let networkLease: Duration = .seconds(30)
 
     private static func extendNetwork(
-        _ store: any HubStore, decoded: [ConfirmationKey: RiddenPath], holder: String, logger: Logger
+        _ store: any NetworkStore, decoded: [ConfirmationKey: RiddenPath], holder: String, logger: Logger
     ) async throws {
         while true {
             let cursor = try await store.networkCursor()
@@ -343,5 +344,25 @@ final class MapMaintainer: Service {
                 logger.debug("map: another replica extended the network first; reading it again")
             }
         }
+    }
+}
+
+/// The map brought up to date by a caller (`bikepath-hub`'s tools, tests, benchmarks), as
+/// the maintainer does.
+extension MapTiles {
+    /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
+    /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
+    public static func update(_ store: any MapStore & NetworkStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
+        try await MapMaintainer.pass(store, logger: logger)
+    }
+
+    /// Takes just-stored confirmations into the map as the pass after their uploads does
+    /// (`MapMaintainer.stored`): indexes them and recomputes the dirty tiles, without the
+    /// scan for confirmations not indexed (a hub runs that every 30 s, not per pass).
+    public static func ingest(
+        _ confirmations: [IndexableConfirmation], _ store: any MapStore & NetworkStore,
+        logger: Logger = Logger(label: "bikepath.hub.map")
+    ) async throws {
+        try await MapMaintainer.pass(store, indexing: confirmations, scan: false, logger: logger)
     }
 }

@@ -71,7 +71,7 @@ struct HubServer {
                 return r
             }
         }
-        MapRoutes(store: store, storeGuard: storeGuard).add(to: router, table: table) { request, context in
+        MapEndpoints(store: store, storeGuard: storeGuard).add(to: router, table: table) { request, context in
             try await authenticate(request, context)
         }
         mapPage.add(to: router, table: table)

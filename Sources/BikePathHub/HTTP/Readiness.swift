@@ -8,7 +8,7 @@ enum Readiness: Equatable {
     /// A load balancer's probe waits a few seconds at most; 2 s leaves it room.
     static let deadline: Duration = .seconds(2)
 
-    static func check(_ store: any HubStore) async -> Readiness {
+    static func check(_ store: any SchemaStore) async -> Readiness {
         await withTaskGroup(of: Readiness.self) { group in
             group.addTask {
                 do {

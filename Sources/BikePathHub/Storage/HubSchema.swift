@@ -1,0 +1,392 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+
+/// The hub's one schema: ONE ordered list of steps, each with one name and both dialects'
+/// SQL side by side, so a table changes on one store only together with the other.
+/// `SchemaEqualityTests` holds the two migrated schemas equal (tables, columns, indexes)
+/// minus `dialectOnly`. A new schema change is a new step at the end; an applied step is
+/// never edited.
+enum HubSchema {
+    enum Dialect: String, Sendable, CaseIterable { case sqlite, postgres }
+
+    struct Step: Sendable {
+        let name: String
+        /// The name each dialect applied this step under before the list was one (GRDB's
+        /// `grdb_migrations`, PostgreSQL's `hub_migrations`): a hub migrated by an earlier
+        /// build has it recorded there, and the step is then taken as applied.
+        var formerly: [Dialect: String] = [:]
+        var sqlite: [String] = []
+        var postgres: [String] = []
+        /// Run after the step's SQL, in its transaction: what SQL alone cannot do.
+        var sqliteProgram: (@Sendable (Database) throws -> Void)? = nil
+        var postgresProgram: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil
+        /// Extensions the PostgreSQL SQL creates, and the Debian package that has each.
+        var extensions: [(name: String, package: String)] = []
+    }
+
+    /// A table or column one dialect has and the other has not, by design; `reason` says why.
+    struct DialectOnly: Sendable {
+        let dialect: Dialect
+        let table: String
+        /// nil: the whole table.
+        let column: String?
+        let reason: String
+    }
+
+    static let dialectOnly: [DialectOnly] = [
+        DialectOnly(dialect: .sqlite, table: "grdb_migrations", column: nil, reason: "GRDB's record of applied steps"),
+        DialectOnly(dialect: .postgres, table: "hub_migrations", column: nil, reason: "the record of applied steps"),
+        DialectOnly(
+            dialect: .sqlite, table: "map_counter", column: nil,
+            reason: "the dirty marks' version counter; PostgreSQL has the sequence map_dirty_version"),
+        DialectOnly(
+            dialect: .postgres, table: "map_dirty", column: "claimed_until",
+            reason: "replicas claim tiles for a while; an SQLite file has one hub, its maintainer the only claimant"),
+        DialectOnly(
+            dialect: .postgres, table: "map_network_state", column: "lease_holder",
+            reason: "one replica extends the network at a time; an SQLite file has one hub"),
+        DialectOnly(dialect: .postgres, table: "map_network_state", column: "leased_until", reason: "as lease_holder"),
+        DialectOnly(
+            dialect: .postgres, table: "map_nodes", column: "geom",
+            reason: "PostGIS point behind the GiST index for nearest-node searches"),
+        DialectOnly(
+            dialect: .postgres, table: "map_links", column: "geom", reason: "PostGIS line behind the GiST index for bounding-box reads"),
+        DialectOnly(
+            dialect: .postgres, table: "map_links", column: "cost",
+            reason: "pgRouting's edge cost, kept per link; SQLite's route search computes it"),
+    ]
+
+    static let steps: [Step] = [
+        Step(
+            name: "v1",
+            sqlite: [
+                """
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    token_sha256 TEXT NOT NULL UNIQUE,
+                    revoked INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE records (
+                    device_id TEXT NOT NULL REFERENCES devices(device_id),
+                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                    id TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,       -- of the canonical body; equality means "identical"
+                    body BLOB NOT NULL,         -- canonical JSON
+                    received_utc TEXT NOT NULL,
+                    PRIMARY KEY (device_id, kind, id)
+                ) WITHOUT ROWID;
+                CREATE VIEW published AS SELECT device_id, id AS draft_id, received_utc FROM records WHERE kind = 'confirmation';
+                CREATE TABLE live_positions (
+                    device_id TEXT PRIMARY KEY NOT NULL,
+                    body BLOB NOT NULL,
+                    updates INTEGER NOT NULL DEFAULT 1,
+                    received_utc TEXT NOT NULL
+                );
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE devices (
+                    device_id TEXT PRIMARY KEY,
+                    token_sha256 TEXT NOT NULL UNIQUE,
+                    revoked BOOLEAN NOT NULL DEFAULT false,
+                    managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))
+                )
+                """,
+                """
+                CREATE TABLE records (
+                    device_id TEXT NOT NULL REFERENCES devices(device_id),
+                    kind TEXT NOT NULL CHECK (kind IN ('sos', 'confirmation', 'draft', 'trip')),
+                    id TEXT NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    body BYTEA NOT NULL,
+                    received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+                    PRIMARY KEY (device_id, kind, id)
+                )
+                """,
+                "CREATE INDEX records_by_kind ON records (kind)",
+                """
+                CREATE TABLE live_positions (
+                    device_id TEXT PRIMARY KEY,
+                    body BYTEA NOT NULL,
+                    updates BIGINT NOT NULL DEFAULT 1,
+                    received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+            ]),
+        // Who manages a device's token: the tokens file ('file') or `bikepath-hub token`
+        // ('command'); docs/sync.md, "Device tokens". Devices from before are taken as
+        // 'file'. PostgreSQL's v1 has the column already.
+        Step(
+            name: "v2-token-manager",
+            sqlite: [
+                "ALTER TABLE devices ADD COLUMN managed_by TEXT NOT NULL DEFAULT 'file' CHECK (managed_by IN ('file', 'command'))"
+            ]),
+        // The shared map a tile at a time (docs/hub.md, "The map in the database"). Existing
+        // confirmations are indexed by the map maintainer at start (none is in map_indexed).
+        // One counter for dirty marks (a table on SQLite, a sequence on PostgreSQL): a tile
+        // marked, cleaned and marked again never reuses a version.
+        Step(
+            name: "v3-map-tiles",
+            formerly: [.postgres: "v2-map-tiles"],
+            sqlite: [
+                """
+                CREATE TABLE map_tile_records (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, device_id, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id)) WITHOUT ROWID;
+                CREATE TABLE map_dirty (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_tiles (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BLOB NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_counter (value INTEGER NOT NULL);
+                INSERT INTO map_counter VALUES (0);
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE map_tile_records (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, device_id TEXT NOT NULL, id TEXT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, device_id, id)
+                )
+                """,
+                "CREATE TABLE map_indexed (device_id TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (device_id, id))",
+                """
+                CREATE TABLE map_dirty (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, version BIGINT NOT NULL, PRIMARY KEY (tile_row, tile_column)
+                )
+                """,
+                "CREATE TABLE map_tiles (tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, slice BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column))",
+                "CREATE SEQUENCE map_dirty_version",
+            ]),
+        // The community path network (docs/hub.md, "The community path network"): a queue in
+        // arrival order (confirmations indexed before it join in key order), the nodes, the
+        // links with their evidence (pgRouting's shape: id, source, target, a cost from
+        // length_m and the evidence), and which riders rode each link. PostgreSQL adds PostGIS
+        // geometries with GiST indexes: bounding-box reads and nearest-node searches go
+        // through them, and pgRouting reads map_links as it is.
+        Step(
+            name: "v4-path-network",
+            formerly: [.postgres: "v3-path-network"],
+            sqlite: [
+                """
+                CREATE TABLE map_network_queue (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id)
+                );
+                INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id;
+                CREATE TABLE map_network_state (applied INTEGER NOT NULL, next_node INTEGER NOT NULL);
+                INSERT INTO map_network_state VALUES (0, 1);
+                CREATE TABLE map_nodes (
+                    id INTEGER PRIMARY KEY, lat REAL NOT NULL, lon REAL NOT NULL, tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL
+                );
+                CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column);
+                CREATE TABLE map_links (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, source INTEGER NOT NULL, target INTEGER NOT NULL,
+                    from_lat REAL NOT NULL, from_lon REAL NOT NULL, to_lat REAL NOT NULL, to_lon REAL NOT NULL,
+                    length_m REAL NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL,
+                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence REAL NOT NULL DEFAULT 0,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL,
+                    UNIQUE (source, target)
+                );
+                CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column);
+                CREATE TABLE map_link_riders (link INTEGER NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id)) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                "CREATE EXTENSION IF NOT EXISTS postgis",
+                "CREATE EXTENSION IF NOT EXISTS pgrouting",
+                "CREATE TABLE map_network_queue (seq BIGSERIAL PRIMARY KEY, device_id TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (device_id, id))",
+                "INSERT INTO map_network_queue (device_id, id) SELECT device_id, id FROM map_indexed ORDER BY device_id, id",
+                "CREATE TABLE map_network_state (applied BIGINT NOT NULL, next_node BIGINT NOT NULL)",
+                "INSERT INTO map_network_state VALUES (0, 1)",
+                """
+                CREATE TABLE map_nodes (
+                    id BIGINT PRIMARY KEY, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(Point, 4326) NOT NULL
+                )
+                """,
+                "CREATE INDEX map_nodes_by_tile ON map_nodes (tile_row, tile_column)",
+                "CREATE INDEX map_nodes_geom ON map_nodes USING GIST (geom)",
+                """
+                CREATE TABLE map_links (
+                    id BIGSERIAL PRIMARY KEY, source BIGINT NOT NULL, target BIGINT NOT NULL,
+                    from_lat DOUBLE PRECISION NOT NULL, from_lon DOUBLE PRECISION NOT NULL,
+                    to_lat DOUBLE PRECISION NOT NULL, to_lon DOUBLE PRECISION NOT NULL,
+                    length_m DOUBLE PRECISION NOT NULL, trips INTEGER NOT NULL, riders INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL,
+                    obstacles INTEGER NOT NULL DEFAULT 0, obstacle_confidence DOUBLE PRECISION NOT NULL DEFAULT 0,
+                    cost DOUBLE PRECISION NOT NULL DEFAULT 0,
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, geom geometry(LineString, 4326) NOT NULL,
+                    UNIQUE (source, target)
+                )
+                """,
+                "CREATE INDEX map_links_by_tile ON map_links (tile_row, tile_column)",
+                "CREATE INDEX map_links_geom ON map_links USING GIST (geom)",
+                "CREATE TABLE map_link_riders (link BIGINT NOT NULL, device_id TEXT NOT NULL, PRIMARY KEY (link, device_id))",
+            ],
+            extensions: [(name: "postgis", package: "postgresql-15-postgis-3"), (name: "pgrouting", package: "postgresql-15-pgrouting")]),
+        // Replicas claim dirty tiles for a while (`claimDirtyMapTiles`) instead of each
+        // recomputing all of them. PostgreSQL only (`dialectOnly`).
+        Step(
+            name: "v5-map-claims", formerly: [.postgres: "v4-map-claims"],
+            postgres: ["ALTER TABLE map_dirty ADD COLUMN claimed_until TIMESTAMPTZ"]),
+        // The edition of the rule the stored tiles were made by (`MapTiles.edition`): a hub
+        // with another remakes every tile once. Empty here, so that the tiles of a hub
+        // upgraded to this step are remade by today's rule.
+        Step(
+            name: "v6-map-edition", formerly: [.sqlite: "v5-map-edition", .postgres: "v5-map-edition"],
+            sqlite: ["CREATE TABLE map_edition (value TEXT NOT NULL)"], postgres: ["CREATE TABLE map_edition (value TEXT NOT NULL)"]),
+        // The map's evidence as sums (docs/hub.md, "The map's evidence"). Filled by indexing:
+        // the rule's edition changed with it, so the maintainer's first pass forgets which
+        // confirmations were indexed and indexes each again (`resetMapEvidence`).
+        // map_stretch_riders got its tile columns on SQLite only in v12-one-schema.
+        Step(
+            name: "v7-map-evidence", formerly: [.sqlite: "v6-map-evidence", .postgres: "v6-map-evidence"],
+            sqlite: [
+                """
+                CREATE TABLE map_passes (
+                    cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, sector)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_reports (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
+                    lat_sum INTEGER NOT NULL, lon_sum INTEGER NOT NULL, axis_x INTEGER NOT NULL, axis_y INTEGER NOT NULL,
+                    first_day INTEGER, last_day INTEGER,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_stretches (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    status TEXT NOT NULL, length_mm INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_status_riders (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    riders INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
+                ) WITHOUT ROWID;
+                CREATE TABLE map_stretch_riders (
+                    cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, device_id TEXT NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, device_id)
+                ) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE map_passes (
+                    cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL, sector INTEGER NOT NULL, rides INTEGER NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, sector)
+                )
+                """,
+                """
+                CREATE TABLE map_reports (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    sector INTEGER NOT NULL, kind TEXT NOT NULL, device_id TEXT NOT NULL, reports INTEGER NOT NULL,
+                    lat_sum BIGINT NOT NULL, lon_sum BIGINT NOT NULL, axis_x BIGINT NOT NULL, axis_y BIGINT NOT NULL,
+                    first_day INTEGER, last_day INTEGER,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, sector, kind, device_id)
+                )
+                """,
+                """
+                CREATE TABLE map_stretches (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    status TEXT NOT NULL, length_mm BIGINT NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column, status)
+                )
+                """,
+                """
+                CREATE TABLE map_status_riders (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    riders INTEGER NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column, cell_row, cell_column)
+                )
+                """,
+                """
+                CREATE TABLE map_stretch_riders (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    device_id TEXT NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, device_id)
+                )
+                """,
+            ]),
+        // One replica extends the network at a time (`claimNetwork`): both computed every
+        // batch, and the second's commit was thrown away. PostgreSQL only (`dialectOnly`).
+        Step(
+            name: "v8-network-lease", formerly: [.postgres: "v7-network-lease"],
+            postgres: [
+                "ALTER TABLE map_network_state ADD COLUMN lease_holder TEXT",
+                "ALTER TABLE map_network_state ADD COLUMN leased_until TIMESTAMPTZ",
+            ]),
+        // Room in each page for a row's next version: every batch adds to the sums of rows
+        // already held (a link's trips, a cell's passes), and a full page made each update
+        // a new entry in every index, GiST included. With room the update stays in its page
+        // (HOT): a 64-ride batch's link upsert took 22 ms instead of 50, its passes 40 instead
+        // of 48. (It applies to pages filled from now on; `VACUUM FULL` rewrites the older
+        // ones.) A storage setting, not a column: SQLite has no such thing.
+        Step(
+            name: "v9-update-room", formerly: [.postgres: "v8-update-room"],
+            postgres: ["ALTER TABLE map_links SET (fillfactor = 70)", "ALTER TABLE map_passes SET (fillfactor = 70)"]),
+        // Indexing attempts of confirmations not indexed yet, and the reason of each set aside
+        // (`HubStore.countIndexingAttempt`): a record that stopped every pass, or killed the
+        // hub, is tried a bounded number of times, never for ever.
+        Step(
+            name: "v10-map-attempts", formerly: [.sqlite: "v7-map-attempts", .postgres: "v9-map-attempts"],
+            sqlite: [
+                """
+                CREATE TABLE map_attempts (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
+                    PRIMARY KEY (device_id, id)
+                ) WITHOUT ROWID
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE map_attempts (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, attempts INTEGER NOT NULL, set_aside TEXT,
+                    PRIMARY KEY (device_id, id)
+                )
+                """
+            ]),
+        // Bodies stored in the pre-release camelCase keys rewritten in today's snake_case
+        // (`SnakeCaseBodies`): no SQL, a program.
+        Step(
+            name: "v11-snake-case-bodies", formerly: [.sqlite: "v8-snake-case-bodies", .postgres: "v10-snake-case-bodies"],
+            sqliteProgram: SQLiteHubStore.rewriteBodiesInSnakeCase, postgresProgram: PostgresHubStore.rewriteBodiesInSnakeCase),
+        // The two schemas made one (SQLite catches up; PostgreSQL had these already):
+        // - records' and live_positions' `received_utc` is `received_at` (the same ISO 8601
+        //   text; PostgreSQL's is a TIMESTAMPTZ);
+        // - map_stretch_riders has the tile of each cell, as PostgreSQL's (filled by the
+        //   program: a cell's tile is `MapEvidence.tile(ofStretchCell:)`, not SQL);
+        // - records_by_kind: the map's reads of every confirmation (`WHERE kind = …`);
+        // - the view `published` goes: nothing read it, and PostgreSQL never had it.
+        Step(
+            name: "v12-one-schema",
+            sqlite: [
+                """
+                DROP VIEW published;
+                ALTER TABLE records RENAME COLUMN received_utc TO received_at;
+                ALTER TABLE live_positions RENAME COLUMN received_utc TO received_at;
+                CREATE INDEX records_by_kind ON records (kind);
+                CREATE TABLE map_stretch_riders_v12 (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, cell_row INTEGER NOT NULL, cell_column INTEGER NOT NULL,
+                    device_id TEXT NOT NULL,
+                    PRIMARY KEY (cell_row, cell_column, device_id)
+                ) WITHOUT ROWID;
+                """
+            ],
+            sqliteProgram: SQLiteHubStore.addTilesToStretchRiders),
+    ]
+
+    /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.
+    static func formerNames(_ dialect: Dialect) -> Set<String> { Set(steps.compactMap { $0.formerly[dialect] }) }
+}
