@@ -14,15 +14,9 @@
 #                       SCRATCH=DIR for the build directory; BIN=DIR for binaries built elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFIG=${CONFIG:-release}
-DEFAULT_SCRATCH=.build; [ "$CONFIG" = release ] && DEFAULT_SCRATCH=.build-release
-SCRATCH=${SCRATCH:-$DEFAULT_SCRATCH}
 KM=${KM:-2000}; SECONDS_=${SECONDS_:-30}
-if [ -z "${BIN:-}" ]; then
-  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
-  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
-  BIN=$SCRATCH/$CONFIG
-fi
+source bench/lib/build.sh
+build_products bikepath-hub BikePathBench
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/bikepath-hostile.XXXXXX")
 CG=/sys/fs/cgroup/memory/bikepath-hostile-$$
 HUB=

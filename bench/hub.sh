@@ -21,15 +21,9 @@
 # PostgreSQL (Debian's postgresql) runs in a throwaway cluster (bench/postgres.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFIG=${CONFIG:-release}
-DEFAULT_SCRATCH=.build; [ "$CONFIG" = release ] && DEFAULT_SCRATCH=.build-release
-SCRATCH=${SCRATCH:-$DEFAULT_SCRATCH}
 DEVICES=${DEVICES:-8}; SECONDS_=${SECONDS_:-5}; BATCH=${BATCH:-50}; RIDERS=${RIDERS:-200}; RIDES=${RIDES:-20}; RATE=${RATE:-}
-if [ -z "${BIN:-}" ]; then
-  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product bikepath-hub >/dev/null
-  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
-  BIN=$SCRATCH/$CONFIG
-fi
+source bench/lib/build.sh
+build_products bikepath-hub BikePathBench
 source bench/postgres.sh
 
 umask 077

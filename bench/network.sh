@@ -10,14 +10,9 @@
 #                       SCRATCH=DIR for the build directory; BIN=DIR for binaries built elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFIG=${CONFIG:-release}
-DEFAULT_SCRATCH=.build; [ "$CONFIG" = release ] && DEFAULT_SCRATCH=.build-release
-SCRATCH=${SCRATCH:-$DEFAULT_SCRATCH}
 KM=${KM:-10000}; SEED=${SEED:-1}
-if [ -z "${BIN:-}" ]; then
-  nice -n 10 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --product BikePathBench >/dev/null
-  BIN=$SCRATCH/$CONFIG
-fi
+source bench/lib/build.sh
+build_products BikePathBench
 source bench/postgres.sh
 psql_ -c "CREATE DATABASE network" >/dev/null
 mkdir -p "$WORK/export"

@@ -75,7 +75,7 @@ import Testing
     }
 
     /// The other way round: every flag a row lists is one its command takes. docs/cli.md
-    /// listed `run --synthetic-hours` long after the flag was gone (issue 22).
+    /// listed `run --synthetic-hours` long after the flag was gone.
     @Test func everyDocumentedFlagExists() throws {
         for row in try rows() where !row.flags.hasPrefix("see ") {
             let name = String(row.command.split(separator: " ")[0])
@@ -123,8 +123,8 @@ import Testing
         #expect(!flags(try help(["decode"])).contains("--json"))
     }
 
-    /// Issue 13 item 5: `drafts --help` said nothing is published before confirmation
-    /// while pending drafts went to the hub; the help now says where they go.
+    /// `drafts --help` says where a pending draft goes (to the hub, private, as sync does),
+    /// not that nothing leaves before confirmation.
     @Test func draftsHelpSaysWhereAPendingDraftGoes() throws {
         func flat(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
         let drafts = flat(try help(["drafts"]))

@@ -90,8 +90,8 @@ import Testing
         #expect(abs((totals["distance_m"] as? Double ?? 0) - (try store.statistics().distanceMeters)) < 1e-6)
     }
 
-    /// Issue 22 item 5.4: `export` took only a full trip id while its help pointed to
-    /// `drafts list`, which shows draft ids and numbers. It takes what `drafts` takes now.
+    /// `export` takes what `drafts` takes (its help points to `drafts list`, which shows
+    /// draft numbers and ids): a number of the list or an id prefix, not only a full trip id.
     @Test func exportTakesWhatDraftsTakes() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
@@ -106,7 +106,7 @@ import Testing
             let r = try runProcess(bin, ["export", "--format", "geojson", reference, "--db", db])
             #expect(r.status == 0 && r.out == byTrip.out, "export \(reference): \(r.err)")
         }
-        // Four digits: past the list and (all but surely) no id's start, which digits may also be (issue 38).
+        // Four digits: past the list and (all but surely) no id's start, which digits may also be.
         let beyond = try runProcess(bin, ["export", "9999", "--db", db])
         #expect(beyond.status == 1 && beyond.err.contains("no draft number 9999"), "\(beyond.err)")
     }
@@ -120,7 +120,7 @@ import Testing
         #expect(r.err.contains("no store at \(dir.file("missing-dir/s.db"))"), "\(r.err)")
     }
 
-    /// Issue 13 item 2: a mistyped --db used to create an empty store and say "no drafts" (exit 0).
+    /// A mistyped --db creates no empty store to say "no drafts" with exit 0: it is refused.
     @Test func readAndEditCommandsRefuseAMissingStoreAndCreateNothing() throws {
         let binary = try #require(bikepathdPath())
         let dir = try TempDir()
@@ -137,9 +137,8 @@ import Testing
         }
     }
 
-    /// Issue 13 item 1: `verify` on a damaged store moved it aside, started an empty
-    /// one and said "ok: 0 link(s)" with exit 0. Now every read names the damage,
-    /// exits non-zero and leaves the file alone.
+    /// A damaged store is not moved aside for an empty one that `verify` calls "ok: 0
+    /// link(s)": every read names the damage, exits non-zero and leaves the file alone.
     @Test func readCommandsNameADamagedStoreAndLeaveItAlone() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
@@ -171,7 +170,7 @@ import Testing
         #expect(diagnose.out.contains("moved to \(db).corrupt-1"), "\(diagnose.out)")
     }
 
-    /// Issue 16 item 13 (the read side is issue 13's): `stats` and `verify` on a store
+    /// `stats` and `verify` on a store
     /// on a read-only mount. The store is opened read-only, and the daemon keeps its
     /// -wal/-shm files (SQLITE_FCNTL_PERSIST_WAL), without which SQLite cannot read a
     /// WAL database there.

@@ -92,8 +92,8 @@ import Testing
         #expect(PassResult.drained(sent: 1, quarantined: 2).exitStatus == 0)
     }
 
-    /// Issue 22 item 5.4: without a hub in the configuration `drafts confirm` said the draft
-    /// "stays on this device", while it was queued and a later `sync --hub` sent it.
+    /// Without a hub in the configuration a confirmed draft is queued (a later `sync --hub`
+    /// sends it), and `drafts confirm` says so rather than "stays on this device".
     @Test("a confirmed draft is queued (said so even without a hub); it stays only with share_trips = false or trip sharing off")
     func confirmedDraftSync() throws {
         let dir = try TempDir()
@@ -114,8 +114,8 @@ import Testing
         #expect(try ConsentPolicy.confirmedDraft(store: store, file: file).json.contains("share_trips"))
     }
 
-    /// Issue 22: CO₂ avoided was "90 g" in `drafts show` and `replay` and "0.09 kg" in
-    /// `stats` and the review page; one formatter now, kg with two decimals.
+    /// CO₂ avoided has one formatter, kg with two decimals, in `drafts show`, `replay`,
+    /// `stats` and the review page (not "90 g" in one and "0.09 kg" in another).
     @Test("CO₂ avoided reads the same in stats, drafts show and replay")
     func co2InOneUnit() throws {
         let dir = try TempDir()

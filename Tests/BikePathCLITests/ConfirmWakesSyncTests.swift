@@ -7,9 +7,9 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 38 item 2: a confirmation wakes sync. With `sync.interval_s` at 300 s, a ride confirmed
-/// while the daemon runs used to wait out the interval; now `drafts confirm` asks the daemon through
-/// its status socket and the confirmation reaches the hub within seconds. A real `bikepath-hub`, a
+/// A confirmation wakes sync: with `sync.interval_s` at 300 s, a ride confirmed while the daemon
+/// runs does not wait out the interval; `drafts confirm` asks the daemon through its status socket
+/// and the confirmation reaches the hub within seconds. A real `bikepath-hub`, a
 /// real `bikepathd run` (replaying the bundled ride at real time, so it keeps running) and the CLI.
 @Suite(.ownThreads, .timeLimitOnceRunning(.minutes(3))) struct ConfirmWakesSyncTests {
     private let recording = packageRoot + "/Recordings/allthedocks-GX010056.bpr"
@@ -25,17 +25,7 @@ import Testing
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
-        let config = device.dir.file("c.toml")
-        try """
-        [store]
-        path = "\(device.dbPath)"
-        [sync]
-        hub_url = "\(hub.url)"
-        token_file = "\(device.tokenFile)"
-        interval_s = 300
-        [status]
-        socket = "\(device.dir.file("st.sock"))"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.configuration(of: device, hubURL: hub.url)
         let log = URL(fileURLWithPath: device.dir.file("run.log"))
         let daemon = try ChildProcess(
             bin, ["run", "--config", config, "--replay", recording, "--replay-speed", "1"], output: log, errorOutput: log)
@@ -72,11 +62,29 @@ import Testing
         #expect((laterJSON["leaves"] as? String)?.contains("`bikepathd sync run --once`") == true, "\(laterJSON)")
     }
 
+    /// `device`'s configuration file: its store, its hub and token, `sync.interval_s` (300 s by
+    /// default: a confirmation that waited it out would fail the tests' 20 s), the status
+    /// socket `drafts confirm` wakes the daemon through, then `more`.
+    static func configuration(of device: Device, hubURL: String, intervalSeconds: Int? = 300, more: String = "") throws -> String {
+        let file = device.dir.file("bikepathd.toml")
+        try """
+        [store]
+        path = "\(device.dbPath)"
+        [sync]
+        hub_url = "\(hubURL)"
+        token_file = "\(device.tokenFile)"
+        \(intervalSeconds.map { "interval_s = \($0)\n" } ?? "")[status]
+        socket = "\(device.dir.file("st.sock"))"
+        \(more)
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
-    /// Issue 38 item 3: `drafts confirm --json` says whether the daemon was woken and, when not,
+    /// `drafts confirm --json` says whether the daemon was woken and, when not,
     /// what the ride waits for and when it leaves; the text says the same in words. No daemon
     /// runs here: each case is the configuration's or the rider's.
     @Test("drafts confirm --json says what a confirmation waits for when no daemon was woken")
@@ -84,17 +92,9 @@ import Testing
         let bin = try #require(bikepathdPath())
         let device = try Device(trips: 6, seconds: 120, confirm: 0)
         defer { device.dir.cleanup() }
-        let noHub = device.dir.file("none.toml"), withHub = device.dir.file("hub.toml")
+        let noHub = device.dir.file("none.toml")
         try "[store]\npath = \"\(device.dbPath)\"\n".write(toFile: noHub, atomically: true, encoding: .utf8)
-        try """
-        [store]
-        path = "\(device.dbPath)"
-        [sync]
-        hub_url = "http://127.0.0.1:1"
-        token_file = "\(device.tokenFile)"
-        [status]
-        socket = "\(device.dir.file("st.sock"))"
-        """.write(toFile: withHub, atomically: true, encoding: .utf8)
+        let withHub = try Self.configuration(of: device, hubURL: "http://127.0.0.1:1", intervalSeconds: nil)
         // Draft n confirmed with --json, draft n + 1 in the same case with the text.
         func confirm(_ n: Int, _ config: String) async throws -> (json: [String: Any], text: String) {
             let json = try await runProcess(bin, ["drafts", "confirm", "\(n)", "--config", config, "--json"])
@@ -119,7 +119,7 @@ import Testing
         #expect(consent.text.contains("stays on this device"), "\(consent.text)")
     }
 
-    /// Issue 38 item 4: a confirmation made on the review page of a real `bikepathd run` (paired
+    /// A confirmation made on the review page of a real `bikepathd run` (paired
     /// with `review pair`'s code, its session cookie and CSRF token, as a phone does) wakes the
     /// daemon's sync, and the ride reaches a real hub within seconds although sync.interval_s is 300.
     @Test("the review page's confirm, on a running daemon, gets the ride to the hub within seconds")
@@ -130,19 +130,7 @@ import Testing
         let hub = try device.hub()
         defer { hub.stop() }
         let port = freeLoopbackPort()
-        let config = device.dir.file("c.toml")
-        try """
-        [store]
-        path = "\(device.dbPath)"
-        [sync]
-        hub_url = "\(hub.url)"
-        token_file = "\(device.tokenFile)"
-        interval_s = 300
-        [status]
-        socket = "\(device.dir.file("st.sock"))"
-        [review]
-        listen = "127.0.0.1:\(port)"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try Self.configuration(of: device, hubURL: hub.url, more: "[review]\nlisten = \"127.0.0.1:\(port)\"\n")
         let id = try #require(
             (try Self.json(try await runProcess(bin, ["drafts", "list", "--config", config, "--json"]).out)["drafts"] as? [[String: Any]])?
                 .first?["id"] as? String)

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathStore
 
-/// Issue 13 items 3 and 4: what the rider is told about consent and SOS is what sync does.
+/// What the rider is told about consent and SOS is what sync does.
 @Suite(.serialized, .ownThreads) struct ConsentCLITests {
     private let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
@@ -124,10 +124,9 @@ import Testing
         #expect(refused.err.contains("privacy.share_trips is false"), "\(refused.err)")
     }
 
-    /// Issue 22 item 5.3: with crash detection on, `run` turned SOS sharing on at every
-    /// start, so `sync consent sos off` (given without `--config`) was undone behind the
-    /// rider's back, and with `--config` it was refused. Consent now changes only by the
-    /// rider's command; an SOS that would stay on the device is said, not "fixed".
+    /// Consent changes only by the rider's command: crash detection does not turn SOS sharing
+    /// on at `run`'s start (which would undo `sync consent sos off` behind the rider's back),
+    /// and an SOS that would stay on the device is said, not "fixed".
     @Test(.timeLimitOnceRunning(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }

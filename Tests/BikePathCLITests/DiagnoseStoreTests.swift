@@ -47,9 +47,8 @@ import Testing
         #expect(doc["sensors"] != nil)
     }
 
-    /// Issue 38: `diagnose --json` counted a record that consent holds back as pending
-    /// (`outbox_pending` 3) where `sync status` said none was waiting to send; both count by
-    /// `PublishingState` now.
+    /// `diagnose --json` and `sync status` count the outbox by one rule (`PublishingState`): a
+    /// record that consent holds back is not pending in one and held in the other.
     @Test func diagnoseCountsTheOutboxAsSyncStatusDoes() throws {
         let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")

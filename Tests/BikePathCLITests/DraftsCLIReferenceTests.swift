@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import BikePathStore
 
-/// `bikepathd drafts` takes what a rider can type (issue 12): the list number, a
+/// `bikepathd drafts` takes what a rider can type: the list number, a
 /// short prefix in either case, `#N` for an obstacle; `list` shows the number and
 /// the date, `show` each obstacle's clock time and distance along the path.
 @Suite(.ownThreads) struct DraftsCLIReferenceTests {
@@ -33,7 +33,7 @@ import Testing
         #expect(added.timeNanoseconds == start + 100_000_000_000)
         let late = try runProcess(bin, ["drafts", "edit", "1", "--db", db, "--add", "bump@18:00"])
         #expect(late.status == 1 && late.err.contains("lies outside the trip"), "\(late.err)")
-        // Digits that are no number of the list are an id prefix (issue 38); four of them name nothing here.
+        // Digits that are no number of the list are an id prefix; four of them name nothing here.
         let missing = try runProcess(bin, ["drafts", "confirm", "7777", "--db", db])
         #expect(
             missing.status == 1

@@ -5,10 +5,10 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 22 item 1: the window a candidate stores is the evidence the rider judges it by,
-/// so it must show the hit the candidate reports. Before, candidate #1 on the real ride
-/// reported 18.0 m/s² while its window never exceeded 9.3 m/s² (a different signal, cut
-/// from the event's end, so the peak could lie outside it).
+/// The window a candidate stores is the evidence the rider judges it by, so it must show
+/// the hit the candidate reports: the obstacle band around the peak. (The vertical
+/// acceleration cut from the event's end can miss it: candidate #1 on the real ride reports
+/// 18.0 m/s², and such a window never exceeds 9.3 m/s².)
 @Suite(.ownThreads) struct EvidenceWindowTests {
     /// Every detected candidate's window holds its peak: the largest |sample| is the
     /// reported peak (same band, same sample) and `windowPeakIndex` points at it, with the

@@ -2,7 +2,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 13, "honest exit codes": each command's exit code says what happened (docs/cli.md).
+/// Honest exit codes: each command's exit code says what happened (docs/cli.md).
 @Suite(.ownThreads) struct ExitCodeTests {
     private func bikepathd() throws -> String { try #require(builtExecutable("bikepathd"), "bikepathd is not built") }
     private let recording = Paths.root + "/Recordings/allthedocks-GX010056.bpr"

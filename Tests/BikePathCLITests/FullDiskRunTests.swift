@@ -24,7 +24,7 @@ import Testing
 
     private func run(store: String, socket: String, config: String) throws -> (status: Int32, err: String) {
         let bikepathd = try #require(bikepathdPath(), "bikepathd is not built")
-        // Crash detection needs a hub to send the SOS to (issue 13); none answers on port 9.
+        // Crash detection needs a hub to send the SOS to; none answers on port 9.
         try
             "[crash]\nenabled = true\n[sync]\nhub_url = \"http://127.0.0.1:9\"\n[store]\npath = \"\(store)\"\n[status]\nsocket = \"\(socket)\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)

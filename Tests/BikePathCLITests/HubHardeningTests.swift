@@ -4,8 +4,8 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 16 (device side): `bikepathd sync` with a token it cannot send. (The hub's
-/// side, against its process on loopback: BikePathHubTests.)
+/// The device's side of an adversarial pass: `bikepathd sync` with a token it cannot send.
+/// (The hub's side, against its process on loopback: BikePathHubTests.)
 @Suite(.serialized, .ownThreads) struct HubHardeningTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func aControlByteInTheDeviceTokenIsAConfigurationError() throws {
         let device = try Device(trips: 1, seconds: 60)

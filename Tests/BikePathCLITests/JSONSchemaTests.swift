@@ -68,10 +68,9 @@ import Testing
         return value
     }
 
-    /// Issue 22 item 5.2: `drafts show|list --json` printed keys docs/json.md did not list,
-    /// `edits[].detail` was a JSON text with numbers in strings, `review pair --json` gave
-    /// `expires_utc_ns` as a string and `sync status --json` camelCase keys. Every store
-    /// command's `--json` now validates against its definition in docs/json-schema.json
+    /// Every store command's `--json` prints only keys docs/json.md lists, with typed values
+    /// (`edits[].detail` an object of numbers, not a JSON text; `expires_utc_ns` a number;
+    /// snake_case keys): each validates against its definition in docs/json-schema.json
     /// (unlisted keys are refused: `additionalProperties: false`).
     @Test(.timeLimitOnceRunning(.minutes(3))) func everyStoreCommandsJSONFollowsTheSchema() throws {
         let bench = try #require(builtExecutable("BikePathBench"), "BikePathBench is not built")

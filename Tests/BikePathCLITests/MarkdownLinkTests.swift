@@ -2,9 +2,9 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 38: the README linked `docs/hub.md#the-community-path-network-…`, an anchor that did not
-/// exist. Every link of README.md and docs/*.md to a file of the repository must name a file that
-/// exists, and its `#anchor` a heading there (GitHub's slugs) or an explicit `<a id>`.
+/// Every link of README.md and docs/*.md to a file of the repository must name a file that
+/// exists, and its `#anchor` a heading there (GitHub's slugs) or an explicit `<a id>`: a heading
+/// renamed without its links leaves a reader at the top of the page.
 @Suite(.ownThreads) struct MarkdownLinkTests {
     /// A link as written: the file it is in, its line, and its target.
     struct Link: CustomStringConvertible {

@@ -4,10 +4,10 @@ import Foundation
 import Testing
 @testable import BikePathStore
 
-/// Issue 40: a store on a read-only mount, or in a directory this user may not write, without
-/// its -shm (a store copied off the device as one file, or a clean stop's files removed). The
-/// commands that only read it used to say SQLite's "unable to open database file"; now they
-/// read it, and a command that writes says what stops it and what to do.
+/// A store on a read-only mount, or in a directory this user may not write, without its -shm
+/// (a store copied off the device as one file, or a clean stop's files removed): the commands
+/// that only read it read it (not SQLite's "unable to open database file"), and a command that
+/// writes says what stops it and what to do.
 @Suite(.ownThreads) struct ReadOnlyStoreTests {
     /// Each reading command, words its output must hold, and its exit status.
     static func readers(_ db: String) -> [(arguments: [String], expected: String, status: Int32)] {

@@ -5,10 +5,9 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 13 item 9: a trip closed after a power cut had other totals than the same
-/// trip closed by the chain (haversine, no elevation hysteresis, the raw path, CO₂
-/// at 120 g/km against the chain's geodesic, 4 m hysteresis, Douglas–Peucker and
-/// 168 g/km). Both now call `TripTotals`; the real ride is closed both ways.
+/// A trip closed after a power cut has the totals of the same trip closed by the chain
+/// (geodesic distance, 4 m elevation hysteresis, Douglas–Peucker path, CO₂ at 168 g/km):
+/// both call `TripTotals`, and the real ride is closed both ways and compared.
 @Suite(.ownThreads) struct RecoveryTotalsTests {
     @Test func tripClosedAfterAPowerCutHasTheChainsTotals() throws {
         var pipeline = Pipeline()

@@ -4,7 +4,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 11, the rider's loop through the built binary: `mark` on a running daemon,
+/// The rider's loop through the built binary: `mark` on a running daemon,
 /// `evaluate` on a labelled recording, and calibration from confirmed drafts.
 @Suite("Rider's loop: bikepathd mark, evaluate, calibration", .ownThreads)
 struct RiderLoopTests {

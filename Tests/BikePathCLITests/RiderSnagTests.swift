@@ -4,8 +4,8 @@ import Foundation
 import GRDB
 import Testing
 
-/// Issue 38's snags, each as a new rider met it, run through the built `bikepathd` on a real store.
-/// Each test fails on the code before the fix.
+/// The snags a new rider meets, each run through the built `bikepathd` on a real store as the
+/// rider met it; each test fails on code that has the snag.
 @Suite(.ownThreads) struct RiderSnagTests {
     private func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import BikePathStore
 
-/// The store is the rider's (issue 12): a member of group bikepath runs `drafts`
+/// The store is the rider's: a member of group bikepath runs `drafts`
 /// without sudo; others get nothing. (The files' modes: BikePathStoreTests.)
 @Suite(.ownThreads) struct StoreGroupAccessTests {
     /// As on a Pi: the state directory 0770 (the unit's StateDirectoryMode) of the

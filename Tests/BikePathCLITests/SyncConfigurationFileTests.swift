@@ -3,10 +3,9 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 22 item 5.1: `bikepathd sync` ignored `--config` and ended with exit 64
-/// "Missing expected argument '--hub'" although the file named the hub and the token.
 /// Every command that talks to the hub reads `sync.hub_url`, `sync.token_file` and
-/// `sync.ca_file` from the configuration; a flag overrides one key.
+/// `sync.ca_file` from the configuration (`--config`), and a flag overrides one key: a
+/// file that names the hub and the token needs no `--hub`.
 @Suite(.serialized, .ownThreads) struct SyncConfigurationFileTests {
     private func write(_ text: String, _ path: String) throws -> String {
         try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -54,6 +54,40 @@ import Testing
         #expect(offenders.isEmpty, "use runCommand or ChildProcess instead of Foundation's Process in \(offenders)")
     }
 
+    /// A test is named for the behaviour it holds, not for the issue that asked for it: no
+    /// file, type, function or display name under Tests names an issue number (a file
+    /// `Issue22Tests.swift`, a suite shown as "Issue 38"), which says nothing once the issue
+    /// is closed. The rule is first shown to catch each form.
+    @Test func noTestIsNamedAfterAnIssue() throws {
+        #expect(try Self.issueNames(file: "BikePathReviewTests/Issue22Tests.swift", text: "") == ["Issue22Tests.swift"])
+        // Split so that this file does not declare what it describes.
+        let sample = "@Suite(\"Issue 38: vocabulary\") struct Issue" + "38Tests {\n    @Test func issue" + "_12_undo() {}\n"
+        #expect(try Self.issueNames(file: "A.swift", text: sample) == ["Issue 38: vocabulary", "Issue38Tests", "issue_12_undo"])
+        #expect(try Self.issueNames(file: "A.swift", text: "func issuePairingCode() {} // issue 12").isEmpty)
+
+        let tests = Paths.root + "/Tests"
+        let files = try #require(FileManager.default.subpaths(atPath: tests)).filter { $0.hasSuffix(".swift") }
+        var offenders: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: tests + "/" + file, encoding: .utf8)
+            offenders += try Self.issueNames(file: file, text: text).map { "\(file): \($0)" }
+        }
+        #expect(files.count > 50)
+        #expect(offenders.isEmpty, "name these after what they check: \(offenders)")
+    }
+
+    /// The names in `file` (its own name, its types' and functions' names, its `@Suite` and
+    /// `@Test` display names) that name an issue number.
+    static func issueNames(file: String, text: String) throws -> [String] {
+        let declared = #"(?:struct|class|enum|actor|func)\s+([A-Za-z_][A-Za-z0-9_]*)|@(?:Suite|Test)\("([^"]*)""#
+        let names =
+            [String(file.split(separator: "/").last ?? "")]
+            + text.matches(of: try Regex(declared)).compactMap { match in
+                (match.output[1].substring ?? match.output[2].substring).map(String.init)
+            }
+        return names.filter { $0.range(of: #"(?i)issue[ _#]*[0-9]"#, options: .regularExpression) != nil }
+    }
+
     /// The replacement does its job: past its limit a test gets an issue and is cancelled.
     @Test func aTestPastItsLimitIsFailedAndCancelled() async {
         let started = ContinuousClock.now

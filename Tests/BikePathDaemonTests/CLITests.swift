@@ -93,7 +93,7 @@ struct CLITests {
         #expect(parsed.gnss.port == 4000)
         let json = try runBikepathd(["config", "show", "--config", file, "--json"])
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(json.stdout.utf8)).gnss.port == 3000)
-        // A relative --db is the working directory's, as with any Unix tool (issue 38: `run --db s.sqlite` was refused).
+        // A relative --db is the working directory's, as with any Unix tool (`run --db s.sqlite` is not refused).
         let relative = try runBikepathd(["config", "show", "--config", file, "--db", "relative.db", "--json"])
         #expect(relative.status == 0, "\(relative.stderr)")
         let cwd = FileManager.default.currentDirectoryPath

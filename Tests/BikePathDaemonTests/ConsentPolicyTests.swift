@@ -22,8 +22,8 @@ import Testing
         try ConsentPolicy.check(.tripsAndDrafts, on: false, file: Self.file(shareTrips: false))
     }
 
-    /// Issue 22 item 5.3: crash detection turned SOS sharing on at every start of `run`,
-    /// undoing the rider's `sync consent sos off`; the rider's choice now stands and is reported.
+    /// Crash detection never turns SOS sharing on at `run`'s start (that would undo the
+    /// rider's `sync consent sos off`): the rider's choice stands and is reported.
     @Test("crash detection on: the rider may turn SOS sharing off, and is told an SOS would stay on the device")
     func crashDetectionNeverChangesConsent() throws {
         try ConsentPolicy.check(.sos, on: false, file: Self.file(crash: true))

@@ -65,8 +65,8 @@ struct DaemonInProcessTests {
         try await running.value
     }
 
-    /// Issue 22 item 5.3: crash detection turned the rider's SOS sharing on at start; now
-    /// the consent stays as the rider left it and `status` says an SOS would stay on the device.
+    /// With crash detection on and SOS sharing off, the consent stays as the rider left it
+    /// and `status` says an SOS would stay on the device.
     @Test("crash detection with SOS sharing off: consent untouched, status degraded and saying why")
     func crashDetectionWithSOSSharingOffIsReportedNotChanged() async throws {
         let dir = try TempDir()

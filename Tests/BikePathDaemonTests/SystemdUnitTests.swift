@@ -43,7 +43,7 @@ struct SystemdUnitTests {
     }
 }
 
-/// The store is the rider's (issue 12): group bikepath may enter and write the state directory.
+/// The store is the rider's: group bikepath may enter and write the state directory.
 @Suite("systemd unit: the rider's group", .ownThreads)
 struct SystemdGroupAccessTests {
     @Test("StateDirectoryMode gives group bikepath rwx, others nothing")

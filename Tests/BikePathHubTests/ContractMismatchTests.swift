@@ -7,8 +7,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// The server-side fixes of issue 23's contract test (scripts/contract-test): each case
-/// was accepted or answered differently from docs/api.yaml before.
+/// What the contract test (scripts/contract-test) holds the hub to, case by case: each is
+/// answered as docs/api.yaml says, where a hub could accept it or answer otherwise.
 @Suite(.serialized, .ownThreads) struct ContractMismatchTests {
     static func send(
         _ client: any TestClientProtocol, _ uri: String, _ text: String, method: HTTPRequest.Method = .put,

@@ -8,7 +8,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// Issue 16 (hub side): what an adversarial pass broke, each against the real hub
+/// The hub's side of an adversarial pass: each break it found, against the real hub
 /// process on loopback. Load is bounded: at most 151 connections and 8 large
 /// requests, each test under its own time limit.
 @Suite(.serialized, .ownThreads) struct HubHardeningTests {

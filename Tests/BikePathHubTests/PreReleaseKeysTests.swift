@@ -13,7 +13,7 @@ import Testing
 
 @testable import BikePathHub
 
-/// The wire's pre-release camelCase keys (before issue 38) are read wherever wire JSON is
+/// The wire's pre-release camelCase keys are read wherever wire JSON is
 /// decoded, and never written: a hub's stored bodies are rewritten by its migration, an old
 /// device's uploads are stored in today's form (docs/json.md, "Key case").
 @Suite(.serialized, .ownThreads) struct PreReleaseKeysTests {

@@ -9,7 +9,7 @@ import Testing
 @testable import BikePathReview
 
 /// The review page in a real headless chromium (Debian's, through chromedriver) at
-/// the width of the issue 22 rider's phone (390 px), on the real bundled ride: a
+/// a common phone's width (390 px), on the real bundled ride: a
 /// rider pairs, opens the list and a draft, taps a candidate's dot (which opens it
 /// and adds nothing), rejects (after a question) and takes it back, drops one
 /// candidate, changes one kind, adds one in add mode and confirms; a second confirm
@@ -43,7 +43,7 @@ import Testing
                 return Array.from(document.querySelectorAll('button, select, a.btn, nav a, td a')).map(e => e.getBoundingClientRect().height);
                 """))
         #expect(!heights.isEmpty && heights.allSatisfy { $0 >= 44 }, "\(what): control heights \(heights)")
-        // The Content-Security-Policy allows the served stylesheet and no inline style (issue 40):
+        // The Content-Security-Policy allows the served stylesheet and no inline style:
         // it applies, and a map is as large as what it shows (the box of the SVG or the add mode's
         // image plus its 1 px border), not collapsed for want of an inline size.
         let font = try await browser.execute("return getComputedStyle(document.body).fontFamily;") as? String
@@ -57,6 +57,20 @@ import Testing
         for map in stride(from: 0, to: maps.count, by: 3) {
             #expect(maps[map] == 2 && maps[map + 1] == 2 && maps[map + 2] > 100, "\(what): map box \(maps)")
         }
+    }
+
+    /// A phone-sized browser (390 × 844) for `body`, quit afterwards whether it throws or not.
+    func withPhoneBrowser(_ dir: TempDir, _ body: (WebDriver) async throws -> Void) async throws {
+        let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
+        do {
+            try await browser.start()
+            try await browser.emulatePhone(width: 390, height: 844)
+            try await body(browser)
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
     }
 
     @Test func riderReviewsTheBundledRideInARealBrowser() async throws {
@@ -80,103 +94,85 @@ import Testing
         // Where the add-mode tap lands: a vertex of the path halfway along it, in map units.
         let spot = DraftMap(before, shown: shown).projection.point(before.path[before.path.count / 2])
 
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let app = try buildReviewApplication(
-            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-            logger: Logger(label: "review-test")
-        ) { portSink.yield($0) }
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let site = "http://127.0.0.1:\(port)"
+        try await withReviewServer(store) { port in
+            let site = "http://127.0.0.1:\(port)"
 
-        let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
-        do {
-            try await browser.start()
-            try await browser.emulatePhone(width: 390, height: 844)
-            try await browser.open(site + "/")
-            #expect(try await browser.currentURL() == site + "/pair")
-            let inner = (try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue
-            #expect(inner == 390, "viewport \(inner ?? 0) px wide")
-            try await checkFitsAndTargets(browser, "pair")
-            try await browser.type("#code", try store.issuePairingCode().code)
-            try await browser.clickToLoad("#pair")
-            #expect(try await browser.text("h1") == "Drafts to review")
-            try await checkFitsAndTargets(browser, "list")
-            try await browser.screenshot(to: packageRoot + "/docs/review-list.png")
+            try await withPhoneBrowser(dir) { browser in
+                try await browser.open(site + "/")
+                #expect(try await browser.currentURL() == site + "/pair")
+                let inner = (try await browser.execute("return window.innerWidth;") as? NSNumber)?.intValue
+                #expect(inner == 390, "viewport \(inner ?? 0) px wide")
+                try await checkFitsAndTargets(browser, "pair")
+                try await browser.type("#code", try store.issuePairingCode().code)
+                try await browser.clickToLoad("#pair")
+                #expect(try await browser.text("h1") == "Drafts to review")
+                try await checkFitsAndTargets(browser, "list")
+                try await browser.screenshot(to: packageRoot + "/docs/review-list.png")
 
-            try await browser.clickToLoad("#draft-1")
-            #expect(try await browser.text("#state") == "to review")
-            try await checkFitsAndTargets(browser, "draft")
-            try await browser.screenshot(to: packageRoot + "/docs/review-draft.png")
+                try await browser.clickToLoad("#draft-1")
+                #expect(try await browser.text("#state") == "to review")
+                try await checkFitsAndTargets(browser, "draft")
+                try await browser.screenshot(to: packageRoot + "/docs/review-draft.png")
 
-            // A tap on a candidate's dot opens that candidate and adds nothing.
-            try await browser.click("#dot-1")
-            #expect(try await browser.currentURL().hasSuffix("#cand-1"))
-            let afterTap = try await store.draft(id)
-            #expect(afterTap.edits.isEmpty && afterTap.obstacles.count == before.obstacles.count)
+                // A tap on a candidate's dot opens that candidate and adds nothing.
+                try await browser.click("#dot-1")
+                #expect(try await browser.currentURL().hasSuffix("#cand-1"))
+                let afterTap = try await store.draft(id)
+                #expect(afterTap.edits.isEmpty && afterTap.obstacles.count == before.obstacles.count)
 
-            // Reject asks first; the rejection can be taken back.
-            try await browser.clickToLoad("#reject")
-            #expect(try await browser.text("h1") == "Reject this ride?")
-            try await checkFitsAndTargets(browser, "reject question")
-            #expect(try await store.draft(id).state == .pending)
-            try await browser.clickToLoad("#reject-confirm")
-            #expect(try await browser.text("#message").hasPrefix("Rejected"))
-            #expect(try await browser.text("#state") == "rejected")
-            try await browser.clickToLoad("#reopen")
-            #expect(try await browser.text("#message") == "Reject undone: the ride is waiting for your review again.")
-            #expect(try await browser.text("#state") == "to review")
-            let stale = try await browser.windowHandle()
+                // Reject asks first; the rejection can be taken back.
+                try await browser.clickToLoad("#reject")
+                #expect(try await browser.text("h1") == "Reject this ride?")
+                try await checkFitsAndTargets(browser, "reject question")
+                #expect(try await store.draft(id).state == .pending)
+                try await browser.clickToLoad("#reject-confirm")
+                #expect(try await browser.text("#message").hasPrefix("Rejected"))
+                #expect(try await browser.text("#state") == "rejected")
+                try await browser.clickToLoad("#reopen")
+                #expect(try await browser.text("#message") == "Reject undone: the ride is waiting for your review again.")
+                #expect(try await browser.text("#state") == "to review")
+                let stale = try await browser.windowHandle()
 
-            // The edits happen in a second tab; the first keeps the page as it was (a stale confirm button).
-            let tab = try await browser.newTab()
-            try await browser.switchTo(tab)
-            try await browser.emulatePhone(width: 390, height: 844)  // the override is per tab
-            try await browser.open(site + "/drafts/\(id)")
-            try await browser.clickToLoad("#drop-1")
-            #expect(try await browser.text("#message") == "Candidate dropped.")
-            try await browser.click("#kind-2 option[value='\(newKind.rawValue)']")
-            try await browser.clickToLoad("#setkind-2")
-            #expect(try await browser.text("#message") == "Kind changed.")
+                // The edits happen in a second tab; the first keeps the page as it was (a stale confirm button).
+                let tab = try await browser.newTab()
+                try await browser.switchTo(tab)
+                try await browser.emulatePhone(width: 390, height: 844)  // the override is per tab
+                try await browser.open(site + "/drafts/\(id)")
+                try await browser.clickToLoad("#drop-1")
+                #expect(try await browser.text("#message") == "Candidate dropped.")
+                try await browser.click("#kind-2 option[value='\(newKind.rawValue)']")
+                try await browser.clickToLoad("#setkind-2")
+                #expect(try await browser.text("#message") == "Kind changed.")
 
-            // Add mode: kind, a tap on the line, the ringed spot, then add.
-            try await browser.clickToLoad("#add")
-            #expect(try await browser.text("h1") == "Add a missed obstacle")
-            try await browser.click("#add-kind option[value='pothole']")
-            try await browser.loading { try await browser.tap("#map", x: spot.x, y: spot.y) }
-            #expect(try await browser.text("#add-confirm") == "Add a pothole here")
-            try await checkFitsAndTargets(browser, "add mode")
-            #expect(try await store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
-            try await browser.clickToLoad("#add-confirm")
-            #expect(try await browser.text("#message") == "Obstacle added.")
+                // Add mode: kind, a tap on the line, the ringed spot, then add.
+                try await browser.clickToLoad("#add")
+                #expect(try await browser.text("h1") == "Add a missed obstacle")
+                try await browser.click("#add-kind option[value='pothole']")
+                try await browser.loading { try await browser.tap("#map", x: spot.x, y: spot.y) }
+                #expect(try await browser.text("#add-confirm") == "Add a pothole here")
+                try await checkFitsAndTargets(browser, "add mode")
+                #expect(try await store.draft(id).obstacles.filter { $0.origin == "rider" }.isEmpty)  // picking added nothing
+                try await browser.clickToLoad("#add-confirm")
+                #expect(try await browser.text("#message") == "Obstacle added.")
 
-            try await browser.clickToLoad("#confirm")
-            #expect(
-                try await browser.text("#message")
-                    == "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url).")
-            #expect(try await browser.text("#state") == "confirmed")
+                try await browser.clickToLoad("#confirm")
+                #expect(
+                    try await browser.text("#message")
+                        == "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url).")
+                #expect(try await browser.text("#state") == "confirmed")
 
-            // 360 px, the narrowest phone the page is made for: nothing scrolls sideways.
-            try await browser.emulatePhone(width: 360, height: 740)
-            for path in ["/", "/drafts/\(id)", "/trips"] {
-                try await browser.open(site + path)
-                try await checkFitsAndTargets(browser, "\(path) at 360 px")
+                // 360 px, the narrowest phone the page is made for: nothing scrolls sideways.
+                try await browser.emulatePhone(width: 360, height: 740)
+                for path in ["/", "/drafts/\(id)", "/trips"] {
+                    try await browser.open(site + path)
+                    try await checkFitsAndTargets(browser, "\(path) at 360 px")
+                }
+
+                try await browser.switchTo(stale)
+                try await browser.clickToLoad("#confirm")
+                #expect(try await browser.text("#message") == "draft \(id) is confirmed already; nothing to change")
             }
-
-            try await browser.switchTo(stale)
-            try await browser.clickToLoad("#confirm")
-            #expect(try await browser.text("#message") == "draft \(id) is confirmed already; nothing to change")
-        } catch {
-            await browser.quit()
-            throw error
         }
-        await browser.quit()
-        await group.triggerGracefulShutdown()
-        _ = try? await server.value
 
         let d = try await store.draft(id)
         #expect(d.state == .queued)
@@ -186,8 +182,8 @@ import Testing
         #expect(d.obstacles.filter { $0.origin == "rider" }.map(\.kind) == [.pothole])
     }
 
-    /// Street tiles from a tile server (`review.tiles_url`) under the Content-Security-Policy
-    /// (issue 40): the tiles are SVG `<image>`s, the server's origin is in `img-src`, and the
+    /// Street tiles from a tile server (`review.tiles_url`) under the Content-Security-Policy:
+    /// the tiles are SVG `<image>`s, the server's origin is in `img-src`, and the
     /// page's `Referrer-Policy: no-referrer` keeps its address from the tile server. A tile
     /// server on loopback answers every tile with a 1 px PNG and keeps what it was sent.
     @Test func streetTilesLoadUnderThePolicyWithNoReferer() async throws {
@@ -213,51 +209,34 @@ import Testing
             router: tileRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { tileSink.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "tile-server"))
         var tileIterator = tilePorts.makeAsyncIterator()
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let tileGroup = ServiceGroup(services: [tiles], gracefulShutdownSignals: [], logger: Logger(label: "tile-server"))
         let tileTask = Task { try await tileGroup.run() }
         defer { tileTask.cancel() }
         let tilePort = try #require(await tileIterator.next())
         let tileOrigin = "http://127.0.0.1:\(tilePort)"
-        let app = try buildReviewApplication(
-            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
-            streetMap: .tiles(template: tileOrigin + "/{z}/{x}/{y}.png", attribution: "test tiles", maxZoom: 19),
-            logger: Logger(label: "review-test")
-        ) { portSink.yield($0) }
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let site = "http://127.0.0.1:\(try #require(await iterator.next()))"
+        let street = StreetMap.tiles(template: tileOrigin + "/{z}/{x}/{y}.png", attribution: "test tiles", maxZoom: 19)
+        try await withReviewServer(store, streetMap: street) { port in
+            let site = "http://127.0.0.1:\(port)"
 
-        let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
-        do {
-            try await browser.start()
-            try await browser.emulatePhone(width: 390, height: 844)
-            try await browser.open(site + "/pair")
-            try await browser.type("#code", try store.issuePairingCode().code)
-            try await browser.clickToLoad("#pair")
-            for path in ["/drafts/\(id)", "/drafts/\(id)/add"] {
-                try await browser.open(site + path)
-                try await checkFitsAndTargets(browser, "\(path) with street tiles")
-                // Resource timing lists what the page fetched; an image the policy blocked is not fetched.
-                let counts =
-                    try await browser.execute(
-                        """
-                        return [document.querySelectorAll('image.tile').length, performance.getEntriesByType('resource')\
-                        .filter(e => e.name.startsWith('\(tileOrigin)/')).length];
-                        """) as? [Any]
-                let numbers = (counts ?? []).compactMap { ($0 as? NSNumber)?.intValue }
-                #expect(numbers.count == 2 && numbers[0] > 0 && numbers[0] == numbers[1], "\(path): tiles shown, fetched \(numbers)")
+            try await withPhoneBrowser(dir) { browser in
+                try await browser.open(site + "/pair")
+                try await browser.type("#code", try store.issuePairingCode().code)
+                try await browser.clickToLoad("#pair")
+                for path in ["/drafts/\(id)", "/drafts/\(id)/add"] {
+                    try await browser.open(site + path)
+                    try await checkFitsAndTargets(browser, "\(path) with street tiles")
+                    // Resource timing lists what the page fetched; an image the policy blocked is not fetched.
+                    let counts =
+                        try await browser.execute(
+                            """
+                            return [document.querySelectorAll('image.tile').length, performance.getEntriesByType('resource')\
+                            .filter(e => e.name.startsWith('\(tileOrigin)/')).length];
+                            """) as? [Any]
+                    let numbers = (counts ?? []).compactMap { ($0 as? NSNumber)?.intValue }
+                    #expect(numbers.count == 2 && numbers[0] > 0 && numbers[0] == numbers[1], "\(path): tiles shown, fetched \(numbers)")
+                }
             }
-        } catch {
-            await browser.quit()
-            throw error
         }
-        await browser.quit()
-        await group.triggerGracefulShutdown()
-        _ = try? await server.value
         await tileGroup.triggerGracefulShutdown()
         _ = try? await tileTask.value
         #expect(asked.count > 0 && asked.referers.isEmpty, "the tile server was told \(asked.referers)")

@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 @testable import BikePathReview
 
-/// Issue 38 item 2, the page's side: a confirmation on the page wakes the sync loop of the process
+/// A confirmation wakes sync, the page's side: a confirmation on the page wakes the sync loop of the process
 /// that serves it (`run`'s engine, in-process) when the ride may leave, and says it is being sent;
 /// when it may not, nothing is woken and the notice says why.
 @Suite(.ownThreads) struct ConfirmWakesSyncPageTests {

@@ -5,8 +5,8 @@ import Foundation
 import Testing
 @testable import BikePathReview
 
-/// Issue 38: the draft map's end square covered the "50 m" scale label, and a road-quality stretch
-/// left the drawn path. Both checked on the SVG the page draws.
+/// The draft map's end square leaves the "50 m" scale label readable, and a road-quality stretch
+/// stays on the drawn path. Both checked on the SVG the page draws.
 @Suite(.ownThreads) struct DraftMapTests {
     /// A real draft (synthetic ride through the store), its path and stretches replaced by `path` and `stretches`.
     private func draft(path: [Coordinate], stretches: [RoadQualitySegment]) async throws -> DraftDocument {

@@ -55,7 +55,7 @@ import Testing
         let store = try storeWithRides(dir, trips: 1)
         let code = try store.issuePairingCode()
         let wrong = code.code == "999999" ? "999998" : "999999"
-        // "1 try left", not "1 tries left" (issue 22).
+        // "1 try left", not "1 tries left".
         // The loop below says it for every count; this names the singular on its own.
         #expect(Store.pairingAttempts == 5)
         for left in (0..<Store.pairingAttempts).reversed() {
@@ -132,15 +132,10 @@ import Testing
     }
 
     @Test func actionsGoThroughTheStoreAndRefuseWrongIdsAndStates() async throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let store = try storeWithRides(dir)
-        let id = try await store.listDrafts()[0].id
-        let other = try await store.listDrafts()[1].id
-        let before = try await store.draft(id)
-        let shown = before.obstacles.filter { !$0.heldBack }
-        try await reviewApp(store).test(.router) { client in
-            let p = try await pair(client, store: store, draftID: id)
+        try await withPairedDraft { store, id, client, p in
+            let other = try await store.listDrafts()[1].id
+            let before = try await store.draft(id)
+            let shown = before.obstacles.filter { !$0.heldBack }
             func post(_ uri: String, _ form: String) async throws -> (HTTPResponse.Status, String) {
                 try await client.execute(
                     uri: uri, method: .post, headers: p.headers,
@@ -201,14 +196,9 @@ import Testing
     }
 
     @Test func changesWithoutTheSessionOrWithABadTokenChangeNothing() async throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let store = try storeWithRides(dir)
-        let id = try await store.listDrafts()[0].id
-        let obstacle = try await store.draft(id).obstacles[0].id
-        let before = try await store.draft(id)
-        try await reviewApp(store).test(.router) { client in
-            let p = try await pair(client, store: store, draftID: id)
+        try await withPairedDraft { store, id, client, p in
+            let obstacle = try await store.draft(id).obstacles[0].id
+            let before = try await store.draft(id)
             let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
             let attempts: [(HTTPFields, String)] = [
                 (form, "csrf=\(p.csrf)"),  // no session cookie
@@ -227,7 +217,7 @@ import Testing
                     }
                 }
             }
+            #expect(try await store.draft(id) == before)
         }
-        #expect(try await store.draft(id) == before)
     }
 }

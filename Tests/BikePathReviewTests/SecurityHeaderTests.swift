@@ -4,13 +4,11 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
-import ServiceLifecycle
 import Testing
 @testable import BikePathReview
 
-/// Issue 40: the review page's confirm button publishes a ride, and no answer said who may
-/// frame the page (clickjacking) or what it may load. Every answer carries the headers now.
+/// The review page's confirm button publishes a ride, so every answer says who may frame
+/// the page (no one: clickjacking) and what it may load: the four security headers.
 @Suite(.ownThreads) struct SecurityHeaderTests {
     static let policy =
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -84,12 +82,7 @@ import Testing
     /// What the policy forbids, the pages must not need: no inline style or script, no
     /// resource of another origin (the browser test is the judge that they still work).
     @Test func thePagesNeedNothingThePolicyForbids() async throws {
-        let dir = try TempDir()
-        defer { dir.cleanup() }
-        let store = try storeWithRides(dir)
-        let id = try await store.listDrafts()[0].id
-        try await reviewApp(store).test(.router) { client in
-            let p = try await pair(client, store: store, draftID: id)
+        try await withPairedDraft { store, id, client, p in
             for uri in ["/pair", "/", "/trips", "/drafts/\(id)", "/drafts/\(id)/add?kind=bump&map.x=10&map.y=10", "/drafts/\(id)/reject"] {
                 try await client.execute(uri: uri, method: .get, headers: p.headers) { response in
                     let html = String(buffer: response.body)
@@ -121,39 +114,29 @@ import Testing
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithRides(dir, trips: 1)
-        let (ports, sink) = AsyncStream.makeStream(of: Int.self)
-        let app = try buildReviewApplication(
-            store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true), logger: Logger(label: "review-test")
-        ) { sink.yield($0) }
-        let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
-        let server = Task { try await group.run() }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        func answer(_ text: String) throws -> (status: String, fields: HTTPFields) {
-            let c = try RawConnection(port: port, timeout: 30)
-            try c.send(text)
-            let lines = c.readResponse().components(separatedBy: "\r\n")
-            var fields = HTTPFields()
-            for line in lines.dropFirst().prefix(while: { !$0.isEmpty }) {
-                guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
-                fields.append(HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        try await withReviewServer(store) { port in
+            func answer(_ text: String) throws -> (status: String, fields: HTTPFields) {
+                let c = try RawConnection(port: port, timeout: 30)
+                try c.send(text)
+                let lines = c.readResponse().components(separatedBy: "\r\n")
+                var fields = HTTPFields()
+                for line in lines.dropFirst().prefix(while: { !$0.isEmpty }) {
+                    guard let colon = line.firstIndex(of: ":"), let name = HTTPField.Name(String(line[..<colon])) else { continue }
+                    fields.append(HTTPField(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                }
+                return (lines.first ?? "", fields)
             }
-            return (lines.first ?? "", fields)
+            let cases = [
+                ("GET /pair HTTP/1.1\r\nHost: evil.example:\(port)\r\nConnection: close\r\n\r\n", " 421 "),
+                ("GET /pair HTTP/1.0\r\n\r\n", " 400 "),
+                ("GET /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n", " 431 "),
+                ("GET /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n", " 200 "),
+            ]
+            for (request, status) in cases {
+                let (line, fields) = try answer(request)
+                #expect(line.contains(status), "\(line)")
+                Self.expectHeaders(fields, line)
+            }
         }
-        let cases = [
-            ("GET /pair HTTP/1.1\r\nHost: evil.example:\(port)\r\nConnection: close\r\n\r\n", " 421 "),
-            ("GET /pair HTTP/1.0\r\n\r\n", " 400 "),
-            ("GET /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n", " 431 "),
-            ("GET /pair HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n", " 200 "),
-        ]
-        for (request, status) in cases {
-            let (line, fields) = try answer(request)
-            #expect(line.contains(status), "\(line)")
-            Self.expectHeaders(fields, line)
-        }
-        await group.triggerGracefulShutdown()
-        _ = try? await server.value
     }
 }

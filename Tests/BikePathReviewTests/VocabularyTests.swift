@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Testing
 @testable import BikePathReview
 
-/// Issue 38: one vocabulary for the rider. Every draft state, path status and obstacle kind is walked
+/// One vocabulary for the rider. Every draft state, path status and obstacle kind is walked
 /// through the CLI (`bikepathd` as a process, on a real SQLite store) and the review page (the router,
 /// on the same store), and each side's word is compared with the other's: a difference fails.
 @Suite(.ownThreads, .timeLimitOnceRunning(.minutes(4))) struct VocabularyTests {

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Issue 7's end-to-end run: a real gpsd fed the GPS of a real ride (Recordings/
+/// The end-to-end run: a real gpsd fed the GPS of a real ride (Recordings/
 /// allthedocks-GX010056.bpr, at its own 18 Hz), the fake IMU behind iiod,
 /// `bikepathd run` as a subprocess (status socket and NOTIFY_SOCKET bound here) and
 /// `bikepath-hub` on loopback. The trip is detected and stored; SIGTERM mid-ride and a

@@ -16,8 +16,8 @@ import Testing
         }
     }
 
-    /// Issue 22: a reject was one tap with no way back. A rejected draft never left the
-    /// device, so it can be reopened with its edits; a queued one cannot.
+    /// A reject can be taken back: a rejected draft never left the device, so it can be
+    /// reopened with its edits; a queued one cannot.
     @Test func aRejectionCanBeTakenBackButAConfirmationCannot() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -129,8 +129,8 @@ import Testing
         #expect(sent.pathStatus == .requiresMaintenance && sent.obstacles.count == after.obstacles.count)
     }
 
-    /// Issue 13 item 8: an obstacle 5,500 km from the route, at +99999 s or −5 s,
-    /// and a second drop of a dropped obstacle were all accepted (the last as a new revision).
+    /// An obstacle 5,500 km from the route, at +99999 s or −5 s, and a second drop of a
+    /// dropped obstacle are refused, and none leaves a new revision.
     @Test func editsThatMakeNoSenseAreRefusedAndLeaveNoRevision() throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -167,7 +167,7 @@ import Testing
     }
 }
 
-/// The store is the rider's (issue 12): made under the unit's UMask=0077, the
+/// The store is the rider's: made under the unit's UMask=0077, the
 /// database and its -wal/-shm are still group read-write, so a member of group
 /// bikepath runs `drafts` and the review page without sudo (that half, through
 /// `bikepathd`, is in BikePathCLITests). Others get nothing.
@@ -188,7 +188,7 @@ import Testing
     }
 }
 
-/// Undo and rider-friendly references (issue 12).
+/// Undo and rider-friendly references.
 @Suite(.ownThreads) struct DraftReferenceTests {
     @Test func undoTakesBackEachKindOfEditExactly() throws {
         let dir = try TempDir()
@@ -221,7 +221,7 @@ import Testing
         #expect(try store.resolveDraftID(ids[1]) == ids[1])
         #expect(try store.resolveDraftID(String(ids[1].prefix(6)).lowercased()) == ids[1])
         #expect(try store.resolveDraftID("1") == ids[0] && store.resolveDraftID("2") == ids[1])
-        // Past the list, digits are an id prefix (issue 38): four of them, so that no id starts with them.
+        // Past the list, digits are an id prefix: four of them, so that no id starts with them.
         #expect(throws: StoreError.noSuchDraftNumber(3333, count: 2)) { try store.resolveDraftID("3333") }
         #expect(throws: StoreError.noSuchDraft("zz")) { try store.resolveDraftID("zz") }
         #expect(throws: StoreError.noSuchDraft("")) { try store.resolveDraftID("") }

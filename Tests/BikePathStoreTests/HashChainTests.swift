@@ -116,8 +116,8 @@ import Testing
         #expect(report.firstBreak?.recordKind == "draft")
     }
 
-    /// Issue 13 item 6: editing the outbox row ("dropped":true → false published a
-    /// rider-dropped obstacle), the trip's distance, or its track points passed `verify`.
+    /// `verify` finds an edited outbox row ("dropped":true → false would publish a
+    /// rider-dropped obstacle), an edited trip distance and edited track points.
     @Test(arguments: [
         (
             "outbox",

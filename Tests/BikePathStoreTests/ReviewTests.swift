@@ -7,7 +7,7 @@ import GRDB
 import Testing
 @testable import BikePathStore
 
-/// Issue 11 in the store: the obstacle's source and detector figures are stored and
+/// Obstacle review in the store: the obstacle's source and detector figures are stored and
 /// hash-chained, a draft asks about at most `reviewBudget` candidates, and a confirmed
 /// draft's answers calibrate the detector.
 @Suite("Store: obstacle review (source, severity, confidence, strength; budget; answers)", .ownThreads)

@@ -7,7 +7,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 
-/// Issue 6's proof: every fault against the real hub on loopback, then the hub
+/// Every fault against the real hub on loopback, then the hub
 /// holds exactly what the device meant to send (`Device.verifyHub`).
 @Suite(.serialized, .ownThreads) struct FaultInjectionTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func hubDownAtStart() async throws {
@@ -202,8 +202,8 @@ import Testing
         }
     }
 
-    /// Issue 22: `privacy.share_trips = false` used to turn the rider's consent off in the
-    /// store; now it is recorded apart and only holds the stream back while it stands.
+    /// `privacy.share_trips = false` does not turn the rider's consent off in the store: it is
+    /// recorded apart and only holds the stream back while it stands.
     @Test(.timeLimitOnceRunning(.minutes(2))) func aFileThatForbidsTripsHoldsThemWithoutTouchingConsent() async throws {
         let consent = Consent(tripsAndDrafts: true, sos: true)
         let device = try Device(consent: consent)

@@ -169,9 +169,9 @@ import Testing
         try device.verifyHub(hub)
     }
 
-    /// Issue 13 item 6: an outbox row edited on the card ("dropped":true → false)
-    /// published a rider-dropped obstacle. The upload now refuses any record whose
-    /// bytes differ from what the hash chain linked when it was queued.
+    /// An outbox row edited on the card ("dropped":true → false would publish a rider-dropped
+    /// obstacle) is not sent: the upload refuses any record whose bytes differ from what the
+    /// hash chain linked when it was queued.
     @Test(.timeLimitOnceRunning(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
@@ -198,8 +198,8 @@ import Testing
         #expect(quarantined.contains { $0.id == id && $0.reason.contains("changed after it was queued") }, "\(quarantined)")
     }
 
-    /// Issue 13 item 7: stored privacy settings that could not be read fell back to
-    /// "no zones", so positions inside the rider's zones went out. Now nothing goes.
+    /// Stored privacy settings that cannot be read send nothing: falling back to "no zones"
+    /// would send positions inside the rider's zones.
     @Test(.timeLimitOnceRunning(.minutes(2))) func unreadablePrivacySettingsSendNothing() async throws {
         let device = try Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }

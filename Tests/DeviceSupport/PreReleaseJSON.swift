@@ -1,7 +1,7 @@
 import BikePathAPI
 import Foundation
 
-/// Wire JSON as the builds before issue 38 wrote it: today's keys named back by
+/// Wire JSON as the pre-release builds wrote it (camelCase): today's keys named back by
 /// `WireKeys.renamed` (the one table of the old names), keys sorted by those names and
 /// `-0` written `0`, as their canonical form was. For tests of what a device or a hub
 /// still holds from before.

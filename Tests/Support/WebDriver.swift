@@ -25,7 +25,7 @@ public final class WebDriver: @unchecked Sendable {
         base = "http://127.0.0.1:\(port)"
     }
 
-    /// A new browser: phone-sized (390 × 844, the issue 22 rider's phone), headless, no sandbox (the tests run as root).
+    /// A new browser: phone-sized (390 × 844, a common phone's viewport), headless, no sandbox (the tests run as root).
     public func start() async throws {
         let deadline = Date().addingTimeInterval(20)
         while true {  // chromedriver takes a moment to listen
@@ -174,16 +174,25 @@ public final class WebDriver: @unchecked Sendable {
 
     /// A port nobody listens on now: bound to 0, read back, closed.
     public static func freePort() throws -> Int {
+        let (fd, port) = try boundSocket(host: "127.0.0.1")
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a free port of `host` (bound to 0, read back); the caller closes it.
+    public static func boundSocket(host: String) throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw Failure(description: "cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw Failure(description: "cannot bind a free port on \(host)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 }

@@ -83,6 +83,22 @@ public enum StatusClient {
         return fd
     }
 
+    /// Sends `request` and decodes the one line that answers it (`mark`, `sync`). A line that
+    /// is not a `Reply` is `badReply` with the line itself, which says more to the rider than
+    /// the decoder's error.
+    static func ask<Reply: Decodable>(_ path: String, _ request: String, timeoutSeconds: Int) throws(StatusSocketError) -> Reply {
+        let fd = try connect(path, timeoutSeconds: timeoutSeconds)
+        defer { close(fd) }
+        try sendRequest(fd, request)
+        var reader = LineReader(fd: fd)
+        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
+        do {
+            return try StatusJSON.decode(Reply.self, from: line)
+        } catch {
+            throw .badReply(line)
+        }
+    }
+
     static func sendRequest(_ fd: Int32, _ request: String) throws(StatusSocketError) {
         let bytes = Array((request + "\n").utf8)
         let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -126,15 +142,6 @@ struct LineReader {
 extension StatusClient {
     /// Tells the daemon the rider just passed an obstacle of `kind`; returns what it stored.
     public static func mark(path: String, kind: String?) throws(StatusSocketError) -> MarkReply {
-        let fd = try connect(path, timeoutSeconds: Int(StatusServer.markTimeout) + 5)
-        defer { close(fd) }
-        try sendRequest(fd, kind.map { "mark \($0)" } ?? "mark")
-        var reader = LineReader(fd: fd)
-        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
-        do {
-            return try StatusJSON.decode(MarkReply.self, from: line)
-        } catch {
-            throw .badReply(line)
-        }
+        try ask(path, kind.map { "mark \($0)" } ?? "mark", timeoutSeconds: Int(StatusServer.markTimeout) + 5)
     }
 }

@@ -28,15 +28,6 @@ public struct SyncNowReply: Sendable, Equatable, Codable {
 extension StatusClient {
     /// Asks the daemon on `path` to sync now (a confirmation was just made).
     public static func syncNow(path: String) throws(StatusSocketError) -> SyncNowReply {
-        let fd = try connect(path, timeoutSeconds: 5)
-        defer { close(fd) }
-        try sendRequest(fd, "sync")
-        var reader = LineReader(fd: fd)
-        guard let line = try reader.next() else { throw .badReply("(connection closed)") }
-        do {
-            return try StatusJSON.decode(SyncNowReply.self, from: line)
-        } catch {
-            throw .badReply(line)
-        }
+        try ask(path, "sync", timeoutSeconds: 5)
     }
 }

@@ -38,10 +38,10 @@ struct AllTheDocksEvaluationTests {
                     raw, distance, 100 * diff, rawInTrip, doppler, 100 * (distance - doppler) / doppler, s.elapsedSeconds, s.movingSeconds,
                     s.averageMovingSpeed * 3.6, s.elapsedSeconds - s.movingSeconds))
             #expect(trips.count == 1, "\(ride): one continuous ride should be one trip")
-            // The trip integrates the receiver's speed over ground (issue 22), which position
-            // jitter does not inflate, so it never measures more than the raw steps over the
-            // same span and agrees with the Doppler integral over the trip within ±2 %
-            // (docs/evaluation.md, "Trip distance"; −4.2…+6.6 % from positions before).
+            // The trip integrates the receiver's speed over ground, which position jitter
+            // does not inflate, so it never measures more than the raw steps over the same
+            // span and agrees with the Doppler integral over the trip within ±2 %
+            // (docs/evaluation.md, "Trip distance"; −4.2…+6.6 % from positions alone).
             #expect(distance <= rawInTrip * 1.01, "\(ride): \(distance) m vs raw \(rawInTrip) m in the trip")
             #expect(abs(distance - doppler) / doppler <= 0.02, "\(ride): \(distance) m vs Doppler \(doppler) m")
             #expect(s.movingSeconds <= s.elapsedSeconds)

@@ -43,7 +43,7 @@ struct GonzalezEvaluationTests {
                 100 * r.accuracy, 100 * r.fpr, 100 * r.rate("potholes"), 100 * r.rate("asphalt_bumps"),
                 100 * r.rate("metal_bumps"), 100 * r.rate("worn_out_road")))
         // Floors just under what the cross-validated detector measures (79.2 %, 70 %, 28 %),
-        // so a regression shows. The paper's 95 % goal is retired (issue 11): these car
+        // so a regression shows. The paper's 95 % goal is retired: these car
         // windows are a sanity check, the bicycle is the yardstick (docs/evaluation.md).
         #expect(r.accuracy >= 0.77)
         #expect(r.rate("potholes") >= 0.66)

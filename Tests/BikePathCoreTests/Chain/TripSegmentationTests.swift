@@ -105,8 +105,8 @@ struct TripSegmentationTests {
         #expect((status.tripStatistics?.distanceMeters ?? 0) > 500)
     }
 
-    /// Issue 22: `bikepathd status` showed a riding trip as "0.17 km, 0 s": the running
-    /// totals left the elapsed time (and average speed, CO₂) at 0 until the trip closed.
+    /// A trip under way has its elapsed time (and average speed, CO₂) so far, not 0 until it
+    /// closes: `bikepathd status` shows a riding trip's time so far, never "0.17 km, 0 s".
     @Test func aTripUnderWayHasItsElapsedTimeSoFar() throws {
         var pipeline = Pipeline()
         for f in SyntheticRide(profile: [(5, 0), (120, 5)]).fixes() { _ = pipeline.process(fix: f) }
