@@ -10,14 +10,26 @@ extension LogLevelName: ExpressibleByArgument {}
 struct DaemonOptions: ParsableArguments {
     @OptionGroup var sensors: SensorOptions
     @Option(
-        name: .customLong("db"), help: ArgumentHelp("Overrides store.path (default: $BIKEPATHD_DB, else store.path).", valueName: "path"))
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: ArgumentHelp(
+            "Overrides \(ConfigurationKey.path(\.store.path)) (default: $BIKEPATHD_DB, else \(ConfigurationKey.path(\.store.path))).",
+            valueName: "path"))
     var database: String?
-    @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.sync.hubURL)),
+        help: ArgumentHelp("Overrides \(ConfigurationKey.path(\.sync.hubURL)).", valueName: "url"))
+    var hub: String?
     /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
     @Option(name: .customLong("hub-url"), help: .hidden) var hubURLAlias: String?
-    @Option(help: "Overrides log.level: trace, debug, info, notice, warning, error, critical.") var logLevel: LogLevelName?
-    @Option(help: ArgumentHelp("Overrides status.socket.", valueName: "path")) var statusSocket: String?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.log.level)),
+        help: "Overrides \(ConfigurationKey.path(\.log.level)): \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var logLevel: LogLevelName?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.status.socket)),
+        help: ArgumentHelp("Overrides \(ConfigurationKey.path(\.status.socket)).", valueName: "path"))
+    var statusSocket: String?
 
     var overrides: ConfigurationOverrides {
         var o = sensors.overrides

@@ -22,7 +22,9 @@ struct DiagnoseCommand: AsyncParsableCommand {
         help:
             "Sensors that must be present and without errors, comma-separated (gnss, imu), or none (default: gnss,imu — both are configured on every device).",
         transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
-    @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's \(ConfigurationKey.path(\.store.path))).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`. Without it `diagnose --store PATH` was answered
     /// "Did you mean '--no-store'?", the opposite of what was asked.

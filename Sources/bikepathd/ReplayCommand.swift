@@ -26,7 +26,7 @@ struct ReplayCommand: ParsableCommand {
             "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))
     var databasePath: String?
 
-    @Option(help: "Detected candidates a trip's review asks about, best first (obstacles.review_budget).")
+    @Option(help: "Detected candidates a trip's review asks about, best first (\(ConfigurationKey.path(\.obstacles.reviewBudget))).")
     var reviewBudget = ReviewBudget.defaultBudget
 
     @Option(

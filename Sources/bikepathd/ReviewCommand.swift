@@ -23,7 +23,7 @@ struct ReviewCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
         @Option(
             help: ArgumentHelp(
-                "HOST:PORT to listen on (default: review.listen of the configuration file, else 127.0.0.1:8080).",
+                "HOST:PORT to listen on (default: \(ConfigurationKey.path(\.review.listen)) of the configuration file, else 127.0.0.1:8080).",
                 valueName: "addr"))
         var listen: String?
 

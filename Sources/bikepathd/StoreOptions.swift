@@ -8,7 +8,8 @@ import Foundation
 /// `--db PATH`, `--config FILE` and `--json`, shared by every store subcommand.
 struct StoreOptions: ParsableArguments {
     @Option(
-        name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: "Path of the store database (default: $BIKEPATHD_DB, else \(ConfigurationKey.path(\.store.path)) of the configuration file).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`, accepted by every command that takes `--db`.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?

@@ -32,11 +32,12 @@ public enum DraftText {
         let held = d.obstacles.filter(\.heldBack)
         if !held.isEmpty {
             lines.append(
-                "held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)"
+                "held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget \(budget))"
             )
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")
         for r in d.roadQuality {
+            let budget = ConfigurationKey.path(\.obstacles.reviewBudget)
             lines.append(String(format: "  %.0f m  roughness %.2f  %@", r.lengthMeters, r.roughness, r.status.word))
         }
         if !d.edits.isEmpty {

@@ -21,7 +21,8 @@ public enum HubSettingsError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noHub: "no hub: give --hub URL or set sync.hub_url in the configuration file (--config)"
+        case .noHub:
+            "no hub: give --\(ConfigurationKey.flag(\.sync.hubURL)) URL or set \(ConfigurationKey.path(\.sync.hubURL)) in the configuration file (--config)"
         }
     }
 }
