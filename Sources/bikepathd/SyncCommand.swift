@@ -1,4 +1,5 @@
 import ArgumentParser
+import BikePathAPI
 import BikePathCLI
 import BikePathCore
 import BikePathDaemon
@@ -38,9 +39,16 @@ struct SyncCommand: AsyncParsableCommand {
             name: .customLong(ConfigurationKey.flag(\.sync.caFile)),
             help: "PEM file of a private CA to trust as well; verification stays on (default: \(ConfigurationKey.path(\.sync.caFile))).")
         var caFile: String?
-        @Option(help: "Seconds before a request is given up.") var timeout = 15.0
-        @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
+        @Option(help: "Seconds before a request is given up.") var timeout = HubEndpoint.defaultRequestTimeoutSeconds
+        @Option(name: .customLong("batch-size"), help: "Records per request (the hub takes up to \(BatchRequest.maxItems)).")
+        var batchSize = SyncOptions().batchSize
         @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused, 5 wrong hub URL).") var once = false
+        func validate() throws {
+            guard (1...BatchRequest.maxItems).contains(batchSize) else {
+                throw ValidationError("--batch-size must be 1 to \(BatchRequest.maxItems)")
+            }
+        }
+
 
         func run() async throws {
             let store = try options.open()
