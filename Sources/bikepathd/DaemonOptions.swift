@@ -34,7 +34,7 @@ struct DaemonOptions: ParsableArguments {
     var overrides: ConfigurationOverrides {
         var o = sensors.overrides
         // $BIKEPATHD_DB applies to `run` as to every other command (docs/storage.md).
-        o.storePath = database ?? storeAlias ?? StoreOptions.environmentPath
+        o.storePath = database ?? storeAlias ?? DaemonConfiguration.environmentStorePath
         o.hubURL = hub ?? hubURLAlias
         o.logLevel = logLevel
         o.statusSocket = statusSocket
@@ -58,6 +58,6 @@ func configurationFile(_ flag: String?) -> DaemonConfiguration {
 
 /// Prints configuration problems to stderr, one per line, and fails the command.
 func failWithConfigurationProblems(_ error: ConfigurationError) -> ExitCode {
-    standardError(error.description + "\n")
-    return ExitCode(78)  // EX_CONFIG: systemd shows "status=78/CONFIG"
+    standardErrorLine(error.description)
+    return ExitCode(ConfigurationCheck.badFileStatus)
 }

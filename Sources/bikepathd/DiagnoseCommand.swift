@@ -37,7 +37,7 @@ struct DiagnoseCommand: AsyncParsableCommand {
         let diagnosis = try await SensorDiagnosis.watch(
             gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
             required: Set(require.kinds), logLevel: verbose ? .info : .critical)
-        let storePath = databasePath ?? storeAlias ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
+        let storePath = databasePath ?? storeAlias ?? sensors.fileConfiguration.commandStorePath
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
         let report = DiagnosisReport(
             sensors: diagnosis, store: store,

@@ -63,11 +63,6 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "Newline-delimited JSON instead of text.") var json = false
 
     func run() throws {
-        try StatusClient.tail(path: try socket.socketPath()) { event in
-            // Unbuffered, line by line: `tail | grep` must see events as they happen.
-            let line = (json ? TailJSON.line(event) : event.humanReadable()) + "\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
-            return true
-        }
+        try StatusClient.tail(path: try socket.socketPath()) { event in TailJSON.write(event, json: json) }
     }
 }

@@ -6,7 +6,6 @@ import BikePathDaemon
 import BikePathStore
 import BikePathSync
 import Foundation
-import Logging
 
 /// `bikepathd sync`: send the outbox upstream (docs/sync.md), and the switches
 /// that decide what may leave the device.
@@ -43,12 +42,12 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(name: .customLong("batch-size"), help: "Records per request (the hub takes up to \(BatchRequest.maxItems)).")
         var batchSize = SyncOptions().batchSize
         @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused, 5 wrong hub URL).") var once = false
+
         func validate() throws {
             guard (1...BatchRequest.maxItems).contains(batchSize) else {
                 throw ValidationError("--batch-size must be 1 to \(BatchRequest.maxItems)")
             }
         }
-
 
         func run() async throws {
             let store = try options.open()
@@ -64,19 +63,8 @@ struct SyncCommand: AsyncParsableCommand {
             } catch { options.fail("\(error)") }
             let sync: StandaloneSync
             do { sync = try StandaloneSync(store: store, endpoint: endpoint, batchSize: batchSize) } catch { options.fail("\(error)") }
-            if once {
-                let (result, wire, seconds) = await sync.once()
-                standardErrorLine(SyncText.pass(result))
-                standardErrorLine(SyncText.wire(wire, seconds: seconds))
-                if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
-                return
-            }
-            let stopped = try await sync.untilStopped(logger: Logger(label: "bikepath.sync")) { result, wait in
-                // Quiet when there was nothing to do; every send, failure and stop is reported.
-                if case .drained(0, 0) = result { return }
-                standardErrorLine(SyncText.pass(result, next: wait))
-            }
-            if let stopped, stopped.exitStatus != 0 { throw ExitCode(stopped.exitStatus) }
+            let status = try await sync.run(once: once)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 
