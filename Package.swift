@@ -96,6 +96,7 @@ let package = Package(
             name: "BikePathCLI",
             dependencies: [
                 "BikePathCore", "BikePathSensors", "BikePathStore", "BikePathSync", "BikePathReview", "BikePathDaemon", "BikePathAPI",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

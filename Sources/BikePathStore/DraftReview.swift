@@ -24,12 +24,8 @@ public struct CandidateEvidence: Sendable, Equatable {
 }
 
 extension Store {
-    /// The speed and stored window of an event, or nil when there is no such event.
-    public func candidateEvidence(_ eventID: String) throws -> CandidateEvidence? {
-        try pool.read { db in try Self.candidateEvidence(db, eventID) }
-    }
-
-    /// `candidateEvidence(_:)` on a reader, off the caller's thread (the review page).
+    /// The speed and stored window of an event, or nil when there is no such event; read on a
+    /// reader, off the caller's thread (the review page).
     public func candidateEvidence(_ eventID: String) async throws -> CandidateEvidence? {
         try await pool.read { db in try Self.candidateEvidence(db, eventID) }
     }

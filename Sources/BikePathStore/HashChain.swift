@@ -297,12 +297,7 @@ extension Store {
     }
 
     /// Nil when an outbox record is exactly what was linked when it was queued;
-    /// otherwise why it must not be sent (sync quarantines it).
-    public func outboxIntegrityProblem(_ item: OutboxItem) throws -> String? {
-        try pool.read { db in try Self.outboxIntegrityProblem(db, item) }
-    }
-
-    /// `outboxIntegrityProblem(_:)` on a reader, off the caller's thread (sync).
+    /// otherwise why it must not be sent (sync quarantines it). Read off the caller's thread.
     public func outboxIntegrityProblem(_ item: OutboxItem) async throws -> String? {
         try await pool.read { db in try Self.outboxIntegrityProblem(db, item) }
     }

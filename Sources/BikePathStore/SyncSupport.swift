@@ -48,12 +48,8 @@ extension Store {
         try pool.write { db in try Outbox.enqueue(db, kind: kind, id: id, payload: payload) }
     }
 
-    /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox.
-    public func syncCandidates(includeDrafts: Bool) throws -> [SyncCandidate] {
-        try pool.read { db in try Self.syncCandidates(db, includeDrafts: includeDrafts) }
-    }
-
-    /// `syncCandidates(includeDrafts:)` on a reader, off the caller's thread (sync).
+    /// Trips (closed, draft not rejected) and pending-draft revisions not yet in the outbox, read
+    /// off the caller's thread (sync).
     public func syncCandidates(includeDrafts: Bool) async throws -> [SyncCandidate] {
         try await pool.read { db in try Self.syncCandidates(db, includeDrafts: includeDrafts) }
     }
@@ -215,12 +211,7 @@ extension Store {
         }
     }
 
-    /// The hash the store chained for a confirmed draft's document.
-    public func confirmedPayloadSHA256(draftID: String) throws -> String? {
-        try pool.read { db in try Self.confirmedPayloadSHA256(db, draftID: draftID) }
-    }
-
-    /// `confirmedPayloadSHA256(draftID:)` on a reader, off the caller's thread (sync).
+    /// The hash the store chained for a confirmed draft's document, read off the caller's thread (sync).
     public func confirmedPayloadSHA256(draftID: String) async throws -> String? {
         try await pool.read { db in try Self.confirmedPayloadSHA256(db, draftID: draftID) }
     }

@@ -16,10 +16,14 @@ public struct HubEndpoint: Sendable {
     public var requestTimeoutSeconds: Double
     public var connectTimeoutSeconds: Double
 
+    /// Seconds a request may take, head and body, before it is given up (`sync run --timeout`).
+    public static let defaultRequestTimeoutSeconds = 15.0
+
     /// Creates an endpoint; a trailing `/` of `baseURL` is dropped. Timeouts in seconds: 15 per
     /// request, 5 to connect.
     public init(
-        baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = 15, connectTimeoutSeconds: Double = 5
+        baseURL: String, token: DeviceToken, caFile: String? = nil, requestTimeoutSeconds: Double = defaultRequestTimeoutSeconds,
+        connectTimeoutSeconds: Double = 5
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.token = token

@@ -5,7 +5,7 @@ import Foundation
 
 /// How sync sends: batch size and bytes, backoff, and the idle poll.
 public struct SyncOptions: Sendable {
-    /// Records per request (the hub takes up to 1000).
+    /// Records per request, at most the hub's `BatchRequest.maxItems` (1,000).
     public var batchSize = 200
     /// Uncompressed JSON per request, about; a single larger record still goes alone.
     public var maxBatchBytes = 4 * 1024 * 1024

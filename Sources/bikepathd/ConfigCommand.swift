@@ -1,7 +1,6 @@
 import ArgumentParser
 import BikePathCLI
 import BikePathDaemon
-import BikePathStore
 import Foundation
 
 /// `bikepathd config check|show`.
@@ -31,28 +30,8 @@ struct ConfigCommand: ParsableCommand {
         }
 
         func run() throws {
-            let named = file ?? config
-            let path = named ?? DaemonConfiguration.defaultPath
-            if named == nil, !FileManager.default.fileExists(atPath: path) {
-                print("\(path): no such file; the daemon runs on the defaults (bikepathd config show)")
-                return
-            }
-            let configuration: DaemonConfiguration
-            do {
-                configuration = try ConfigurationLoader.load(path: path)
-            } catch {
-                throw failWithConfigurationProblems(error)
-            }
-            print("\(path): ok")
-            // The file is good; what it means with the rider's consent in the store is worth a warning (the file may not change consent).
-            if configuration.crash.enabled {
-                let storePath = StoreOptions.defaultPath(configuration: configuration)
-                if let store = try? Store.open(path: storePath, configuration: configuration.storeConfiguration, mode: .readOnly),
-                    let warning = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true)
-                {
-                    standardErrorLine("warning: \(storePath): \(warning)")
-                }
-            }
+            let status = ConfigurationCheck.run(named: file ?? config)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 

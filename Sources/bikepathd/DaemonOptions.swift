@@ -10,19 +10,31 @@ extension LogLevelName: ExpressibleByArgument {}
 struct DaemonOptions: ParsableArguments {
     @OptionGroup var sensors: SensorOptions
     @Option(
-        name: .customLong("db"), help: ArgumentHelp("Overrides store.path (default: $BIKEPATHD_DB, else store.path).", valueName: "path"))
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: ArgumentHelp(
+            "Overrides \(ConfigurationKey.path(\.store.path)) (default: $BIKEPATHD_DB, else \(ConfigurationKey.path(\.store.path))).",
+            valueName: "path"))
     var database: String?
-    @Option(help: ArgumentHelp("Overrides sync.hub_url.", valueName: "url")) var hub: String?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.sync.hubURL)),
+        help: ArgumentHelp("Overrides \(ConfigurationKey.path(\.sync.hubURL)).", valueName: "url"))
+    var hub: String?
     /// Old spellings (`--store`, `--hub-url`), kept working for installed units and scripts.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
     @Option(name: .customLong("hub-url"), help: .hidden) var hubURLAlias: String?
-    @Option(help: "Overrides log.level: trace, debug, info, notice, warning, error, critical.") var logLevel: LogLevelName?
-    @Option(help: ArgumentHelp("Overrides status.socket.", valueName: "path")) var statusSocket: String?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.log.level)),
+        help: "Overrides \(ConfigurationKey.path(\.log.level)): \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var logLevel: LogLevelName?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.status.socket)),
+        help: ArgumentHelp("Overrides \(ConfigurationKey.path(\.status.socket)).", valueName: "path"))
+    var statusSocket: String?
 
     var overrides: ConfigurationOverrides {
         var o = sensors.overrides
         // $BIKEPATHD_DB applies to `run` as to every other command (docs/storage.md).
-        o.storePath = database ?? storeAlias ?? StoreOptions.environmentPath
+        o.storePath = database ?? storeAlias ?? DaemonConfiguration.environmentStorePath
         o.hubURL = hub ?? hubURLAlias
         o.logLevel = logLevel
         o.statusSocket = statusSocket
@@ -46,6 +58,6 @@ func configurationFile(_ flag: String?) -> DaemonConfiguration {
 
 /// Prints configuration problems to stderr, one per line, and fails the command.
 func failWithConfigurationProblems(_ error: ConfigurationError) -> ExitCode {
-    standardError(error.description + "\n")
-    return ExitCode(78)  // EX_CONFIG: systemd shows "status=78/CONFIG"
+    standardErrorLine(error.description)
+    return ExitCode(ConfigurationCheck.badFileStatus)
 }

@@ -1,12 +1,5 @@
 import ArgumentParser
 import BikePathCLI
-import BikePathDaemon
-import BikePathSensors
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `bikepathd decode FILE`: NMEA → one gpsd-style JSON object per fix on stdout.
 struct DecodeCommand: ParsableCommand {
@@ -21,17 +14,6 @@ struct DecodeCommand: ParsableCommand {
     @Argument(help: "A recording (.bpr) or a text NMEA log such as gpsd's test/daemon/*.log ('#' lines are comments).") var file: String
 
     func run() throws {
-        do throws(FixDecodingError) {
-            if RecordingReader.isRecording(path: file) {
-                for warning in try FixDecoding.decodeRecording(path: file, output: STDOUT_FILENO) {
-                    standardErrorLine("warning: \(warning)")
-                }
-            } else {
-                try FixDecoding.decodeLog(path: file, output: STDOUT_FILENO)
-            }
-        } catch {
-            standardErrorLine("error: \(error)")
-            throw ExitCode(1)
-        }
+        if !FixDecoding.decode(path: file) { throw ExitCode(1) }
     }
 }

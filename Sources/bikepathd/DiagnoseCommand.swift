@@ -22,7 +22,9 @@ struct DiagnoseCommand: AsyncParsableCommand {
         help:
             "Sensors that must be present and without errors, comma-separated (gnss, imu), or none (default: gnss,imu — both are configured on every device).",
         transform: SensorKindList.parse) var require: SensorKindList = SensorKindList(kinds: SensorKind.allCases)
-    @Option(name: .customLong("db"), help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's store.path).")
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: "Store to check as well (default: $BIKEPATHD_DB, else the daemon's \(ConfigurationKey.path(\.store.path))).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`. Without it `diagnose --store PATH` was answered
     /// "Did you mean '--no-store'?", the opposite of what was asked.
@@ -35,7 +37,7 @@ struct DiagnoseCommand: AsyncParsableCommand {
         let diagnosis = try await SensorDiagnosis.watch(
             gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
             required: Set(require.kinds), logLevel: verbose ? .info : .critical)
-        let storePath = databasePath ?? storeAlias ?? StoreOptions.defaultPath(configuration: sensors.fileConfiguration)
+        let storePath = databasePath ?? storeAlias ?? sensors.fileConfiguration.commandStorePath
         let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
         let report = DiagnosisReport(
             sensors: diagnosis, store: store,

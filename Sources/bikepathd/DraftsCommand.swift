@@ -31,10 +31,7 @@ struct DraftsCommand: ParsableCommand {
             let store = try options.openForReading()
             let all = try options.run { try store.listDrafts() }
             let drafts = all.filter { state == nil || $0.state.word == state?.word }
-            let numbers = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0 + 1) })
-            options.emit(DraftJSON.list(drafts)) {
-                drafts.isEmpty ? "no drafts" : drafts.map { DraftText.listRow($0, number: numbers[$0.id] ?? 0) }.joined(separator: "\n")
-            }
+            options.emit(DraftJSON.list(drafts)) { DraftText.list(drafts, numberedAmong: all) }
         }
     }
 
@@ -111,12 +108,8 @@ struct DraftsCommand: ParsableCommand {
 
         func run() throws {
             let store = try options.open()
-            let id = try options.run { try store.resolveDraftID(reference) }
-            let draft = try options.run { try store.draft(id) }
-            let edits = try options.run { try arguments.edits(for: draft) { try store.resolveObstacleID($0, inDraft: id) } }
-            for edit in edits { try options.run { _ = try store.editDraft(id, edit) } }
-            let d = try options.run { try store.draft(id) }
-            options.emit(DraftJSON.draft(d)) { "draft \(id): \(edits.count) edit(s) applied\n" + DraftText.render(d) }
+            let (d, edits) = try options.run { try arguments.apply(to: reference, in: store) }
+            options.emit(DraftJSON.draft(d)) { "draft \(d.id): \(edits) edit(s) applied\n" + DraftText.render(d) }
         }
     }
 }

@@ -27,10 +27,7 @@ struct EvaluateCommand: ParsableCommand {
     func run() throws {
         try ImportCommand.reportingErrors {
             let report = try EvaluationReport(recordings: recordings, sensitivity: try RecordingChain.sensitivity(fromStore: databasePath))
-            print(json ? jsonText(EvaluationJSON(report)) : report.text)
-            if report.total.score.labels == 0 {
-                standardErrorLine("warning: no rider labels in these recordings: recall is undefined")
-            }
+            report.print(json: json)
         }
     }
 }

@@ -34,11 +34,9 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
-        var recording = LiveRecording(output: output, gnss: sensors.gpsd, imu: sensors.iio, version: BikePathCommand.configuration.version)
-        recording.outputsPath = outputs
-        recording.overwrite = force || overwriteAlias
-        recording.crashDetection = crashDetection
-        recording.markSocket = markSocket
+        let recording = LiveRecording(
+            output: output, gnss: sensors.gpsd, imu: sensors.iio, version: BikePathCommand.configuration.version, outputsPath: outputs,
+            overwrite: force || overwriteAlias, crashDetection: crashDetection, markSocket: markSocket)
         do throws(LiveRecordingError) {
             let summary = try await recording.run(started: { standardErrorLine("recording to \(output); SIGINT or SIGTERM stops") }) {
                 [seconds] in

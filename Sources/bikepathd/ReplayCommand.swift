@@ -26,7 +26,7 @@ struct ReplayCommand: ParsableCommand {
             "Apply the detector calibration of this store (`bikepathd calibration show`); default: factory.", valueName: "path"))
     var databasePath: String?
 
-    @Option(help: "Detected candidates a trip's review asks about, best first (obstacles.review_budget).")
+    @Option(help: "Detected candidates a trip's review asks about, best first (\(ConfigurationKey.path(\.obstacles.reviewBudget))).")
     var reviewBudget = ReviewBudget.defaultBudget
 
     @Option(
@@ -41,15 +41,12 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
+        var configuration = config.map { configurationFile($0).pipelineConfiguration } ?? PipelineConfiguration()
+        configuration.crashDetectionEnabled = configuration.crashDetectionEnabled || crashDetection
         try ImportCommand.reportingErrors {
-            let reader = try RecordingReader(path: recording)
-            var configuration = config.map { configurationFile($0).pipelineConfiguration } ?? PipelineConfiguration()
-            configuration.crashDetectionEnabled = configuration.crashDetectionEnabled || crashDetection
             configuration.sensitivity = try RecordingChain.sensitivity(fromStore: databasePath)
-            var chain = RecordingChain(configuration: configuration, batch: batch)
             var printer = ReplayPrinter(json: json, reviewBudget: reviewBudget)
-            let records = try chain.run(reader, first: { printer.origin = $0 }, emit: { printer.print($0) })
-            printer.finish(recording: recording, records: records, report: reader.report, status: chain.pipeline.status)
+            try printer.replay(recording, configuration: configuration, batch: batch)
         }
     }
 }

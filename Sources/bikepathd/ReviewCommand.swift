@@ -4,8 +4,6 @@ import BikePathDaemon
 import BikePathReview
 import BikePathStore
 import Foundation
-import Logging
-import ServiceLifecycle
 
 /// `bikepathd review`: the rider's review page for a store with no daemon
 /// running (`run` serves the same page when `review.listen` is set), and
@@ -23,7 +21,7 @@ struct ReviewCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
         @Option(
             help: ArgumentHelp(
-                "HOST:PORT to listen on (default: review.listen of the configuration file, else 127.0.0.1:8080).",
+                "HOST:PORT to listen on (default: \(ConfigurationKey.path(\.review.listen)) of the configuration file, else 127.0.0.1:8080).",
                 valueName: "addr"))
         var listen: String?
 
@@ -32,16 +30,7 @@ struct ReviewCommand: AsyncParsableCommand {
             let text = listen ?? (configured.isEmpty ? ReviewText.defaultListen : configured)
             guard let address = ReviewAddress(text) else { throw ValidationError("--listen wants HOST:PORT; got '\(text)'") }
             DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
-            let store = try options.open()
-            let logger = Logger(label: "bikepathd-review")
-            try await ServiceGroup(
-                services: [
-                    ReviewService(
-                        store: store, address: address, publishing: options.fileConfiguration.publishing,
-                        streetMap: Daemon.streetMap(options.fileConfiguration.review, logger: logger), logger: logger)
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
-            ).run()
+            try await Daemon.serveReview(store: try options.open(), address: address, configuration: options.fileConfiguration)
         }
     }
 

@@ -2,7 +2,6 @@ import ArgumentParser
 import BikePathCLI
 import BikePathDaemon
 import Foundation
-import Logging
 
 /// `bikepathd run`: the daemon. Sources → chain → store → sync, with systemd
 /// notification and watchdog, the status socket, SIGHUP reload and a clean
@@ -42,33 +41,10 @@ struct RunCommand: AsyncParsableCommand {
         signal(SIGUSR1, SIG_IGN)
         let configuration: DaemonConfiguration
         do { configuration = try daemon.effectiveConfiguration() } catch { throw failWithConfigurationProblems(error) }
-        DaemonLogging.bootstrap(level: configuration.log.level)
-        let logger = Logger(label: "bikepathd")
-        let input: DaemonInputKind = replay.map { .recording(path: $0, speed: replaySpeed) } ?? .live
-        let daemon: Daemon
-        do {
-            daemon = try Daemon.make(
-                configuration: configuration, input: input, version: BikePathCommand.configuration.version,
-                reload: { [options = self.daemon] () throws(ConfigurationError) in
-                    try options.effectiveConfiguration()
-                }, logger: logger)
-        } catch {
-            logger.critical("\(error)")
-            throw ExitCode(1)
-        }
-        let report: DaemonRunReport
-        do { report = try await daemon.run(logger: logger) } catch let failure as PipelineFailure {
-            logger.critical("pipeline failed: \(failure)")
-            throw ExitCode(1)
-        } catch {
-            logger.critical("stopped on an error: \(error)")
-            throw ExitCode(1)
-        }
-        if summary, report.inputFailure == nil { print(jsonText(RunSummaryJSON(report.summary))) }
-        guard report.exitStatus == 0 else {
-            logger.critical("\(report.closingLine)")
-            throw ExitCode(report.exitStatus)
-        }
-        logger.notice("\(report.closingLine)")
+        let status = await DaemonMain.run(
+            configuration: configuration, input: replay.map { .recording(path: $0, speed: replaySpeed) } ?? .live,
+            version: BikePathCommand.configuration.version,
+            reload: { [options = self.daemon] () throws(ConfigurationError) in try options.effectiveConfiguration() }, summary: summary)
+        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -13,14 +13,23 @@ struct SensorOptions: ParsableArguments {
         help: ArgumentHelp(
             "Configuration file for the defaults (default: \(DaemonConfiguration.defaultPath), when present).", valueName: "file"))
     var config: String?
-    @Option(help: "gpsd host (default: gnss.host).") var gpsdHost: String?
-    @Option(help: "gpsd port (default: gnss.port).") var gpsdPort: Int?
-    @Option(name: .customLong("iio-uri"), help: "libiio context URI: local:, ip:HOST[:PORT] (default: imu.uri).") var iioURI: String?
+    @Option(name: .customLong(ConfigurationKey.flag(\.gnss.host)), help: "gpsd host (default: \(ConfigurationKey.path(\.gnss.host))).")
+    var gpsdHost: String?
+    @Option(name: .customLong(ConfigurationKey.flag(\.gnss.port)), help: "gpsd port (default: \(ConfigurationKey.path(\.gnss.port))).")
+    var gpsdPort: Int?
     @Option(
-        name: .customLong("iio-device"),
-        help: "IIO device with the accelerometer, name or id (default: imu.device, else found by its channels).")
+        name: .customLong(ConfigurationKey.flag(\.imu.uri)),
+        help: "libiio context URI: local:, ip:HOST[:PORT] (default: \(ConfigurationKey.path(\.imu.uri))).")
+    var iioURI: String?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.imu.device)),
+        help: "IIO device with the accelerometer, name or id (default: \(ConfigurationKey.path(\.imu.device)), else found by its channels)."
+    )
     var iioDevice: String?
-    @Option(help: "IMU sampling frequency, Hz (default: imu.rate_hz).") var imuRate: Double?
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.imu.rateHz)),
+        help: "IMU sampling frequency, Hz (default: \(ConfigurationKey.path(\.imu.rateHz))).")
+    var imuRate: Double?
 
     var fileConfiguration: DaemonConfiguration { configurationFile(config) }
 

@@ -7,10 +7,13 @@ import Foundation
 /// One spelling on every command (`run` serves where `run --status-socket` says, `status`,
 /// `tail` and `mark` ask there); `--socket`, the old spelling of these three, still works.
 struct SocketOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The daemon's status socket (default: status.socket of the configuration).", valueName: "path"))
+    @Option(
+        name: .customLong(ConfigurationKey.flag(\.status.socket)),
+        help: ArgumentHelp(
+            "The daemon's status socket (default: \(ConfigurationKey.path(\.status.socket)) of the configuration).", valueName: "path"))
     var statusSocket: String?
     @Option(name: .customLong("socket"), help: .hidden) var socketAlias: String?
-    @Option(help: ArgumentHelp("Configuration file to take status.socket from.", valueName: "file"))
+    @Option(help: ArgumentHelp("Configuration file to take \(ConfigurationKey.path(\.status.socket)) from.", valueName: "file"))
     var config: String?
 
     func socketPath() throws -> String {
@@ -60,11 +63,6 @@ struct TailCommand: ParsableCommand {
     @Flag(help: "Newline-delimited JSON instead of text.") var json = false
 
     func run() throws {
-        try StatusClient.tail(path: try socket.socketPath()) { event in
-            // Unbuffered, line by line: `tail | grep` must see events as they happen.
-            let line = (json ? TailJSON.line(event) : event.humanReadable()) + "\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
-            return true
-        }
+        try StatusClient.tail(path: try socket.socketPath()) { event in TailJSON.write(event, json: json) }
     }
 }

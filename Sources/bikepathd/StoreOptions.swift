@@ -8,7 +8,8 @@ import Foundation
 /// `--db PATH`, `--config FILE` and `--json`, shared by every store subcommand.
 struct StoreOptions: ParsableArguments {
     @Option(
-        name: .customLong("db"), help: "Path of the store database (default: $BIKEPATHD_DB, else store.path of the configuration file).")
+        name: .customLong(ConfigurationKey.flag(\.store.path)),
+        help: "Path of the store database (default: $BIKEPATHD_DB, else \(ConfigurationKey.path(\.store.path)) of the configuration file).")
     var databasePath: String?
     /// `run`'s old spelling of `--db`, accepted by every command that takes `--db`.
     @Option(name: .customLong("store"), help: .hidden) var storeAlias: String?
@@ -21,21 +22,10 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "Print machine-readable JSON.")
     var json = false
 
-    var path: String { databasePath ?? storeAlias ?? Self.defaultPath(configuration: fileConfiguration) }
+    var path: String { databasePath ?? storeAlias ?? fileConfiguration.commandStorePath }
 
     /// The configuration file, read like `run` reads it; a bad file ends the command (exit 78).
     var fileConfiguration: DaemonConfiguration { configurationFile(config) }
-
-    /// The daemon's own store, so that the CLI on a device finds the running store.
-    static func defaultPath(configuration: DaemonConfiguration) -> String {
-        environmentPath ?? configuration.store.path
-    }
-
-    /// `$BIKEPATHD_DB` when set and not empty: the store of every command, `run` included
-    /// (docs/storage.md), below `--db` and above the file's `store.path`.
-    static var environmentPath: String? {
-        ProcessInfo.processInfo.environment["BIKEPATHD_DB"].flatMap { $0.isEmpty ? nil : $0 }
-    }
 
     /// Opens an existing, healthy store for reading; a missing or damaged file is
     /// named and the command ends with exit code 1, the file left as it was.
@@ -63,32 +53,6 @@ struct StoreOptions: ParsableArguments {
             fail("\(error)")
         }
     }
-
-    func fail(_ message: String) -> Never {
-        if json {
-            print(jsonText(["error": message]))
-        } else {
-            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-        }
-        Foundation.exit(1)
-    }
-
-    func emit<T: Encodable>(_ value: T, text: () -> String) {
-        print(json ? jsonText(value) : text())
-    }
 }
 
-func jsonText<T: Encodable>(_ value: T) -> String {
-    do { return try JSONText.document(value) } catch { jsonFailed(error) }
-}
-
-/// `diagnose --json`: the sensors' and store's own types, their keys written snake_case, with `schema`.
-func snakeCaseJSONText<T: Encodable>(_ value: T) -> String {
-    do { return try JSONText.snakeCaseDocument(JSONText.Versioned(value)) } catch { jsonFailed(error) }
-}
-
-/// A non-finite number (never expected in a report): say so rather than print `{}`.
-private func jsonFailed(_ error: any Error) -> Never {
-    standardError("error: the JSON output cannot be written: \(error)\n")
-    Foundation.exit(1)
-}
+extension StoreOptions: CommandPrinter {}

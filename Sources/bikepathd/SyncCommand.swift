@@ -1,11 +1,11 @@
 import ArgumentParser
+import BikePathAPI
 import BikePathCLI
 import BikePathCore
 import BikePathDaemon
 import BikePathStore
 import BikePathSync
 import Foundation
-import Logging
 
 /// `bikepathd sync`: send the outbox upstream (docs/sync.md), and the switches
 /// that decide what may leave the device.
@@ -22,22 +22,36 @@ struct SyncCommand: AsyncParsableCommand {
             commandName: "run",
             abstract: "Sync now and keep syncing (SIGUSR1 = the network changed: retry at once).")
         @OptionGroup var options: StoreOptions
-        @Option(help: "Hub base URL, e.g. https://hub.example.org (plain http only on loopback; default: sync.hub_url).")
+        @Option(
+            name: .customLong(ConfigurationKey.flag(\.sync.hubURL)),
+            help:
+                "Hub base URL, e.g. https://hub.example.org (plain http only on loopback; default: \(ConfigurationKey.path(\.sync.hubURL)))."
+        )
         var hub: String?
         @Option(
-            name: .customLong("token-file"),
-            help: "File holding the device token; must not be readable by group or others (default: sync.token_file).")
+            name: .customLong(ConfigurationKey.flag(\.sync.tokenFile)),
+            help:
+                "File holding the device token; must not be readable by group or others (default: \(ConfigurationKey.path(\.sync.tokenFile)))."
+        )
         var tokenFile: String?
         @Option(
-            name: .customLong("ca-file"), help: "PEM file of a private CA to trust as well; verification stays on (default: sync.ca_file).")
+            name: .customLong(ConfigurationKey.flag(\.sync.caFile)),
+            help: "PEM file of a private CA to trust as well; verification stays on (default: \(ConfigurationKey.path(\.sync.caFile))).")
         var caFile: String?
-        @Option(help: "Seconds before a request is given up.") var timeout = 15.0
-        @Option(name: .customLong("batch-size"), help: "Records per request.") var batchSize = 200
+        @Option(help: "Seconds before a request is given up.") var timeout = HubEndpoint.defaultRequestTimeoutSeconds
+        @Option(name: .customLong("batch-size"), help: "Records per request (the hub takes up to \(BatchRequest.maxItems)).")
+        var batchSize = SyncOptions().batchSize
         @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused, 5 wrong hub URL).") var once = false
+
+        func validate() throws {
+            guard (1...BatchRequest.maxItems).contains(batchSize) else {
+                throw ValidationError("--batch-size must be 1 to \(BatchRequest.maxItems)")
+            }
+        }
 
         func run() async throws {
             let store = try options.open()
-            // The file's sync.* keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
+            // The file's [sync] keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
             let settings: DaemonConfiguration
             do {
                 settings = try options.fileConfiguration.merging(
@@ -49,19 +63,8 @@ struct SyncCommand: AsyncParsableCommand {
             } catch { options.fail("\(error)") }
             let sync: StandaloneSync
             do { sync = try StandaloneSync(store: store, endpoint: endpoint, batchSize: batchSize) } catch { options.fail("\(error)") }
-            if once {
-                let (result, wire, seconds) = await sync.once()
-                standardErrorLine(SyncText.pass(result))
-                standardErrorLine(SyncText.wire(wire, seconds: seconds))
-                if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
-                return
-            }
-            let stopped = try await sync.untilStopped(logger: Logger(label: "bikepath.sync")) { result, wait in
-                // Quiet when there was nothing to do; every send, failure and stop is reported.
-                if case .drained(0, 0) = result { return }
-                standardErrorLine(SyncText.pass(result, next: wait))
-            }
-            if let stopped, stopped.exitStatus != 0 { throw ExitCode(stopped.exitStatus) }
+            let status = try await sync.run(once: once)
+            if status != 0 { throw ExitCode(status) }
         }
     }
 
@@ -74,8 +77,8 @@ struct SyncCommand: AsyncParsableCommand {
                 'on' sends everything queued under the stream, including drafts confirmed and SOS raised while it was off; \
                 'off' keeps the stream's queued records on the device at once. \
                 A privacy.share_* key set to false in the configuration file forbids a stream (turning it on is refused); \
-                nothing but this command turns a stream on. With crash.enabled = true and SOS sharing off, an SOS stays \
-                on this device (run, status, diagnose and this command say so).
+                nothing but this command turns a stream on. With \(ConfigurationKey.path(\.crash.enabled)) = true and SOS sharing off, \
+                an SOS stays on this device (run, status, diagnose and this command say so).
                 """)
         @OptionGroup var options: StoreOptions
         @Argument(help: "Stream: trips, sos or live.") var stream: String?

@@ -13,13 +13,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let store = try options.openForReading()
         let report = try options.run { try store.verify() }
-        options.emit(VerifyJSON(report)) {
-            if let b = report.firstBreak {
-                return "BROKEN at link \(b.seq) (\(b.recordKind) \(b.recordID)): \(b.reason)\n\(report.links) link(s) verified before it"
-            }
-            return "ok: \(report.links) link(s) verified"
-                + (report.prunedRecords > 0 ? ", \(report.prunedRecords) record(s) pruned after sync" : "")
-        }
+        options.emit(VerifyJSON(report)) { VerifyJSON.text(report) }
         if !report.ok { throw ExitCode(2) }
     }
 }

@@ -2,6 +2,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathDaemon
+import Synchronization
 
 /// `bikepathd run` as a process, driven by signals the way systemd drives it:
 /// READY=1, SIGHUP reload without a stop, SIGINT/SIGTERM stop with STOPPING=1
@@ -85,8 +86,7 @@ struct DaemonLifecycleRunTests {
 final class DaemonRun: @unchecked Sendable {
     let directory: TempDir
     let notify: NotifySocket
-    private var received: [String] = []
-    private let lock = NSLock()
+    private let received = Mutex<[String]>([])
 
     init() throws {
         directory = try TempDir()
@@ -125,9 +125,9 @@ final class DaemonRun: @unchecked Sendable {
 
     /// Every sd_notify message received so far, in order.
     var messages: [String] {
-        lock.withLock {
-            received += notify.drain()
-            return received
+        received.withLock {
+            $0 += notify.drain()
+            return $0
         }
     }
 

@@ -179,7 +179,7 @@ extension [RecordingEvent] {
 
     @Test func malformedMarkerWithValidCRCIsSkipped() throws {
         var bytes = try RecordingEncoder.fileStart(RecordingFixtures.header)
-        RecordingEncoder.appendRaw(kind: RecordKind.marker.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
+        RecordingEncoder.appendRaw(kind: RecordingTag.marker.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
         RecordingEncoder.appendMarker(.tripStop, at: SampleTime(nanoseconds: 2), to: &bytes)
         let events = decodeEvents(bytes)
         #expect(events.records == [.marker(SampleTime(nanoseconds: 2), .tripStop)])
@@ -192,7 +192,7 @@ extension [RecordingEvent] {
             .label(SampleTime(nanoseconds: Int64($0.offset + 1)), $0.element)
         }
         try RecordingEncoder.append(labels, to: &bytes)
-        RecordingEncoder.appendRaw(kind: RecordKind.label.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
+        RecordingEncoder.appendRaw(kind: RecordingTag.label.rawValue, payload: [0, 0, 0, 0, 0, 0, 0, 0, 9], to: &bytes)
         var d = RecordingDecoder()
         d.feed(bytes)
         d.finish()

@@ -201,6 +201,39 @@ struct ConfigurationTests {
         let keys = ConfigurationKey.all.map(\.path)
         #expect(keys.count == 36)
         for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
+        let flagged = ConfigurationKey.all.filter { $0.flag != nil }
+        #expect(flagged.count == 11)
+        for key in flagged {
+            let row = "| `--\(key.flag?.name ?? "")"
+            #expect(doc.split(separator: "\n").contains { $0.hasPrefix(row) && $0.contains("`\(key.path)`") }, "\(row) missing")
+        }
+    }
+
+    /// The table is the one place a key's path is spelled: the modules that can read it name a key by its
+    /// field (`ConfigurationKey.path(\.sync.hubURL)`), so a renamed key cannot leave a stale message behind.
+    @Test("No key path is spelled as a string outside ConfigurationKey.all")
+    func keyPathsSpelledOnce() throws {
+        let paths = ConfigurationKey.all.map(\.path)
+        for module in ["Sources/BikePathDaemon", "Sources/BikePathCLI", "Sources/bikepathd"] {
+            let dir = Repository.root.appendingPathComponent(module)
+            let files = try #require(FileManager.default.enumerator(atPath: dir.path)).compactMap { $0 as? String }
+            for file in files where file.hasSuffix(".swift") && !file.hasSuffix("ConfigurationKey.swift") {
+                let text = try Repository.text("\(module)/\(file)")
+                // What lies between quotes on a line that is not a comment: the strings, roughly.
+                let strings = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.flatMap {
+                    $0.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+                }
+                for path in paths {
+                    // The path as words, not a field read (`c.store.path`) or interpolated (`\(store.path)`).
+                    let pattern = #"(?<![\w.])(?<!\\\()"# + NSRegularExpression.escapedPattern(for: path) + #"(?!\w)"#
+                    let spelled = try NSRegularExpression(pattern: pattern)
+                    let found = strings.filter {
+                        spelled.firstMatch(in: String($0), range: NSRange(location: 0, length: $0.utf16.count)) != nil
+                    }
+                    #expect(found.isEmpty, "\(module)/\(file) spells \(path): \(found)")
+                }
+            }
+        }
     }
 }
 

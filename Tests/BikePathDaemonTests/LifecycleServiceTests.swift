@@ -220,9 +220,7 @@ final class FakeLoop: PipelineLoop, @unchecked Sendable {
 /// notes whether the pipeline had committed when it was told to shut down.
 final class ShutdownProbe: Service, @unchecked Sendable {
     let loop: FakeLoop
-    private let lock = NSLock()
-    private var committed: Bool?
-    private var cancelled: Bool?
+    private let seen = Mutex<(committed: Bool?, cancelled: Bool?)>((nil, nil))
 
     init(loop: FakeLoop) { self.loop = loop }
 
@@ -231,11 +229,10 @@ final class ShutdownProbe: Service, @unchecked Sendable {
     func run() async {
         try? await gracefulShutdown()
         let cancelledNow = Task.isCancelled
-        lock.withLock {
-            committed = loop.committed; cancelled = cancelledNow
-        }
+        let committedNow = loop.committed
+        seen.withLock { $0 = (committedNow, cancelledNow) }
     }
 
-    var sawCommitted: Bool? { lock.withLock { committed } }
-    var wasCancelled: Bool? { lock.withLock { cancelled } }
+    var sawCommitted: Bool? { seen.withLock { $0.committed } }
+    var wasCancelled: Bool? { seen.withLock { $0.cancelled } }
 }

@@ -1,16 +1,15 @@
 import Foundation
 import Testing
 @testable import BikePathDaemon
+import Synchronization
 
 /// Collects what the reporter writes, with a clock the test moves.
-final class ProgressCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
-    private var time = 0.0
-    func write(_ s: String) { lock.lock(); text += s; lock.unlock() }
-    func advance(_ seconds: Double) { lock.lock(); time += seconds; lock.unlock() }
-    var now: Double { lock.lock(); defer { lock.unlock() }; return time }
-    var output: String { lock.lock(); defer { lock.unlock() }; return text }
+final class ProgressCapture: Sendable {
+    private let captured = Mutex<(text: String, time: Double)>(("", 0))
+    func write(_ s: String) { captured.withLock { $0.text += s } }
+    func advance(_ seconds: Double) { captured.withLock { $0.time += seconds } }
+    var now: Double { captured.withLock { $0.time } }
+    var output: String { captured.withLock { $0.text } }
 
     func reporter(total: Int64?, style: ProgressReporter.Style, unit: String = "records") -> ProgressReporter {
         ProgressReporter(label: "import", total: total, unit: unit, style: style, write: { self.write($0) }, clock: { self.now })

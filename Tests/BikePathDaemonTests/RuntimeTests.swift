@@ -2,6 +2,7 @@ import BikePathCore
 import Foundation
 import Testing
 @testable import BikePathDaemon
+import Synchronization
 
 @Suite("run: merging sources, degraded reasons", .ownThreads)
 struct RuntimeTests {
@@ -59,11 +60,10 @@ struct RuntimeTests {
     }
 }
 
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = SampleTime(nanoseconds: 0)
+final class ManualClock: Sendable {
+    private let value = Mutex(SampleTime(nanoseconds: 0))
     var now: SampleTime {
-        get { lock.lock(); defer { lock.unlock() }; return value }
-        set { lock.lock(); value = newValue; lock.unlock() }
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

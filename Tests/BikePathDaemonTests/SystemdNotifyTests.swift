@@ -2,6 +2,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathDaemon
+import Synchronization
 
 @Suite("systemd notify and watchdog", .ownThreads)
 struct SystemdNotifyTests {
@@ -102,10 +103,9 @@ struct SystemdNotifyTests {
     }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: UInt64 = 0
-    func set(_ v: UInt64) { lock.lock(); stored = v; lock.unlock() }
-    func increment() { lock.lock(); stored += 1; lock.unlock() }
-    var value: UInt64 { lock.lock(); defer { lock.unlock() }; return stored }
+final class Counter: Sendable {
+    private let stored = Mutex<UInt64>(0)
+    func set(_ v: UInt64) { stored.withLock { $0 = v } }
+    func increment() { stored.withLock { $0 += 1 } }
+    var value: UInt64 { stored.withLock { $0 } }
 }

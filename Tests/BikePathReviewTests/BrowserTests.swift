@@ -7,6 +7,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 @testable import BikePathReview
+import Synchronization
 
 /// The review page in a real headless chromium (Debian's, through chromedriver) at
 /// a common phone's width (390 px), on the real bundled ride: a
@@ -244,14 +245,13 @@ import Testing
 }
 
 /// What the test's tile server was asked: how many tiles, and every Referer it was sent.
-final class TileRequests: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tiles = 0, sent: [String] = []
+final class TileRequests: Sendable {
+    private let asked = Mutex<(tiles: Int, referers: [String])>((0, []))
     func add(referer: String?) {
-        lock.withLock {
-            tiles += 1; if let referer { sent.append(referer) }
+        asked.withLock {
+            $0.tiles += 1; if let referer { $0.referers.append(referer) }
         }
     }
-    var count: Int { lock.withLock { tiles } }
-    var referers: [String] { lock.withLock { sent } }
+    var count: Int { asked.withLock { $0.tiles } }
+    var referers: [String] { asked.withLock { $0.referers } }
 }

@@ -3,6 +3,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathSensors
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -206,8 +207,7 @@ struct EndToEndRealTests {
 final class NotifyListener: @unchecked Sendable {
     let path: String
     private let fd: Int32
-    private var messages: [String] = []
-    private let lock = NSLock()
+    private let messages = Mutex<[String]>([])
 
     init(path: String) throws {
         self.path = path
@@ -225,15 +225,15 @@ final class NotifyListener: @unchecked Sendable {
 
     /// Every assignment received so far ("READY=1", "WATCHDOG=1", …).
     var received: Set<String> {
-        lock.lock()
-        defer { lock.unlock() }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            messages += String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").map(String.init)
+        messages.withLock { messages in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                messages += String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").map(String.init)
+            }
+            return Set(messages)
         }
-        return Set(messages)
     }
 
     deinit { close(fd) }

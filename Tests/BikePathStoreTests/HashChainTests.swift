@@ -129,17 +129,17 @@ import Testing
             "UPDATE track_points SET lat = lat + 0.001 WHERE time_ns IN (SELECT time_ns FROM track_points ORDER BY time_ns LIMIT 5 OFFSET 40)"
         ),
     ])
-    func changingWhatIsPublishedIsReported(kind: String, sql: String) throws {
+    func changingWhatIsPublishedIsReported(kind: String, sql: String) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 2, seconds: 300)
-        let id = try #require(try store.listDrafts().first?.id)
-        let dropped = try #require(try store.draft(id).obstacles.first?.id)
+        let id = try #require(try await store.listDrafts().first?.id)
+        let dropped = try #require(try await store.draft(id).obstacles.first?.id)
         try store.editDraft(id, .dropObstacle(obstacleID: dropped))
         try store.confirmDraft(id)
         #expect(try store.verify().ok)
-        let changed = try store.pool.write { db -> Int in
+        let changed = try await store.pool.write { db -> Int in
             try db.execute(sql: sql)
             return db.changesCount
         }
@@ -147,8 +147,8 @@ import Testing
         let report = try store.verify()
         #expect(report.firstBreak?.recordKind == kind, "\(report)")
         if kind == "outbox" {
-            let item = try #require(try store.outboxPending().first { $0.kind == .confirmation })
-            #expect(try store.outboxIntegrityProblem(item)?.contains("changed after it was queued") == true)
+            let item = try #require(try await store.outboxPending().first { $0.kind == .confirmation })
+            #expect(try await store.outboxIntegrityProblem(item)?.contains("changed after it was queued") == true)
         }
     }
 }

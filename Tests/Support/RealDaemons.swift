@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -80,12 +81,11 @@ public enum RealDaemons {
 }
 
 /// Thread-safe list a source's callback appends to.
-public final class Collector<T: Sendable>: @unchecked Sendable {
+public final class Collector<T: Sendable>: Sendable {
     public init() {}
-    private let lock = NSLock()
-    private var items: [T] = []
-    public func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
-    public func append(contentsOf more: [T]) { lock.lock(); items.append(contentsOf: more); lock.unlock() }
-    public var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
-    public var count: Int { lock.lock(); defer { lock.unlock() }; return items.count }
+    private let items = Mutex<[T]>([])
+    public func append(_ item: T) { items.withLock { $0.append(item) } }
+    public func append(contentsOf more: [T]) { items.withLock { $0.append(contentsOf: more) } }
+    public var all: [T] { items.withLock { $0 } }
+    public var count: Int { items.withLock { $0.count } }
 }

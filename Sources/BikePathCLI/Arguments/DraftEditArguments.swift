@@ -23,6 +23,15 @@ public struct DraftEditArguments: Sendable {
 
     public var isEmpty: Bool { setKind.isEmpty && drop.isEmpty && add.isEmpty && pathStatus == nil }
 
+    /// `drafts edit REFERENCE …`: the draft `reference` names (id, unique prefix or number) edited
+    /// in `store`; its document afterwards and how many edits were applied.
+    public func apply(to reference: String, in store: Store) throws -> (draft: DraftDocument, edits: Int) {
+        let id = try store.resolveDraftID(reference)
+        let edits = try edits(for: try store.draft(id)) { try store.resolveObstacleID($0, inDraft: id) }
+        for edit in edits { _ = try store.editDraft(id, edit) }
+        return (try store.draft(id), edits.count)
+    }
+
     /// The edits for `draft`. `obstacle` turns what the rider typed for a candidate
     /// (id, unique prefix or `#N`) into its id, and may throw the store's error.
     /// Throws `DraftEditArgumentError` for text that is not an edit.

@@ -214,6 +214,17 @@ public struct VerifyJSON: Encodable, Sendable {
     }
 }
 
+extension VerifyJSON {
+    /// `verify`'s text: where the chain broke, else how many links held.
+    public static func text(_ report: VerifyReport) -> String {
+        if let b = report.firstBreak {
+            return "BROKEN at link \(b.seq) (\(b.recordKind) \(b.recordID)): \(b.reason)\n\(report.links) link(s) verified before it"
+        }
+        return "ok: \(report.links) link(s) verified"
+            + (report.prunedRecords > 0 ? ", \(report.prunedRecords) record(s) pruned after sync" : "")
+    }
+}
+
 /// `calibration show|reset --json`: the sensitivity per obstacle kind (1 = factory) and
 /// the rider's answers it was fitted from.
 public struct CalibrationJSON: Encodable, Sendable {

@@ -9,6 +9,12 @@ import Foundation
 public enum DraftText {
     /// One row of `drafts list`. `number` is what `show`, `confirm`, `edit` … accept
     /// instead of the id (with --state, the unfiltered list's).
+    /// `drafts list`: one row per draft, numbered by its place among `all` (as `drafts show 2` takes it).
+    public static func list(_ drafts: [DraftSummary], numberedAmong all: [DraftSummary]) -> String {
+        let numbers = Dictionary(uniqueKeysWithValues: all.enumerated().map { ($1.id, $0 + 1) })
+        return drafts.isEmpty ? "no drafts" : drafts.map { listRow($0, number: numbers[$0.id] ?? 0) }.joined(separator: "\n")
+    }
+
     public static func listRow(_ d: DraftSummary, number: Int) -> String {
         String(format: "%3d  ", number) + "\(d.id)  \(ReviewFormat.dateAndTime(d.startUTCNanoseconds))  "
             + "\(d.state.word.padding(toLength: 9, withPad: " ", startingAt: 0))  "
@@ -31,8 +37,9 @@ public enum DraftText {
         for o in asked { lines.append(obstacleLine(o, d)) }
         let held = d.obstacles.filter(\.heldBack)
         if !held.isEmpty {
+            let budget = ConfigurationKey.path(\.obstacles.reviewBudget)
             lines.append(
-                "held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget obstacles.review_budget)"
+                "held back: \(held.count) low-ranked candidate(s), not asked about (kept for road quality; review budget \(budget))"
             )
         }
         lines.append("road quality: \(d.roadQuality.count) stretch(es)")

@@ -41,6 +41,12 @@ public struct EvaluationReport: Sendable {
     }
 
     /// The text form: marks, candidates, matches, recall, precision, candidates per km.
+    /// `bikepathd evaluate`: the report on stdout (JSON with `json`), and a warning when no recording had a label.
+    public func print(json: Bool) {
+        Swift.print(json ? jsonText(EvaluationJSON(self)) : text)
+        if total.score.labels == 0 { standardErrorLine("warning: no rider labels in these recordings: recall is undefined") }
+    }
+
     public var text: String {
         func pct(_ x: Double?) -> String { x.map { String(format: "%5.1f %%", $0 * 100) } ?? "    -  " }
         func line(_ r: Result) -> String {

@@ -10,6 +10,22 @@ import BikePathSensors
 /// `bikepathd decode`: NMEA from a gpsd log or a recording, one gpsd-style JSON
 /// fix per line on `output`, the decoder's counts on stderr.
 public enum FixDecoding {
+    /// `bikepathd decode FILE`: a recording's or a log's fixes on stdout, warnings and the
+    /// error on stderr; false when the file could not be decoded.
+    public static func decode(path: String) -> Bool {
+        do throws(FixDecodingError) {
+            if RecordingReader.isRecording(path: path) {
+                for warning in try decodeRecording(path: path, output: STDOUT_FILENO) { standardErrorLine("warning: \(warning)") }
+            } else {
+                try decodeLog(path: path, output: STDOUT_FILENO)
+            }
+            return true
+        } catch {
+            standardErrorLine("error: \(error)")
+            return false
+        }
+    }
+
     /// A text log (gpsd's test/daemon/*.log): `#` comments skipped, Delay-Cookies removed.
     /// A plain log has no receive times: a synthetic clock of 1 ms per line keeps
     /// sentences ordered and epochs distinct.

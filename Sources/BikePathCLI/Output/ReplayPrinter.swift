@@ -23,6 +23,15 @@ public struct ReplayPrinter {
         self.reviewBudget = reviewBudget
     }
 
+    /// `bikepathd replay`: the recording through the chain `configuration` makes, `batch` records at a time,
+    /// every output printed as it comes and the summary at the end.
+    public mutating func replay(_ recording: String, configuration: PipelineConfiguration, batch: Int) throws {
+        let reader = try RecordingReader(path: recording)
+        var chain = RecordingChain(configuration: configuration, batch: batch)
+        let records = try chain.run(reader, first: { origin = $0 }, emit: { print($0) })
+        finish(recording: recording, records: records, report: reader.report, status: chain.pipeline.status)
+    }
+
     private func offset(_ t: SampleTime) -> String {
         String(format: "%7.1f s", t - (origin ?? t))
     }

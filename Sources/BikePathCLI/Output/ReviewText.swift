@@ -25,7 +25,8 @@ public enum ReviewText {
         let minutes = Int(Store.pairingLifetimeSeconds / 60)
         var text = "pairing code \(code): open \(urls.joined(separator: " or ")) and type it within \(minutes) minutes"
         if !listenConfigured {
-            text += "\n(review.listen is not set, so the daemon serves no page: start it with `bikepathd review`)"
+            text +=
+                "\n(\(ConfigurationKey.path(\.review.listen)) is not set, so the daemon serves no page: start it with `bikepathd review`)"
         }
         return text
     }

@@ -45,7 +45,10 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
     /// One line per problem, each with what to try.
     public var problems: [String] {
         var lines: [String] = []
-        if let error { lines.append("store: \(error) — check --db / store.path and the directory's permissions") }
+        if let error {
+            let key = ConfigurationKey.path(\.store.path), flag = ConfigurationKey.flag(\.store.path)
+            lines.append("store: \(error) — check --\(flag) / \(key) and the directory's permissions")
+        }
         lines += store?.problems ?? []
         if let sosConsent { lines.append(sosConsent) }
         for q in sync?.quarantined ?? [] {

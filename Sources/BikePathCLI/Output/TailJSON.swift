@@ -6,6 +6,14 @@ import Foundation
 /// `message`, and the event's fields with numbers and booleans as JSON numbers and
 /// booleans (the socket carries them as text).
 public enum TailJSON {
+    /// `bikepathd tail`: one event on stdout, unbuffered and line by line (`tail | grep` must see
+    /// events as they happen); true: keep reading.
+    public static func write(_ event: DaemonEvent, json: Bool) -> Bool {
+        let text = (json ? line(event) : event.humanReadable()) + "\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+        return true
+    }
+
     /// One event as one JSON line for `tail --json`.
     public static func line(_ event: DaemonEvent) -> String {
         var object: [String: Value] = [

@@ -96,7 +96,7 @@ public struct RecordingDecoder: Sendable {
         }
         let kindByte = buffer[position]
         let length = Int(loadU32(at: position + 1))
-        let kind = RecordKind(rawValue: kindByte)
+        let kind = RecordingTag(rawValue: kindByte)
         if !plausible(kind: kind, kindByte: kindByte, length: length) {
             slide()
             return true
@@ -136,7 +136,7 @@ public struct RecordingDecoder: Sendable {
 
     /// Cheap structural checks before the CRC, so that resyncing over garbage rarely
     /// needs a CRC and never waits for a long bogus record.
-    private func plausible(kind: RecordKind?, kindByte: UInt8, length: Int) -> Bool {
+    private func plausible(kind: RecordingTag?, kindByte: UInt8, length: Int) -> Bool {
         guard length <= RecordingFormat.maxPayloadLength else { return false }
         guard let kind else { return resyncStart == nil && kindByte != 0 }
         switch kind {
@@ -199,7 +199,7 @@ public struct RecordingDecoder: Sendable {
         isDone = true
     }
 
-    private mutating func decodePayload(_ kind: RecordKind, from start: Int, length: Int) {
+    private mutating func decodePayload(_ kind: RecordingTag, from start: Int, length: Int) {
         let recordOffset = offset
         var problem: RecordingProblem?
         // Decode into `ready` through a local, so the buffer read does not overlap a write to self.

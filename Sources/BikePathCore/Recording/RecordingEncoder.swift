@@ -116,7 +116,7 @@ public enum RecordingEncoder {
         endRecord(from: start, in: &out)
     }
 
-    private static func beginRecord(_ kind: RecordKind, payloadLength: Int, in out: inout [UInt8]) -> Int {
+    private static func beginRecord(_ kind: RecordingTag, payloadLength: Int, in out: inout [UInt8]) -> Int {
         let start = out.count
         out.reserveCapacity(start + RecordingFormat.recordOverhead + payloadLength)
         out.append(kind.rawValue)

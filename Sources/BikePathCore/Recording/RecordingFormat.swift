@@ -25,9 +25,10 @@ public enum RecordingFormat {
     static let imuFlagGyro: UInt8 = 1
 }
 
-/// Record kinds of version 1. A reader skips (and counts) kinds it does not know, so new
+/// The byte that tags each record of a recording, version 1 (the wire's kinds of upload are
+/// `BikePathAPI.RecordKind`). A reader skips (and counts) tags it does not know, so new
 /// kinds can be added without a version change; changing an existing layout needs one.
-public enum RecordKind: UInt8, Sendable, CaseIterable {
+public enum RecordingTag: UInt8, Sendable, CaseIterable {
     /// i64 receive ns, then the sentence bytes (from `$` or `!`, no line ending).
     case nmea = 1
     /// i64 t0 ns, u16 count, u8 flags (bit 0: gyro), then per sample: u32 ns since the

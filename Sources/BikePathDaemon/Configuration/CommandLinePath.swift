@@ -26,3 +26,15 @@ public enum CommandLinePath {
         resolve(path, against: FileManager.default.currentDirectoryPath)
     }
 }
+
+extension DaemonConfiguration {
+    /// `$BIKEPATHD_DB` when set and not empty: the store of every command, `run` included
+    /// (docs/storage.md), below `--db` and above the file's store path.
+    public static var environmentStorePath: String? {
+        ProcessInfo.processInfo.environment["BIKEPATHD_DB"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The store a command opens without `--db`: the daemon's own, so that the CLI on a device
+    /// finds the running store.
+    public var commandStorePath: String { Self.environmentStorePath ?? store.path }
+}

@@ -3,13 +3,19 @@ import Foundation
 
 /// One key of bikepathd.toml, declared once (`ConfigurationKey.all`): its section and
 /// name, how it is read (type, range, check), where it lives in a `DaemonConfiguration`,
-/// and when SIGHUP applies it. The file reader, `config show` (TOML and JSON), the
-/// reload's report and the documentation test all walk the same list, so a key added
-/// here is read, shown, reported and checked against docs/configuration.md at once.
+/// and when SIGHUP applies it, and the command-line flag that overrides it. The file reader,
+/// the flags (`merging(_:)`), `config show` (TOML and JSON), the reload's report and the
+/// documentation test all walk the same list, so a key added here is read, overridden,
+/// shown, reported and checked against docs/configuration.md at once. Code names a key by
+/// its field (`ConfigurationKey[\.sync.hubURL].path`), never by spelling its path.
 public struct ConfigurationKey: Sendable {
     public let section: String
     public let name: String
     public let reload: ReloadEffect
+    /// The `DaemonConfiguration` field the key sets: how code names the key.
+    let field: PartialKeyPath<DaemonConfiguration> & Sendable
+    /// The command-line flag that overrides the key; nil when only the file sets it.
+    public let flag: Flag?
     let read: @Sendable (inout TableReader, inout DaemonConfiguration) -> Void
     /// The key's value; nil when the file leaves it unset and nothing is shown.
     let value: @Sendable (DaemonConfiguration) -> ConfigurationValue?
@@ -21,6 +27,18 @@ public struct ConfigurationKey: Sendable {
 
     /// `section.name`, as messages and docs/configuration.md spell it.
     public var path: String { section + "." + name }
+
+    /// A command-line flag that overrides a key (`--NAME VALUE`), checked by the key's rule.
+    public struct Flag: Sendable {
+        /// The long name, without its dashes.
+        public let name: String
+        /// A path typed on the command line is relative to the working directory, as with any
+        /// Unix tool; the file's paths must be absolute.
+        let isPath: Bool
+
+        static func value(_ name: String) -> Self { Self(name: name, isPath: false) }
+        static func path(_ name: String) -> Self { Self(name: name, isPath: true) }
+    }
 
     /// When a SIGHUP's new value takes effect.
     public enum ReloadEffect: Sendable {
@@ -39,12 +57,12 @@ public struct ConfigurationKey: Sendable {
 
     /// Every key, in `config show`'s order within each section.
     public static let all: [ConfigurationKey] = [
-        .string("gnss", "host", \.gnss.host, check: Checks.nonEmpty, reload: .sensors),
-        .int("gnss", "port", \.gnss.port, range: 1...65535, reload: .sensors),
-        .string("imu", "uri", \.imu.uri, check: Checks.iioURI, reload: .sensors),
-        .string("imu", "device", \.imu.device, reload: .sensors),
-        .double("imu", "rate_hz", \.imu.rateHz, range: 1...4000, reload: .sensors),
-        .string("store", "path", \.store.path, check: Checks.absolutePath, reload: .restart),
+        .string("gnss", "host", \.gnss.host, check: Checks.nonEmpty, flag: .value("gpsd-host"), reload: .sensors),
+        .int("gnss", "port", \.gnss.port, range: 1...65535, flag: .value("gpsd-port"), reload: .sensors),
+        .string("imu", "uri", \.imu.uri, check: Checks.iioURI, flag: .value("iio-uri"), reload: .sensors),
+        .string("imu", "device", \.imu.device, flag: .value("iio-device"), reload: .sensors),
+        .double("imu", "rate_hz", \.imu.rateHz, range: 1...4000, flag: .value("imu-rate"), reload: .sensors),
+        .string("store", "path", \.store.path, check: Checks.absolutePath, flag: .path("db"), reload: .restart),
         .double("store", "budget_mb", \.store.budgetMB, range: 16...1_048_576, reload: .restart),
         .double("store", "commit_interval_s", \.store.commitIntervalS, range: 0.05...60, reload: .restart),
         .double("trip", "start_after_s", \.trip.startAfterS, range: 0...3600, reload: .chain),
@@ -66,13 +84,13 @@ public struct ConfigurationKey: Sendable {
         .optionalBool("privacy", "share_trips", \.privacy.shareTrips, reload: .restart),
         .optionalBool("privacy", "share_sos", \.privacy.shareSOS, reload: .restart),
         .optionalBool("privacy", "share_live_position", \.privacy.shareLivePosition, reload: .restart),
-        .string("sync", "hub_url", \.sync.hubURL, check: Checks.hubURL, reload: .restart),
-        .string("sync", "token_file", \.sync.tokenFile, check: Checks.absolutePath, reload: .restart),
-        .string("sync", "ca_file", \.sync.caFile, check: Checks.optionalAbsolutePath, reload: .restart),
+        .string("sync", "hub_url", \.sync.hubURL, check: Checks.hubURL, flag: .value("hub"), reload: .restart),
+        .string("sync", "token_file", \.sync.tokenFile, check: Checks.absolutePath, flag: .path("token-file"), reload: .restart),
+        .string("sync", "ca_file", \.sync.caFile, check: Checks.optionalAbsolutePath, flag: .path("ca-file"), reload: .restart),
         .double("sync", "interval_s", \.sync.intervalS, range: 5...86_400, reload: .restart),
         .double("milestones", "every_km", \.milestones.everyKm, range: 1...1_000_000, reload: .restart),
-        .choice("log", "level", \.log.level, reload: .restart),
-        .string("status", "socket", \.status.socket, check: Checks.socketPath, reload: .restart),
+        .choice("log", "level", \.log.level, flag: .value("log-level"), reload: .restart),
+        .string("status", "socket", \.status.socket, check: Checks.socketPath, flag: .path("status-socket"), reload: .restart),
         .string("review", "listen", \.review.listen, check: Checks.listenAddress, reload: .restart),
         .string("review", "tiles_url", \.review.tilesURL, check: Checks.tileTemplate, reload: .restart),
         .string("review", "tiles_attribution", \.review.tilesAttribution, reload: .restart),
@@ -85,10 +103,20 @@ public struct ConfigurationKey: Sendable {
         (name, all.filter { $0.section == name })
     }
 
-    /// The key `section.name`; a name not declared in `all` is a programming error.
-    static func named(_ path: String) -> ConfigurationKey {
-        guard let key = all.first(where: { $0.path == path }) else { preconditionFailure("no configuration key \(path)") }
+    /// The key that sets `field` (`ConfigurationKey[\.sync.hubURL]`); a field no key of `all`
+    /// sets is a programming error.
+    public static subscript(field: PartialKeyPath<DaemonConfiguration>) -> ConfigurationKey {
+        guard let key = all.first(where: { $0.field == field }) else { preconditionFailure("no configuration key sets \(field)") }
         return key
+    }
+
+    /// `section.name` of the key that sets `field`, for messages and help.
+    public static func path(_ field: PartialKeyPath<DaemonConfiguration>) -> String { Self[field].path }
+
+    /// The flag that overrides the key set by `field`; a key without one is a programming error.
+    public static func flag(_ field: PartialKeyPath<DaemonConfiguration>) -> String {
+        guard let flag = Self[field].flag else { preconditionFailure("\(Self[field].path) has no flag") }
+        return flag.name
     }
 
     /// The keys whose values differ between `a` and `b`.
@@ -148,10 +176,11 @@ extension ConfigurationKey {
 
     static func string(
         _ section: String, _ name: String, _ path: Path<String>,
-        check: @escaping @Sendable (String) -> String? = { _ in nil }, reload: ReloadEffect
+        check: @escaping @Sendable (String) -> String? = { _ in nil }, flag: Flag? = nil, reload: ReloadEffect
     ) -> Self {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.string(name, &c[keyPath: path], check: check) },
+            section: section, name: name, reload: reload, field: path, flag: flag,
+            read: { t, c in t.string(name, &c[keyPath: path], check: check) },
             value: { .string($0[keyPath: path]) },
             assign: { c, v in
                 guard case .string(let s) = v else { return false }; c[keyPath: path] = s; return true
@@ -159,9 +188,12 @@ extension ConfigurationKey {
             check: { v in if case .string(let s) = v { check(s) } else { "expected a string" } })
     }
 
-    static func int(_ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, reload: ReloadEffect) -> Self {
+    static func int(
+        _ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, flag: Flag? = nil, reload: ReloadEffect
+    ) -> Self {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.int(name, &c[keyPath: path], range: range) },
+            section: section, name: name, reload: reload, field: path, flag: flag,
+            read: { t, c in t.int(name, &c[keyPath: path], range: range) },
             value: { .int($0[keyPath: path]) },
             assign: { c, v in
                 guard case .int(let i) = v else { return false }; c[keyPath: path] = i; return true
@@ -169,9 +201,12 @@ extension ConfigurationKey {
             check: { v in if case .int(let i) = v { Checks.inRange(i, range) } else { "expected an integer" } })
     }
 
-    static func double(_ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, reload: ReloadEffect) -> Self {
+    static func double(
+        _ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, flag: Flag? = nil, reload: ReloadEffect
+    ) -> Self {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.double(name, &c[keyPath: path], range: range) },
+            section: section, name: name, reload: reload, field: path, flag: flag,
+            read: { t, c in t.double(name, &c[keyPath: path], range: range) },
             value: { .double($0[keyPath: path]) },
             assign: { c, v in
                 // JSON writes 100.0 as 100.
@@ -193,7 +228,7 @@ extension ConfigurationKey {
 
     static func bool(_ section: String, _ name: String, _ path: Path<Bool>, reload: ReloadEffect) -> Self {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, field: path, flag: nil, read: { t, c in t.bool(name, &c[keyPath: path]) },
             value: { .bool($0[keyPath: path]) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
@@ -203,7 +238,7 @@ extension ConfigurationKey {
 
     static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect) -> Self {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, field: path, flag: nil, read: { t, c in t.bool(name, &c[keyPath: path]) },
             value: { $0[keyPath: path].map(ConfigurationValue.bool) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
@@ -212,11 +247,11 @@ extension ConfigurationKey {
     }
 
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
-        _ section: String, _ name: String, _ path: Path<E>,
+        _ section: String, _ name: String, _ path: Path<E>, flag: Flag? = nil,
         reload: ReloadEffect
     ) -> Self where E.RawValue == String {
         Self(
-            section: section, name: name, reload: reload, read: { t, c in t.choice(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, field: path, flag: flag, read: { t, c in t.choice(name, &c[keyPath: path]) },
             value: { .string($0[keyPath: path].rawValue) },
             assign: { c, v in
                 guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
@@ -229,7 +264,7 @@ extension ConfigurationKey {
     /// `[[privacy.zones]]` (or `zones = [...]`): every zone needs all four fields.
     static var zones: Self {
         Self(
-            section: "privacy", name: "zones", reload: .restart,
+            section: "privacy", name: "zones", reload: .restart, field: \DaemonConfiguration.privacy.zones, flag: nil,
             read: { t, c in
                 var zones: [DaemonConfiguration.Zone] = []
                 t.tables("zones") { z in

@@ -49,16 +49,18 @@ public enum ConfigurationLoader {
     /// With both, `run` turns SOS sharing on (docs/sync.md).
     static func checkCrashDetectionCanSendSOS(_ c: DaemonConfiguration, _ problems: ProblemCollector) {
         guard c.crash.enabled else { return }
+        let crash = ConfigurationKey[\.crash.enabled], shareSOS = ConfigurationKey[\.privacy.shareSOS]
+        let hubURL = ConfigurationKey.path(\.sync.hubURL)
         if c.privacy.shareSOS == false {
             problems.report(
-                ["privacy", "share_sos"],
-                "is false while crash.enabled is true: every SOS would stay on the device; set share_sos = true (or remove it) or disable crash detection"
+                [shareSOS.section, shareSOS.name],
+                "is false while \(crash.path) is true: every SOS would stay on the device; set \(shareSOS.name) = true (or remove it) or disable crash detection"
             )
         }
         if c.sync.hubURL.isEmpty {
             problems.report(
-                ["crash", "enabled"],
-                "is true but sync.hub_url is empty: an SOS could never be sent; set sync.hub_url or disable crash detection")
+                [crash.section, crash.name],
+                "is true but \(hubURL) is empty: an SOS could never be sent; set \(hubURL) or disable crash detection")
         }
     }
 

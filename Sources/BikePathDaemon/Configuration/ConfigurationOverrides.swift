@@ -37,34 +37,35 @@ public struct ConfigurationOverrides: Sendable, Equatable {
 }
 
 extension DaemonConfiguration {
-    /// The file's configuration with the flags on top. Each flag is checked by its key's own
-    /// rule (`ConfigurationKey.all`: range or check, declared once for the file and the flags);
+    /// The file's configuration with the flags on top. Each flag is the one its key declares
+    /// (`ConfigurationKey.all`: name, range or check, declared once for the file and the flags);
     /// bad values are reported like file problems, with the flag as the "file".
     public func merging(_ o: ConfigurationOverrides) throws(ConfigurationError) -> DaemonConfiguration {
         var c = self
         var problems: [ConfigurationProblem] = []
-        func set(_ value: ConfigurationValue?, _ flag: String, _ path: String) {
-            guard let value else { return }
-            let key = ConfigurationKey.named(path)
+        func set(_ field: PartialKeyPath<DaemonConfiguration>, _ given: ConfigurationValue?) {
+            guard let given else { return }
+            let key = ConfigurationKey[field]
+            guard let flag = key.flag else { preconditionFailure("\(key.path) has no flag") }
+            var value = given
+            if flag.isPath, case .string(let typed) = given { value = .string(CommandLinePath.resolve(typed)) }
             if let reason = key.check(value) {
-                problems.append(ConfigurationProblem(file: "--\(flag)", line: nil, key: path, reason: reason))
+                problems.append(ConfigurationProblem(file: "--\(flag.name)", line: nil, key: key.path, reason: reason))
             } else {
                 _ = key.assign(&c, value)
             }
         }
-        // Paths typed on the command line are relative to the working directory, as with any Unix tool.
-        func path(_ typed: String?) -> ConfigurationValue? { typed.map { .string(CommandLinePath.resolve($0)) } }
-        set(o.gnssHost.map(ConfigurationValue.string), "gpsd-host", "gnss.host")
-        set(o.gnssPort.map(ConfigurationValue.int), "gpsd-port", "gnss.port")
-        set(o.imuURI.map(ConfigurationValue.string), "iio-uri", "imu.uri")
-        set(o.imuDevice.map(ConfigurationValue.string), "iio-device", "imu.device")
-        set(o.imuRateHz.map(ConfigurationValue.double), "imu-rate", "imu.rate_hz")
-        set(path(o.storePath), "db", "store.path")
-        set(o.hubURL.map(ConfigurationValue.string), "hub", "sync.hub_url")
-        set(path(o.hubTokenFile), "token-file", "sync.token_file")
-        set(path(o.hubCAFile), "ca-file", "sync.ca_file")
-        set(o.logLevel.map { .string($0.rawValue) }, "log-level", "log.level")
-        set(path(o.statusSocket), "status-socket", "status.socket")
+        set(\.gnss.host, o.gnssHost.map(ConfigurationValue.string))
+        set(\.gnss.port, o.gnssPort.map(ConfigurationValue.int))
+        set(\.imu.uri, o.imuURI.map(ConfigurationValue.string))
+        set(\.imu.device, o.imuDevice.map(ConfigurationValue.string))
+        set(\.imu.rateHz, o.imuRateHz.map(ConfigurationValue.double))
+        set(\.store.path, o.storePath.map(ConfigurationValue.string))
+        set(\.sync.hubURL, o.hubURL.map(ConfigurationValue.string))
+        set(\.sync.tokenFile, o.hubTokenFile.map(ConfigurationValue.string))
+        set(\.sync.caFile, o.hubCAFile.map(ConfigurationValue.string))
+        set(\.log.level, o.logLevel.map { .string($0.rawValue) })
+        set(\.status.socket, o.statusSocket.map(ConfigurationValue.string))
         if !problems.isEmpty { throw ConfigurationError(problems: problems) }
         return c
     }

@@ -40,8 +40,9 @@ public enum ConsentPolicy {
     /// SOS would be raised and kept on the device. Nil when that is not the case.
     public static func sosStaysOnDevice(consent: Consent, crashDetection: Bool) -> String? {
         guard crashDetection, !consent.sos else { return nil }
-        return "sync: crash detection is on (crash.enabled) but SOS sharing is off: an SOS would stay on this device "
-            + "— `bikepathd sync consent sos on` lets it leave (or set crash.enabled = false)"
+        let crash = ConfigurationKey.path(\.crash.enabled)
+        return "sync: crash detection is on (\(crash)) but SOS sharing is off: an SOS would stay on this device "
+            + "— `bikepathd sync consent sos on` lets it leave (or set \(crash) = false)"
     }
 
     /// `sosStaysOnDevice` for the consent kept in `store`; a consent that cannot be read says so.
@@ -112,7 +113,9 @@ public enum ConsentPolicy {
                     .daemon, why: "no daemon answers on \(socket)",
                     leaves: "when `bikepathd run` starts, or now with `bikepathd sync run --once`")
             case (.queued, nil):
-                .waiting(.nextPass, why: "the daemon was not asked", leaves: "at sync's next pass (every sync.interval_s)")
+                .waiting(
+                    .nextPass, why: "the daemon was not asked",
+                    leaves: "at sync's next pass (every \(ConfigurationKey.path(\.sync.intervalS)))")
             case (.queuedWithoutHub, _):
                 .waiting(
                     .hub, why: PublishingSetup.Hold.noHub.description, leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
@@ -121,7 +124,9 @@ public enum ConsentPolicy {
                 case .consentOff:
                     .waiting(.consent, why: hold.description, leaves: "when `bikepathd sync consent trips on` turns trip sharing on")
                 case .forbiddenByFile:
-                    .waiting(.configuration, why: hold.description, leaves: "when privacy.share_trips is no longer false")
+                    .waiting(
+                        .configuration, why: hold.description,
+                        leaves: "when \(ConfigurationKey.path(\.privacy.shareTrips)) is no longer false")
                 case .noHub:
                     .waiting(.hub, why: hold.description, leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
                 }

@@ -126,9 +126,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         /// The key that holds a stream's ceiling, for messages.
         public static func key(_ stream: SyncStream) -> String {
             switch stream {
-            case .tripsAndDrafts: "privacy.share_trips"
-            case .sos: "privacy.share_sos"
-            case .livePosition: "privacy.share_live_position"
+            case .tripsAndDrafts: ConfigurationKey.path(\.privacy.shareTrips)
+            case .sos: ConfigurationKey.path(\.privacy.shareSOS)
+            case .livePosition: ConfigurationKey.path(\.privacy.shareLivePosition)
             }
         }
     }

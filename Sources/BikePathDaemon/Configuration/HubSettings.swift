@@ -6,7 +6,7 @@ extension DaemonConfiguration.Sync {
     /// file's `sync.*` keys mean the same everywhere and a flag only overrides one key.
     /// - Throws: `HubSettingsError.noHub` when `hub_url` is empty (and no `--hub` was
     ///   given); the token file's own error when it cannot be used.
-    public func endpoint(requestTimeoutSeconds: Double = 15) throws -> HubEndpoint {
+    public func endpoint(requestTimeoutSeconds: Double = HubEndpoint.defaultRequestTimeoutSeconds) throws -> HubEndpoint {
         guard !hubURL.isEmpty else { throw HubSettingsError.noHub }
         let token = try DeviceToken.read(path: tokenFile)
         return HubEndpoint(
@@ -21,7 +21,8 @@ public enum HubSettingsError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noHub: "no hub: give --hub URL or set sync.hub_url in the configuration file (--config)"
+        case .noHub:
+            "no hub: give --\(ConfigurationKey.flag(\.sync.hubURL)) URL or set \(ConfigurationKey.path(\.sync.hubURL)) in the configuration file (--config)"
         }
     }
 }

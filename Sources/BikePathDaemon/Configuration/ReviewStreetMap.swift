@@ -1,5 +1,7 @@
 import BikePathReview
+import BikePathStore
 import Logging
+import ServiceLifecycle
 
 extension DaemonConfiguration.Review {
     /// The street map these keys ask for: the MBTiles file when set, else the tile URL, else none.
@@ -24,5 +26,20 @@ extension Daemon {
             logger.error("review page without a street map: \(error)")
             return .none
         }
+    }
+}
+
+extension Daemon {
+    /// `bikepathd review`: the review page of `store` alone (no daemon running), until SIGTERM/SIGINT.
+    public static func serveReview(store: Store, address: ReviewAddress, configuration: DaemonConfiguration) async throws {
+        let logger = Logger(label: "bikepathd-review")
+        try await ServiceGroup(
+            services: [
+                ReviewService(
+                    store: store, address: address, publishing: configuration.publishing,
+                    streetMap: streetMap(configuration.review, logger: logger), logger: logger)
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        ).run()
     }
 }

@@ -21,11 +21,18 @@ public struct LiveRecording: Sendable {
     public var markSocket: String?
     public var version: String
 
-    public init(output: String, gnss: GPSDConfiguration, imu: IIOConfiguration, version: String) {
+    public init(
+        output: String, gnss: GPSDConfiguration, imu: IIOConfiguration, version: String, outputsPath: String? = nil,
+        overwrite: Bool = false, crashDetection: Bool = false, markSocket: String? = nil
+    ) {
         self.output = output
         self.gnss = gnss
         self.imu = imu
         self.version = version
+        self.outputsPath = outputsPath
+        self.overwrite = overwrite
+        self.crashDetection = crashDetection
+        self.markSocket = markSocket
     }
 
     /// What was recorded, for the closing line.

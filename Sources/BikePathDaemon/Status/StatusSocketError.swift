@@ -14,12 +14,13 @@ public enum StatusSocketError: Error, Equatable, CustomStringConvertible {
     case system(String, Int32)
 
     public var description: String {
-        switch self {
+        let key = ConfigurationKey.path(\.status.socket), flag = ConfigurationKey.flag(\.status.socket)
+        return switch self {
         case .badPath(let p):
             "\(p) is not a usable Unix socket path (empty, or longer than 107 bytes once made absolute): "
-                + "choose a shorter one with --status-socket or status.socket"
+                + "choose a shorter one with --\(flag) or \(key)"
         case .alreadyRunning(let p): "another bikepathd already answers on \(p)"
-        case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check status.socket / --status-socket)"
+        case .notASocket(let p): "\(p) exists and is not a socket; refusing to replace it (check \(key) / --\(flag))"
         case .notRunning(let p, let why): "no bikepathd answers on \(p) (\(why)); is the service running?"
         case .badReply(let text): "unexpected reply from the daemon: \(text)"
         case .dropped(let how): "the daemon's status socket \(how) the connection before replying (busy: too many clients?)"

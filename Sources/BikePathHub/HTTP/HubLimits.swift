@@ -45,12 +45,13 @@ public struct HubLimits: Sendable {
     /// one catching up after months offline a few hundred: 100/s drains that in seconds,
     /// and a burst of 1,000 lets one full batch (`BatchRequest.maxItems`) through at once.
     public var deviceRecordsPerSecond = 100.0
-    public var deviceBurst = 1_000.0
+    public var deviceBurst = Double(BatchRequest.maxItems)
 
     public init(
         maxConnections: Int = ConnectionPolicy.hub.maxConnections, idleTimeout: TimeAmount = ConnectionPolicy.hub.idleTimeout,
         headerTimeout: TimeAmount = ConnectionPolicy.hub.headerTimeout, bodyTimeout: TimeAmount = ConnectionPolicy.hub.bodyTimeout,
-        perClient: Int = ConnectionPolicy.hub.perClient, deviceRecordsPerSecond: Double = 100, deviceBurst: Double = 1_000
+        perClient: Int = ConnectionPolicy.hub.perClient, deviceRecordsPerSecond: Double = 100,
+        deviceBurst: Double = Double(BatchRequest.maxItems)
     ) {
         connections = ConnectionPolicy(
             maxConnections: maxConnections, perClient: perClient, headerTimeout: headerTimeout,

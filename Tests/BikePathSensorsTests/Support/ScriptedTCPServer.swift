@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -8,9 +9,7 @@ import Foundation
 final class ScriptedTCPServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private let lock = NSLock()
-    private var stopped = false
-    private var accepted = 0
+    private let state = Mutex<(stopped: Bool, accepted: Int)>((false, 0))
 
     /// `script(n)` is the bytes sent to the n-th client (0-based).
     init(script: @escaping @Sendable (Int) -> [UInt8]) throws {
@@ -32,8 +31,8 @@ final class ScriptedTCPServer: @unchecked Sendable {
                 let client = accept(fd, nil, nil)
                 if client < 0 { return }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                let n = lock.withLock { () -> Int in
-                    accepted += 1; return accepted - 1
+                let n = state.withLock { state -> Int in
+                    state.accepted += 1; return state.accepted - 1
                 }
                 // Read the client's WATCH command first, as gpsd would, then answer.
                 var scratch = [UInt8](repeating: 0, count: 512)
@@ -52,10 +51,10 @@ final class ScriptedTCPServer: @unchecked Sendable {
         thread.start()
     }
 
-    var connections: Int { lock.withLock { accepted } }
+    var connections: Int { state.withLock { $0.accepted } }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
