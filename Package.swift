@@ -197,7 +197,7 @@ let package = Package(
             ],
             // The map page's script and style, compiled into the binary (PackageResources.map_js, .map_css):
             // the Debian package ships the binary alone. Linted by scripts/lint/page.
-            resources: [.embedInCode("MapPage/map.js"), .embedInCode("MapPage/map.css")]
+            resources: [.embedInCode("HTTP/MapPage/map.js"), .embedInCode("HTTP/MapPage/map.css")]
         ),
         .executableTarget(
             name: "bikepath-hub",

@@ -60,7 +60,7 @@ import Testing
             // The page's own files are those in the tree, compiled into the binary (Package.swift's resources).
             for name in ["map.js", "map.css"] {
                 let r = try await client.execute(uri: "/map/" + name, method: .get)
-                let file = try String(contentsOfFile: Paths.root + "/Sources/BikePathHub/MapPage/" + name, encoding: .utf8)
+                let file = try String(contentsOfFile: Paths.root + "/Sources/BikePathHub/HTTP/MapPage/" + name, encoding: .utf8)
                 #expect(String(buffer: r.body) == file && r.headers[.cacheControl] == "no-cache", "\(name)")
             }
             let plain = try await client.execute(uri: "/map/leaflet/leaflet.js", method: .get)

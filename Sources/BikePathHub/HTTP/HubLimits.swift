@@ -19,11 +19,8 @@ public struct HubLimits: Sendable {
     /// allows (70 × 140 km) spans 39,200. A thin box round the world is under that area and
     /// spanned 80,000 (1.8 s and 480 MB for one heatmap).
     static let maxTilesPerBox = 40_000
-    /// Route searches at once (each holds a box's graph and a thread of `SearchThreads`), and
-    /// more waiting for one; beyond, 503 `busy` with `Retry-After`, so that uploads and
-    /// `/v1/health` keep their share of the 2 cores (50 long searches at once took 54 s each
-    /// and held health for 5.8 s). A waiting search waits at most two searches' time.
-    static let routeSearches = (running: 1, waiting: 4)
+    /// Route searches at once, and waiting (the routing layer's rule: `SearchGate.capacity`).
+    static let routeSearches = SearchGate.capacity
 
     /// Header limits of the HTTP/1 decoder; past them the answer is 431.
     static let maxHeaderFieldSize = 8 * 1024

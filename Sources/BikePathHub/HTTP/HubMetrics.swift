@@ -5,7 +5,7 @@ import Prometheus
 /// The hub's Prometheus metrics (`GET /metrics`, text exposition format): requests and
 /// their latency per route and status, records stored per kind and outcome, and
 /// rejections per reason. One registry per application, so tests can read their own.
-final class HubMetrics: Sendable {
+final class HubMetrics: MapPassCounter {
     let registry = PrometheusCollectorRegistry()
     /// Request latencies from 1 ms to 10 s.
     static let buckets: [Duration] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 10_000].map { .milliseconds($0) }

@@ -3,6 +3,13 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
+/// What a pass counts: the tiles it remade and those superseded by a newer mark. The hub's
+/// metrics (`HubMetrics`, served by the HTTP layer above) take it; the maintainer does not
+/// reach up to them.
+protocol MapPassCounter: Sendable {
+    func mapTiles(remade: Int, superseded: Int)
+}
+
 /// Keeps the stored map tiles (`MapTiles`) up to date, as a queued step beside the
 /// uploads: an upload only queues its confirmation here; a pass indexes what is queued,
 /// a batch at a time (`HubStore.index`: its evidence added, the tiles it touches marked
@@ -14,7 +21,7 @@ import Synchronization
 /// its older slice out and stays dirty for the next pass.
 final class MapMaintainer: Service {
     private let store: any HubStore
-    private let metrics: HubMetrics
+    private let metrics: any MapPassCounter
     private let logger: Logger
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
@@ -39,7 +46,7 @@ final class MapMaintainer: Service {
     /// How often a pass looks for confirmations no upload indexed.
     static let scanInterval: Duration = .seconds(30)
 
-    init(store: any HubStore, metrics: HubMetrics, logger: Logger, queueLimit: Int = defaultQueueLimit) {
+    init(store: any HubStore, metrics: any MapPassCounter, logger: Logger, queueLimit: Int = defaultQueueLimit) {
         self.store = store
         self.queueLimit = queueLimit
         self.metrics = metrics
@@ -217,7 +224,7 @@ final class MapMaintainer: Service {
     /// recomputes every dirty tile.
     static func pass(
         _ store: any MapStore & NetworkStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true,
-        metrics: HubMetrics? = nil,
+        metrics: (any MapPassCounter)? = nil,
         logger: Logger
     ) async throws {
         if scan { try await remakeIfTheRuleChanged(store, logger: logger) }

@@ -4,9 +4,15 @@ import Synchronization
 
 /// At most `running` route searches at once, at most `waiting` more queued in arrival order,
 /// and none beyond: `enter` answers false at once, and the request is refused 503 `busy`
-/// (`HubLimits.routeSearches`). A search holds its box's graph and a core; unbounded, 50 at
-/// once took 54 s each and held `/v1/health` for 5.8 s.
+/// (`capacity`, listed with the hub's other bounds in `HubLimits`). A search holds its box's
+/// graph and a core; unbounded, 50 at once took 54 s each and held `/v1/health` for 5.8 s.
 final class SearchGate: Sendable {
+    /// Route searches at once (each holds a box's graph and a thread of `SearchThreads`), and
+    /// more waiting for one; beyond, 503 `busy` with `Retry-After`, so that uploads and
+    /// `/v1/health` keep their share of the 2 cores (50 long searches at once took 54 s each
+    /// and held health for 5.8 s). A waiting search waits at most two searches' time.
+    static let capacity = (running: 1, waiting: 4)
+
     private struct State {
         var running = 0
         /// Admitted to wait: those in `waiting` and those about to join it.
@@ -78,7 +84,7 @@ final class SearchGate: Sendable {
 /// Here they take CPU as the kernel shares it, at nice +10, as `DecodeWorkers` do. One set
 /// for the process (in-process tests build many hubs).
 final class SearchThreads: TaskExecutor, @unchecked Sendable {
-    static let shared = SearchThreads(threads: HubLimits.routeSearches.running)
+    static let shared = SearchThreads(threads: SearchGate.capacity.running)
 
     private let jobs = Mutex<[UnownedJob]>([])
     private let ready = DispatchSemaphore(value: 0)
