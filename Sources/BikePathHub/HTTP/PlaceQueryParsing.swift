@@ -8,12 +8,14 @@ struct PlaceQuery: Sendable, Equatable {
 
     static func parse(q: String?, near: String?, limit: String?) -> Result<PlaceQuery, Refusal> {
         let text = (q ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard PlaceSearch.queryLength.contains(text.count) else {
+        // Counted as JSON Schema's maxLength counts (code points), so docs/api.yaml's bounds hold.
+        let length = text.unicodeScalars.count
+        guard PlaceSearch.queryLength.contains(length) else {
             let range = PlaceSearch.queryLength
             return .failure(
                 Refusal(
                     .badRequest, "bad-query",
-                    "q must be a name of \(range.lowerBound) to \(range.upperBound) characters, got \(text.count)"))
+                    "q must be a name of \(range.lowerBound) to \(range.upperBound) characters, got \(length)"))
         }
         var point: Coordinate?
         if let near {

@@ -6,13 +6,13 @@ import Foundation
 /// (FTS5's trigram index on SQLite, pg_trgm's GIN index on PostgreSQL); this rule ranks
 /// them, so both stores answer the same places in the same order.
 public struct PlaceSearch: Sendable, Equatable {
-    /// Characters a query may have: 1–2 find nothing a trigram index can look up, and a
+    /// Characters (code points) a query may have: 1–2 find nothing a trigram index can look up, and a
     /// name is rarely past 60 (100 leaves room for "street, district").
     public static let queryLength = 3...100
     /// Answers a request may ask for, and how many it gets when it names none.
     public static let limits = (default: 10, range: 1...50)
-    /// Candidates read from the database: "road" alone is in 2,700 of central London's
-    /// 9,900 names; the best 200 by the database's own order hold the good matches.
+    /// Candidates read from the database: "street" or "road" is in 646 of central London's
+    /// 2,524 named places; the best 200 by the database's own order hold the good matches.
     public static let maxCandidates = 200
     /// A fuzzy match scores at most this, below a name that starts a word with the query.
     static let fuzzyCeiling = 0.7
