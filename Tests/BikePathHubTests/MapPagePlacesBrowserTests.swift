@@ -43,7 +43,8 @@ extension MapPageBrowserTests {
                             try await browser.open(site + "/map#15/51.52/-0.098")
                             let said = try await Self.poll(
                                 browser, "return document.getElementById('notice').textContent.includes('basemap failed to load') ? 1 : 0;")
-                            #expect(said == 1, "notice: \(try await browser.text("#notice"))")
+                            let notice = try await browser.text("#notice")
+                            #expect(said == 1, "notice: \(notice)")
                         }
                     } catch {
                         await browser.quit()

@@ -2,9 +2,10 @@ import BikePathCore
 import Foundation
 
 /// How `GET /v1/places` finds places by name (docs/hub.md, "Places by name"). The database
-/// finds candidates, at most `maxCandidates` names that hold one of the query's `windows`
-/// (FTS5's trigram index on SQLite, pg_trgm's GIN index on PostgreSQL); this rule ranks
-/// them, so both stores answer the same places in the same order.
+/// finds candidates, names that hold one of the query's `windows` (FTS5's trigram index on
+/// SQLite, pg_trgm's GIN index on PostgreSQL), and keeps `maxCandidates` of them in one
+/// order both can compute: most windows held, then the shortest name, then the OSM id. This
+/// rule ranks them, so both stores answer the same places in the same order.
 public struct PlaceSearch: Sendable, Equatable {
     /// Characters (code points) a query may have: 1–2 find nothing a trigram index can look up, and a
     /// name is rarely past 60 (100 leaves room for "street, district").
@@ -12,7 +13,7 @@ public struct PlaceSearch: Sendable, Equatable {
     /// Answers a request may ask for, and how many it gets when it names none.
     public static let limits = (default: 10, range: 1...50)
     /// Candidates read from the database: "street" or "road" is in 646 of central London's
-    /// 2,524 named places; the best 200 by the database's own order hold the good matches.
+    /// 2,524 named places; the 200 holding most of the query's windows hold the good matches.
     public static let maxCandidates = 200
     /// A fuzzy match scores at most this, below a name that starts a word with the query.
     static let fuzzyCeiling = 0.7

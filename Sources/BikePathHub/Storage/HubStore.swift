@@ -163,8 +163,8 @@ public protocol PlaceStore: Sendable {
     /// replaces the last one's, and a reader sees the one or the other.
     func replacePlaces(_ places: [Place]) async throws
     /// The places whose names hold one of `search`'s windows, at most
-    /// `PlaceSearch.maxCandidates`, best first by the database's own measure: the candidates
-    /// `PlaceSearch.rank` orders.
+    /// `PlaceSearch.maxCandidates` in its candidate order (most windows held, shortest name,
+    /// OSM id): the candidates `PlaceSearch.rank` orders.
     func placeCandidates(_ search: PlaceSearch) async throws -> [Place]
     /// The box around every stored place; nil when none is stored.
     func placesExtent() async throws -> BoundingBox?

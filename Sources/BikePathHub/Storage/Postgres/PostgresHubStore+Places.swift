@@ -20,16 +20,17 @@ extension PostgresHubStore {
         }
     }
 
-    /// Names holding any of the windows (`LIKE` patterns the trigram index answers), best
-    /// by pg_trgm's similarity to the query.
+    /// Names holding any of the windows (`LIKE` patterns the trigram index answers), in
+    /// `PlaceSearch`'s candidate order.
     public func placeCandidates(_ search: PlaceSearch) async throws -> [Place] {
-        let patterns = search.windows.map { "%\($0)%" }
-        guard !patterns.isEmpty else { return [] }
+        let windows = search.windows
+        guard !windows.isEmpty else { return [] }
         var out: [Place] = []
         for try await (id, name, kind, lat, lon) in try await client.query(
             """
-            SELECT osm_id, name, kind, lat, lon FROM places WHERE lower(name) LIKE ANY (\(patterns)::text[])
-            ORDER BY similarity(lower(name), \(search.normalized)) DESC, osm_id LIMIT \(PlaceSearch.maxCandidates)
+            SELECT osm_id, name, kind, lat, lon FROM places WHERE lower(name) LIKE ANY (\(windows.map { "%\($0)%" })::text[])
+            ORDER BY (SELECT count(*) FROM unnest(\(windows)::text[]) w WHERE strpos(lower(name), w) > 0) DESC, length(name), osm_id
+            LIMIT \(PlaceSearch.maxCandidates)
             """, logger: logger
         ).decode((String, String, String, Double, Double).self) {
             out.append(Place(osmID: id, name: name, kind: kind, position: Coordinate(latitude: lat, longitude: lon)))

@@ -17,19 +17,21 @@ extension SQLiteHubStore {
     }
 
     /// Names holding any of the windows (an FTS5 OR of trigram phrases; each window is
-    /// letters and digits only, so it needs no quoting), best by FTS5's bm25 rank.
+    /// letters and digits only, so it needs no quoting), in `PlaceSearch`'s candidate order.
     public func placeCandidates(_ search: PlaceSearch) async throws -> [Place] {
         let windows = search.windows
         guard !windows.isEmpty else { return [] }
         let match = windows.map { "\"\($0)\"" }.joined(separator: " OR ")
+        let held = windows.map { _ in "(instr(lower(name), ?) > 0)" }.joined(separator: " + ")
         return try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT p.osm_id, p.name, p.kind, p.lat, p.lon
-                    FROM (SELECT osm_id, rank FROM places_fts WHERE places_fts MATCH ? ORDER BY rank LIMIT ?) f
-                    JOIN places p ON p.osm_id = f.osm_id ORDER BY f.rank
-                    """, arguments: [match, PlaceSearch.maxCandidates]
+                    SELECT p.osm_id, p.name, p.kind, p.lat, p.lon FROM (
+                        SELECT osm_id, \(held) AS held, length(name) AS length FROM places_fts WHERE places_fts MATCH ?
+                        ORDER BY held DESC, length, osm_id LIMIT ?
+                    ) f JOIN places p ON p.osm_id = f.osm_id ORDER BY f.held DESC, f.length, f.osm_id
+                    """, arguments: StatementArguments(windows) + [match, PlaceSearch.maxCandidates]
             ).map { Place(osmID: $0[0], name: $0[1], kind: $0[2], position: Coordinate(latitude: $0[3], longitude: $0[4])) }
         }
     }
