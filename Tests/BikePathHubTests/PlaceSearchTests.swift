@@ -98,7 +98,9 @@ import Testing
             Place(osmID: "n1", name: "Goswell Road", kind: "street", position: Coordinate(latitude: 51.5262, longitude: -0.1003)),
             Place(osmID: "n2", name: "Barbican", kind: "station", position: Coordinate(latitude: 51.5202, longitude: -0.0987)),
         ]
-        let second = [Place(osmID: "n3", name: "Smithfield Market", kind: "marketplace", position: Coordinate(latitude: 51.5195, longitude: -0.1010))]
+        let second = [
+            Place(osmID: "n3", name: "Smithfield Market", kind: "marketplace", position: Coordinate(latitude: 51.5195, longitude: -0.1010))
+        ]
         try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
             #expect(try await store.placesExtent() == nil)
@@ -140,7 +142,8 @@ import Testing
             try await store.replacePlaces([
                 Place(osmID: "w42", name: "Goswell Road", kind: "street", position: Coordinate(latitude: 51.5262, longitude: -0.1003))
             ])
-            let r = try await client.execute(uri: "/v1/places?q=goswel%20rd&near=\(Self.barbican.latitude),\(Self.barbican.longitude)&limit=3", method: .get)
+            let r = try await client.execute(
+                uri: "/v1/places?q=goswel%20rd&near=\(Self.barbican.latitude),\(Self.barbican.longitude)&limit=3", method: .get)
             #expect(r.status == .ok && r.headers[.contentType] == "application/geo+json")
             let body = try #require(try JSONSerialization.jsonObject(with: Data(r.body.readableBytesView)) as? [String: Any])
             #expect(body["type"] as? String == "FeatureCollection")

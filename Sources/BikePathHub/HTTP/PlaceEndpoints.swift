@@ -36,7 +36,8 @@ extension MapEndpoints {
         if let places = try await store.placesExtent() { boxes.append(places) }
         guard let first = boxes.first else { return nil }
         return boxes.dropFirst().reduce(first) {
-            BoundingBox(west: min($0.west, $1.west), south: min($0.south, $1.south), east: max($0.east, $1.east), north: max($0.north, $1.north))
+            BoundingBox(
+                west: min($0.west, $1.west), south: min($0.south, $1.south), east: max($0.east, $1.east), north: max($0.north, $1.north))
         }
     }
 

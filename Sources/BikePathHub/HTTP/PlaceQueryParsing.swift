@@ -29,7 +29,8 @@ struct PlaceQuery: Sendable, Equatable {
         guard range.contains(count) else {
             return .failure(
                 Refusal(
-                    .badRequest, "bad-limit", "limit must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(limit ?? "")"
+                    .badRequest, "bad-limit",
+                    "limit must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(limit ?? "")"
                 ))
         }
         return .success(PlaceQuery(text: text, near: point, limit: count))

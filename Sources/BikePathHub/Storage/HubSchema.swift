@@ -56,12 +56,16 @@ enum HubSchema {
         DialectOnly(
             dialect: .postgres, table: "map_links", column: "cost",
             reason: "pgRouting's edge cost, kept per link; SQLite's route search computes it"),
-    ]
         // FTS5 keeps its index as a virtual table and five tables of its own; PostgreSQL's
-        // trigram index is an index of `places`.
-        + ["", "_data", "_idx", "_content", "_docsize", "_config"].map {
-            DialectOnly(dialect: .sqlite, table: "places_fts" + $0, column: nil, reason: "FTS5's trigram index of place names")
-        }
+        // trigram index is an index of `places` (on lower(name), an expression).
+        DialectOnly(dialect: .sqlite, table: "places_fts", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_data", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_idx", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_content", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_docsize", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_config", column: nil, reason: ftsIndex),
+    ]
+    static let ftsIndex = "FTS5's trigram index of place names"
 
     static let steps: [Step] = [
         Step(
