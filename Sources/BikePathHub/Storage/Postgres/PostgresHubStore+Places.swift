@@ -25,14 +25,16 @@ extension PostgresHubStore {
     public func placeCandidates(_ search: PlaceSearch) async throws -> [Place] {
         let windows = search.windows
         guard !windows.isEmpty else { return [] }
+        // The windows held as a sum of one test each (an unnest per row took 3× as long).
+        var query = PostgresQuery(unsafeSQL: "SELECT osm_id, name, kind, lat, lon FROM places WHERE lower(name) LIKE ANY ($1::text[]) ORDER BY ")
+        query.binds.append(windows.map { "%\($0)%" })
+        query.sql += windows.indices.map { "(strpos(lower(name), $\($0 + 2)) > 0)::int" }.joined(separator: " + ")
+        for w in windows { query.binds.append(w) }
+        query.sql += " DESC, length(name), osm_id LIMIT \(PlaceSearch.maxCandidates)"
         var out: [Place] = []
-        for try await (id, name, kind, lat, lon) in try await client.query(
-            """
-            SELECT osm_id, name, kind, lat, lon FROM places WHERE lower(name) LIKE ANY (\(windows.map { "%\($0)%" })::text[])
-            ORDER BY (SELECT count(*) FROM unnest(\(windows)::text[]) w WHERE strpos(lower(name), w) > 0) DESC, length(name), osm_id
-            LIMIT \(PlaceSearch.maxCandidates)
-            """, logger: logger
-        ).decode((String, String, String, Double, Double).self) {
+        for try await (id, name, kind, lat, lon) in try await client.query(query, logger: logger).decode(
+            (String, String, String, Double, Double).self)
+        {
             out.append(Place(osmID: id, name: name, kind: kind, position: Coordinate(latitude: lat, longitude: lon)))
         }
         return out
