@@ -7,7 +7,7 @@ struct PlaceQuery: Sendable, Equatable {
     var limit: Int
 
     static func parse(q: String?, near: String?, limit: String?) -> Result<PlaceQuery, Refusal> {
-        let text = (q ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = q ?? ""
         // Counted as JSON Schema's maxLength counts (code points), so docs/api.yaml's bounds hold.
         let length = text.unicodeScalars.count
         guard PlaceSearch.queryLength.contains(length) else {
