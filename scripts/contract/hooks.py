@@ -86,6 +86,15 @@ def _near_each_other(origin, destination):
     return f"{lat:.5f},{lon:.5f}", f"{dlat:.5f},{max(-180.0, min(180.0, dlon)):.5f}"
 
 
+def _in_range(point):
+    """LAT,LON clamped into ±90° and ±180° (docs/api.yaml, /v1/places `near`)."""
+    try:
+        lat, lon = (float(p) for p in point.split(","))
+    except ValueError:
+        return point
+    return f"{max(-90.0, min(90.0, lat)):.5f},{max(-180.0, min(180.0, lon)):.5f}"
+
+
 @schemathesis.hook
 def map_case(context, case):
     meta = case.meta
@@ -100,6 +109,8 @@ def map_case(context, case):
                 _body(item.get("kind"), item.get("body"), item["id"])
     elif path == "/v1/routes" and isinstance(case.query, dict):
         case.query["from"], case.query["to"] = _near_each_other(case.query.get("from"), case.query.get("to"))
+    elif path == "/v1/places" and isinstance(case.query, dict) and isinstance(case.query.get("near"), str):
+        case.query["near"] = _in_range(case.query["near"])
     elif path.startswith("/v1/map/") and isinstance(case.query, dict) and isinstance(case.query.get("bbox"), str):
         try:
             case.query["bbox"] = _south_west_first(case.query["bbox"])

@@ -67,6 +67,7 @@ struct MapEndpoints: Sendable {
                 return Self.geoJSONResponse(try map.heatmapGeoJSON(in: box, grid: MapGrid(cellMeters: cell)).encoded())
             }
         }
+        addPlaces(to: router, table: table)
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
             case .failure(let response): return response

@@ -56,7 +56,16 @@ enum HubSchema {
         DialectOnly(
             dialect: .postgres, table: "map_links", column: "cost",
             reason: "pgRouting's edge cost, kept per link; SQLite's route search computes it"),
+        // FTS5 keeps its index as a virtual table and five tables of its own; PostgreSQL's
+        // trigram index is an index of `places` (on lower(name), an expression).
+        DialectOnly(dialect: .sqlite, table: "places_fts", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_data", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_idx", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_content", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_docsize", column: nil, reason: ftsIndex),
+        DialectOnly(dialect: .sqlite, table: "places_fts_config", column: nil, reason: ftsIndex),
     ]
+    static let ftsIndex = "FTS5's trigram index of place names"
 
     static let steps: [Step] = [
         Step(
@@ -385,6 +394,28 @@ enum HubSchema {
                 """
             ],
             sqliteProgram: SQLiteHubStore.addTilesToStretchRiders),
+        // Places by name (`PlaceStore`, docs/hub.md "Places by name"): the OSM import's
+        // places, and a trigram index of their names that finds them despite a typo. SQLite:
+        // FTS5's trigram tokenizer (SQLite 3.34+) over name, with the key beside it; PostgreSQL:
+        // pg_trgm's GIN index, on lower(name) as the candidate query reads it.
+        Step(
+            name: "v14-places",
+            sqlite: [
+                """
+                CREATE TABLE places (osm_id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, lat REAL NOT NULL, lon REAL NOT NULL);
+                CREATE VIRTUAL TABLE places_fts USING fts5(name, osm_id UNINDEXED, tokenize = 'trigram');
+                """
+            ],
+            postgres: [
+                "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+                """
+                CREATE TABLE places (
+                    osm_id TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, lat DOUBLE PRECISION NOT NULL, lon DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX places_name_trigrams ON places USING GIN (lower(name) gin_trgm_ops)",
+            ],
+            extensions: [(name: "pg_trgm", package: "postgresql-15")]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

@@ -1,4 +1,5 @@
 import BikePathAPI
+import BikePathCore
 import Crypto
 import Foundation
 
@@ -28,8 +29,8 @@ public enum TokenManager: String, Sendable { case file, command }
 ///
 /// It is the sum of one protocol per concern, each read at once and taken alone by the
 /// code that needs only it: the schema, records and tokens, the map's evidence and tiles,
-/// the path network, route search.
-public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore {}
+/// the path network, route search, places by name.
+public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore, PlaceStore {}
 
 /// The schema's steps (`HubSchema`).
 public protocol SchemaStore: Sendable {
@@ -152,6 +153,29 @@ extension RoutingStore {
     /// The graph for a search by the default `RouteRule`.
     public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
         try await routingGraph(in: box, minRiders: minRiders, maxLinks: RouteRule().maxLinks)
+    }
+}
+
+/// Places by name (`Place`, `PlaceSearch`): what the OSM import stores, and what
+/// `GET /v1/places` finds.
+public protocol PlaceStore: Sendable {
+    /// Stores `places` in place of every place stored before, in one transaction: an import
+    /// replaces the last one's, and a reader sees the one or the other.
+    func replacePlaces(_ places: [Place]) async throws
+    /// The places whose names hold one of `search`'s windows, at most
+    /// `PlaceSearch.maxCandidates` in its candidate order (most windows held, shortest name,
+    /// OSM id): the candidates `PlaceSearch.rank` orders.
+    func placeCandidates(_ search: PlaceSearch) async throws -> [Place]
+    /// The box around every stored place; nil when none is stored.
+    func placesExtent() async throws -> BoundingBox?
+}
+
+extension PlaceStore {
+    /// The best `limit` places for `query`, ranked by match and distance from `near` (`PlaceSearch`).
+    public func places(matching query: String, near: Coordinate?, limit: Int) async throws -> [PlaceSearch.Found] {
+        let search = PlaceSearch(query: query)
+        guard !search.windows.isEmpty else { return [] }
+        return search.rank(try await placeCandidates(search), near: near, limit: limit)
     }
 }
 

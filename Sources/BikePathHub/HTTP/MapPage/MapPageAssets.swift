@@ -35,10 +35,12 @@ enum MapPageAssets {
             <span><i class="s-sufficient"></i>sufficient</span> <span><i class="s-requiresMaintenance"></i>needs maintenance</span>
             <span><i class="s-unknown"></i>unknown</span> <span><b class="dot">●</b>obstacle</span></p>
             <h2>Find bike paths</h2>
-            <p id="hint">Tap the map for the start, then for the destination, or type each as LAT,LON.</p>
+            <p id="hint">Tap the map for the start, then for the destination, or type a place's name or LAT,LON.</p>
             <form id="route-form" novalidate>
-            <label for="from">From</label><input type="text" id="from" name="from" autocomplete="off" spellcheck="false" placeholder="52.5100,13.3200">
-            <label for="to">To</label><input type="text" id="to" name="to" autocomplete="off" spellcheck="false" placeholder="52.5200,13.3500">
+            <label for="from">From</label><input type="text" id="from" name="from" autocomplete="off" spellcheck="false" placeholder="a place or 52.5100,13.3200">
+            <ul id="from-suggestions" class="suggestions" aria-label="Places for From" hidden></ul>
+            <label for="to">To</label><input type="text" id="to" name="to" autocomplete="off" spellcheck="false" placeholder="a place or 52.5200,13.3500">
+            <ul id="to-suggestions" class="suggestions" aria-label="Places for To" hidden></ul>
             <div class="buttons"><button type="submit" id="find" class="primary">Show paths</button>
             <button type="button" id="clear">Clear</button></div>
             </form>

@@ -37,15 +37,31 @@
     notice.textContent = Object.keys(problems).map(function (k) { return problems[k]; }).join(' ');
   }
 
-  // The map: where the address says (#ZOOM/LAT/LON), else where the hub says, else the world.
+  // The map: where the address says (#ZOOM/LAT/LON), else where the hub says, else around
+  // the hub's data (its map's tiles and places), else the world.
   var map = L.map('map', { zoomControl: true, worldCopyJump: false });
   var PLACE = /^#(\d{1,2})\/(-?\d+(?:\.\d+)?)\/(-?\d+(?:\.\d+)?)$/;
   var start = PLACE.exec(location.hash);
   if (start) map.setView([+start[2], +start[3]], Math.min(+start[1], 19));
   else if (config.view) map.setView([config.view.latitude, config.view.longitude], config.view.zoom);
-  else map.setView([30, 0], 2);
+  else { map.setView([30, 0], 2); fitData(); }
+  function fitData() {
+    fetch('/v1/map/extent', { headers: { Accept: 'application/json' } }).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (body) {
+      var b = body && body.bbox;
+      if (!Array.isArray(b) || b.length !== 4 || !b.every(num)) return;
+      map.fitBounds([[b[1], b[0]], [b[3], b[2]]], { maxZoom: 16 });
+    }).catch(function () {});
+  }
   if (config.basemap_url) {
-    L.tileLayer(config.basemap_url, { maxZoom: 19, attribution: esc(config.basemap_attribution || '') }).addTo(map);
+    var basemap = L.tileLayer(config.basemap_url, { maxZoom: 19, attribution: esc(config.basemap_attribution || '') }).addTo(map);
+    var host = (/^https?:\/\/([^/]+)/.exec(config.basemap_url) || ['', 'its server'])[1];
+    // A tile server that is down or unreachable leaves the map white: said, not silent.
+    basemap.on('tileerror', function () {
+      say('basemap', 'The basemap failed to load: no tiles came from ' + host + '. The paths are drawn without it.');
+    });
+    basemap.on('tileload', function () { say('basemap'); });
   }
   L.control.scale({ imperial: false }).addTo(map);
   // A place typed or pasted into the address (the page writes it back as the map moves).
@@ -205,8 +221,53 @@
     }
   });
   [['from', from], ['to', to]].forEach(function (pair) {
-    pair[1].addEventListener('change', function () { showPick(pair[0], parsePoint(pair[1].value)); });
+    pair[1].addEventListener('change', function () { showPick(pair[0], pointOf(pair[0], pair[1])); });
+    suggest(pair[0], pair[1], $(pair[0] + '-suggestions'));
   });
+
+  // Names: as one is typed, places from /v1/places (nearest the map's centre first among
+  // equal matches) listed under the field; choosing one sets the point.
+  var chosen = { from: null, to: null };  // { name, at }
+  function pointOf(which, input) {
+    var p = parsePoint(input.value), c = chosen[which];
+    return p || (c && c.name === input.value.trim() ? c.at : null);
+  }
+  function suggest(which, input, shown) {
+    var ctrl = null, wait = null;
+    function close() { shown.textContent = ''; shown.hidden = true; }
+    input.addEventListener('input', function () {
+      clearTimeout(wait);
+      if (ctrl) ctrl.abort();
+      var text = input.value.trim();
+      if (text.length < 3 || text.length > 100 || parsePoint(text)) { close(); return; }
+      wait = setTimeout(function () {
+        ctrl = new AbortController();
+        var mine = ctrl, c = map.getCenter();
+        var url = '/v1/places?q=' + encodeURIComponent(text) + '&near=' + c.lat.toFixed(5) + ',' + c.lng.toFixed(5) + '&limit=6';
+        fetch(url, { signal: mine.signal, headers: { Accept: 'application/geo+json, application/json' } }).then(function (r) {
+          return r.ok ? r.json() : null;
+        }).then(function (body) {
+          if (mine !== ctrl) return;
+          close();
+          ((body && body.features) || []).forEach(function (f) {
+            if (!f.geometry || f.geometry.type !== 'Point') return;
+            var p = f.properties || {}, at = L.latLng(f.geometry.coordinates[1], f.geometry.coordinates[0]);
+            var what = String(p.kind || 'place') + (num(p.distance_m) ? ' · ' + distance(p.distance_m) : '');
+            var button = el('button', 'suggestion', [String(p.name), el('span', 'detail', [what])]);
+            button.type = 'button';
+            button.addEventListener('click', function () {
+              input.value = String(p.name);
+              chosen[which] = { name: input.value, at: at };
+              close();
+              showPick(which, at);
+            });
+            shown.appendChild(el('li', null, [button]));
+          });
+          shown.hidden = !shown.firstChild;
+        }).catch(function () {});
+      }, 250);
+    });
+  }
 
   function clearRoutes() {
     routesLayer.clearLayers();
@@ -223,17 +284,18 @@
 
   $('clear').addEventListener('click', function () {
     clearRoutes(); from.value = ''; to.value = ''; showPick('from', null); showPick('to', null);
-    next = 'from'; hint.textContent = 'Tap the map for the start, then for the destination, or type each as LAT,LON.';
+    chosen.from = chosen.to = null;
+    next = 'from'; hint.textContent = 'Tap the map for the start, then for the destination, or type a place\'s name or LAT,LON.';
   });
 
   $('route-form').addEventListener('submit', function (e) { e.preventDefault(); search(); });
 
   var searching = null;
   function search() {
-    var a = parsePoint(from.value), b = parsePoint(to.value);
+    var a = pointOf('from', from), b = pointOf('to', to);
     clearRoutes();
     if (!a || !b) {
-      showError((!a ? 'From' : 'To') + ': write the place as LAT,LON in degrees, e.g. 52.51,13.32, or tap it on the map.');
+      showError((!a ? 'From' : 'To') + ': choose a place from the names suggested, write it as LAT,LON in degrees, e.g. 52.51,13.32, or tap it on the map.');
       return;
     }
     showPick('from', a); showPick('to', b);
