@@ -10,6 +10,8 @@ packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-
           eslint python3-cssutils)  # scripts/lint/page: the pages' JavaScript and CSS
 # The hub's map on PostgreSQL: PostGIS for the network's geometries, pgRouting for routes (docs/hub.md).
 packages+=(postgresql-15-postgis-3 postgresql-15-pgrouting)
+# The hub's OpenStreetMap import (`bikepath-hub import-osm`) reads .osm.pbf through osmium.
+packages+=(osmium-tool)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
