@@ -74,8 +74,9 @@ final class HubChild: Sendable {
         #expect(r1.status == 0 && r2.status == 0, "\(r1.err) \(r2.err)")
         #expect(
             r1.out
-                == "schema versions: v1, v2-map-tiles, v3-path-network, v4-map-claims, v5-map-edition, v6-map-evidence, v7-network-lease, v8-update-room, v9-map-attempts, v10-snake-case-bodies\n"
-        )
+                == "schema versions: v1, v2-token-manager, v3-map-tiles, v4-path-network, v5-map-claims, v6-map-edition, v7-map-evidence, "
+                + "v8-network-lease, v9-update-room, v10-map-attempts, v11-snake-case-bodies, v12-one-schema, "
+                + "v13-streets\n")
         for d in Self.devices {
             let file = dir.file("token-\(d)")
             _ = FileManager.default.createFile(atPath: file, contents: Data(Self.token(d).utf8), attributes: [.posixPermissions: 0o600])

@@ -39,7 +39,8 @@ struct StreetImportTests {
     }
 
     static func streets(_ storage: HubStorage) async throws -> (count: Int, edges: [StreetEdge]) {
-        try await storage.withStore(logger: Fixtures.logger) { store in (try await store.streetCount(), try await store.streets(in: world)) }
+        try await storage.withStore(logger: Fixtures.logger) { store in (try await store.streetCount(), try await store.streets(in: world))
+        }
     }
 
     @Test func bothStoresHoldTheSameRealStreetsWithTheirTags() async throws {

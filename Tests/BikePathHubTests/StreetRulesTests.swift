@@ -51,7 +51,8 @@ import Testing
     }
 
     @Test func cyclewaySidesTakeTheGeneralTagUnlessASideHasItsOwn() throws {
-        let edge = try #require(try Self.extract([Self.way(1, "highway=primary,cycleway=track,cycleway:right=lane", nodes: [1, 2])]).edges.first)
+        let edge = try #require(
+            try Self.extract([Self.way(1, "highway=primary,cycleway=track,cycleway:right=lane", nodes: [1, 2])]).edges.first)
         #expect(edge.cyclewayLeft == "track" && edge.cyclewayRight == "lane")
     }
 
@@ -68,15 +69,20 @@ import Testing
                 .init(way: 11, from: 3, to: 7),
             ])
         #expect(edges[0].points.count == 3 && edges[0].name == "Long Lane" && edges[0].highway == "residential")
-        let (a, b, c) = (Coordinate(latitude: 51.5, longitude: 0.001), Coordinate(latitude: 51.5, longitude: 0.002), Coordinate(latitude: 51.5, longitude: 0.003))
+        let (a, b, c) = (
+            Coordinate(latitude: 51.5, longitude: 0.001), Coordinate(latitude: 51.5, longitude: 0.002),
+            Coordinate(latitude: 51.5, longitude: 0.003)
+        )
         let expected = Geodesic.distance(a, b) + Geodesic.distance(b, c)
         #expect(abs(edges[0].lengthMeters - expected) < 1e-9)
     }
 
     @Test func aLoopBackToItsStartKeepsAKeyForEachEdge() throws {
         // 1-2-3-4-1, joined to the rest at 1 only: one loop edge.
-        let loop = try Self.extract([Self.way(1, "highway=service", nodes: [1, 2, 3, 4, 1]), Self.way(2, "highway=service", nodes: [1, 9])])
-            .edges
+        let loop = try Self.extract([
+            Self.way(1, "highway=service", nodes: [1, 2, 3, 4, 1]), Self.way(2, "highway=service", nodes: [1, 9]),
+        ])
+        .edges
         #expect(loop.map(\.key) == [.init(way: 1, from: 1, to: 1), .init(way: 2, from: 1, to: 9)])
         // Two loops from node 1 in one way: the second is split at its middle node, 5.
         let twice = try Self.extract([Self.way(1, "highway=service", nodes: [1, 2, 3, 1, 4, 5, 1])]).edges

@@ -44,7 +44,10 @@ public struct StreetExtract: Sendable {
             var all = places
             for (name, way) in namedStreets {
                 guard let m = Self.middle(way) else { continue }
-                all.append(Place(osmID: "w\(way.id)", name: name, kind: "street", position: Coordinate(latitude: m.latitude, longitude: m.longitude)))
+                all.append(
+                    Place(
+                        osmID: "w\(way.id)", name: name, kind: "street", position: Coordinate(latitude: m.latitude, longitude: m.longitude))
+                )
             }
             all.sort { ($0.osmID.first!, Int64($0.osmID.dropFirst()) ?? 0) < ($1.osmID.first!, Int64($1.osmID.dropFirst()) ?? 0) }
             return StreetExtract(edges: StreetNoding.edges(streets), places: all)

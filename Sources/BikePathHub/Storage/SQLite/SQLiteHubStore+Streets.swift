@@ -7,7 +7,8 @@ extension SQLiteHubStore {
     public func replaceStreets(_ edges: [StreetEdge]) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM streets")
-            let insert = try db.cachedStatement(sql: "INSERT INTO streets (\(StreetEdge.storedColumns), south, west, north, east) VALUES (\(Self.placeholders))")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO streets (\(StreetEdge.storedColumns), south, west, north, east) VALUES (\(Self.placeholders))")
             for e in edges {
                 let box = e.bounds
                 try insert.execute(arguments: [
