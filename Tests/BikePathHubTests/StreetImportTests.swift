@@ -85,12 +85,21 @@ struct StreetImportTests {
         #expect(Set(edges.filter { $0.key.way == 3_076_841 }.map(\.direction)) == [.both])
     }
 
+    /// A fresh store of `backend` in `dir` with the central extract imported: its storage
+    /// options, the store, and the streets it holds.
+    static func imported(_ backend: Backend, _ dir: TempDir) async throws -> (
+        arguments: [String], storage: HubStorage, streets: (count: Int, edges: [StreetEdge])
+    ) {
+        let (arguments, storage) = try target(backend, dir)
+        let result = try await importOSM(arguments, central)
+        #expect(result.status == 0, "\(result.err)")
+        return (arguments, storage, try await streets(storage))
+    }
+
     @Test(arguments: Backend.available) func aReimportKeepsTheSameEdges(_ backend: Backend) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (arguments, storage) = try Self.target(backend, dir)
-        #expect(try await Self.importOSM(arguments, Self.central).status == 0)
-        let first = try await Self.streets(storage)
+        let (arguments, storage, first) = try await Self.imported(backend, dir)
         let again = try await Self.importOSM(arguments, Self.central)
         #expect(again.status == 0, "\(again.err)")
         let second = try await Self.streets(storage)
@@ -101,9 +110,7 @@ struct StreetImportTests {
     @Test(arguments: Backend.available) func aBadImportLeavesTheStreetsStoredBefore(_ backend: Backend) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (arguments, storage) = try Self.target(backend, dir)
-        #expect(try await Self.importOSM(arguments, Self.central).status == 0)
-        let before = try await Self.streets(storage)
+        let (arguments, storage, before) = try await Self.imported(backend, dir)
 
         let text = dir.file("streets.osm.pbf")
         try "<osm version=\"0.6\"></osm>\n".write(toFile: text, atomically: true, encoding: .utf8)
