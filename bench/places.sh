@@ -16,6 +16,5 @@ source bench/lib/build.sh
 build_products BikePathBench
 source bench/postgres.sh
 psql_ -c "CREATE DATABASE places" >/dev/null
-osmium add-locations-to-ways -f opl "$PBF" -o "$WORK/places.opl"
-"$BIN/BikePathBench" places "$WORK/places.opl" "$COPIES" "$SEED" "sqlite:$WORK/places.sqlite" \
+"$BIN/BikePathBench" places "$PBF" "$COPIES" "$SEED" "sqlite:$WORK/places.sqlite" \
   "postgres://postgres@127.0.0.1:$PGPORT/places?sslmode=disable"

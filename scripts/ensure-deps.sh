@@ -10,7 +10,8 @@ packages=(pkg-config libsqlite3-dev sqlite3 libgps-dev gpsd gpsd-clients libiio-
           eslint python3-cssutils)  # scripts/lint/page: the pages' JavaScript and CSS
 # The hub's map on PostgreSQL: PostGIS for the network's geometries, pgRouting for routes (docs/hub.md).
 packages+=(postgresql-15-postgis-3 postgresql-15-pgrouting)
-# Places by name: PostgreSQL's pg_trgm comes with postgresql-15; osmium-tool reads the OSM extracts the tests and bench/places.sh use.
+# The hub's OpenStreetMap import (`bikepath-hub import-osm`) reads .osm.pbf through osmium (places by
+# name: PostgreSQL's pg_trgm comes with postgresql-15).
 packages+=(osmium-tool)
 missing=()
 for p in "${packages[@]}"; do

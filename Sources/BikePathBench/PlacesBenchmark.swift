@@ -4,8 +4,8 @@ import BikePathHub
 import Foundation
 import Logging
 
-/// `BikePathBench places OPL COPIES SEED STORAGE…` (bench/places.sh): the named places of
-/// an OPL file (`OPLPlaces`; bench/places.sh makes it from
+/// `BikePathBench places PBF COPIES SEED STORAGE…` (bench/places.sh): the named places the
+/// hub's OSM import reads from PBF (`OSMImport`; bench/places.sh gives it
 /// ../shared/datasets/osm/central-london.osm.pbf, © OpenStreetMap contributors, ODbL), each
 /// stored COPIES times, copy k shifted k × 0.05° north (a city of real names, larger), in
 /// each STORAGE (`sqlite:PATH` or a `postgres://` URL); then per store the p95 of
@@ -14,13 +14,13 @@ import Logging
 enum PlacesBenchmark {
     static let queries = 200
 
-    static func run(opl: String, copies: Int, seed: UInt64, storages arguments: [String]) async throws {
-        let named = OPLPlaces.places(try String(contentsOfFile: opl, encoding: .utf8))
+    static func run(pbf: String, copies: Int, seed: UInt64, storages arguments: [String]) async throws {
+        let named = try OSMImport.read(path: pbf).places
         let places = (0..<copies).flatMap { k in
             named.map {
                 Place(
                     osmID: k == 0 ? $0.osmID : "\($0.osmID)+\(k)", name: $0.name, kind: $0.kind,
-                    position: Coordinate(latitude: $0.latitude + Double(k) * 0.05, longitude: $0.longitude))
+                    position: Coordinate(latitude: $0.position.latitude + Double(k) * 0.05, longitude: $0.position.longitude))
             }
         }
         var rng = SplitMix64(state: seed)
@@ -32,7 +32,7 @@ enum PlacesBenchmark {
             let near = places[below(places.count)].position
             return (String(name), near)
         }
-        print("places: \(named.count) named in the OPL, \(places.count) stored (\(copies) copies); \(queries) queries")
+        print("places: \(named.count) named in the extract, \(places.count) stored (\(copies) copies); \(queries) queries")
         var answers: [[[String]]] = []
         let clock = ContinuousClock()
         for storage in arguments.map({ $0.hasPrefix("sqlite:") ? HubStorage.sqlite(path: String($0.dropFirst(7))) : .postgres(url: $0) }) {

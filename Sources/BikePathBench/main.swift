@@ -130,13 +130,13 @@ case "network":
         exit(1)
     }
 case "places":
-    // places OPL COPIES SEED STORAGE… (bench/places.sh); STORAGE is sqlite:PATH or a postgres:// URL
+    // places PBF COPIES SEED STORAGE… (bench/places.sh); STORAGE is sqlite:PATH or a postgres:// URL
     let a = Array(arguments.dropFirst())
     guard a.count >= 4, let copies = Int(a[1]), let seed = UInt64(a[2]) else {
-        FileHandle.standardError.write("usage: BikePathBench places OPL COPIES SEED sqlite:PATH|postgres://URL…\n".data(using: .utf8)!)
+        FileHandle.standardError.write("usage: BikePathBench places PBF COPIES SEED sqlite:PATH|postgres://URL…\n".data(using: .utf8)!)
         exit(2)
     }
-    do { try await PlacesBenchmark.run(opl: a[0], copies: copies, seed: seed, storages: Array(a.dropFirst(3))) } catch {
+    do { try await PlacesBenchmark.run(pbf: a[0], copies: copies, seed: seed, storages: Array(a.dropFirst(3))) } catch {
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
@@ -147,7 +147,7 @@ default:
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
                              | hub-load URLS DEVICES SECONDS BATCH [RATE] | map-index [CONFIRMATIONS] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
-                             | network KM SEED EXPORT_DIR STORAGE… | places OPL COPIES SEED STORAGE…
+                             | network KM SEED EXPORT_DIR STORAGE… | places PBF COPIES SEED STORAGE…
 
         """.data(using: .utf8)!)
     exit(2)

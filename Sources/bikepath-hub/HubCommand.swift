@@ -11,7 +11,7 @@ struct HubCommand: AsyncParsableCommand {
         commandName: "bikepath-hub",
         abstract:
             "Reference upstream for bikepathd: stores trips, drafts, confirmations and SOS events, and publishes the riders' shared map (docs/api.yaml, docs/hub.md).",
-        subcommands: [Serve.self, Migrate.self, Token.self, MapCommand.self],
+        subcommands: [Serve.self, Migrate.self, Token.self, MapCommand.self, ImportOSM.self],
         defaultSubcommand: Serve.self
     )
 }

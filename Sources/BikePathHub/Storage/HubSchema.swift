@@ -56,6 +56,8 @@ enum HubSchema {
         DialectOnly(
             dialect: .postgres, table: "map_links", column: "cost",
             reason: "pgRouting's edge cost, kept per link; SQLite's route search computes it"),
+        DialectOnly(
+            dialect: .postgres, table: "streets", column: "geom", reason: "PostGIS line behind the GiST index for bounding-box reads"),
         // FTS5 keeps its index as a virtual table and five tables of its own; PostgreSQL's
         // trigram index is an index of `places` (on lower(name), an expression).
         DialectOnly(dialect: .sqlite, table: "places_fts", column: nil, reason: ftsIndex),
@@ -394,6 +396,39 @@ enum HubSchema {
                 """
             ],
             sqliteProgram: SQLiteHubStore.addTilesToStretchRiders),
+        // The streets of an OpenStreetMap extract (`bikepath-hub import-osm`; docs/hub.md,
+        // "Streets"): edges keyed by (way, from node, to node), which a re-import keeps. A
+        // box's columns for SQLite's reads; PostgreSQL adds a PostGIS line with a GiST index.
+        Step(
+            name: "v13-streets",
+            sqlite: [
+                """
+                CREATE TABLE streets (
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,
+                    points TEXT NOT NULL, length_m REAL NOT NULL, highway TEXT NOT NULL, name TEXT, surface TEXT, smoothness TEXT,
+                    cycleway_left TEXT, cycleway_right TEXT, bicycle TEXT,
+                    direction TEXT NOT NULL CHECK (direction IN ('both', 'forward', 'backward')),
+                    south REAL NOT NULL, west REAL NOT NULL, north REAL NOT NULL, east REAL NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node)
+                ) WITHOUT ROWID;
+                CREATE INDEX streets_by_box ON streets (west, south);
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE streets (
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL,
+                    points TEXT NOT NULL, length_m DOUBLE PRECISION NOT NULL, highway TEXT NOT NULL, name TEXT, surface TEXT,
+                    smoothness TEXT, cycleway_left TEXT, cycleway_right TEXT, bicycle TEXT,
+                    direction TEXT NOT NULL CHECK (direction IN ('both', 'forward', 'backward')),
+                    south DOUBLE PRECISION NOT NULL, west DOUBLE PRECISION NOT NULL, north DOUBLE PRECISION NOT NULL,
+                    east DOUBLE PRECISION NOT NULL, geom geometry(LineString, 4326) NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node)
+                )
+                """,
+                "CREATE INDEX streets_by_box ON streets (west, south)",
+                "CREATE INDEX streets_geom ON streets USING GIST (geom)",
+            ]),
         // Places by name (`PlaceStore`, docs/hub.md "Places by name"): the OSM import's
         // places, and a trigram index of their names that finds them despite a typo. SQLite:
         // FTS5's trigram tokenizer (SQLite 3.34+) over name, with the key beside it; PostgreSQL:

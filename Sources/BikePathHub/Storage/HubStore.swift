@@ -29,8 +29,8 @@ public enum TokenManager: String, Sendable { case file, command }
 ///
 /// It is the sum of one protocol per concern, each read at once and taken alone by the
 /// code that needs only it: the schema, records and tokens, the map's evidence and tiles,
-/// the path network, route search, places by name.
-public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore, PlaceStore {}
+/// the path network, route search, OpenStreetMap's streets, places by name.
+public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore, StreetStore, PlaceStore {}
 
 /// The schema's steps (`HubSchema`).
 public protocol SchemaStore: Sendable {
@@ -154,6 +154,18 @@ extension RoutingStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int) async throws -> any RoutingGraph {
         try await routingGraph(in: box, minRiders: minRiders, maxLinks: RouteRule().maxLinks)
     }
+}
+
+/// OpenStreetMap's streets (`StreetExtract`, `bikepath-hub import-osm`), keyed by way and
+/// end nodes (`StreetEdge.Key`): a re-import of the same streets keeps each edge's key.
+public protocol StreetStore: Sendable {
+    /// Replaces every stored street with `edges` in one transaction: on any error the
+    /// streets stored before stay as they were.
+    func replaceStreets(_ edges: [StreetEdge]) async throws
+    /// The streets whose bounding box meets `box`, by key (on PostgreSQL through PostGIS's
+    /// spatial index).
+    func streets(in box: BoundingBox) async throws -> [StreetEdge]
+    func streetCount() async throws -> Int
 }
 
 /// Places by name (`Place`, `PlaceSearch`): what the OSM import stores, and what

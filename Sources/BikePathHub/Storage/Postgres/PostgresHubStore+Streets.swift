@@ -1,0 +1,63 @@
+import BikePathCore
+import Foundation
+import PostgresNIO
+
+/// OpenStreetMap's streets on PostgreSQL (table of migration v13-streets), with a PostGIS
+/// line each for the GiST index the box reads go through.
+extension PostgresHubStore {
+    /// Rows bound per statement: 13 arrays of 5,000 stay far below the protocol's 1 GB message.
+    private static let streetsPerStatement = 5_000
+
+    public func replaceStreets(_ edges: [StreetEdge]) async throws {
+        try await client.withTransaction(logger: logger) { conn in
+            try await conn.query("DELETE FROM streets", logger: logger)
+            for start in stride(from: 0, to: edges.count, by: Self.streetsPerStatement) {
+                let chunk = edges[start..<min(start + Self.streetsPerStatement, edges.count)]
+                let boxes = chunk.map(\.bounds)
+                // No NULL inside a bound text[]: an absent tag goes as "" and comes back NULL
+                // (the import never keeps an empty value).
+                func text(_ value: (StreetEdge) -> String?) -> [String] { chunk.map { value($0) ?? "" } }
+                try await conn.query(
+                    """
+                    INSERT INTO streets (\(unescaped: StreetEdge.storedColumns), south, west, north, east, geom)
+                    SELECT w, f, t, p, len, h, NULLIF(n, ''), NULLIF(su, ''), NULLIF(sm, ''), NULLIF(cl, ''), NULLIF(cr, ''),
+                        NULLIF(b, ''), d, s, we, no, ea, ST_GeomFromText('LINESTRING(' || p || ')', 4326)
+                    FROM unnest(\(PostgresNumbers(chunk.map(\.key.way)))::bigint[], \(PostgresNumbers(chunk.map(\.key.from)))::bigint[],
+                                \(PostgresNumbers(chunk.map(\.key.to)))::bigint[], \(chunk.map(\.pointsText))::text[],
+                                \(PostgresNumbers(chunk.map(\.lengthMeters)))::float8[], \(chunk.map(\.highway))::text[],
+                                \(text(\.name))::text[], \(text(\.surface))::text[], \(text(\.smoothness))::text[],
+                                \(text(\.cyclewayLeft))::text[], \(text(\.cyclewayRight))::text[], \(text(\.bicycle))::text[],
+                                \(chunk.map(\.direction.rawValue))::text[], \(PostgresNumbers(boxes.map(\.south)))::float8[],
+                                \(PostgresNumbers(boxes.map(\.west)))::float8[], \(PostgresNumbers(boxes.map(\.north)))::float8[],
+                                \(PostgresNumbers(boxes.map(\.east)))::float8[])
+                        AS u(w, f, t, p, len, h, n, su, sm, cl, cr, b, d, s, we, no, ea)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func streets(in box: BoundingBox) async throws -> [StreetEdge] {
+        var out: [StreetEdge] = []
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: StreetEdge.storedColumns) FROM streets
+            WHERE geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326)
+            ORDER BY way_id, from_node, to_node
+            """, logger: logger)
+        for try await row in rows {
+            let c = row.makeRandomAccess()
+            out.append(
+                try StreetEdge(
+                    stored: c[0].decode(Int64.self), c[1].decode(Int64.self), c[2].decode(Int64.self), points: c[3].decode(String.self),
+                    length: c[4].decode(Double.self), highway: c[5].decode(String.self), name: c[6].decode(String?.self),
+                    surface: c[7].decode(String?.self), smoothness: c[8].decode(String?.self), cyclewayLeft: c[9].decode(String?.self),
+                    cyclewayRight: c[10].decode(String?.self), bicycle: c[11].decode(String?.self), direction: c[12].decode(String.self)))
+        }
+        return out
+    }
+
+    public func streetCount() async throws -> Int {
+        for try await count in try await client.query("SELECT count(*) FROM streets", logger: logger).decode(Int.self) { return count }
+        return 0
+    }
+}
