@@ -150,7 +150,7 @@ import Testing
         return stream
     }
 
-    @Test func openTripIsClosedAtItsLastPoint() throws {
+    @Test func openTripIsClosedAtItsLastPoint() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let path = dir.file("s.db")
@@ -158,7 +158,7 @@ import Testing
         let store = try Store.open(path: path)
         let open = try #require(store.openReport.openTripID)
         #expect(try store.closeOpenTrip() == open)
-        let trip = try store.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
+        let trip = try await store.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
         let lastPoint = try store.count("SELECT MAX(time_ns) / 1000000 FROM track_points")
         #expect(trip?["state"] == "closed")
         #expect(trip?["closed_by"] == "recovery")
@@ -167,7 +167,7 @@ import Testing
         let distance: Double = trip?["distance_m"] ?? 0
         // ~5.4 m/s average between consecutive 1 Hz points.
         #expect(distance > Double(points - 1) * 5 && distance < Double(points - 1) * 6)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         #expect(drafts.count == 1 && drafts[0].tripID == open && drafts[0].state == .pending)
         #expect(try store.closeOpenTrip() == nil)
     }
