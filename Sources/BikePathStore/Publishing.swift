@@ -19,10 +19,7 @@ public struct PublishingSetup: Sendable, Equatable {
         public var hubURL: String
         public var shareTrips: String
 
-        public init(hubURL: String, shareTrips: String) {
-            self.hubURL = hubURL
-            self.shareTrips = shareTrips
-        }
+        public init(hubURL: String, shareTrips: String) { (self.hubURL, self.shareTrips) = (hubURL, shareTrips) }
     }
 
     public init(hubConfigured: Bool, fileAllowsTrips: Bool, keys: Keys) {

@@ -4,7 +4,7 @@ import Testing
 
 /// The batch size's one bound (`SyncOptions.batchSizes`), which `sync run --batch-size`
 /// and the daemon both take: at least one record, at most what the hub accepts.
-@Suite struct SyncOptionsTests {
+@Suite(.ownThreads) struct SyncOptionsTests {
     @Test func aBatchHoldsOneRecordUpToWhatTheHubTakes() throws {
         #expect(SyncOptions.batchSizes == 1...BatchRequest.maxItems)
         var options = SyncOptions()
