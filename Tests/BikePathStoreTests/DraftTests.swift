@@ -106,7 +106,7 @@ import Testing
         #expect(after.obstacles.first { $0.id == first.id }?.kind == newKind)
         #expect(after.obstacles.first { $0.id == second.id }?.dropped == true)
         let byTime = try #require(after.obstacles.first { $0.id == addedAtTime })
-        let trackPoint = try await store.pool.read { db in
+        let trackPoint = try store.pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT lat, lon FROM track_points WHERE time_ns = ?",
                 arguments: [SampleTime(seconds: startSeconds + 100).nanoseconds])

@@ -158,7 +158,7 @@ import Testing
         let store = try Store.open(path: path)
         let open = try #require(store.openReport.openTripID)
         #expect(try store.closeOpenTrip() == open)
-        let trip = try await store.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
+        let trip = try store.pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM trips WHERE id = ?", arguments: [open]) }
         let lastPoint = try store.count("SELECT MAX(time_ns) / 1000000 FROM track_points")
         #expect(trip?["state"] == "closed")
         #expect(trip?["closed_by"] == "recovery")

@@ -319,7 +319,7 @@ import Testing
                     var c = Configuration(); c.readonly = true; return c
                 }())
             defer { try? q.close() }
-            let row = try await q.read { db in
+            let row = try q.read { db in
                 try Row.fetchOne(db, sql: "SELECT body, updates FROM live_positions WHERE device_id = 'bike-1'")
             }
             #expect(row?["updates"] == 1)
