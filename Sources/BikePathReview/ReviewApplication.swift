@@ -59,26 +59,26 @@ public func buildReviewRouter(
 
 /// Why the review page could not start, in one sentence the rider can act on.
 public enum ReviewStartError: Error, Equatable, CustomStringConvertible {
-    /// EADDRINUSE: another program (or a second bikepathd) serves the port.
-    case portInUse(ReviewAddress)
-    /// EADDRNOTAVAIL: the address is not one of this machine's.
-    case addressNotOnThisMachine(ReviewAddress)
+    /// EADDRINUSE: another program (or a second bikepathd) serves the port; `setBy`: where the address is set.
+    case portInUse(ReviewAddress, setBy: String)
+    /// EADDRNOTAVAIL: the address is not one of this machine's; `setBy`: where it is set.
+    case addressNotOnThisMachine(ReviewAddress, setBy: String)
 
     public var description: String {
         switch self {
-        case .portInUse(let a):
-            "port \(a.port) is already in use on \(a.host); pick another with --listen or review.listen"
-        case .addressNotOnThisMachine(let a):
-            "\(a.host) is not an address of this machine, so the review page cannot listen on \(a); use 0.0.0.0 (every interface) or one of its addresses in --listen or review.listen"
+        case .portInUse(let a, let setBy):
+            "port \(a.port) is already in use on \(a.host); pick another with \(setBy)"
+        case .addressNotOnThisMachine(let a, let setBy):
+            "\(a.host) is not an address of this machine, so the review page cannot listen on \(a); use 0.0.0.0 (every interface) or one of its addresses in \(setBy)"
         }
     }
 
     /// The sentence for a bind failure, or nil for any other error.
-    static func from(_ error: any Error, address: ReviewAddress) -> ReviewStartError? {
+    static func from(_ error: any Error, address: ReviewAddress, setBy: String) -> ReviewStartError? {
         guard let io = error as? IOError else { return nil }
         switch io.errnoCode {
-        case EADDRINUSE: return .portInUse(address)
-        case EADDRNOTAVAIL: return .addressNotOnThisMachine(address)
+        case EADDRINUSE: return .portInUse(address, setBy: setBy)
+        case EADDRNOTAVAIL: return .addressNotOnThisMachine(address, setBy: setBy)
         default: return nil
         }
     }
@@ -118,6 +118,9 @@ public func buildReviewApplication(
 public struct ReviewService: Service {
     let store: Store
     let address: ReviewAddress
+    /// Where `address` is set, as the start error names it (`--listen or review.listen`): the
+    /// caller spells it from the configuration's key table, which this module does not see.
+    let addressSetBy: String
     let publishing: PublishingSetup
     let streetMap: StreetMap
     let syncNow: (@Sendable () -> Void)?
@@ -125,11 +128,12 @@ public struct ReviewService: Service {
 
     /// `syncNow`: wakes the sync loop of this process when the rider confirms a ride (`run`'s engine).
     public init(
-        store: Store, address: ReviewAddress, publishing: PublishingSetup, streetMap: StreetMap = .none,
+        store: Store, address: ReviewAddress, addressSetBy: String, publishing: PublishingSetup, streetMap: StreetMap = .none,
         syncNow: (@Sendable () -> Void)? = nil, logger: Logger
     ) {
         self.store = store
         self.address = address
+        self.addressSetBy = addressSetBy
         self.publishing = publishing
         self.streetMap = streetMap
         self.syncNow = syncNow
@@ -139,7 +143,7 @@ public struct ReviewService: Service {
     /// - Throws: `ReviewStartError` when the address cannot be bound; the store's error when no code can be issued.
     public func run() async throws {
         if !address.isLoopback {
-            // Configured on purpose (review.listen / --listen); said once so the log shows it (docs/review.md, threat model).
+            // Configured on purpose (`addressSetBy`); said once so the log shows it (docs/review.md, threat model).
             logger.warning("review page open to the network on \(address): plain HTTP, every change needs a paired phone")
         }
         let code = try store.issuePairingCode()
@@ -157,7 +161,7 @@ public struct ReviewService: Service {
             try await app.run()
         } catch {
             // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
-            if let start = ReviewStartError.from(error, address: address) {
+            if let start = ReviewStartError.from(error, address: address, setBy: addressSetBy) {
                 // Inside `run` the page is a helper whose failure leaves the daemon running
                 // (DaemonServices): the log line is where the rider's operator reads why.
                 logger.error("review page not started: \(start)")

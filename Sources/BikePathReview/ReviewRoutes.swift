@@ -54,7 +54,7 @@ struct ReviewRoutes: Sendable {
         router.get("/drafts/:draft") { request, context in
             try await self.withSession(request) { session in
                 let id = try await self.store.resolveDraftID(try Self.parameter(context, "draft"))
-                return try await self.draftPage(id, session: session, message: Self.notice(request))
+                return try await self.draftPage(id, session: session, message: Self.notice(request, self.publishing))
             }
         }
         router.get("/drafts/:draft/map.svg") { request, context in
@@ -142,7 +142,9 @@ struct ReviewRoutes: Sendable {
         }
         action(router, "/drafts/:draft/sharing") { _, form, _ in
             let on = form["trips"] == "on"
-            if on, !self.publishing.fileAllowsTrips { throw StoreError.invalidEdit(PublishingSetup.Hold.forbiddenByFile.description) }
+            if on, !self.publishing.fileAllowsTrips {
+                throw StoreError.invalidEdit(PublishingSetup.Hold.forbiddenByFile(key: self.publishing.keys.shareTrips).description)
+            }
             try self.store.setConsent(.tripsAndDrafts, on)
             return on ? "sharing-on" : "sharing-off"
         }
@@ -298,8 +300,8 @@ struct ReviewRoutes: Sendable {
     }
 
     /// The confirmation after a redirect (`?done=`), from a fixed list: the URL cannot put words on the page.
-    static func notice(_ request: Request) -> Message? {
-        request.uri.queryParameters["done"].flatMap { ReviewViews.notices[String($0)] }.map { Message(text: $0, isError: false) }
+    static func notice(_ request: Request, _ publishing: PublishingSetup) -> Message? {
+        request.uri.queryParameters["done"].flatMap { ReviewViews.notice(String($0), publishing) }.map { Message(text: $0, isError: false) }
     }
 
     // MARK: - Input

@@ -159,23 +159,24 @@ enum ReviewViews {
     /// "1 candidate", "3 candidates".
     static func count(_ n: Int, _ singular: String, _ plural: String) -> String { "\(n) \(n == 1 ? singular : plural)" }
 
-    /// The notices a redirect may name (`?done=`).
-    static let notices: [String: String] = {
-        var texts = [
-            "rejected": "Rejected: it will never be sent. Changed your mind? “Undo reject” below makes it a draft to review again.",
-            "reopened": "Reject undone: the ride is waiting for your review again.",
-            "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
-            "changed": "Kind changed.", "added": "Obstacle added.",
-            "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
-            "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub.",
-            ReviewViews.sendingNotice:
-                "Confirmed: the draft is frozen and is being sent to the hub now (trips and totals show it once sent).",
-        ]
-        for hold in [PublishingSetup.Hold.noHub, .forbiddenByFile, .consentOff] {
-            texts[confirmedNotice(hold)] = "Confirmed: the draft is frozen and stays on this device: \(hold)."
-        }
-        return texts
-    }()
+    /// The notices a redirect may name (`?done=`), but for a confirmation held back (`notice(_:_:)`).
+    static let notices: [String: String] = [
+        "rejected": "Rejected: it will never be sent. Changed your mind? “Undo reject” below makes it a draft to review again.",
+        "reopened": "Reject undone: the ride is waiting for your review again.",
+        "undone": "The last edit was undone.", "rated": "Path rated.", "dropped": "Candidate dropped.",
+        "changed": "Kind changed.", "added": "Obstacle added.",
+        "sharing-on": "Trip sharing is on.", "sharing-off": "Trip sharing is off: confirmed rides stay on this device.",
+        "confirmed": "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub.",
+        ReviewViews.sendingNotice:
+            "Confirmed: the draft is frozen and is being sent to the hub now (trips and totals show it once sent).",
+    ]
+
+    /// The notice `key` names: one of `notices`, or a confirmation held back, in `setup`'s words.
+    static func notice(_ key: String, _ setup: PublishingSetup) -> String? {
+        if let text = notices[key] { return text }
+        let holds: [PublishingSetup.Hold] = [.noHub(key: setup.keys.hubURL), .forbiddenByFile(key: setup.keys.shareTrips), .consentOff]
+        return holds.first { confirmedNotice($0) == key }.map { "Confirmed: the draft is frozen and stays on this device: \($0)." }
+    }
 
     /// The notice key for a confirmation the page's own sync loop was woken for.
     static let sendingNotice = "confirmed-sending"
@@ -197,8 +198,8 @@ enum ReviewViews {
         case nil: text = "Trip sharing is on and a hub is set: a confirmed ride is published at the next sync."
         case .noHub:
             text =
-                "No hub is set (sync.hub_url in the configuration file): a confirmed ride stays on this device. Trip sharing is \(on ? "on" : "off")."
-        case .forbiddenByFile: text = "privacy.share_trips is false in the configuration file: a confirmed ride stays on this device."
+                "No hub is set (\(setup.keys.hubURL) in the configuration file): a confirmed ride stays on this device. Trip sharing is \(on ? "on" : "off")."
+        case .forbiddenByFile: text = "\(setup.keys.shareTrips) is false in the configuration file: a confirmed ride stays on this device."
         case .consentOff: text = "Trip sharing is off: a confirmed ride is held on this device until you turn it on."
         }
         return SharingView(text: text, canTurnOn: !on && setup.fileAllowsTrips, canTurnOff: on)

@@ -102,11 +102,6 @@ extension Store {
 
     /// The draft a rider means: its full id, a unique prefix of it, or its number
     /// in `drafts list` (1 = oldest; a plain number of at most 4 digits).
-    public func resolveDraftID(_ reference: String) throws -> String {
-        try Self.resolveDraftID(reference, among: try pool.read(Self.draftIDs))
-    }
-
-    /// `resolveDraftID(_:)` with the ids read off the caller's thread (the review page).
     public func resolveDraftID(_ reference: String) async throws -> String {
         try Self.resolveDraftID(reference, among: try await pool.read(Self.draftIDs))
     }
@@ -139,7 +134,7 @@ extension Store {
         let trips = try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM trips ORDER BY seq") }
         if let exact = trips.first(where: { $0.uppercased() == ref.uppercased() }) { return exact }
         do {
-            let draftID = try resolveDraftID(reference)
+            let draftID = try Self.resolveDraftID(reference, among: try pool.read(Self.draftIDs))
             let trip = try pool.read { db in try String.fetchOne(db, sql: "SELECT trip_id FROM drafts WHERE id = ?", arguments: [draftID])
             }
             guard let trip else { throw StoreError.noSuchTrip(reference) }
@@ -153,16 +148,12 @@ extension Store {
     }
 
     /// An obstacle of a draft: its full id, a unique prefix, or its number in `drafts show` (`#3`).
-    public func resolveObstacleID(_ reference: String, inDraft draftID: String) throws -> String {
-        try Self.resolveObstacleID(reference, among: try draft(draftID).obstacles)
-    }
-
-    /// `resolveObstacleID(_:inDraft:)` with the draft read off the caller's thread (the review page).
     public func resolveObstacleID(_ reference: String, inDraft draftID: String) async throws -> String {
         try Self.resolveObstacleID(reference, among: try await draft(draftID).obstacles)
     }
 
-    private static func resolveObstacleID(_ reference: String, among obstacles: [DraftDocument.Obstacle]) throws -> String {
+    /// An obstacle of a draft already read (`drafts edit` resolves every reference in the one document it edits).
+    public static func resolveObstacleID(_ reference: String, among obstacles: [DraftDocument.Obstacle]) throws -> String {
         let ref = reference.trimmingCharacters(in: .whitespaces)
         if ref.hasPrefix("#"), let rank = Int(ref.dropFirst()) {
             guard let o = obstacles.first(where: { $0.reviewRank == rank }) else { throw StoreError.noSuchObstacle(reference) }

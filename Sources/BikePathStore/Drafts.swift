@@ -257,11 +257,6 @@ enum RoadQuality {
 extension Store {
     /// The drafts, oldest first; only those in `state` when given.
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
-    public func listDrafts(state: DraftState? = nil) throws -> [DraftSummary] {
-        try pool.read { db in try Self.listDrafts(db, state: state) }
-    }
-
-    /// `listDrafts(state:)` on a reader, off the caller's thread (the review page).
     public func listDrafts(state: DraftState? = nil) async throws -> [DraftSummary] {
         try await pool.read { db in try Self.listDrafts(db, state: state) }
     }
@@ -288,11 +283,6 @@ extension Store {
     /// The draft's current document.
     /// - Throws: `StoreError.noSuchDraft` when there is no draft `id`, `StoreError.noSuchTrip`
     ///   when its trip is gone.
-    public func draft(_ id: String) throws -> DraftDocument {
-        try pool.read { db in try Drafts.document(db, id) }
-    }
-
-    /// `draft(_:)` on a reader, off the caller's thread (the review page, sync).
     public func draft(_ id: String) async throws -> DraftDocument {
         try await pool.read { db in try Drafts.document(db, id) }
     }

@@ -21,11 +21,6 @@ public struct StoreStatistics: Sendable, Equatable, Codable {
 extension Store {
     /// Totals over all closed trips, and the milestones reached (`bikepathd stats`).
     /// - Throws: a GRDB `DatabaseError` when the store cannot be read.
-    public func statistics() throws -> StoreStatistics {
-        try pool.read(Self.statistics)
-    }
-
-    /// `statistics()` on a reader, off the caller's thread (the review page).
     public func statistics() async throws -> StoreStatistics {
         try await pool.read(Self.statistics)
     }

@@ -45,11 +45,7 @@ enum Outbox {
 
 extension Store {
     /// What sync should send next: pending, not flagged do-not-send, SOS first, then oldest.
-    public func outboxPending(limit: Int = 100) throws -> [OutboxItem] {
-        try pool.read { db in try Self.outboxPending(db, limit: limit) }
-    }
-
-    /// `outboxPending(limit:)` on a reader, off the caller's thread (sync).
+    /// Read on a reader, off the caller's thread.
     public func outboxPending(limit: Int = 100) async throws -> [OutboxItem] {
         try await pool.read { db in try Self.outboxPending(db, limit: limit) }
     }

@@ -6,26 +6,40 @@ import BikePathCore
 /// and the review page's notice, so the two say the same thing (the page once
 /// said "queued for publishing" with no hub and consent off).
 public struct PublishingSetup: Sendable, Equatable {
-    /// `sync.hub_url` is set.
+    /// The hub's URL is set (`keys.hubURL`).
     public var hubConfigured: Bool
-    /// `privacy.share_trips` is not false in the configuration file.
+    /// The file's ceiling on trip sharing (`keys.shareTrips`) is not false.
     public var fileAllowsTrips: Bool
+    /// The configuration keys the sentences name.
+    public var keys: Keys
 
-    public init(hubConfigured: Bool, fileAllowsTrips: Bool) {
+    /// The keys behind `hubConfigured` and `fileAllowsTrips`, as the daemon's key table spells them
+    /// (`DaemonConfiguration.publishing`): this module does not see that table.
+    public struct Keys: Sendable, Equatable {
+        public var hubURL: String
+        public var shareTrips: String
+
+        public init(hubURL: String, shareTrips: String) { (self.hubURL, self.shareTrips) = (hubURL, shareTrips) }
+    }
+
+    public init(hubConfigured: Bool, fileAllowsTrips: Bool, keys: Keys) {
         self.hubConfigured = hubConfigured
         self.fileAllowsTrips = fileAllowsTrips
+        self.keys = keys
     }
 
     /// Why a confirmed draft stays on the device, in the order they are checked.
     public enum Hold: Sendable, Equatable, CustomStringConvertible {
-        case noHub
-        case forbiddenByFile
+        /// No hub is set; `key` sets one.
+        case noHub(key: String)
+        /// The file forbids trip sharing by `key`.
+        case forbiddenByFile(key: String)
         case consentOff
 
         public var description: String {
             switch self {
-            case .noHub: "no hub is configured (sync.hub_url)"
-            case .forbiddenByFile: "privacy.share_trips is false in the configuration file"
+            case .noHub(let key): "no hub is configured (\(key))"
+            case .forbiddenByFile(let key): "\(key) is false in the configuration file"
             case .consentOff: "trip sharing is off — `bikepathd sync consent trips on` sends it"
             }
         }
@@ -33,8 +47,8 @@ public struct PublishingSetup: Sendable, Equatable {
 
     /// Why a draft confirmed now would stay on the device, or nil when sync sends it.
     public func hold(consent: Consent) -> Hold? {
-        if !hubConfigured { return .noHub }
-        if !fileAllowsTrips { return .forbiddenByFile }
+        if !hubConfigured { return .noHub(key: keys.hubURL) }
+        if !fileAllowsTrips { return .forbiddenByFile(key: keys.shareTrips) }
         if !consent.tripsAndDrafts { return .consentOff }
         return nil
     }
@@ -48,7 +62,7 @@ extension Store {
     /// - Throws: `StoreError.unreadableSetting` when the stored consent cannot be read; a GRDB
     ///   `DatabaseError` when it cannot be written.
     public func setConsent(_ stream: SyncStream, _ on: Bool) throws {
-        var c = try consent()
+        var c = try pool.read(Store.consent)
         c.set(stream, on)
         try setSetting(Store.consentKey, c)
         let kinds = OutboxKind.allCases.filter { $0.stream == stream }
@@ -61,11 +75,6 @@ extension Store {
 
     /// Why a confirmed draft stays on this device under `setup` and the stored consent, or nil when sync sends it.
     /// - Throws: `StoreError.unreadableSetting` when the consent cannot be read.
-    public func confirmedDraftHold(_ setup: PublishingSetup) throws -> PublishingSetup.Hold? {
-        setup.hold(consent: try consent())
-    }
-
-    /// `confirmedDraftHold(_:)` with the consent read off the caller's thread (the review page).
     public func confirmedDraftHold(_ setup: PublishingSetup) async throws -> PublishingSetup.Hold? {
         setup.hold(consent: try await consent())
     }

@@ -39,42 +39,6 @@ public struct StoreDiagnostics: Sendable, Equatable, Codable {
     /// Retention passes that failed (`enforceBudget` threw), and the last reason.
     public var retentionFailures: Int
     public var lastRetentionError: String?
-
-    /// One line per problem, each with what to try: the same list for `status` and `diagnose`.
-    public var problems: [String] {
-        var lines: [String] = []
-        if let movedAsideTo {
-            lines.append(
-                "store: the database was unusable (\(movedAsideReason ?? "damaged")) and was moved to \(movedAsideTo); this store started empty — the old file is kept for recovery"
-            )
-        }
-        if withheldSOS > 0 {
-            lines.append(
-                "sync: \(withheldSOS) SOS message(s) withheld because SOS sharing is off — they stay on this device while it is off; `bikepathd sync consent sos on` sends them"
-            )
-        }
-        if retentionFailures > 0 {
-            lines.append(
-                "store: retention failed \(retentionFailures) time(s)\(lastRetentionError.map { " (last: \($0))" } ?? "") — the store may outgrow its budget; check the disk and the database"
-            )
-        }
-        if diskFullLostOutputs > 0 {
-            lines.append(
-                "store: the disk was full when bikepathd stopped: \(diskFullLostOutputs) outputs were lost, \(diskFullLostSOS) SOS and \(diskFullLostEvents) obstacles among them — free space on the SD card or lower store.budget_mb"
-            )
-        }
-        if diskFullFailedCommits > 0 {
-            lines.append(
-                "store: the disk was full (\(diskFullFailedCommits) commits failed, \(diskFullDroppedPoints) track points dropped\(diskFullLostOutputs == 0 ? ", events kept" : "")) — free space on the SD card or lower store.budget_mb"
-            )
-        }
-        if usedBytes > budgetBytes {
-            lines.append(
-                "store: \(megabytes(usedBytes)) used, over the \(megabytes(budgetBytes)) budget — sync and confirm or reject drafts so retention can free space"
-            )
-        }
-        return lines
-    }
 }
 
 /// "12.3 MB", for messages.

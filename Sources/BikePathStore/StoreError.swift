@@ -45,11 +45,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             "cannot open database \(path): \(reason)"
         case .noSuchStore(let path):
-            "no store at \(path): nothing was created — check --db (or store.path in the configuration file)"
+            "no store at \(path): nothing was created"
         case .damaged(let path, let reason):
             "database \(path) is damaged (\(reason)); it was left untouched — the daemon moves it aside and starts a fresh store when it next starts, keeping the old file"
         case .notARegularFile(let path):
-            "\(path) is not a regular file (a FIFO, device or directory); the store must be a file — check --db / store.path"
+            "\(path) is not a regular file (a FIFO, device or directory); the store must be a file"
         case .notWritable(let path, let blocked, let code):
             "cannot change the store \(path): \(blocked == path ? "the file" : blocked) \(Self.cause(code)); this command writes to it — "
                 + (code == EROFS

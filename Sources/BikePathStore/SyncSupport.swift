@@ -123,12 +123,9 @@ extension Store {
 
     /// The rider's consent: only the rider's own command (`sync consent`, the review
     /// page) changes it. What may leave the device is `effectiveConsent()`.
-    public func consent() throws -> Consent { try pool.read(Self.consent) }
-
-    /// `consent()` on a reader, off the caller's thread (the review page).
     public func consent() async throws -> Consent { try await pool.read(Self.consent) }
 
-    private static func consent(_ db: Database) throws -> Consent { try setting(db, Store.consentKey) ?? Consent() }
+    static func consent(_ db: Database) throws -> Consent { try setting(db, Store.consentKey) ?? Consent() }
 
     /// The streams the configuration file forbids (`privacy.share_* = false`), as `run`
     /// last read them. Kept apart from the rider's consent so that the file never
@@ -148,15 +145,12 @@ extension Store {
     public func setFileForbids(_ streams: Set<SyncStream>) throws {
         let lifted = try fileForbids().subtracting(streams)
         try setSetting(Store.fileForbidsKey, streams.sorted { $0.rawValue < $1.rawValue })
-        let rider = try consent()
+        let rider = try pool.read(Self.consent)
         try releaseWithheld(kinds: OutboxKind.allCases.filter { lifted.contains($0.stream) && rider.allows($0.stream) })
     }
 
     /// What may leave the device now: the rider's consent, less what the file forbids.
     /// Sync, the outbox figures and the live position read this one.
-    public func effectiveConsent() throws -> Consent { try pool.read(Self.effectiveConsent) }
-
-    /// `effectiveConsent()` on a reader, off the caller's thread (sync, the live position).
     public func effectiveConsent() async throws -> Consent { try await pool.read(Self.effectiveConsent) }
 
     /// Both settings from one snapshot.
@@ -226,7 +220,7 @@ extension Store {
     /// say what sync will do, not what the last pass did.
     public func syncDiagnosis(logLines: Int = 20) throws -> SyncDiagnosis {
         // Unreadable consent sends nothing: everything pending counts as withheld.
-        let allowed = (try? effectiveConsent()) ?? Consent()
+        let allowed = (try? pool.read(Self.effectiveConsent)) ?? Consent()
         return try pool.read { db in try Self.syncDiagnosis(db, allowed: allowed, logLines: logLines) }
     }
 

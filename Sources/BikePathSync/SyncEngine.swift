@@ -5,8 +5,11 @@ import Foundation
 
 /// How sync sends: batch size and bytes, backoff, and the idle poll.
 public struct SyncOptions: Sendable {
-    /// Records per request, at most the hub's `BatchRequest.maxItems` (1,000).
-    public var batchSize = 200
+    /// Records per request: at least one, at most what the hub takes (`BatchRequest.maxItems`,
+    /// 1,000); `sync run --batch-size` and the daemon are held to it by `setBatchSize`.
+    public static let batchSizes = 1...BatchRequest.maxItems
+    /// Records per request, within `batchSizes`.
+    public private(set) var batchSize = 200
     /// Uncompressed JSON per request, about; a single larger record still goes alone.
     public var maxBatchBytes = 4 * 1024 * 1024
     public var backoff = Backoff()
@@ -15,6 +18,31 @@ public struct SyncOptions: Sendable {
     /// Creates the defaults above: 200 records or about 4 MiB a request, backoff 1 s to 300 s,
     /// a poll every 60 s.
     public init() {}
+
+    /// - Throws: `SyncOptionsError.batchSize` when `size` is outside `batchSizes`.
+    public static func check(batchSize size: Int) throws(SyncOptionsError) {
+        guard batchSizes.contains(size) else { throw .batchSize(size) }
+    }
+
+    /// Sets `batchSize`.
+    /// - Throws: `SyncOptionsError.batchSize` when `size` is outside `batchSizes`.
+    public mutating func setBatchSize(_ size: Int) throws(SyncOptionsError) {
+        try Self.check(batchSize: size)
+        batchSize = size
+    }
+}
+
+/// A sync setting out of its range.
+public enum SyncOptionsError: Error, Equatable, CustomStringConvertible {
+    /// Records per request outside `SyncOptions.batchSizes`.
+    case batchSize(Int)
+
+    public var description: String {
+        switch self {
+        case .batchSize(let size):
+            "a batch of \(size) records: it must be \(SyncOptions.batchSizes.lowerBound) to \(SyncOptions.batchSizes.upperBound) (what the hub takes)"
+        }
+    }
 }
 
 /// What one pass over the outbox ended with.

@@ -7,7 +7,7 @@ import Foundation
 public enum SyncSettings {
     /// The rider's consent; every stream off when none was ever set. Stored
     /// settings that cannot be read are a `StoreError.unreadableSetting`, never "off" or "on" by guess.
-    public static func consent(_ store: Store) throws -> Consent { try store.consent() }
+    public static func consent(_ store: Store) async throws -> Consent { try await store.consent() }
 
     /// The privacy zones and trimming; the defaults (no zones, 30 s / 30 m) when
     /// none were ever set. Settings that cannot be read fail closed: an error,

@@ -11,7 +11,7 @@ struct ConfigCommand: ParsableCommand {
         subcommands: [Check.self, Show.self]
     )
 
-    struct Check: ParsableCommand {
+    struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a configuration file; names the line, key and reason of every bad value.",
             discussion: "Exit status 0 when the file is good, 78 (EX_CONFIG) when it is not. Unknown keys are errors."
@@ -29,8 +29,8 @@ struct ConfigCommand: ParsableCommand {
             }
         }
 
-        func run() throws {
-            let status = ConfigurationCheck.run(named: file ?? config)
+        func run() async throws {
+            let status = await ConfigurationCheck.run(named: file ?? config)
             if status != 0 { throw ExitCode(status) }
         }
     }

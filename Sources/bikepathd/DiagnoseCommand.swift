@@ -38,7 +38,8 @@ struct DiagnoseCommand: AsyncParsableCommand {
             gnss: sensors.gpsd, imu: sensors.iio, seconds: duration,
             required: Set(require.kinds), logLevel: verbose ? .info : .critical)
         let storePath = databasePath ?? storeAlias ?? sensors.fileConfiguration.commandStorePath
-        let store = noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
+        let store =
+            await noStore ? nil : StoreDiagnosisReport.read(path: storePath, crashDetection: sensors.fileConfiguration.crash.enabled)
         let report = DiagnosisReport(
             sensors: diagnosis, store: store,
             required: Set(require.kinds))

@@ -7,7 +7,7 @@ import BikePathStore
 import Foundation
 
 /// `bikepathd drafts`: the rider reviews closed trips before anything is published.
-struct DraftsCommand: ParsableCommand {
+struct DraftsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drafts",
         abstract: "Review trip drafts: nothing is published until you confirm it.",
@@ -19,7 +19,7 @@ struct DraftsCommand: ParsableCommand {
         subcommands: [List.self, Show.self, Confirm.self, Reject.self, Edit.self]
     )
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List drafts, oldest first.")
         @OptionGroup var options: StoreOptions
         @Option(
@@ -27,36 +27,36 @@ struct DraftsCommand: ParsableCommand {
             transform: riderWord)
         var state: DraftState?
 
-        func run() throws {
-            let store = try options.openForReading()
-            let all = try options.run { try store.listDrafts() }
+        func run() async throws {
+            let store = try await options.openForReading()
+            let all = try await options.run { try await store.listDrafts() }
             let drafts = all.filter { state == nil || $0.state.word == state?.word }
             options.emit(DraftJSON.list(drafts)) { DraftText.list(drafts, numberedAmong: all) }
         }
     }
 
-    struct Show: ParsableCommand {
+    struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one draft: trip, obstacles, road quality, edits.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
-        func run() throws {
-            let store = try options.openForReading()
-            let d = try options.run { try store.draft(try store.resolveDraftID(reference)) }
+        func run() async throws {
+            let store = try await options.openForReading()
+            let d = try await options.run { try await store.draft(try await store.resolveDraftID(reference)) }
             options.emit(DraftJSON.draft(d)) { DraftText.render(d) }
         }
     }
 
-    struct Confirm: ParsableCommand {
+    struct Confirm: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Confirm a pending draft: it is frozen and hash-chained, and published when trip sharing is on and a hub is set.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
-        func run() throws {
-            let store = try options.open()
-            let d = try options.run { try store.confirmDraft(try store.resolveDraftID(reference)) }
-            let fate = try options.run { try ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
+        func run() async throws {
+            let store = try await options.open()
+            let d = try await options.run { try store.confirmDraft(try await store.resolveDraftID(reference)) }
+            let fate = try await options.run { try await ConsentPolicy.confirmedDraft(store: store, file: options.fileConfiguration) }
             // When it may leave, the running daemon is asked to send it now (its status socket).
             let now = fate.askDaemon(socket: CommandLinePath.resolve(options.fileConfiguration.status.socket))
             options.emit(DraftJSON.Transition(id: d.id, state: d.state.rawValue, confirmed: fate, now: now)) {
@@ -65,20 +65,20 @@ struct DraftsCommand: ParsableCommand {
         }
     }
 
-    struct Reject: ParsableCommand {
+    struct Reject: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Reject a pending draft: it will never be sent.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Draft: its id, a unique prefix of it, or its number in `drafts list`.") var reference: String
 
-        func run() throws {
-            let store = try options.open()
-            let id = try options.run { try store.resolveDraftID(reference) }
-            try options.run { try store.rejectDraft(id) }
+        func run() async throws {
+            let store = try await options.open()
+            let id = try await options.run { try await store.resolveDraftID(reference) }
+            try await options.run { try store.rejectDraft(id) }
             options.emit(DraftJSON.Transition(id: id, state: DraftState.rejected.rawValue)) { "draft \(id) rejected" }
         }
     }
 
-    struct Edit: ParsableCommand {
+    struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Edit a pending draft.",
             discussion: """
@@ -106,9 +106,9 @@ struct DraftsCommand: ParsableCommand {
 
         var arguments: DraftEditArguments { DraftEditArguments(setKind: setKind, drop: drop, add: add, pathStatus: pathStatus) }
 
-        func run() throws {
-            let store = try options.open()
-            let (d, edits) = try options.run { try arguments.apply(to: reference, in: store) }
+        func run() async throws {
+            let store = try await options.open()
+            let (d, edits) = try await options.run { try await arguments.apply(to: reference, in: store) }
             options.emit(DraftJSON.draft(d)) { "draft \(d.id): \(edits) edit(s) applied\n" + DraftText.render(d) }
         }
     }

@@ -4,7 +4,7 @@ import BikePathDaemon
 import BikePathStore
 
 /// `bikepathd export --format gpx|geojson TRIP`.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export a trip as GPX 1.1 (obstacles as waypoints) or GeoJSON.")
@@ -20,25 +20,25 @@ struct ExportCommand: ParsableCommand {
         do { _ = try ExportArguments.format(format, json: options.json) } catch { throw ValidationError(error.description) }
     }
 
-    func run() throws {
-        let written = try options.run { try ExportArguments.format(format, json: options.json) }
-        let store = try options.openForReading()
-        print(try options.run { try store.export(trip: try store.resolveTripID(trip), format: written) }, terminator: "")
+    func run() async throws {
+        let written = try await options.run { try ExportArguments.format(format, json: options.json) }
+        let store = try await options.openForReading()
+        print(try await options.run { try store.export(trip: try store.resolveTripID(trip), format: written) }, terminator: "")
     }
 }
 
 extension ExportFormat: ExpressibleByArgument {}
 
 /// `bikepathd stats`: totals over all trips.
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Totals over all trips: distance, time, CO2 avoided, milestones reached.")
     @OptionGroup var options: StoreOptions
 
-    func run() throws {
-        let store = try options.openForReading()
-        let s = try options.run { try store.statistics() }
+    func run() async throws {
+        let store = try await options.openForReading()
+        let s = try await options.run { try await store.statistics() }
         options.emit(StatsJSON(s)) { StatsText.render(s) }
     }
 }

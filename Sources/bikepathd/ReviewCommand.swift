@@ -30,18 +30,18 @@ struct ReviewCommand: AsyncParsableCommand {
             let text = listen ?? (configured.isEmpty ? ReviewText.defaultListen : configured)
             guard let address = ReviewAddress(text) else { throw ValidationError("--listen wants HOST:PORT; got '\(text)'") }
             DaemonLogging.bootstrap(level: options.fileConfiguration.log.level)
-            try await Daemon.serveReview(store: try options.open(), address: address, configuration: options.fileConfiguration)
+            try await Daemon.serveReview(store: try await options.open(), address: address, configuration: options.fileConfiguration)
         }
     }
 
-    struct Pair: ParsableCommand {
+    struct Pair: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a new pairing code for the review page (one phone, 10 minutes, 5 tries).")
         @OptionGroup var options: StoreOptions
 
-        func run() throws {
-            let store = try options.open()
-            let code = try options.run { try store.issuePairingCode() }
+        func run() async throws {
+            let store = try await options.open()
+            let code = try await options.run { try store.issuePairingCode() }
             let listen = options.fileConfiguration.review.listen
             let urls = ReviewText.pageAddress(configured: listen).map(ReviewText.urls) ?? []
             options.emit(ReviewPairJSON(code: code.code, expiresUTCNanoseconds: code.expiresUTCNanoseconds, urls: urls)) {

@@ -29,22 +29,22 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens an existing, healthy store for reading; a missing or damaged file is
     /// named and the command ends with exit code 1, the file left as it was.
-    func openForReading() throws -> Store {
-        try run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .readOnly) }
+    func openForReading() async throws -> Store {
+        try await run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .readOnly) }
     }
 
     /// Opens an existing, healthy store for an edit (confirm, reject, consent).
     /// Only the daemon creates a store or moves a damaged one aside.
-    func open() throws -> Store {
-        try run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .existing) }
+    func open() async throws -> Store {
+        try await run { try Store.open(path: path, configuration: fileConfiguration.storeConfiguration, mode: .existing) }
     }
 
     /// Runs `body`; a `StoreError` is printed (as JSON with --json) and ends the command with exit code 1.
-    func run<T>(_ body: () throws -> T) throws -> T {
+    func run<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as StoreError {
-            fail(error.description)
+            fail(error.sentence)
         } catch let error as ValidationError {
             throw error
         } catch let error as any CommandArgumentError {

@@ -39,18 +39,16 @@ struct SyncCommand: AsyncParsableCommand {
             help: "PEM file of a private CA to trust as well; verification stays on (default: \(ConfigurationKey.path(\.sync.caFile))).")
         var caFile: String?
         @Option(help: "Seconds before a request is given up.") var timeout = HubEndpoint.defaultRequestTimeoutSeconds
-        @Option(name: .customLong("batch-size"), help: "Records per request (the hub takes up to \(BatchRequest.maxItems)).")
+        @Option(name: .customLong("batch-size"), help: "Records per request (the hub takes up to \(SyncOptions.batchSizes.upperBound)).")
         var batchSize = SyncOptions().batchSize
         @Flag(help: "One pass over the outbox, then exit (0 drained, 3 hub failed, 4 token refused, 5 wrong hub URL).") var once = false
 
         func validate() throws {
-            guard (1...BatchRequest.maxItems).contains(batchSize) else {
-                throw ValidationError("--batch-size must be 1 to \(BatchRequest.maxItems)")
-            }
+            do { try SyncOptions.check(batchSize: batchSize) } catch { throw ValidationError("--batch-size: \(error)") }
         }
 
         func run() async throws {
-            let store = try options.open()
+            let store = try await options.open()
             // The file's [sync] keys with the flags on top, by the rule `run` uses (`--config` was once ignored here).
             let settings: DaemonConfiguration
             do {
@@ -68,7 +66,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    struct ConsentCommand: ParsableCommand {
+    struct ConsentCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "consent",
             abstract: "Show or set what may be sent: trips (trips and drafts), sos, live. Everything starts off.",
@@ -86,8 +84,8 @@ struct SyncCommand: AsyncParsableCommand {
         /// Kept for scripts: 'on' now always sends what was withheld.
         @Flag(name: .customLong("release-withheld"), help: .hidden) var releaseWithheld = false
 
-        func run() throws {
-            let store = try stream == nil ? options.openForReading() : options.open()
+        func run() async throws {
+            let store = try await stream == nil ? options.openForReading() : options.open()
             if let stream {
                 let streams = ["trips": SyncStream.tripsAndDrafts, "sos": .sos, "live": .livePosition]
                 guard let s = streams[stream] else { throw ValidationError("stream must be trips, sos or live") }
@@ -95,9 +93,9 @@ struct SyncCommand: AsyncParsableCommand {
                 do { try ConsentPolicy.check(s, on: value == "on", file: options.fileConfiguration) } catch {
                     options.fail("\(error)")
                 }
-                try options.run { try SyncSettings.setConsent(store, s, value == "on") }
+                try await options.run { try SyncSettings.setConsent(store, s, value == "on") }
             }
-            let c = try options.run { try SyncSettings.consent(store) }
+            let c = try await options.run { try await SyncSettings.consent(store) }
             // The rider's choice stands; with crash detection on, say what it means for an SOS.
             if let warning = ConsentPolicy.sosStaysOnDevice(consent: c, crashDetection: options.fileConfiguration.crash.enabled) {
                 standardErrorLine("warning: \(warning)")
@@ -106,7 +104,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    struct PrivacyCommand: ParsableCommand {
+    struct PrivacyCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "privacy",
             abstract: "Show or set privacy zones and trip trimming (applied before anything is queued or sent).")
@@ -118,16 +116,16 @@ struct SyncCommand: AsyncParsableCommand {
         @Option(name: .customLong("trim-meters"), help: "Metres from the start and end point that are cut (default 30).") var trimMeters:
             Double?
 
-        func run() throws {
+        func run() async throws {
             let edit = PrivacyEdit(addZones: addZone, removeZones: removeZone, trimSeconds: trimSeconds, trimMeters: trimMeters)
-            let store = try edit.isEmpty ? options.openForReading() : options.open()
-            let settings = try options.run { try edit.applied(to: try SyncSettings.privacy(store)) }
-            if !edit.isEmpty { try options.run { try SyncSettings.setPrivacy(store, settings) } }
+            let store = try await edit.isEmpty ? options.openForReading() : options.open()
+            let settings = try await options.run { try edit.applied(to: try SyncSettings.privacy(store)) }
+            if !edit.isEmpty { try await options.run { try SyncSettings.setPrivacy(store, settings) } }
             options.emit(PrivacyJSON(settings)) { SyncText.privacy(settings) }
         }
     }
 
-    struct Requeue: ParsableCommand {
+    struct Requeue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Put quarantined records back in the queue (after fixing what made the hub refuse them).")
         @OptionGroup var options: StoreOptions
@@ -138,25 +136,25 @@ struct SyncCommand: AsyncParsableCommand {
             guard all != (id != nil) else { throw ValidationError("give a record id or --all (not both)") }
         }
 
-        func run() throws {
-            let store = try options.open()
-            let count = try options.run {
+        func run() async throws {
+            let store = try await options.open()
+            let count = try await options.run {
                 try store.requeueQuarantined(recordID: id, utcNanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))
             }
             options.emit(RequeueJSON(requeued: count)) { "requeued \(count) record(s)" }
         }
     }
 
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "What is pending, withheld, sent and quarantined (and why), and the sync log.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Sync log lines to show.") var lines = 20
 
-        func run() throws {
-            let store = try options.openForReading()
-            let d = try options.run { try store.syncDiagnosis(logLines: lines) }
-            let report = SyncStatusReport(consent: try options.run { try SyncSettings.consent(store) }, sync: d)
+        func run() async throws {
+            let store = try await options.openForReading()
+            let d = try await options.run { try store.syncDiagnosis(logLines: lines) }
+            let report = SyncStatusReport(consent: try await options.run { try await SyncSettings.consent(store) }, sync: d)
             options.emit(SyncStatusJSON(report)) { SyncText.status(report) }
         }
     }

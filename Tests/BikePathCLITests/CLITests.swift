@@ -73,21 +73,22 @@ import Testing
         #expect(pending.out.trimmingCharacters(in: .whitespacesAndNewlines) == "no drafts")
     }
 
-    @Test func exportAndStatsCommands() throws {
+    @Test func exportAndStatsCommands() async throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         let store = try Store.open(path: db)
         let trip = try #require(try store.tripIDs().first)
-        let gpx = try runProcess(bin, ["export", "--format", "gpx", trip, "--db", db])
+        let gpx = try await runProcess(bin, ["export", "--format", "gpx", trip, "--db", db])
         #expect(gpx.status == 0 && gpx.out.hasPrefix("<?xml") && gpx.out.contains("<wpt "))
-        let geo = try runProcess(bin, ["export", "--format", "geojson", trip, "--db", db])
+        let geo = try await runProcess(bin, ["export", "--format", "geojson", trip, "--db", db])
         #expect((try json(geo.out) as? [String: Any])?["type"] as? String == "FeatureCollection")
-        let missing = try runProcess(bin, ["export", "--format", "gpx", "nope", "--db", db])
+        let missing = try await runProcess(bin, ["export", "--format", "gpx", "nope", "--db", db])
         #expect(missing.status == 1 && missing.err.contains("no trip with id nope"))
-        let stats = try runProcess(bin, ["stats", "--db", db, "--json"])
+        let stats = try await runProcess(bin, ["stats", "--db", db, "--json"])
         let totals = try #require(try json(stats.out) as? [String: Any])
         #expect(totals["trips"] as? Int == 2)
-        #expect(abs((totals["distance_m"] as? Double ?? 0) - (try store.statistics().distanceMeters)) < 1e-6)
+        let distance = try await store.statistics().distanceMeters
+        #expect(abs((totals["distance_m"] as? Double ?? 0) - distance) < 1e-6)
     }
 
     /// `export` takes what `drafts` takes (its help points to `drafts list`, which shows

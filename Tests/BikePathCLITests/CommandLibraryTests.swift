@@ -14,22 +14,22 @@ import Testing
 /// statuses, and why a confirmed draft stays on the device.
 @Suite(.ownThreads) struct CommandLibraryTests {
     /// A store holding one pending draft of a synthetic 300 s ride.
-    static func storeWithDraft(_ dir: TempDir) throws -> (Store, DraftDocument) {
+    static func storeWithDraft(_ dir: TempDir) async throws -> (Store, DraftDocument) {
         let store = try Store.open(path: dir.file("s.db"))
         let writer = try StoreWriter(store: store)
         for (i, item) in SyntheticRides.stream(trips: 1, secondsPerTrip: 300).enumerated() {
             try writer.append(item.output, at: item.now, position: Int64(i))
         }
         try writer.flush()
-        let id = try #require(try store.listDrafts().first?.id)
-        return (store, try store.draft(id))
+        let id = try #require(try await store.listDrafts().first?.id)
+        return (store, try await store.draft(id))
     }
 
     @Test("edits come out in the documented order; ids pass through the resolver; text that is no edit is a typed error")
-    func draftEditArguments() throws {
+    func draftEditArguments() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (_, draft) = try Self.storeWithDraft(dir)
+        let (_, draft) = try await Self.storeWithDraft(dir)
         let first = try #require(draft.obstacles.first?.id)
         let arguments = DraftEditArguments(
             setKind: ["#1=bump"], drop: ["#1"], add: ["debris@12.5", "pothole@45.1,9.2"],
@@ -95,46 +95,46 @@ import Testing
     /// Without a hub in the configuration a confirmed draft is queued (a later `sync --hub`
     /// sends it), and `drafts confirm` says so rather than "stays on this device".
     @Test("a confirmed draft is queued (said so even without a hub); it stays only with share_trips = false or trip sharing off")
-    func confirmedDraftSync() throws {
+    func confirmedDraftSync() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (store, _) = try Self.storeWithDraft(dir)
+        let (store, _) = try await Self.storeWithDraft(dir)
         var file = DaemonConfiguration()
-        guard case .heldBack(let why) = try ConsentPolicy.confirmedDraft(store: store, file: file) else {
+        guard case .heldBack(let why) = try await ConsentPolicy.confirmedDraft(store: store, file: file) else {
             Issue.record("trip sharing is off: held back"); return
         }
         #expect(why.description.contains("trip sharing is off"))
         try SyncSettings.setConsent(store, .tripsAndDrafts, true)
-        let noHub = try ConsentPolicy.confirmedDraft(store: store, file: file)
+        let noHub = try await ConsentPolicy.confirmedDraft(store: store, file: file)
         #expect(noHub == .queuedWithoutHub && noHub.json == "queued")
         #expect(noHub.text(id: "D").contains("waiting to send") && !noHub.text(id: "D").contains("stays on this device"))
         file.sync.hubURL = "https://hub.example.org"
-        #expect(try ConsentPolicy.confirmedDraft(store: store, file: file) == .queued)
+        #expect(try await ConsentPolicy.confirmedDraft(store: store, file: file) == .queued)
         file.privacy.shareTrips = false
-        #expect(try ConsentPolicy.confirmedDraft(store: store, file: file).json.contains("share_trips"))
+        #expect(try await ConsentPolicy.confirmedDraft(store: store, file: file).json.contains("share_trips"))
     }
 
     /// CO₂ avoided has one formatter, kg with two decimals, in `drafts show`, `replay`,
     /// `stats` and the review page (not "90 g" in one and "0.09 kg" in another).
     @Test("CO₂ avoided reads the same in stats, drafts show and replay")
-    func co2InOneUnit() throws {
+    func co2InOneUnit() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (store, draft) = try Self.storeWithDraft(dir)
+        let (store, draft) = try await Self.storeWithDraft(dir)
         let grams = draft.trip.statistics.co2AvoidedGrams
         #expect(grams > 0)
         let kg = String(format: "%.2f kg", grams / 1000)
         #expect(DraftText.render(draft).contains("CO₂ avoided \(kg)"), "\(DraftText.render(draft))")
-        let stats = try store.statistics()
+        let stats = try await store.statistics()
         #expect(StatsText.render(stats).contains("CO₂ avoided: \(String(format: "%.2f kg", stats.co2AvoidedGrams / 1000))"))
         for text in [DraftText.render(draft), StatsText.render(stats)] { #expect(!text.contains(" g,") && !text.contains(" g\n")) }
     }
 
     @Test("drafts show --json's trip and replay's trip_ended line carry the same totals, in one object each")
-    func tripTotalsInBothShapes() throws {
+    func tripTotalsInBothShapes() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let (_, draft) = try Self.storeWithDraft(dir)
+        let (_, draft) = try await Self.storeWithDraft(dir)
         let shown = try JSONSerialization.jsonObject(with: Data(try JSONText.document(DraftJSON.draft(draft)).utf8)) as? [String: Any]
         let trip = try #require(shown?["trip"] as? [String: Any])
         let totals = ["distance_m", "elapsed_s", "moving_s", "avg_moving_speed_mps", "max_speed_mps", "elevation_gain_m", "co2_avoided_g"]

@@ -21,7 +21,7 @@ import Testing
     @Test("drafts confirm, with the daemon running, gets the ride to the hub within seconds")
     func confirmationLeavesAtOnce() async throws {
         let bin = try #require(bikepathdPath())
-        let device = try Device(trips: 4, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 4, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -90,7 +90,7 @@ import Testing
     @Test("drafts confirm --json says what a confirmation waits for when no daemon was woken")
     func confirmSaysWhatItWaitsFor() async throws {
         let bin = try #require(bikepathdPath())
-        let device = try Device(trips: 6, seconds: 120, confirm: 0)
+        let device = try await Device(trips: 6, seconds: 120, confirm: 0)
         defer { device.dir.cleanup() }
         let noHub = device.dir.file("none.toml")
         try "[store]\npath = \"\(device.dbPath)\"\n".write(toFile: noHub, atomically: true, encoding: .utf8)
@@ -125,7 +125,7 @@ import Testing
     @Test("the review page's confirm, on a running daemon, gets the ride to the hub within seconds")
     func pageConfirmationLeavesAtOnce() async throws {
         let bin = try #require(bikepathdPath())
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }

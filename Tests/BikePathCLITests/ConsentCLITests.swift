@@ -3,6 +3,7 @@ import BikePathTestSupport
 import Foundation
 import Testing
 @testable import BikePathStore
+import BikePathDaemon
 
 /// What the rider is told about consent and SOS is what sync does.
 @Suite(.serialized, .ownThreads) struct ConsentCLITests {
@@ -77,10 +78,10 @@ import Testing
     /// `run` turned the rider's consent off again because the file's default
     /// (share_trips = false) overrode it; a key written as false is a ceiling
     /// the rider is told about.
-    @Test(.timeLimitOnceRunning(.minutes(2))) func runKeepsTheRidersConsentAndTheFileOnlyForbids() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func runKeepsTheRidersConsentAndTheFileOnlyForbids() async throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
-        #expect(try runProcess(bin, ["sync", "consent", "trips", "on", "--db", db]).status == 0)
+        #expect(try await runProcess(bin, ["sync", "consent", "trips", "on", "--db", db]).status == 0)
         let config = try write(
             """
             [store]
@@ -91,10 +92,10 @@ import Testing
             [status]
             socket = "\(dir.file("status.sock"))"
             """, dir.file("c.toml"))
-        let run = try runProcess(bin, ["run", "--config", config, "--replay", recording])
+        let run = try await runProcess(bin, ["run", "--config", config, "--replay", recording])
         #expect(run.status == 0, "\(run.err)")
         let store = try Store.open(path: db)
-        #expect(try store.consent().tripsAndDrafts, "run must not undo the rider's consent")
+        #expect(try await store.consent().tripsAndDrafts, "run must not undo the rider's consent")
         try store.close()
 
         // A file that forbids trips keeps them on the device while the key stays, and
@@ -108,18 +109,18 @@ import Testing
             [privacy]
             share_trips = false
             """, dir.file("f.toml"))
-        #expect(try runProcess(bin, ["run", "--config", forbidding, "--replay", recording]).status == 0)
+        #expect(try await runProcess(bin, ["run", "--config", forbidding, "--replay", recording]).status == 0)
         let held = try Store.open(path: db)
-        #expect(try held.consent().tripsAndDrafts, "run with share_trips = false must not rewrite the rider's consent")
-        #expect(try !held.effectiveConsent().tripsAndDrafts, "but nothing of trips may leave while the file forbids it")
+        #expect(try await held.consent().tripsAndDrafts, "run with share_trips = false must not rewrite the rider's consent")
+        #expect(try await !held.effectiveConsent().tripsAndDrafts, "but nothing of trips may leave while the file forbids it")
         try held.close()
-        #expect(try runProcess(bin, ["run", "--config", config, "--replay", recording]).status == 0)
+        #expect(try await runProcess(bin, ["run", "--config", config, "--replay", recording]).status == 0)
         let released = try Store.open(path: db)
-        #expect(try released.effectiveConsent().tripsAndDrafts, "the key removed, the rider's consent is in force again")
+        #expect(try await released.effectiveConsent().tripsAndDrafts, "the key removed, the rider's consent is in force again")
         try released.close()
 
-        #expect(try runProcess(bin, ["sync", "consent", "trips", "off", "--db", db]).status == 0)
-        let refused = try runProcess(bin, ["sync", "consent", "trips", "on", "--db", db, "--config", forbidding])
+        #expect(try await runProcess(bin, ["sync", "consent", "trips", "off", "--db", db]).status == 0)
+        let refused = try await runProcess(bin, ["sync", "consent", "trips", "on", "--db", db, "--config", forbidding])
         #expect(refused.status == 1)
         #expect(refused.err.contains("privacy.share_trips is false"), "\(refused.err)")
     }
@@ -127,7 +128,7 @@ import Testing
     /// Consent changes only by the rider's command: crash detection does not turn SOS sharing
     /// on at `run`'s start (which would undo `sync consent sos off` behind the rider's back),
     /// and an SOS that would stay on the device is said, not "fixed".
-    @Test(.timeLimitOnceRunning(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() throws {
+    @Test(.timeLimitOnceRunning(.minutes(2))) func crashDetectionNeverTurnsSOSSharingOnAndSaysAnSOSWouldStay() async throws {
         let (bin, dir, db) = try prepared()
         defer { dir.cleanup() }
         let config = try write(
@@ -143,21 +144,21 @@ import Testing
             socket = "\(dir.file("status.sock"))"
             """, dir.file("c.toml"))
         let stays = "an SOS would stay on this device"
-        #expect(try runProcess(bin, ["sync", "consent", "sos", "on", "--db", db]).status == 0)
-        let off = try runProcess(bin, ["sync", "consent", "sos", "off", "--db", db, "--config", config])
+        #expect(try await runProcess(bin, ["sync", "consent", "sos", "on", "--db", db]).status == 0)
+        let off = try await runProcess(bin, ["sync", "consent", "sos", "off", "--db", db, "--config", config])
         #expect(off.status == 0, "the rider's own command: \(off.err)")
         #expect(off.err.contains(stays), "\(off.err)")
-        let check = try runProcess(bin, ["config", "check", config])
+        let check = try await runProcess(bin, ["config", "check", config])
         #expect(check.status == 0 && check.err.contains(stays), "\(check.out) \(check.err)")
 
-        let run = try runProcess(bin, ["run", "--config", config, "--replay", recording])
+        let run = try await runProcess(bin, ["run", "--config", config, "--replay", recording])
         #expect(run.status == 0, "\(run.err)")
         #expect(run.err.contains(stays), "run's log says it: \(run.err)")
         let store = try Store.open(path: db)
-        #expect(try !store.consent().sos, "run must not turn SOS sharing on")
+        #expect(try await !store.consent().sos, "run must not turn SOS sharing on")
         try store.close()
 
-        let diagnose = try runProcess(
+        let diagnose = try await runProcess(
             bin,
             [
                 "diagnose", "--config", config, "--duration", "0.5", "--gpsd-port", "1",

@@ -7,21 +7,21 @@ import Testing
 /// `bikepathd diagnose` tells a technician about the store: a disk that was full and a
 /// sync record that was quarantined, with its reason (issues 5 and 6).
 @Suite(.ownThreads) struct DiagnoseStoreTests {
-    @Test func diagnoseReportsDiskFullAndQuarantinedRecords() throws {
+    @Test func diagnoseReportsDiskFullAndQuarantinedRecords() async throws {
         let binary = try #require(bikepathdPath(), "bikepathd must be built next to the tests")
         let dir = try TempDir()
         defer { dir.cleanup() }
         let db = dir.file("s.db")
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        #expect(try runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "300"]).status == 0)
+        #expect(try await runProcess(bench, ["store-replay", "--db", db, "--trips", "1", "--seconds-per-trip", "300"]).status == 0)
 
         let store = try Store.open(path: db)
-        let draft = try #require(try store.listDrafts().first)
+        let draft = try #require(try await store.listDrafts().first)
         _ = try store.confirmDraft(draft.id)
-        let queued = try #require(try store.outboxPending().first)
+        let queued = try #require(try await store.outboxPending().first)
         try store.recordSyncAttempt(seq: queued.seq, outcome: .quarantined("hub said 422: track too long"), utcNanoseconds: 1)
         // What StoreWriter records after SQLITE_FULL (DiskTests shows the writer doing it on a full tmpfs).
-        try store.pool.write { db in
+        try await store.pool.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('disk_full_failed_commits', '3'), ('disk_full_dropped_points', '42')"
             )
@@ -29,14 +29,14 @@ import Testing
         try store.close()
 
         // No gpsd or IMU here: with --require none they are not counted; the store's problems give exit 3.
-        let text = try runProcess(
+        let text = try await runProcess(
             binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--require", "none"])
         #expect(text.status == 3, "\(text.err)")
         #expect(text.out.contains("the disk was full (3 commits failed, 42 track points dropped"))
         #expect(text.out.contains("quarantined after 1 attempts: hub said 422: track too long"))
         #expect(text.out.contains("1 refused by the hub"), "\(text.out)")  // the outbox line in the vocabulary's words
 
-        let json = try runProcess(
+        let json = try await runProcess(
             binary, ["diagnose", "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1", "--db", db, "--json"])
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
         let report = try #require(doc["store"] as? [String: Any])

@@ -9,7 +9,7 @@ import Testing
 /// (geodesic distance, 4 m elevation hysteresis, Douglas–Peucker path, CO₂ at 168 g/km):
 /// both call `TripTotals`, and the real ride is closed both ways and compared.
 @Suite(.ownThreads) struct RecoveryTotalsTests {
-    @Test func tripClosedAfterAPowerCutHasTheChainsTotals() throws {
+    @Test func tripClosedAfterAPowerCutHasTheChainsTotals() async throws {
         var pipeline = Pipeline()
         var outputs: [ChainOutput] = []
         let reader = try RecordingReader(path: Paths.root + "/Recordings/allthedocks-GX010056.bpr")
@@ -29,18 +29,18 @@ import Testing
         policy.minPointSeconds = 0
         let dir = try TempDir()
         defer { dir.cleanup() }
-        func stored(_ name: String, _ prefix: ArraySlice<ChainOutput>, powerCut: Bool) throws -> DraftDocument {
+        func stored(_ name: String, _ prefix: ArraySlice<ChainOutput>, powerCut: Bool) async throws -> DraftDocument {
             let store = try Store.open(path: dir.file(name))
             let writer = try StoreWriter(store: store, policy: policy)
             // `at` only paces the commits here.
             for (i, output) in prefix.enumerated() { try writer.append(output, at: SampleTime(seconds: Double(i))) }
             try writer.flush()
             if powerCut { #expect(try store.closeOpenTrip() != nil) }
-            let draft = try #require(try store.listDrafts().first)
-            return try store.draft(draft.id)
+            let draft = try #require(try await store.listDrafts().first)
+            return try await store.draft(draft.id)
         }
-        let normal = try stored("normal.db", outputs[...end], powerCut: false)
-        let recovered = try stored("cut.db", outputs[..<end], powerCut: true)
+        let normal = try await stored("normal.db", outputs[...end], powerCut: false)
+        let recovered = try await stored("cut.db", outputs[..<end], powerCut: true)
 
         #expect(normal.trip.statistics == chainTrip.statistics)
         #expect(recovered.trip.closedBy == "recovery")

@@ -10,7 +10,7 @@ import Testing
     /// As on a Pi: the state directory 0770 (the unit's StateDirectoryMode) of the
     /// daemon's group; a user in that group lists and confirms without sudo, a user
     /// outside it reads nothing. Needs root to switch users (setpriv, util-linux).
-    @Test func aGroupMemberReviewsWithoutSudoAndOthersCannot() throws {
+    @Test func aGroupMemberReviewsWithoutSudoAndOthersCannot() async throws {
         guard isRoot else {
             if isCI { Issue.record("needs root to run commands as another user, and CI=true") }
             print("skipped: not root, cannot switch users")
@@ -23,11 +23,11 @@ import Testing
         let db = state + "/s.db"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
         let bench = try #require(benchExecutablePath(), "BikePathBench must be built next to the tests")
-        let made = try runProcess(
+        let made = try await runProcess(
             "/bin/sh", ["-c", "umask 077 && exec \"$0\" store-replay --db \"$1\" --trips 1 --seconds-per-trip 60", bench, db])
         #expect(made.status == 0, "\(made.err)")
         let group = "54321"  // the daemon's group (bikepath on a Pi); the files keep root as owner, like the daemon's user
-        #expect(try runProcess("/bin/chgrp", ["-R", group, state]).status == 0)
+        #expect(try await runProcess("/bin/chgrp", ["-R", group, state]).status == 0)
         #expect(chmod(state, 0o770) == 0 && chmod(dir.path, 0o755) == 0)
         func asUser(groups: String, _ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
             try runProcess("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--groups=\(groups)", binary] + arguments)
@@ -38,6 +38,7 @@ import Testing
         #expect(confirmed.status == 0, "\(confirmed.err)")
         let outsider = try asUser(groups: "65534", ["drafts", "list", "--db", db])
         #expect(outsider.status != 0)
-        #expect(try Store.open(path: db, mode: .readOnly).listDrafts().map(\.state) == [.queued])
+        let reopened = try Store.open(path: db, mode: .readOnly)
+        #expect(try await reopened.listDrafts().map(\.state) == [.queued])
     }
 }

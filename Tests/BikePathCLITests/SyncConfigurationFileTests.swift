@@ -12,8 +12,8 @@ import Testing
         return path
     }
 
-    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceTakesTheHubAndTokenFromTheConfigurationFile() throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceTakesTheHubAndTokenFromTheConfigurationFile() async throws {
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -27,13 +27,13 @@ import Testing
             hub_url = "\(hub.url)"
             token_file = "\(device.tokenFile)"
             """, device.dir.file("bikepathd.toml"))
-        let sync = try runProcess(bikepathd, ["sync", "run", "--once", "--config", config])
+        let sync = try await runProcess(bikepathd, ["sync", "run", "--once", "--config", config])
         #expect(sync.status == 0, "exit \(sync.status): \(sync.err)")
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
-    @Test(.timeLimitOnceRunning(.minutes(2))) func aFlagOverridesTheFilesKeyAndNoHubAnywhereIsAUsageError() throws {
-        let device = try Device(trips: 1, seconds: 60)
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aFlagOverridesTheFilesKeyAndNoHubAnywhereIsAUsageError() async throws {
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -45,15 +45,24 @@ import Testing
             hub_url = "http://127.0.0.1:1"
             token_file = "\(device.tokenFile)"
             """, device.dir.file("bikepathd.toml"))
-        let fromFile = try runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", config])
+        let fromFile = try await runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", config])
         #expect(fromFile.status == 3, "exit \(fromFile.status): \(fromFile.err)")
         // ... and --hub wins over sync.hub_url: the real hub gets everything.
-        let overridden = try runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", config, "--hub", hub.url])
+        let overridden = try await runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", config, "--hub", hub.url])
         #expect(overridden.status == 0, "exit \(overridden.status): \(overridden.err)")
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
         let empty = try write("", device.dir.file("empty.toml"))
-        let none = try runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", empty])
+        let none = try await runProcess(bikepathd, ["sync", "--once", "--db", device.dbPath, "--config", empty])
         #expect(none.status == 64, "exit \(none.status): \(none.err)")
         #expect(none.err.contains("sync.hub_url"), "\(none.err)")
+    }
+
+    @Test func aBatchSizeOutsideWhatTheHubTakesIsAUsageError() throws {
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        for size in ["0", "1001"] {
+            let refused = try runProcess(bikepathd, ["sync", "run", "--once", "--hub", "http://127.0.0.1:1", "--batch-size", size])
+            #expect(refused.status == 64, "--batch-size \(size): exit \(refused.status): \(refused.err)")
+            #expect(refused.err.contains("--batch-size: a batch of \(size) records: it must be 1 to 1000"), "\(refused.err)")
+        }
     }
 }

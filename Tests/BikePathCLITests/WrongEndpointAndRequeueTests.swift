@@ -10,13 +10,13 @@ import Testing
 /// sync` stops and says so, and nothing is quarantined. Quarantined records can be put
 /// back with `bikepathd sync requeue`. (The sync engine's side: BikePathSyncTests.)
 @Suite(.serialized, .ownThreads) struct WrongEndpointAndRequeueTests {
-    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceExitsFiveOnAWrongURL() throws {
-        let device = try Device(trips: 1, seconds: 300, confirm: 0)
+    @Test(.timeLimitOnceRunning(.minutes(2))) func syncOnceExitsFiveOnAWrongURL() async throws {
+        let device = try await Device(trips: 1, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         let bikepathd = try #require(builtExecutable("bikepathd"))
-        let run = try runProcess(
+        let run = try await runProcess(
             bikepathd,
             [
                 "sync", "run", "--db", device.dbPath, "--hub", hub.url + "/typo",
@@ -32,7 +32,7 @@ import Testing
     /// `sync run --once` fails (exit 3, retried later) instead of saying "drained".
     @Test(.timeLimitOnceRunning(.minutes(2)), arguments: [400, 403, 410, 422, 301, 200])
     func notTheHubQuarantinesNothing(status: Int) async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let output = device.dir.file("portal.out")
         let portal = try ChildProcess(
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func requeueReleasesQuarantinedRecordsAndRefusesWrongIDs() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -80,20 +80,20 @@ import Testing
         #expect(Set(try device.store.syncDiagnosis().quarantined.map(\.id)) == Set(trips))
 
         let bikepathd = try #require(builtExecutable("bikepathd"))
-        func requeue(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-            try runProcess(bikepathd, ["sync", "requeue", "--db", device.dbPath] + arguments)
+        func requeue(_ arguments: [String]) async throws -> (status: Int32, out: String, err: String) {
+            try await runProcess(bikepathd, ["sync", "requeue", "--db", device.dbPath] + arguments)
         }
-        let missing = try requeue(["NO-SUCH-ID"])
+        let missing = try await requeue(["NO-SUCH-ID"])
         #expect(missing.status != 0 && missing.err.contains("no record with id NO-SUCH-ID"), "\(missing.err)")
         let sentID = try #require(device.store.syncLog().first { $0.outcome == "sent" }?.recordID)
-        let notQuarantined = try requeue([sentID])
+        let notQuarantined = try await requeue([sentID])
         #expect(notQuarantined.status != 0 && notQuarantined.err.contains("not quarantined"), "\(notQuarantined.err)")
-        #expect(try requeue([]).status != 0, "an id or --all is required")
+        #expect(try await requeue([]).status != 0, "an id or --all is required")
 
-        let one = try requeue([trips[0]])
+        let one = try await requeue([trips[0]])
         #expect(one.status == 0 && one.out.contains("requeued 1"), "\(one.err)")
         #expect(try device.store.syncDiagnosis().quarantined.map(\.id) == [trips[1]])
-        let all = try requeue(["--all", "--json"])
+        let all = try await requeue(["--all", "--json"])
         #expect(all.status == 0 && all.out.contains("\"requeued\" : 1"), "\(all.out) \(all.err)")
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
         #expect(try await device.store.outboxPending().contains { $0.recordID == trips[0] && $0.attempts == 0 })

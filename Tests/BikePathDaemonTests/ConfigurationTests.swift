@@ -195,12 +195,24 @@ struct ConfigurationTests {
         #expect(try JSONDecoder().decode(DaemonConfiguration.self, from: Data(c.jsonText().utf8)) == c)
     }
 
-    @Test("Every key is documented in docs/configuration.md")
+    /// docs/configuration.md's key reference is the table's: a row per key, in the table's order,
+    /// with the key's default (`DaemonConfiguration()`) and its doc line, and no row for a key the table lacks.
+    @Test("docs/configuration.md lists every key with the table's default and doc line")
     func everyKeyDocumented() throws {
         let doc = try Repository.text("docs/configuration.md")
-        let keys = ConfigurationKey.all.map(\.path)
-        #expect(keys.count == 36)
-        for key in keys { #expect(doc.contains("`\(key)`"), "\(key) missing from docs/configuration.md") }
+        #expect(ConfigurationKey.all.count == 36)
+        // `| key | type | default | range / values | meaning |`
+        let rows = doc.split(separator: "\n").filter { $0.hasPrefix("| `") }.map {
+            $0.dropFirst().dropLast().split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        }.filter { $0.count == 5 }
+        #expect(rows.map { $0[0] } == ConfigurationKey.all.map { "`\($0.path)`" })
+        for key in ConfigurationKey.all {
+            let row = try #require(rows.first { $0[0] == "`\(key.path)`" }, "\(key.path) missing from docs/configuration.md")
+            #expect(row[2] == Self.documented(key.defaultValue), "\(key.path)'s default")
+            #expect(row[4] == key.doc, "\(key.path)'s doc line")
+        }
         let flagged = ConfigurationKey.all.filter { $0.flag != nil }
         #expect(flagged.count == 11)
         for key in flagged {
@@ -209,12 +221,27 @@ struct ConfigurationTests {
         }
     }
 
+    /// A default as the page writes it: TOML's literal in backticks, a whole number without its point.
+    static func documented(_ value: ConfigurationValue?) -> String {
+        switch value {
+        case nil: "absent"
+        case .double(let d) where d == d.rounded(): "`\(Int(d))`"
+        case .double(let d): "`\(d)`"
+        case .zones(let z) where z.isEmpty: "`[]`"
+        case let v?: "`\(v.tomlText)`"
+        }
+    }
+
     /// The table is the one place a key's path is spelled: the modules that can read it name a key by its
-    /// field (`ConfigurationKey.path(\.sync.hubURL)`), so a renamed key cannot leave a stale message behind.
+    /// field (`ConfigurationKey.path(\.sync.hubURL)`), the modules below it (the store, the review page, sync)
+    /// are handed the path by their caller, so a renamed key cannot leave a stale message behind.
     @Test("No key path is spelled as a string outside ConfigurationKey.all")
     func keyPathsSpelledOnce() throws {
         let paths = ConfigurationKey.all.map(\.path)
-        for module in ["Sources/BikePathDaemon", "Sources/BikePathCLI", "Sources/bikepathd"] {
+        for module in [
+            "Sources/BikePathDaemon", "Sources/BikePathCLI", "Sources/bikepathd", "Sources/BikePathStore", "Sources/BikePathReview",
+            "Sources/BikePathSync",
+        ] {
             let dir = Repository.root.appendingPathComponent(module)
             let files = try #require(FileManager.default.enumerator(atPath: dir.path)).compactMap { $0 as? String }
             for file in files where file.hasSuffix(".swift") && !file.hasSuffix("ConfigurationKey.swift") {

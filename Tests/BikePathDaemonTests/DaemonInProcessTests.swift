@@ -22,8 +22,8 @@ struct DaemonInProcessTests {
                 statusSocket: dir.file("status.sock")))
     }
 
-    static func make(_ configuration: DaemonConfiguration, input: DaemonInputKind) throws -> Daemon {
-        try Daemon.make(
+    static func make(_ configuration: DaemonConfiguration, input: DaemonInputKind) async throws -> Daemon {
+        try await Daemon.make(
             configuration: configuration, input: input, version: "test",
             reload: { () throws(ConfigurationError) in configuration }, logger: quiet)
     }
@@ -40,7 +40,7 @@ struct DaemonInProcessTests {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let configuration = try Self.configuration(dir)
-        let daemon = try Self.make(configuration, input: .recording(path: Self.ride, speed: nil))
+        let daemon = try await Self.make(configuration, input: .recording(path: Self.ride, speed: nil))
         let report = try await daemon.run(logger: Self.quiet)
         #expect(report.inputFailure == nil)
         #expect(report.everythingCommitted)
@@ -56,11 +56,11 @@ struct DaemonInProcessTests {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let configuration = try Self.configuration(dir)
-        let first = try Self.make(configuration, input: .recording(path: Self.ride, speed: 1))
+        let first = try await Self.make(configuration, input: .recording(path: Self.ride, speed: 1))
         let group = first.makeServiceGroup(logger: Self.quiet)
         let running = Task { try await group.run() }
         #expect(await waitUntil { FileManager.default.fileExists(atPath: configuration.status.socket) })
-        #expect(throws: DaemonStartError.self) { try Self.make(configuration, input: .recording(path: Self.ride, speed: nil)) }
+        await #expect(throws: DaemonStartError.self) { try await Self.make(configuration, input: .recording(path: Self.ride, speed: nil)) }
         await group.triggerGracefulShutdown()
         try await running.value
     }
@@ -75,7 +75,7 @@ struct DaemonInProcessTests {
         configuration.crash.enabled = true
         configuration.sync.hubURL = "http://127.0.0.1:1"
         configuration.sync.tokenFile = dir.file("no-token")
-        let daemon = try Self.make(configuration, input: .recording(path: Self.ride, speed: 1))
+        let daemon = try await Self.make(configuration, input: .recording(path: Self.ride, speed: 1))
         let group = daemon.makeServiceGroup(logger: Self.quiet)
         let running = Task { try await group.run() }
         #expect(await waitUntil { FileManager.default.fileExists(atPath: configuration.status.socket) })
@@ -87,13 +87,13 @@ struct DaemonInProcessTests {
     }
 
     @Test("a recording that cannot be read is refused before the store is opened")
-    func unreadableRecording() throws {
+    func unreadableRecording() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let configuration = try Self.configuration(dir)
         try Data("not a recording".utf8).write(to: URL(fileURLWithPath: dir.file("bad.bpr")))
-        #expect {
-            try Self.make(configuration, input: .recording(path: dir.file("bad.bpr"), speed: nil))
+        await #expect {
+            try await Self.make(configuration, input: .recording(path: dir.file("bad.bpr"), speed: nil))
         } throws: { error in
             guard case DaemonStartError.unreadableInput = error else { return false }
             return true

@@ -49,7 +49,7 @@ import Testing
     // MARK: 1. Revocation outlives restarts and the tokens file
 
     @Test(.timeLimitOnceRunning(.minutes(3))) func revocationOutlivesRestartsAndTheTokensFile() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hubExe = try #require(builtExecutable("bikepath-hub"))
         let token2 = "second-device-token-0123", token3 = "third-device-token-01234"
@@ -103,7 +103,7 @@ import Testing
     // MARK: 5. Decompression amplification
 
     @Test(.timeLimitOnceRunning(.minutes(3))) func inflationBombsAreRefusedWhileHealthAnswers() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -156,7 +156,7 @@ import Testing
     // MARK: 6. Idle connections, slow heads, oversized heads, descriptor exhaustion
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func halfSentAndIdleConnectionsAreClosed() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--header-timeout", "1", "--idle-timeout", "2"])
         defer { hub.stop() }
@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func idleConnectionsCannotLockOutAFreshClient() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         // 128 descriptors: on main, ~100 idle connections exhaust them and the hub stops accepting.
         let hub = try device.hub(extra: ["--header-timeout", "2"], fileLimit: 128)
@@ -206,7 +206,7 @@ import Testing
     /// A body trickled one byte every 0.3 s is cut at the body deadline: every byte used to
     /// reset the idle timer, so a connection lived as long as its sender liked.
     @Test(.timeLimitOnceRunning(.minutes(2))) func aTrickledBodyIsCutAtTheBodyDeadline() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--body-timeout", "2", "--idle-timeout", "2"])
         defer { hub.stop() }
@@ -227,7 +227,7 @@ import Testing
     /// 150 connections of one client trickling bodies take its share (64), not the hub:
     /// another client's health check is answered at once (it waited 40 s).
     @Test(.timeLimitOnceRunning(.minutes(2))) func oneClientsTricklesCannotStarveAnother() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -251,7 +251,7 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func oversizedHeadsAreAnswered431() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -270,7 +270,7 @@ import Testing
     // MARK: 13. Strict bodies, case-insensitive scheme, canonical numbers
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func bodiesAreReadStrictly() async throws {
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -306,8 +306,8 @@ import Testing
 
     // MARK: 10, 13. Private files, tokens checked at load and never printed
 
-    @Test(.timeLimitOnceRunning(.minutes(2))) func hubFilesArePrivateAndTokensAreCheckedAtStart() throws {
-        let device = try Device(trips: 1, seconds: 60)
+    @Test(.timeLimitOnceRunning(.minutes(2))) func hubFilesArePrivateAndTokensAreCheckedAtStart() async throws {
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         hub.stop()

@@ -17,7 +17,8 @@ import Testing
         let url = try cluster.createDatabase()
         let bikepathd = try #require(builtExecutable("bikepathd"))
         // The synthetic rides are the same street for every device: each obstacle is met by all three.
-        let devices = try (1...3).map { _ in try Device(trips: 2, seconds: 600, confirm: 2) }
+        var devices: [Device] = []
+        for _ in 1...3 { devices.append(try await Device(trips: 2, seconds: 600, confirm: 2)) }
         defer { devices.forEach { $0.dir.cleanup() } }
         var lines = ""
         for (i, device) in devices.enumerated() {

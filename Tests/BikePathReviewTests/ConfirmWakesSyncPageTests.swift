@@ -40,16 +40,17 @@ import Testing
 
     @Test("a ride that may leave wakes sync and says it is being sent")
     func wakes() async throws {
-        let r = try await confirm(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: true), consent: true)
+        let r = try await confirm(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: true, keys: .daemon), consent: true)
         #expect(r.location?.hasSuffix("?done=confirmed-sending") == true, "\(r.location ?? "-")")
         #expect(r.wakes == 1)
     }
 
     @Test("a ride that stays on the device wakes nothing and says why")
     func staysPut() async throws {
-        let off = try await confirm(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: true), consent: false)
+        let off = try await confirm(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: true, keys: .daemon), consent: false)
         #expect(off.location?.hasSuffix("?done=confirmed-sharing-off") == true && off.wakes == 0)
-        let noHub = try await confirm(publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true), consent: true)
+        let noHub = try await confirm(
+            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon), consent: true)
         #expect(noHub.location?.hasSuffix("?done=confirmed-no-hub") == true && noHub.wakes == 0)
     }
 }

@@ -113,11 +113,12 @@ import Testing
         #expect(listen(fd, 1) == 0)
         let taken = ReviewAddress(host: "127.0.0.2", port: port)
         let service = ReviewService(
-            store: store, address: taken, publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+            store: store, address: taken, addressSetBy: "--listen or review.listen",
+            publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon),
             logger: Logger(label: "review-test"))
-        await #expect(throws: ReviewStartError.portInUse(taken)) { try await service.run() }
+        await #expect(throws: ReviewStartError.portInUse(taken, setBy: "--listen or review.listen")) { try await service.run() }
         #expect(
-            ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!).description
+            ReviewStartError.portInUse(ReviewAddress("0.0.0.0:18083")!, setBy: "--listen or review.listen").description
                 == "port 18083 is already in use on 0.0.0.0; pick another with --listen or review.listen")
     }
 }

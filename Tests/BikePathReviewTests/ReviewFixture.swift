@@ -31,7 +31,7 @@ func storeWithRides(_ dir: TempDir, trips: Int = 2, seconds: Int = 300) throws -
 /// directory, its first draft, and the page as `bikepathd review` routes it, paired through
 /// the page itself. `body` gets the store, that draft's id, the client and the pairing.
 func withPairedDraft(
-    trips: Int = 2, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+    trips: Int = 2, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon),
     streetMap: StreetMap = .none,
     _ body: @Sendable (Store, String, any TestClientProtocol, Paired) async throws -> Void
 ) async throws {
@@ -51,7 +51,7 @@ func withReviewServer<T>(_ store: Store, streetMap: StreetMap = .none, _ body: (
     let (ports, sink) = AsyncStream.makeStream(of: Int.self)
     let app = try buildReviewApplication(
         store: store, address: ReviewAddress(host: "127.0.0.1", port: 0),
-        publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true), streetMap: streetMap,
+        publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon), streetMap: streetMap,
         logger: Logger(label: "review-test")
     ) { sink.yield($0) }
     let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "review-test"))
@@ -100,7 +100,7 @@ func csrfToken(in html: String) -> String? {
 /// The router as `bikepathd review` on 127.0.0.1 builds it; by default with no hub set (the bundled example)
 /// and no street map.
 func reviewApp(
-    _ store: Store, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+    _ store: Store, publishing: PublishingSetup = PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon),
     streetMap: StreetMap = .none
 ) throws -> some ApplicationProtocol {
     Application(
@@ -133,4 +133,9 @@ extension RawConnection {
         }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+extension PublishingSetup.Keys {
+    /// The keys as the daemon's table spells them (`DaemonConfiguration.publishing`, which this target does not see).
+    static let daemon = Self(hubURL: "sync.hub_url", shareTrips: "privacy.share_trips")
 }

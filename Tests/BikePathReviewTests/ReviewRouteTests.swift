@@ -36,7 +36,7 @@ import Testing
                 #expect(response.headers[.setCookie] == nil)
                 #expect(String(buffer: response.body).contains("wrong code (4 tries left)"))
             }
-            let paired = try await pair(client, store: store, draftID: try store.listDrafts()[0].id)
+            let paired = try await pair(client, store: store, draftID: try await store.listDrafts()[0].id)
             #expect(!paired.csrf.isEmpty)
             // The code pairs one phone only.
             try await client.execute(
@@ -93,7 +93,7 @@ import Testing
             }
             try await client.execute(uri: "/drafts/\(drafts[0].id)", method: .get, headers: p.headers) { response in
                 let html = String(buffer: response.body)
-                let d = try store.draft(drafts[0].id)
+                let d = try await store.draft(drafts[0].id)
                 let shown = d.obstacles.filter { !$0.heldBack }
                 #expect(response.status == .ok)
                 #expect(html.contains(#"id="cand-\#(shown.count)""#) && !html.contains(#"id="cand-\#(shown.count + 1)""#))
@@ -117,7 +117,7 @@ import Testing
             try await client.execute(uri: "/trips", method: .get, headers: p.headers) { response in
                 let html = String(buffer: response.body)
                 #expect(response.status == .ok)
-                let stats = try store.statistics()
+                let stats = try await store.statistics()
                 #expect(html.contains(ReviewFormat.distance(stats.distanceMeters)))
                 #expect(html.contains(String(format: "%.2f kg", stats.co2AvoidedGrams / 1000)))
                 #expect(html.contains("The first comes at 100.00 km"))

@@ -101,19 +101,19 @@ import Testing
     @Test func confirmSaysWhatHappens() async throws {
         let cases: [(PublishingSetup, Bool, String, String)] = [
             (
-                PublishingSetup(hubConfigured: false, fileAllowsTrips: true), false, "confirmed-no-hub",
+                PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon), false, "confirmed-no-hub",
                 "Confirmed: the draft is frozen and stays on this device: no hub is configured (sync.hub_url)."
             ),
             (
-                PublishingSetup(hubConfigured: true, fileAllowsTrips: true), false, "confirmed-sharing-off",
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: true, keys: .daemon), false, "confirmed-sharing-off",
                 "Confirmed: the draft is frozen and stays on this device: trip sharing is off — `bikepathd sync consent trips on` sends it."
             ),
             (
-                PublishingSetup(hubConfigured: true, fileAllowsTrips: false), false, "confirmed-not-allowed",
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: false, keys: .daemon), false, "confirmed-not-allowed",
                 "Confirmed: the draft is frozen and stays on this device: privacy.share_trips is false in the configuration file."
             ),
             (
-                PublishingSetup(hubConfigured: true, fileAllowsTrips: true), true, "confirmed",
+                PublishingSetup(hubConfigured: true, fileAllowsTrips: true, keys: .daemon), true, "confirmed",
                 "Confirmed: the draft is frozen and queued; the next sync publishes it to the hub."
             ),
         ]
@@ -142,7 +142,8 @@ import Testing
     }
 
     @Test func sharingCannotBeTurnedOnAgainstTheFile() async throws {
-        try await withPairedDraft(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: false)) { store, id, client, p in
+        try await withPairedDraft(publishing: PublishingSetup(hubConfigured: true, fileAllowsTrips: false, keys: .daemon)) {
+            store, id, client, p in
             let (status, html, _) = try await post(client, p, "/drafts/\(id)/sharing", "trips=on")
             #expect(status == .badRequest && html.contains("privacy.share_trips is false"))
             #expect(try await !store.consent().tripsAndDrafts)

@@ -93,7 +93,7 @@ import Testing
             router: try buildReviewRouter(
                 store: store, sessions: ReviewSessions(),
                 hosts: ReviewHosts(listen: ReviewAddress(host: "127.0.0.1", port: 8080)),
-                publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true),
+                publishing: PublishingSetup(hubConfigured: false, fileAllowsTrips: true, keys: .daemon),
                 streetMap: .mbtiles(mbtiles, attribution: "© OpenStreetMap contributors")))
         try await app.test(.router) { client in
             try await client.execute(uri: "/tiles/\(first.z)/\(first.x)/\(first.y)", method: .get) { response in

@@ -79,7 +79,7 @@ import Testing
         #expect(stat(path + "-wal", &wal) == 0 && wal.st_blocks == 0, "the WAL holds no frames")
     }
 
-    @Test func retentionDropsSyncedDataOldestFirstAndNeverPendingOrSOS() throws {
+    @Test func retentionDropsSyncedDataOldestFirstAndNeverPendingOrSOS() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         var config = StoreConfiguration()
@@ -87,7 +87,7 @@ import Testing
         let path = dir.file("s.db")
         let store = try Store.open(path: path, configuration: config)
         _ = try replay(store, trips: 4, seconds: 900)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         // Trip 1 synced, trip 2 rejected, trips 3 and 4 still waiting for the rider.
         try store.confirmDraft(drafts[0].id)
         try store.markDraftSynced(drafts[0].id)

@@ -18,16 +18,16 @@ import Testing
 
     /// A reject can be taken back: a rejected draft never left the device, so it can be
     /// reopened with its edits; a queued one cannot.
-    @Test func aRejectionCanBeTakenBackButAConfirmationCannot() throws {
+    @Test func aRejectionCanBeTakenBackButAConfirmationCannot() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithDrafts(dir)
-        let ids = try store.listDrafts().map(\.id)
-        let first = try store.draft(ids[1]).obstacles[0].id
+        let ids = try await store.listDrafts().map(\.id)
+        let first = try await store.draft(ids[1]).obstacles[0].id
         try store.editDraft(ids[1], .dropObstacle(obstacleID: first))
         try store.rejectDraft(ids[1])
         try store.reopenDraft(ids[1])
-        let reopened = try store.draft(ids[1])
+        let reopened = try await store.draft(ids[1])
         #expect(reopened.state == .pending)
         #expect(reopened.edits.map(\.action) == ["drop"] && reopened.obstacles[0].dropped)
         #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .pending, to: .pending)) { try store.reopenDraft(ids[1]) }
@@ -42,14 +42,14 @@ import Testing
         return store
     }
 
-    @Test func closedTripBecomesAPendingDraftWithItsCandidates() throws {
+    @Test func closedTripBecomesAPendingDraftWithItsCandidates() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithDrafts(dir)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         #expect(drafts.count == 2)
         #expect(drafts.allSatisfy { $0.state == .pending })
-        let d = try store.draft(drafts[0].id)
+        let d = try await store.draft(drafts[0].id)
         let events = try store.count("SELECT COUNT(*) FROM events WHERE kind = 'obstacle' AND trip_id = '\(d.trip.id)'")
         #expect(d.obstacles.count == events && events > 0)
         #expect(d.obstacles.allSatisfy { $0.origin == "detected" && $0.eventID != nil })
@@ -60,14 +60,14 @@ import Testing
         #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'confirmation'") == 0)
     }
 
-    @Test func confirmQueuesOnceAndRefusesIllegalTransitions() throws {
+    @Test func confirmQueuesOnceAndRefusesIllegalTransitions() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithDrafts(dir)
-        let ids = try store.listDrafts().map(\.id)
+        let ids = try await store.listDrafts().map(\.id)
         let confirmed = try store.confirmDraft(ids[0])
         #expect(confirmed.state == .queued)
-        let outbox = try store.outboxPending()
+        let outbox = try await store.outboxPending()
         #expect(outbox.map(\.kind) == [.sos, .confirmation])  // SOS first
         #expect(outbox[1].recordID == ids[0])
         let payload = try JSONDecoder().decode(DraftDocument.self, from: Data(outbox[1].payload.utf8))
@@ -78,19 +78,19 @@ import Testing
         #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .rejected, to: .confirmed)) { try store.confirmDraft(ids[1]) }
         #expect(throws: StoreError.illegalTransition(draft: ids[1], from: .rejected, to: .synced)) { try store.markDraftSynced(ids[1]) }
         try store.markDraftSynced(ids[0])
-        #expect(try store.draft(ids[0]).state == .synced)
-        #expect(try store.outboxPending().map(\.kind) == [.sos])
+        #expect(try await store.draft(ids[0]).state == .synced)
+        #expect(try await store.outboxPending().map(\.kind) == [.sos])
         #expect(throws: StoreError.noSuchDraft("nope")) { try store.confirmDraft("nope") }
         // A failed transition leaves no trace: still exactly one confirmation queued.
         #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE record_kind = 'confirmation'") == 1)
     }
 
-    @Test func editsChangeDropAndAddObstaclesAndRatePath() throws {
+    @Test func editsChangeDropAndAddObstaclesAndRatePath() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithDrafts(dir, trips: 1)
-        let id = try #require(try store.listDrafts().first?.id)
-        let before = try store.draft(id)
+        let id = try #require(try await store.listDrafts().first?.id)
+        let before = try await store.draft(id)
         let first = before.obstacles[0], second = before.obstacles[1]
         let newKind: ObstacleKind = first.kind == .debris ? .pothole : .debris
         try store.editDraft(id, .setObstacleKind(obstacleID: first.id, newKind))
@@ -102,7 +102,7 @@ import Testing
         let addedAtSpot = try #require(try store.editDraft(id, .addObstacle(.irregularity, time: nil, coordinate: spot)))
         try store.editDraft(id, .setPathStatus(.requiresMaintenance))
 
-        let after = try store.draft(id)
+        let after = try await store.draft(id)
         #expect(after.obstacles.first { $0.id == first.id }?.kind == newKind)
         #expect(after.obstacles.first { $0.id == second.id }?.dropped == true)
         let byTime = try #require(after.obstacles.first { $0.id == addedAtTime })
@@ -124,23 +124,23 @@ import Testing
         try store.confirmDraft(id)
         #expect(throws: StoreError.draftNotEditable(id, state: .queued)) { try store.editDraft(id, .setPathStatus(.optimal)) }
         // The confirmed payload carries the edits and leaves the dropped obstacle marked.
-        let payload = try #require(try store.outboxPending().first { $0.kind == .confirmation }?.payload)
+        let payload = try #require(try await store.outboxPending().first { $0.kind == .confirmation }?.payload)
         let sent = try JSONDecoder().decode(DraftDocument.self, from: Data(payload.utf8))
         #expect(sent.pathStatus == .requiresMaintenance && sent.obstacles.count == after.obstacles.count)
     }
 
     /// An obstacle 5,500 km from the route, at +99999 s or −5 s, and a second drop of a
     /// dropped obstacle are refused, and none leaves a new revision.
-    @Test func editsThatMakeNoSenseAreRefusedAndLeaveNoRevision() throws {
+    @Test func editsThatMakeNoSenseAreRefusedAndLeaveNoRevision() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try storeWithDrafts(dir, trips: 1)
-        let id = try #require(try store.listDrafts().first?.id)
-        let doc = try store.draft(id)
+        let id = try #require(try await store.listDrafts().first?.id)
+        let doc = try await store.draft(id)
         let start = SampleTime(nanoseconds: doc.trip.startTimeNanoseconds)
         let obstacle = try #require(doc.obstacles.first)
         try store.editDraft(id, .dropObstacle(obstacleID: obstacle.id))
-        let editsBefore = try store.draft(id).edits.count
+        let editsBefore = try await store.draft(id).edits.count
 
         func refused(_ edit: DraftEdit, _ phrase: String) {
             do {
@@ -159,7 +159,7 @@ import Testing
         refused(
             .setObstacleKind(obstacleID: obstacle.id, obstacle.kind),
             "is already a\(obstacle.kind == .irregularity ? "n" : "") \(obstacle.kind.word); nothing to change")
-        #expect(try store.draft(id).edits.count == editsBefore, "a refused edit leaves no revision")
+        #expect(try await store.draft(id).edits.count == editsBefore, "a refused edit leaves no revision")
 
         // On the path and inside the trip is accepted.
         let onPath = try #require(doc.path.dropFirst(3).first)
@@ -190,13 +190,13 @@ import Testing
 
 /// Undo and rider-friendly references.
 @Suite(.ownThreads) struct DraftReferenceTests {
-    @Test func undoTakesBackEachKindOfEditExactly() throws {
+    @Test func undoTakesBackEachKindOfEditExactly() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 1, seconds: 300)
-        let id = try #require(try store.listDrafts().first?.id)
-        let original = try store.draft(id)
+        let id = try #require(try await store.listDrafts().first?.id)
+        let original = try await store.draft(id)
         let o = original.obstacles[0]
         try store.editDraft(id, .setObstacleKind(obstacleID: o.id, o.kind == .debris ? .bump : .debris))
         try store.editDraft(id, .dropObstacle(obstacleID: original.obstacles[1].id))
@@ -204,43 +204,44 @@ import Testing
         try store.editDraft(id, .setPathStatus(.optimal))
         try store.editDraft(id, .setPathStatus(.medium))
         #expect(try store.undoLastEdit(id).action == "set-path-status")
-        #expect(try store.draft(id).pathStatus == .optimal)
+        #expect(try await store.draft(id).pathStatus == .optimal)
         for _ in 0..<4 { try store.undoLastEdit(id) }
-        #expect(try store.draft(id) == original)
+        #expect(try await store.draft(id) == original)
         #expect(throws: StoreError.invalidEdit("draft \(id) has no edit to undo")) { try store.undoLastEdit(id) }
         try store.confirmDraft(id)
         #expect(throws: StoreError.draftNotEditable(id, state: .queued)) { try store.undoLastEdit(id) }
     }
 
-    @Test func draftsAreNamedByIdPrefixOrNumber() throws {
+    @Test func draftsAreNamedByIdPrefixOrNumber() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 2, seconds: 300)
-        let ids = try store.listDrafts().map(\.id)
-        #expect(try store.resolveDraftID(ids[1]) == ids[1])
-        #expect(try store.resolveDraftID(String(ids[1].prefix(6)).lowercased()) == ids[1])
-        #expect(try store.resolveDraftID("1") == ids[0] && store.resolveDraftID("2") == ids[1])
+        let ids = try await store.listDrafts().map(\.id)
+        #expect(try await store.resolveDraftID(ids[1]) == ids[1])
+        #expect(try await store.resolveDraftID(String(ids[1].prefix(6)).lowercased()) == ids[1])
+        #expect(try await store.resolveDraftID("1") == ids[0])
+        #expect(try await store.resolveDraftID("2") == ids[1])
         // Past the list, digits are an id prefix: four of them, so that no id starts with them.
-        #expect(throws: StoreError.noSuchDraftNumber(3333, count: 2)) { try store.resolveDraftID("3333") }
-        #expect(throws: StoreError.noSuchDraft("zz")) { try store.resolveDraftID("zz") }
-        #expect(throws: StoreError.noSuchDraft("")) { try store.resolveDraftID("") }
-        let d = try store.draft(ids[0])
+        await #expect(throws: StoreError.noSuchDraftNumber(3333, count: 2)) { try await store.resolveDraftID("3333") }
+        await #expect(throws: StoreError.noSuchDraft("zz")) { try await store.resolveDraftID("zz") }
+        await #expect(throws: StoreError.noSuchDraft("")) { try await store.resolveDraftID("") }
+        let d = try await store.draft(ids[0])
         let asked = try #require(d.obstacles.first { $0.reviewRank == 1 })
-        #expect(try store.resolveObstacleID("#1", inDraft: ids[0]) == asked.id)
-        #expect(try store.resolveObstacleID(String(asked.id.prefix(8)), inDraft: ids[0]) == asked.id)
-        #expect(throws: StoreError.noSuchObstacle("#99")) { try store.resolveObstacleID("#99", inDraft: ids[0]) }
+        #expect(try await store.resolveObstacleID("#1", inDraft: ids[0]) == asked.id)
+        #expect(try await store.resolveObstacleID(String(asked.id.prefix(8)), inDraft: ids[0]) == asked.id)
+        await #expect(throws: StoreError.noSuchObstacle("#99")) { try await store.resolveObstacleID("#99", inDraft: ids[0]) }
         #expect(throws: StoreError.ambiguousReference("ab", matches: 2)) {
             try Store.unique("ab", among: ["ABC1", "ABD2", "B"], original: "ab") { StoreError.noSuchDraft($0) }
         }
     }
 
-    @Test func aCandidateLiesAlongThePathAndAtAClockTime() throws {
+    @Test func aCandidateLiesAlongThePathAndAtAClockTime() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 1, seconds: 300)
-        let d = try store.draft(try #require(try store.listDrafts().first?.id))
+        let d = try await store.draft(try #require(try await store.listDrafts().first?.id))
         #expect(d.distanceAlongPath(to: d.path[0]) == 0)
         let last = try #require(d.distanceAlongPath(to: d.path[d.path.count - 1]))
         #expect(abs(last - Geodesic.distance(d.path[0], d.path[d.path.count - 1])) < 1)  // a straight ride east

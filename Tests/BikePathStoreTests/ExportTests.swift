@@ -12,17 +12,17 @@ import Testing
         ["/usr/bin/xmllint", "/usr/local/bin/xmllint"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    @Test func gpxIsValidGPX11WithObstaclesAsWaypoints() throws {
+    @Test func gpxIsValidGPX11WithObstaclesAsWaypoints() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 1, seconds: 300)
         let trip = try #require(try store.tripIDs().first)
-        let draft = try #require(try store.listDrafts().first?.id)
-        let dropped = try store.draft(draft).obstacles[0].id
+        let draft = try #require(try await store.listDrafts().first?.id)
+        let dropped = try await store.draft(draft).obstacles[0].id
         try store.editDraft(draft, .dropObstacle(obstacleID: dropped))
         let gpx = try store.export(trip: trip, format: .gpx)
-        let obstacles = try store.draft(draft).obstacles.filter { !$0.dropped }
+        let obstacles = try await store.draft(draft).obstacles.filter { !$0.dropped }
         #expect(gpx.components(separatedBy: "<wpt ").count - 1 == obstacles.count)
         #expect(gpx.components(separatedBy: "<trkpt ").count - 1 == 300)
         #expect(gpx.contains("<time>2026-"))  // synthetic UTC starts at 1_790_000_000 s = 2026-09-21
@@ -32,7 +32,8 @@ import Testing
         }
         let file = dir.file("trip.gpx")
         try gpx.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try runProcess(xmllint, ["--noout", "--schema", packageRoot + "/Tests/BikePathStoreTests/Fixtures/gpx-1.1.xsd", file])
+        let result = try await runProcess(
+            xmllint, ["--noout", "--schema", packageRoot + "/Tests/BikePathStoreTests/Fixtures/gpx-1.1.xsd", file])
         #expect(result.status == 0, "\(result.err)")
         #expect(result.err.contains("validates"))
     }
@@ -61,12 +62,12 @@ import Testing
         #expect(throws: StoreError.noSuchTrip("x")) { try store.export(trip: "x", format: .gpx) }
     }
 
-    @Test func statsSumAllClosedTrips() throws {
+    @Test func statsSumAllClosedTrips() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 3, seconds: 200)
-        let stats = try store.statistics()
+        let stats = try await store.statistics()
         let stream = SyntheticRides.stream(trips: 3, secondsPerTrip: 200)
         let records = stream.compactMap { if case .tripEnded(let r) = $0.output { r } else { nil } }
         #expect(stats.trips == 3)
@@ -75,7 +76,7 @@ import Testing
         #expect(stats.elapsedSeconds == 3 * 199)
     }
 
-    @Test func milestonesFireExactlyOnceAcrossRestarts() throws {
+    @Test func milestonesFireExactlyOnceAcrossRestarts() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         var config = StoreConfiguration()
@@ -98,7 +99,7 @@ import Testing
             try store.close()
         }
         let store = try Store.open(path: dir.file("s.db"), configuration: config)
-        let total = try store.statistics().distanceMeters
+        let total = try await store.statistics().distanceMeters
         #expect(total > 4000 && total < 5000)
         #expect(fired == [1000, 2000, 2500, 3000, 4000])
         #expect(try store.milestones().map(\.thresholdMeters) == [1000, 2000, 2500, 3000, 4000])

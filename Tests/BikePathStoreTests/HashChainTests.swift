@@ -7,17 +7,17 @@ import Testing
 @testable import BikePathStore
 
 @Suite(.ownThreads) struct HashChainTests {
-    private func chainedStore(_ dir: TempDir) throws -> Store {
+    private func chainedStore(_ dir: TempDir) async throws -> Store {
         let store = try Store.open(path: dir.file("s.db"))
         _ = try replay(store, trips: 2, seconds: 300)
-        try store.confirmDraft(try #require(try store.listDrafts().first?.id))
+        try store.confirmDraft(try #require(try await store.listDrafts().first?.id))
         return store
     }
 
-    @Test func intactChainVerifies() throws {
+    @Test func intactChainVerifies() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
+        let store = try await chainedStore(dir)
         let report = try store.verify()
         let events = try store.count("SELECT COUNT(*) FROM events")
         let trips = try store.count("SELECT COUNT(*) FROM trips WHERE state = 'closed'")
@@ -29,16 +29,16 @@ import Testing
 
     /// Flips one byte of one stored value through raw SQL, as someone editing the file would.
     @Test(arguments: ["peak", "lat", "obstacle_kind", "time_ns", "window"])
-    func changingAnyStoredFieldIsReported(column: String) throws {
+    func changingAnyStoredFieldIsReported(column: String) async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        let (seq, id) = try store.pool.read { db in
+        let store = try await chainedStore(dir)
+        let (seq, id) = try await store.pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 5")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
-        try store.pool.write { db in
+        try await store.pool.write { db in
             switch column {
             case "window":
                 var blob = try Data.fetchOne(db, sql: "SELECT samples FROM event_windows WHERE event_id = ?", arguments: [id])!
@@ -60,16 +60,16 @@ import Testing
         #expect(report.links == Int(seq) - 1)
     }
 
-    @Test func deletingARecordIsReported() throws {
+    @Test func deletingARecordIsReported() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        let (seq, id) = try store.pool.read { db in
+        let store = try await chainedStore(dir)
+        let (seq, id) = try await store.pool.read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT seq, record_id FROM hash_chain WHERE record_kind = 'event' ORDER BY seq LIMIT 1 OFFSET 9")!
             return (row["seq"] as Int64, row["record_id"] as String)
         }
-        try store.pool.write { db in
+        try await store.pool.write { db in
             try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM events WHERE id = ?", arguments: [id])
         }
@@ -78,11 +78,11 @@ import Testing
         #expect(report.firstBreak?.reason.contains("deleted") == true)
     }
 
-    @Test func deletingALinkOrItsRecordTogetherIsReported() throws {
+    @Test func deletingALinkOrItsRecordTogetherIsReported() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        try store.pool.write { db in
+        let store = try await chainedStore(dir)
+        try await store.pool.write { db in
             let id = try String.fetchOne(db, sql: "SELECT record_id FROM hash_chain WHERE seq = 4")!
             try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
             try db.execute(sql: "DELETE FROM draft_obstacles WHERE event_id = ?", arguments: [id])
@@ -91,22 +91,22 @@ import Testing
         #expect(try store.verify().firstBreak?.seq == 5)
     }
 
-    @Test func renumberingTheChainAfterADeleteIsReported() throws {
+    @Test func renumberingTheChainAfterADeleteIsReported() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        try store.pool.write { db in
+        let store = try await chainedStore(dir)
+        try await store.pool.write { db in
             try db.execute(sql: "DELETE FROM hash_chain WHERE seq = 4")
             try db.execute(sql: "UPDATE hash_chain SET seq = seq - 1 WHERE seq > 4")
         }
         #expect(try store.verify().firstBreak?.seq == 4)
     }
 
-    @Test func changingAConfirmedDraftIsReported() throws {
+    @Test func changingAConfirmedDraftIsReported() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
-        let store = try chainedStore(dir)
-        try store.pool.write { db in
+        let store = try await chainedStore(dir)
+        try await store.pool.write { db in
             try db.execute(
                 sql:
                     "UPDATE drafts SET confirmed_payload = replace(confirmed_payload, 'pothole', 'debris') WHERE confirmed_payload IS NOT NULL"

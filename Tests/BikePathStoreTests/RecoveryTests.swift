@@ -150,7 +150,7 @@ import Testing
         return stream
     }
 
-    @Test func openTripIsClosedAtItsLastPoint() throws {
+    @Test func openTripIsClosedAtItsLastPoint() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let path = dir.file("s.db")
@@ -167,7 +167,7 @@ import Testing
         let distance: Double = trip?["distance_m"] ?? 0
         // ~5.4 m/s average between consecutive 1 Hz points.
         #expect(distance > Double(points - 1) * 5 && distance < Double(points - 1) * 6)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         #expect(drafts.count == 1 && drafts[0].tripID == open && drafts[0].state == .pending)
         #expect(try store.closeOpenTrip() == nil)
     }

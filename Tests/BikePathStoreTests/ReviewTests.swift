@@ -109,15 +109,15 @@ struct ReviewTests {
     }
 
     @Test("the draft asks about the budget's best candidates, holds back the rest, always shows the rider's mark")
-    func budget() throws {
+    func budget() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try open(dir, budget: 3)
         try ride(into: store)
-        let summary = try #require(try store.listDrafts().first)
+        let summary = try #require(try await store.listDrafts().first)
         #expect(summary.heldBack == 6)
         #expect(summary.obstacles == 4, "3 asked + the rider's mark")
-        let d = try store.draft(summary.id)
+        let d = try await store.draft(summary.id)
         #expect(d.heldBackCount == 6)
         let asked = d.obstacles.filter { $0.origin == "detected" && !$0.heldBack }
         // Scores: detection i → (i+1)/10 × (0.9 even, 0.3 odd): 8 → 0.81, 6 → 0.63, 4 → 0.45, then 7 → 0.24 …
@@ -129,18 +129,18 @@ struct ReviewTests {
     }
 
     @Test("confirming stores the asked candidates' answers and refits; rejecting and held-back say nothing")
-    func answersCalibrate() throws {
+    func answersCalibrate() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try open(dir, budget: 100)
         try ride(into: store)
         try ride2(into: store)
-        let drafts = try store.listDrafts()
+        let drafts = try await store.listDrafts()
         // The second draft: rejected, no answers.
         try store.rejectDraft(drafts[1].id)
         #expect(try store.calibrationReport().answers == 0)
         // The first: drop the weak candidates (strength < 2), keep the others.
-        let d = try store.draft(drafts[0].id)
+        let d = try await store.draft(drafts[0].id)
         for o in d.obstacles where o.origin == "detected" && o.strength < 2 {
             try store.editDraft(d.id, .dropObstacle(obstacleID: o.id))
         }
@@ -149,7 +149,7 @@ struct ReviewTests {
         #expect(report.answers == 9, "the rider mark is no answer about the detector")
         #expect(report.dropped == 4 && report.kept == 5)
         let sensitivity = try store.detectorSensitivity()
-        let expected = SensitivityCalibration.calibrate(try store.pool.read { try Calibration.answers($0) })
+        let expected = SensitivityCalibration.calibrate(try await store.pool.read { try Calibration.answers($0) })
         #expect(sensitivity == expected && !sensitivity.isFactory)
         for kind in ObstacleKind.allCases {
             #expect(sensitivity.scale(for: kind) > 1.75 && sensitivity.scale(for: kind) <= 2, "drops 1…1.75, keeps 2…3")

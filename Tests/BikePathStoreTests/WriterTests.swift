@@ -53,14 +53,14 @@ import Testing
         #expect(try committedPoints(dir.file("s.db")) == 4)
     }
 
-    @Test func sosCommitsAtOnceAndIsQueuedFirst() throws {
+    @Test func sosCommitsAtOnceAndIsQueuedFirst() async throws {
         let dir = try TempDir()
         defer { dir.cleanup() }
         let store = try Store.open(path: dir.file("s.db"))
         let writer = try StoreWriter(store: store)
         let t = SampleTime(seconds: 5)
         try writer.append(.sos(SOSEvent(time: t, impactTime: SampleTime(seconds: 2), impactPeak: 40, lastFix: nil)), at: t)
-        let items = try store.outboxPending()
+        let items = try await store.outboxPending()
         #expect(items.map(\.kind) == [.sos])
         #expect(try store.count("SELECT COUNT(*) FROM events WHERE kind = 'sos'") == 1)
     }

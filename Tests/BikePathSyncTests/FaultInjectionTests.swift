@@ -11,13 +11,13 @@ import Testing
 /// holds exactly what the device meant to send (`Device.verifyHub`).
 @Suite(.serialized, .ownThreads) struct FaultInjectionTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func hubDownAtStart() async throws {
-        let device = try Device()
+        let device = try await Device()
         defer { device.dir.cleanup() }
         let probe = try device.hub()
         let port = probe.port
         probe.stop()
         try await withClient(device, url: "http://127.0.0.1:\(port)") { client in
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             guard case .failed(let reason, _) = await engine.syncOnce() else {
                 throw TestFailure(description: "sync succeeded with the hub down")
             }
@@ -28,24 +28,24 @@ import Testing
             defer { hub.stop() }
             try await drain(engine)
             #expect(await engine.online)
-            try device.verifyHub(hub)
+            try await device.verifyHub(hub)
         }
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func randomServerErrors() async throws {
-        let device = try Device()
+        let device = try await Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-fail-ratio", "0.5", "--test-seed", "11"])
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
             let passes = try await drain(device.engine(client, batchSize: 2))
             #expect(passes > 1, "with half the requests failing, one pass cannot drain")
-            try device.verifyHub(hub)
+            try await device.verifyHub(hub)
         }
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func slowPastTheTimeout() async throws {
-        let device = try Device()
+        let device = try await Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-delay-ratio", "0.5", "--test-delay-ms", "1500", "--test-seed", "5"])
         defer { hub.stop() }
@@ -54,19 +54,19 @@ import Testing
             #expect(passes > 1)
             // Requests the client gave up on still commit late on the hub: let them land, then check.
             try await Task.sleep(for: .seconds(2))
-            try device.verifyHub(hub)
+            try await device.verifyHub(hub)
         }
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func hubCommitsThenDropsTheConnection() async throws {
-        let device = try Device()
+        let device = try await Device()
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-drop-after-commit-ratio", "0.5", "--test-seed", "3"])
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
             let passes = try await drain(device.engine(client, batchSize: 2))
             #expect(passes > 1)
-            try device.verifyHub(hub)
+            try await device.verifyHub(hub)
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
         // 8 trips, 8 drafts confirmed: about 24 records at 300 ms each (7 s) against
         // 3 s of rounds, so the client is always killed mid-work (with 150 ms and 4
         // confirmed it sometimes finished on an idle machine).
-        let device = try Device(trips: 8, seconds: 300, confirm: 8)
+        let device = try await Device(trips: 8, seconds: 300, confirm: 8)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "300"])
         defer { hub.stop() }
@@ -91,16 +91,16 @@ import Testing
         #expect(try device.store.syncDiagnosis().pending.values.reduce(0, +) > 0, "and was killed before it finished")
         let final = try await runProcess(bikepathd, arguments + ["--once"])
         #expect(final.status == 0, "\(final.err)")
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func hubRestarts() async throws {
-        let device = try Device(trips: 6, seconds: 300, confirm: 3)
+        let device = try await Device(trips: 6, seconds: 300, confirm: 3)
         defer { device.dir.cleanup() }
         var hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "200"])
         let port = hub.port
         try await withClient(device, url: hub.url) { client in
-            let engine = device.engine(client, batchSize: 1)
+            let engine = try device.engine(client, batchSize: 1)
             let task = Task { await engine.run() }
             try await Task.sleep(for: .milliseconds(700))
             hub.kill()
@@ -117,19 +117,19 @@ import Testing
             #expect(await engine.online)
         }
         defer { hub.stop() }
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func tokenRevoked() async throws {
-        let device = try Device(consent: Consent(tripsAndDrafts: true, sos: false))
+        let device = try await Device(consent: Consent(tripsAndDrafts: true, sos: false))
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         guard let hubExe = builtExecutable("bikepath-hub") else { throw TestFailure(description: "bikepath-hub is not built") }
         try await withClient(device, url: hub.url) { client in
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             try await drain(engine)
-            try device.verifyHub(hub, consent: Consent(tripsAndDrafts: true, sos: false))
+            try await device.verifyHub(hub, consent: Consent(tripsAndDrafts: true, sos: false))
 
             let revoked = try await runProcess(hubExe, ["token", "revoke", "--db", device.hubDB, "--device", "bike-1"])
             #expect(revoked.status == 0, "\(revoked.err)")
@@ -155,19 +155,19 @@ import Testing
             try await runProcess(hubExe, ["token", "add", "--db", device.hubDB, "--device", "bike-1", "--token-file", newToken]).status == 0
         )
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: newToken)))
-        let result = await device.engine(client).syncOnce()
+        let result = try await device.engine(client).syncOnce()
         await client.shutdown()
         #expect(result == .drained(sent: 1, quarantined: 0))
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func consentOffStopsTheStreamAtOnce() async throws {
-        let device = try Device(trips: 6, seconds: 300, confirm: 3)
+        let device = try await Device(trips: 6, seconds: 300, confirm: 3)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-delay-ratio", "1", "--test-delay-ms", "250"])
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
-            let engine = device.engine(client, batchSize: 1)
+            let engine = try device.engine(client, batchSize: 1)
             let task = Task { await engine.run() }
             let deadline = Date().addingTimeInterval(30)
             while try hub.records().count < 3, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
@@ -182,21 +182,21 @@ import Testing
             let withheld = d.withheld.values.reduce(0, +)
             #expect(withheld > 0)
             // Everything of the stream is either on the hub or withheld on the device.
-            let meant = try device.expected(consent: Consent(tripsAndDrafts: true, sos: true))
+            let meant = try await device.expected(consent: Consent(tripsAndDrafts: true, sos: true))
             #expect(after.count + withheld == meant.count)
-            for r in after { try device.checkPrivacy(kind: r.kind, body: r.body) }
+            for r in after { try await device.checkPrivacy(kind: r.kind, body: r.body) }
         }
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func sosConsentOffKeepsSOSOnTheDevice() async throws {
         let consent = Consent(tripsAndDrafts: true, sos: false)
-        let device = try Device(consent: consent)
+        let device = try await Device(consent: consent)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
             try await drain(device.engine(client))
-            try device.verifyHub(hub, consent: consent)
+            try await device.verifyHub(hub, consent: consent)
             #expect(!(try hub.records().contains { $0.kind == "sos" }))
             #expect(try device.store.syncDiagnosis().withheld["sos"] == 1)
         }
@@ -206,7 +206,7 @@ import Testing
     /// recorded apart and only holds the stream back while it stands.
     @Test(.timeLimitOnceRunning(.minutes(2))) func aFileThatForbidsTripsHoldsThemWithoutTouchingConsent() async throws {
         let consent = Consent(tripsAndDrafts: true, sos: true)
-        let device = try Device(consent: consent)
+        let device = try await Device(consent: consent)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -220,7 +220,7 @@ import Testing
 
             try device.store.setFileForbids([])
             try await drain(device.engine(client))
-            try device.verifyHub(hub, consent: consent)
+            try await device.verifyHub(hub, consent: consent)
         }
     }
 }

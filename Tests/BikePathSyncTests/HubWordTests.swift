@@ -20,7 +20,7 @@ import Testing
                 byteDelay: 0.2)
         }
         defer { server.stop() }
-        let device = try Device(trips: 1, seconds: 60)
+        let device = try await Device(trips: 1, seconds: 60)
         defer { device.dir.cleanup() }
         try await withClient(device, timeout: 1, url: server.url) { client in
             let t0 = ContinuousClock.now
@@ -51,12 +51,12 @@ import Testing
     }
 
     static func expectNothingQuarantined(url: String, reason: String) async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let pendingBefore = try device.store.syncDiagnosis().pending.values.reduce(0, +)
         #expect(pendingBefore > 0)
         try await withClient(device, url: url) { client in
-            let result = await device.engine(client).syncOnce()
+            let result = try await device.engine(client).syncOnce()
             guard case .failed(let failure, _) = result else {
                 Issue.record("\(reason): the pass must fail, got \(result)")
                 return

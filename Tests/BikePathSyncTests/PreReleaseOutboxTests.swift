@@ -12,7 +12,7 @@ import Testing
 /// build reads them (`WireKeys`), sends them in today's keys, and a real hub stores them.
 @Suite(.serialized, .ownThreads) struct PreReleaseOutboxTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func ridesQueuedByThePreviousBuildLeave() async throws {
-        let device = try Device(trips: 1, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 1, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let trip = TripUpload(id: "OLD-T1", startUtcNs: 1_793_520_000_000_000_000, endUtcNs: nil, statistics: ValidationTests.stats)
         let builder = UploadBuilder(privacy: Device.privacy)

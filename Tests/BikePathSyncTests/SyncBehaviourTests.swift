@@ -108,7 +108,7 @@ import Testing
 
 @Suite(.serialized, .ownThreads) struct SyncBehaviourTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func priorityOrderSOSConfirmationsDraftsTrips() async throws {
-        let device = try Device(trips: 4, seconds: 300, confirm: 2)
+        let device = try await Device(trips: 4, seconds: 300, confirm: 2)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -121,11 +121,11 @@ import Testing
             try String.fetchAll(db, sql: "SELECT record_kind FROM sync_log WHERE outcome = 'sent' ORDER BY seq")
         }
         #expect(order == ["sos", "confirmation", "confirmation", "draft", "draft", "trip", "trip", "trip", "trip"])
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func conflictIsQuarantinedWithItsReasonAndNotRetried() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
@@ -135,7 +135,7 @@ import Testing
             let other = TripUpload(id: tripID, startUtcNs: nil, endUtcNs: nil, statistics: ValidationTests.stats)
             #expect(try await client.put(.trip(other), id: tripID).status == 201)
             #expect(try await client.put(.trip(other), id: tripID).status == 200, "identical again: success")
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             #expect(await engine.syncOnce() == .drained(sent: 4, quarantined: 1))
             let d = try device.store.syncDiagnosis()
             #expect(d.quarantined.count == 1)
@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func invalidRecordIsQuarantinedTheRestGoes() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         var stats = ValidationTests.stats
         stats.avgMovingSpeed = 900
@@ -160,20 +160,20 @@ import Testing
         let hub = try device.hub()
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
-            let result = await device.engine(client).syncOnce()
+            let result = try await device.engine(client).syncOnce()
             #expect(result == .drained(sent: 5, quarantined: 2), "\(result)")
         }
         let q = try device.store.syncDiagnosis().quarantined
         #expect(q.first { $0.id == "BAD-1" }?.reason.contains("statistics.avg_moving_speed_mps") == true)
         #expect(q.first { $0.id == "bad/slash" }?.reason.hasPrefix("400") == true)
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 
     /// An outbox row edited on the card ("dropped":true → false would publish a rider-dropped
     /// obstacle) is not sent: the upload refuses any record whose bytes differ from what the
     /// hash chain linked when it was queued.
     @Test(.timeLimitOnceRunning(.minutes(2))) func editedOutboxRecordIsRefusedBeforeUpload() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let id = try #require(try await device.store.listDrafts().first?.id)
         let obstacle = try #require(try await device.store.draft(id).obstacles.first?.id)
@@ -201,14 +201,14 @@ import Testing
     /// Stored privacy settings that cannot be read send nothing: falling back to "no zones"
     /// would send positions inside the rider's zones.
     @Test(.timeLimitOnceRunning(.minutes(2))) func unreadablePrivacySettingsSendNothing() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         try device.store.setMetaValue(Store.privacyKey, "{\"zones\": 7}")
         #expect(throws: StoreError.self) { try SyncSettings.privacy(device.store) }
         let hub = try device.hub()
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
-            let result = await device.engine(client).syncOnce()
+            let result = try await device.engine(client).syncOnce()
             guard case .failed(let reason, _) = result else {
                 throw TestFailure(description: "sent with unreadable privacy settings: \(result)")
             }
@@ -218,14 +218,14 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func badTokenStopsSyncing() async throws {
-        let device = try Device(trips: 2, seconds: 300)
+        let device = try await Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         _ = FileManager.default.createFile(
             atPath: device.dir.file("wrong"), contents: Data("wrong-token-0123456789".utf8), attributes: [.posixPermissions: 0o600])
         let client = try HubClient(endpoint: HubEndpoint(baseURL: hub.url, token: try DeviceToken.read(path: device.dir.file("wrong"))))
-        let engine = device.engine(client)
+        let engine = try device.engine(client)
         let result = await engine.syncOnce()
         let stopped = await engine.stoppedReason
         await client.shutdown()
@@ -236,12 +236,12 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func retryAfterIsHonoured() async throws {
-        let device = try Device(trips: 2, seconds: 300)
+        let device = try await Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }
         let hub = try device.hub(extra: ["--test-busy-ratio", "1"])
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             #expect(
                 await engine.syncOnce()
                     == .failed(.hubAnswered(status: 503, detail: "busy: test-only fault: try again later"), retryAfterSeconds: 1))
@@ -250,13 +250,13 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func editedDraftGoesAsANewRevision() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         let draftID = try await device.store.listDrafts()[0].id
         try await withClient(device, url: hub.url) { client in
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             try await drain(engine)
             try device.store.editDraft(draftID, .setPathStatus(.sufficient))
             try await drain(engine)
@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func unsentOlderDraftRevisionIsReplacedAndTripsCarryNoPositions() async throws {
-        let device = try Device(trips: 1, seconds: 300, confirm: 0)
+        let device = try await Device(trips: 1, seconds: 300, confirm: 0)
         defer { device.dir.cleanup() }
         let draftID = try await device.store.listDrafts()[0].id
         #expect(try await Queuer.queueNew(device.store, privacy: Device.privacy) == 2)
@@ -281,7 +281,7 @@ import Testing
     }
 
     @Test(.timeLimitOnceRunning(.minutes(2))) func livePositionIsLatestOnlyNeverQueued() async throws {
-        let device = try Device(trips: 1, seconds: 120, consent: Consent(tripsAndDrafts: false, sos: false, livePosition: true))
+        let device = try await Device(trips: 1, seconds: 120, consent: Consent(tripsAndDrafts: false, sos: false, livePosition: true))
         defer { device.dir.cleanup() }
         let probe = try device.hub()
         let port = probe.port
@@ -319,7 +319,9 @@ import Testing
                     var c = Configuration(); c.readonly = true; return c
                 }())
             defer { try? q.close() }
-            let row = try q.read { db in try Row.fetchOne(db, sql: "SELECT body, updates FROM live_positions WHERE device_id = 'bike-1'") }
+            let row = try q.read { db in
+                try Row.fetchOne(db, sql: "SELECT body, updates FROM live_positions WHERE device_id = 'bike-1'")
+            }
             #expect(row?["updates"] == 1)
             let body = try JSONDecoder().decode(LivePositionUpload.self, from: row?["body"] ?? Data())
             #expect(body.utcNs == Int64(1_790_003_600_000_000_000))
@@ -327,29 +329,29 @@ import Testing
         }
     }
 
-    @Test func draftUploadLeavesOutDroppedObstaclesEditsAndTrimmedEnds() throws {
-        let device = try Device(trips: 1, seconds: 600, confirm: 0)
+    @Test func draftUploadLeavesOutDroppedObstaclesEditsAndTrimmedEnds() async throws {
+        let device = try await Device(trips: 1, seconds: 600, confirm: 0)
         defer { device.dir.cleanup() }
-        let draftID = try device.store.listDrafts()[0].id
-        let doc0 = try device.store.draft(draftID)
+        let draftID = try await device.store.listDrafts()[0].id
+        let doc0 = try await device.store.draft(draftID)
         let dropped = doc0.obstacles[0].id
         try device.store.editDraft(draftID, .dropObstacle(obstacleID: dropped))
-        let doc = try device.store.draft(draftID)
+        let doc = try await device.store.draft(draftID)
         let up = UploadBuilder(privacy: Device.privacy).draft(doc)
         #expect(!up.obstacles.contains { $0.id == dropped })
         #expect(up.obstacles.count < doc.obstacles.count - 1, "the zone removes some obstacles too")
         #expect(up.path.count < doc.path.count)
         #expect(up.path.count > doc.path.count / 2)
-        try device.checkPrivacy(kind: "draft", body: try WireJSON.encode(up))
+        try await device.checkPrivacy(kind: "draft", body: try WireJSON.encode(up))
         let text = String(decoding: try WireJSON.encode(up), as: UTF8.self)
         #expect(!text.contains("edits") && !text.contains("drop"))
     }
 
     @Test("held-back candidates are not published; a confirmation queued before schema v3 still reads")
-    func heldBackStayOnTheDevice() throws {
-        let device = try Device(trips: 1, seconds: 600, confirm: 0)
+    func heldBackStayOnTheDevice() async throws {
+        let device = try await Device(trips: 1, seconds: 600, confirm: 0)
         defer { device.dir.cleanup() }
-        var doc = try device.store.draft(try device.store.listDrafts()[0].id)
+        var doc = try await device.store.draft(try await device.store.listDrafts()[0].id)
         let all = UploadBuilder(privacy: Device.privacy).draft(doc).obstacles.map(\.id)
         try #require(all.count >= 2)
         let held = all[0]

@@ -33,7 +33,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")), .timeLimitOnceRunning(.minutes(2)))
     func privateCAIsTrustedOnlyWhenGiven() async throws {
-        let device = try Device(trips: 2, seconds: 300)
+        let device = try await Device(trips: 2, seconds: 300)
         defer { device.dir.cleanup() }
         try Self.makeCertificates(in: device.dir)
         let hub = try device.hub(extra: ["--tls-cert", device.dir.file("hub.pem"), "--tls-key", device.dir.file("hub.key")])
@@ -42,7 +42,7 @@ import Testing
         let token = try DeviceToken.read(path: device.tokenFile)
 
         let untrusting = try HubClient(endpoint: HubEndpoint(baseURL: url, token: token, requestTimeoutSeconds: 5))
-        let refused = await device.engine(untrusting).syncOnce()
+        let refused = try await device.engine(untrusting).syncOnce()
         await untrusting.shutdown()
         guard case .failed(let reason, _) = refused else { throw TestFailure(description: "an unknown CA was accepted: \(refused)") }
         #expect(reason.description.contains("unreachable"))
@@ -50,9 +50,9 @@ import Testing
 
         let trusting = try HubClient(
             endpoint: HubEndpoint(baseURL: url, token: token, caFile: device.dir.file("ca.pem"), requestTimeoutSeconds: 5))
-        let result = await device.engine(trusting).syncOnce()
+        let result = try await device.engine(trusting).syncOnce()
         await trusting.shutdown()
         #expect(result == .drained(sent: 5, quarantined: 0))
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 }

@@ -10,13 +10,13 @@ import Testing
 /// `sync requeue`: BikePathCLITests.)
 @Suite(.serialized, .ownThreads) struct WrongEndpointAndRequeueTests {
     @Test(.timeLimitOnceRunning(.minutes(2))) func wrongHubURLStopsAndQuarantinesNothing() async throws {
-        let device = try Device(trips: 2, seconds: 300, confirm: 1)
+        let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         let hub = try device.hub()
         defer { hub.stop() }
         let pendingBefore = try device.store.syncDiagnosis().pending
         try await withClient(device, url: hub.url + "/typo") { client in
-            let engine = device.engine(client)
+            let engine = try device.engine(client)
             let result = await engine.syncOnce()
             guard case .misconfigured(let reason) = result else {
                 Issue.record("a 404 for the whole endpoint must stop sync, got \(result)")
@@ -37,6 +37,6 @@ import Testing
             let passes = try await drain(device.engine(client))
             #expect(passes > 0)
         }
-        try device.verifyHub(hub)
+        try await device.verifyHub(hub)
     }
 }

@@ -105,7 +105,7 @@ public struct Device {
     public init(
         trips: Int = 4, seconds: Int = 600, confirm: Int = 2, consent: Consent = Consent(tripsAndDrafts: true, sos: true),
         privacy: PrivacySettings = Device.privacy
-    ) throws {
+    ) async throws {
         dir = try TempDir()
         store = try Store.open(path: dir.file("device.sqlite"))
         let writer = try StoreWriter(store: store)
@@ -113,7 +113,7 @@ public struct Device {
             try writer.append(item.output, at: item.now, position: Int64(i))
         }
         try writer.flush()
-        for d in try store.listDrafts().prefix(confirm) { try store.confirmDraft(d.id) }
+        for d in try await store.listDrafts().prefix(confirm) { try store.confirmDraft(d.id) }
         for s in SyncStream.allCases { try SyncSettings.setConsent(store, s, consent.allows(s)) }
         try SyncSettings.setPrivacy(store, privacy)
         _ = FileManager.default.createFile(atPath: tokenFile, contents: Data(Device.token.utf8), attributes: [.posixPermissions: 0o600])
@@ -133,9 +133,9 @@ public struct Device {
                 connectTimeoutSeconds: 1))
     }
 
-    public func engine(_ client: HubClient, batchSize: Int = 200) -> SyncEngine {
+    public func engine(_ client: HubClient, batchSize: Int = SyncOptions().batchSize) throws -> SyncEngine {
         var o = SyncOptions()
-        o.batchSize = batchSize
+        try o.setBatchSize(batchSize)
         return SyncEngine(store: store, client: client, options: o, jitter: { 0.5 })
     }
 
@@ -146,14 +146,17 @@ public struct Device {
     /// What the device means to send, worked out from the store's own tables
     /// (not from the outbox): SOS events, confirmed drafts, closed trips whose
     /// draft is not rejected, and the current revision of each pending draft.
-    public func expected(consent: Consent) throws -> Set<String> {
+    public func expected(consent: Consent) async throws -> Set<String> {
         var out = Set<String>()
-        let summaries = try store.listDrafts()
+        let summaries = try await store.listDrafts()
         if consent.tripsAndDrafts {
             for d in summaries {
                 if d.state == .queued || d.state == .synced || d.state == .confirmed { out.insert("confirmation/\(d.id)") }
                 if d.state != .rejected { out.insert("trip/\(d.tripID)") }
-                if d.state == .pending { out.insert("draft/\(d.id)_r\(try store.draft(d.id).edits.count)") }
+                if d.state == .pending {
+                    let revision = try await store.draft(d.id).edits.count
+                    out.insert("draft/\(d.id)_r\(revision)")
+                }
             }
         }
         if consent.sos {
@@ -163,7 +166,7 @@ public struct Device {
                     var c = Configuration(); c.readonly = true; return c
                 }())
             defer { try? q.close() }
-            for id in try q.read({ db in try String.fetchAll(db, sql: "SELECT id FROM events WHERE kind = 'sos'") }) {
+            for id in try await q.read({ db in try String.fetchAll(db, sql: "SELECT id FROM events WHERE kind = 'sos'") }) {
                 out.insert("sos/\(id)")
             }
         }
@@ -173,25 +176,25 @@ public struct Device {
     /// The invariant every fault test ends with: the hub holds exactly the
     /// records meant to be sent, once each, none with a position in a zone or
     /// within the trimmed ends of its trip.
-    public func verifyHub(_ hub: HubProcess, consent: Consent = Consent(tripsAndDrafts: true, sos: true)) throws {
+    public func verifyHub(_ hub: HubProcess, consent: Consent = Consent(tripsAndDrafts: true, sos: true)) async throws {
         let held = try hub.records()
         let keys = held.map { "\($0.kind)/\($0.id)" }
         guard Set(keys).count == keys.count else { throw TestFailure(description: "duplicated records on the hub") }
-        let want = try expected(consent: consent)
+        let want = try await expected(consent: consent)
         guard Set(keys) == want else {
             throw TestFailure(
                 description:
                     "hub holds \(keys.count), expected \(want.count); missing \(want.subtracting(keys).sorted()), extra \(Set(keys).subtracting(want).sorted())"
             )
         }
-        for r in held { try checkPrivacy(kind: r.kind, body: r.body) }
+        for r in held { try await checkPrivacy(kind: r.kind, body: r.body) }
     }
 
-    public func checkPrivacy(kind: String, body: Data) throws {
+    public func checkPrivacy(kind: String, body: Data) async throws {
         let filter = PrivacyFilter(Device.privacy)
         func inZone(_ p: WirePosition?) -> Bool { p.map { filter.isInsideZone(Coordinate(latitude: $0.lat, longitude: $0.lon)) } ?? false }
-        func checkDraft(_ d: DraftUpload) throws {
-            let doc = try store.draft(String(d.id.split(separator: "_").first ?? ""))
+        func checkDraft(_ d: DraftUpload) async throws {
+            let doc = try await store.draft(String(d.id.split(separator: "_").first ?? ""))
             let first = doc.path.first!, last = doc.path.last!
             for pair in d.path {
                 let c = Coordinate(latitude: pair[0], longitude: pair[1])
@@ -211,8 +214,8 @@ public struct Device {
             if inZone(try JSONDecoder().decode(SOSUpload.self, from: body).position) {
                 throw TestFailure(description: "SOS position in a zone")
             }
-        case "draft": try checkDraft(try JSONDecoder().decode(DraftUpload.self, from: body))
-        case "confirmation": try checkDraft(try JSONDecoder().decode(ConfirmationUpload.self, from: body).draft)
+        case "draft": try await checkDraft(try JSONDecoder().decode(DraftUpload.self, from: body))
+        case "confirmation": try await checkDraft(try JSONDecoder().decode(ConfirmationUpload.self, from: body).draft)
         default: break
         }
     }

@@ -19,7 +19,7 @@ enum Soak {
         DaemonLogging.bootstrap(level: configuration.log.level)
         let logger = Logger(label: "bikepath.bench.soak")
         let ride = SyntheticRideSource(hours: hours)
-        let daemon = try Daemon.make(
+        let daemon = try await Daemon.make(
             configuration: configuration, input: .generated(ride, finished: { ride.finished }),
             version: "bench", reload: { () throws(ConfigurationError) in configuration },
             logger: logger)

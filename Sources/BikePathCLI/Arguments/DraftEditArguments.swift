@@ -25,11 +25,12 @@ public struct DraftEditArguments: Sendable {
 
     /// `drafts edit REFERENCE …`: the draft `reference` names (id, unique prefix or number) edited
     /// in `store`; its document afterwards and how many edits were applied.
-    public func apply(to reference: String, in store: Store) throws -> (draft: DraftDocument, edits: Int) {
-        let id = try store.resolveDraftID(reference)
-        let edits = try edits(for: try store.draft(id)) { try store.resolveObstacleID($0, inDraft: id) }
+    public func apply(to reference: String, in store: Store) async throws -> (draft: DraftDocument, edits: Int) {
+        let id = try await store.resolveDraftID(reference)
+        let draft = try await store.draft(id)
+        let edits = try edits(for: draft) { try Store.resolveObstacleID($0, among: draft.obstacles) }
         for edit in edits { _ = try store.editDraft(id, edit) }
-        return (try store.draft(id), edits.count)
+        return (try await store.draft(id), edits.count)
     }
 
     /// The edits for `draft`. `obstacle` turns what the rider typed for a candidate

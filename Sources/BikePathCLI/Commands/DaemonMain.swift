@@ -13,7 +13,7 @@ public enum DaemonMain {
         let logger = Logger(label: "bikepathd")
         let daemon: Daemon
         do {
-            daemon = try Daemon.make(configuration: configuration, input: input, version: version, reload: reload, logger: logger)
+            daemon = try await Daemon.make(configuration: configuration, input: input, version: version, reload: reload, logger: logger)
         } catch {
             logger.critical("\(error)")
             return 1

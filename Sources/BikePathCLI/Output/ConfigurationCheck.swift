@@ -10,7 +10,7 @@ public enum ConfigurationCheck {
     /// Checks the file `named` (else the default one, which may be missing: the daemon then runs on
     /// the defaults); prints its problems, one per line, on stderr. Returns the exit status: 0 or
     /// `badFileStatus`.
-    public static func run(named: String?) -> Int32 {
+    public static func run(named: String?) async -> Int32 {
         let path = named ?? DaemonConfiguration.defaultPath
         if named == nil, !FileManager.default.fileExists(atPath: path) {
             print("\(path): no such file; the daemon runs on the defaults (bikepathd config show)")
@@ -26,7 +26,7 @@ public enum ConfigurationCheck {
         if configuration.crash.enabled {
             let storePath = configuration.commandStorePath
             if let store = try? Store.open(path: storePath, configuration: configuration.storeConfiguration, mode: .readOnly),
-                let warning = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true)
+                let warning = await ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: true)
             {
                 standardErrorLine("warning: \(storePath): \(warning)")
             }

@@ -30,13 +30,13 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
 
     /// Reads the store at `path`; a missing file or an unreadable store is reported, not thrown.
     /// `crashDetection`: the configuration's `crash.enabled`, to report an SOS that would stay on the device.
-    public static func read(path: String, crashDetection: Bool = false) -> StoreDiagnosisReport {
+    public static func read(path: String, crashDetection: Bool = false) async -> StoreDiagnosisReport {
         do {
             let store = try Store.open(path: path, mode: .readOnly)
+            let sosConsent = await ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crashDetection)
             return StoreDiagnosisReport(
                 path: path, store: try store.diagnostics(), sync: try store.syncDiagnosis(logLines: 5),
-                calibration: try store.calibrationReport(),
-                sosConsent: ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crashDetection))
+                calibration: try store.calibrationReport(), sosConsent: sosConsent)
         } catch {
             return StoreDiagnosisReport(path: path, error: "\(error)")
         }

@@ -29,7 +29,7 @@ public final class Daemon: Sendable {
         configuration: DaemonConfiguration, input: DaemonInputKind, version: String,
         reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration,
         logger: Logger
-    ) throws(DaemonStartError) -> Daemon {
+    ) async throws(DaemonStartError) -> Daemon {
         let ready: DaemonInput
         do { ready = try DaemonInput.make(input, configuration: configuration, logger: logger) } catch {
             throw .unreadableInput(error)
@@ -44,7 +44,7 @@ public final class Daemon: Sendable {
             )
         }
         do {
-            return try Daemon(
+            return try await Daemon(
                 configuration: configuration, store: store, input: ready, version: version, reload: reload,
                 logger: logger)
         } catch let error as DaemonStartError { throw error } catch { throw .storeFailed(error) }
@@ -53,7 +53,7 @@ public final class Daemon: Sendable {
     private init(
         configuration: DaemonConfiguration, store: Store, input: DaemonInput, version: String,
         reload: @escaping @Sendable () throws(ConfigurationError) -> DaemonConfiguration, logger: Logger
-    ) throws {
+    ) async throws {
         self.configuration = configuration
         self.store = store
         self.input = input
@@ -64,20 +64,20 @@ public final class Daemon: Sendable {
         // Made before the server, whose status closure needs the loop that publishes.
         let statusClients = StatusClients()
         let publish: @Sendable (DaemonEvent) -> Void = { statusClients.publish($0) }
-        let (sync, syncProblem) = DaemonSync.make(configuration, store: store, board: board, logger: logger, publish: publish)
+        let (sync, syncProblem) = await DaemonSync.make(configuration, store: store, board: board, logger: logger, publish: publish)
         let heartbeat = Heartbeat()
         loop = try DaemonLoop(
             configuration: configuration, store: store, source: input.source, board: board,
             heartbeat: heartbeat, logger: logger, live: input.live != nil, openTrip: openTrip,
             inputFinished: input.finished, publish: publish, workQueued: { sync?.engine.workAvailable() })
         let startedAt = EdgeClock.monotonic()
-        let status: @Sendable () -> DaemonStatus = {
+        let status: @Sendable () async -> DaemonStatus = {
             [
                 live = input.live, storePath = configuration.store.path,
                 crash = configuration.crash.enabled
             ] in
             // Crash detection with SOS sharing off is said, never changed (ConsentPolicy).
-            let sos = ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crash)
+            let sos = await ConsentPolicy.sosStaysOnDevice(store: store, crashDetection: crash)
             return DaemonStatus.assemble(
                 board: board, sensors: live, startedAt: startedAt, storePath: storePath, version: version,
                 problems: (syncProblem.map { [$0] } ?? []) + Self.storeProblems(store) + (sos.map { [$0] } ?? []))
@@ -86,7 +86,7 @@ public final class Daemon: Sendable {
         // ride leaves within seconds, not after sync.interval_s.
         let engine = sync?.engine
         let syncNow: (@Sendable () -> Void)? = engine.map { engine in { @Sendable in engine.workAvailable() } }
-        let syncOff = syncProblem ?? PublishingSetup.Hold.noHub.description
+        let syncOff = syncProblem ?? PublishingSetup.Hold.noHub(key: configuration.publishing.keys.hubURL).description
         var server: StatusServer?
         do {
             server = try StatusServer(
@@ -119,12 +119,12 @@ public final class Daemon: Sendable {
             sync: sync,
             review: ReviewAddress(configuration.review.listen).map {
                 ReviewService(
-                    store: store, address: $0, publishing: configuration.publishing,
+                    store: store, address: $0, addressSetBy: ConfigurationKey.path(\.review.listen), publishing: configuration.publishing,
                     streetMap: Self.streetMap(configuration.review, logger: logger), syncNow: syncNow, logger: logger)
             },
             loop: loop,
             degradedMode: DegradedModeService(
-                reasons: { status().degraded }, notifier: notifier, logger: logger,
+                reasons: { await status().degraded }, notifier: notifier, logger: logger,
                 publish: publish),
             reload: ConfigurationReloadService(notifier: notifier) { reloader.reload() },
             readiness: SystemdReadinessService(
@@ -182,7 +182,7 @@ public enum DaemonStartError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadableInput(let error): "\(error)"
-        case .unusableStore(let path, let error): "cannot open the store \(path): \(error)"
+        case .unusableStore(let path, let error): "cannot open the store \(path): \((error as? StoreError)?.sentence ?? "\(error)")"
         case .storeFailed(let error): "the store: \(error)"
         case .anotherDaemon(let path): "another bikepathd answers on \(path)"
         case .statusSocketBlocked(let path): "\(StatusSocketError.notASocket(path))"

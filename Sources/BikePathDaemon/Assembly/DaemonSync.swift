@@ -13,11 +13,12 @@ enum DaemonSync {
     static func make(
         _ configuration: DaemonConfiguration, store: Store, board: StatusBoard, logger: Logger,
         publish: @escaping @Sendable (DaemonEvent) -> Void
-    ) -> (SyncService?, String?) {
+    ) async -> (SyncService?, String?) {
         // The file's ceilings are recorded with or without a hub: a hub set later (or
         // `bikepathd sync`) must find them. Without a hub nothing leaves, so a failure
         // here matters only with one, where it keeps sync off.
-        let policy = Result { try applyFilePolicy(configuration, store: store, logger: logger) }
+        let policy: Result<Void, any Error>
+        do { policy = .success(try await applyFilePolicy(configuration, store: store, logger: logger)) } catch { policy = .failure(error) }
         guard !configuration.sync.hubURL.isEmpty else { return (nil, nil) }
         do {
             try policy.get()
@@ -73,18 +74,19 @@ enum DaemonSync {
     /// detection with SOS sharing off is logged (and shown by `status` and
     /// `diagnose`), never "fixed" behind the rider's back. Privacy zones from the
     /// file are added to the store's, and the stricter trim wins.
-    static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) throws {
+    static func applyFilePolicy(_ configuration: DaemonConfiguration, store: Store, logger: Logger) async throws {
         try store.setFileForbids(Set(SyncStream.allCases.filter { configuration.privacy.ceiling($0) == false }))
-        for stream in ConsentPolicy.corrections(of: try SyncSettings.consent(store), file: configuration) {
+        for stream in ConsentPolicy.corrections(of: try await SyncSettings.consent(store), file: configuration) {
             logger.notice(
                 "sync: \(DaemonConfiguration.Privacy.key(stream)) is false in the configuration: \(stream.rawValue) stays on this device (the rider's consent is kept)"
             )
         }
-        if let problem = ConsentPolicy.sosStaysOnDevice(consent: try store.effectiveConsent(), crashDetection: configuration.crash.enabled)
+        if let problem = ConsentPolicy.sosStaysOnDevice(
+            consent: try await store.effectiveConsent(), crashDetection: configuration.crash.enabled)
         {
             logger.warning("\(problem)")
         }
-        var privacy = try SyncSettings.privacy(store)
+        var privacy = try await SyncSettings.privacy(store)
         for zone in configuration.privacy.zones {
             privacy.zones.removeAll { $0.name == zone.name }
             privacy.zones.append(

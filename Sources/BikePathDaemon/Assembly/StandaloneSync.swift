@@ -10,12 +10,13 @@ public struct StandaloneSync: Sendable {
     public let engine: SyncEngine
     public let client: HubClient
 
-    /// - Throws: `HubEndpoint.Problem` when the URL is not https (or http to loopback), or the
-    ///   TLS configuration (CA file) cannot be used.
+    /// - Throws: `SyncOptionsError` when `batchSize` is outside `SyncOptions.batchSizes`;
+    ///   `HubEndpoint.Problem` when the URL is not https (or http to loopback), or the TLS
+    ///   configuration (CA file) cannot be used.
     public init(store: Store, endpoint: HubEndpoint, batchSize: Int) throws {
-        client = try HubClient(endpoint: endpoint)
         var options = SyncOptions()
-        options.batchSize = batchSize
+        try options.setBatchSize(batchSize)
+        client = try HubClient(endpoint: endpoint)
         engine = SyncEngine(store: store, client: client, options: options)
     }
 

@@ -12,6 +12,8 @@ public struct ConfigurationKey: Sendable {
     public let section: String
     public let name: String
     public let reload: ReloadEffect
+    /// What the key means: the line docs/configuration.md gives it (a test holds the page to it).
+    public let doc: String
     /// The `DaemonConfiguration` field the key sets: how code names the key.
     let field: PartialKeyPath<DaemonConfiguration> & Sendable
     /// The command-line flag that overrides the key; nil when only the file sets it.
@@ -27,6 +29,10 @@ public struct ConfigurationKey: Sendable {
 
     /// `section.name`, as messages and docs/configuration.md spell it.
     public var path: String { section + "." + name }
+
+    /// The key's default: its field in `DaemonConfiguration()`, the one place defaults are written;
+    /// nil when an absent key means something of its own (`privacy.share_*`: the rider decides).
+    public var defaultValue: ConfigurationValue? { value(DaemonConfiguration()) }
 
     /// A command-line flag that overrides a key (`--NAME VALUE`), checked by the key's rule.
     public struct Flag: Sendable {
@@ -57,44 +63,105 @@ public struct ConfigurationKey: Sendable {
 
     /// Every key, in `config show`'s order within each section.
     public static let all: [ConfigurationKey] = [
-        .string("gnss", "host", \.gnss.host, check: Checks.nonEmpty, flag: .value("gpsd-host"), reload: .sensors),
-        .int("gnss", "port", \.gnss.port, range: 1...65535, flag: .value("gpsd-port"), reload: .sensors),
-        .string("imu", "uri", \.imu.uri, check: Checks.iioURI, flag: .value("iio-uri"), reload: .sensors),
-        .string("imu", "device", \.imu.device, flag: .value("iio-device"), reload: .sensors),
-        .double("imu", "rate_hz", \.imu.rateHz, range: 1...4000, flag: .value("imu-rate"), reload: .sensors),
-        .string("store", "path", \.store.path, check: Checks.absolutePath, flag: .path("db"), reload: .restart),
-        .double("store", "budget_mb", \.store.budgetMB, range: 16...1_048_576, reload: .restart),
-        .double("store", "commit_interval_s", \.store.commitIntervalS, range: 0.05...60, reload: .restart),
-        .double("trip", "start_after_s", \.trip.startAfterS, range: 0...3600, reload: .chain),
-        .double("trip", "start_after_m", \.trip.startAfterM, range: 0...100_000, reload: .chain),
-        .double("trip", "end_after_s", \.trip.endAfterS, range: 10...86_400, reload: .chain),
-        .bool("obstacles", "enabled", \.obstacles.enabled, reload: .chain),
-        .double("obstacles", "min_speed_mps", \.obstacles.minSpeedMps, range: 0...20, reload: .chain),
-        .double("obstacles", "threshold_sigmas", \.obstacles.thresholdSigmas, range: 0.5...20, reload: .chain),
-        .double("obstacles", "min_peak_mps2", \.obstacles.minPeakMps2, range: 0...100, reload: .chain),
-        .double("obstacles", "merge_m", \.obstacles.mergeM, range: 0...1000, reload: .chain),
-        .double("obstacles", "wheelbase_m", \.obstacles.wheelbaseM, range: 0.5...2.5, reload: .chain),
+        .string("gnss", "host", \.gnss.host, check: Checks.nonEmpty, flag: .value("gpsd-host"), reload: .sensors, doc: "gpsd host"),
+        .int("gnss", "port", \.gnss.port, range: 1...65535, flag: .value("gpsd-port"), reload: .sensors, doc: "gpsd port"),
+        .string("imu", "uri", \.imu.uri, check: Checks.iioURI, flag: .value("iio-uri"), reload: .sensors, doc: "libiio context"),
+        .string(
+            "imu", "device", \.imu.device, flag: .value("iio-device"), reload: .sensors,
+            doc: "IIO device name or id; empty: the first device with accelerometer channels"),
+        .double("imu", "rate_hz", \.imu.rateHz, range: 1...4000, flag: .value("imu-rate"), reload: .sensors, doc: "IMU sampling frequency"),
+        .string(
+            "store", "path", \.store.path, check: Checks.absolutePath, flag: .path("db"), reload: .restart,
+            doc: "SQLite buffer (under systemd's `StateDirectory`)"),
+        .double(
+            "store", "budget_mb", \.store.budgetMB, range: 16...1_048_576, reload: .restart,
+            doc: "disk budget; retention deletes the least needed data past it"),
+        .double(
+            "store", "commit_interval_s", \.store.commitIntervalS, range: 0.05...60, reload: .restart,
+            doc: "longest time between commits: what a power cut can lose"),
+        .double("trip", "start_after_s", \.trip.startAfterS, range: 0...3600, reload: .chain, doc: "cycling time before a trip starts"),
+        .double(
+            "trip", "start_after_m", \.trip.startAfterM, range: 0...100_000, reload: .chain, doc: "cycling distance before a trip starts"),
+        .double("trip", "end_after_s", \.trip.endAfterS, range: 10...86_400, reload: .chain, doc: "time without cycling that ends a trip"),
+        .bool("obstacles", "enabled", \.obstacles.enabled, reload: .chain, doc: "obstacle detection on/off"),
+        .double("obstacles", "min_speed_mps", \.obstacles.minSpeedMps, range: 0...20, reload: .chain, doc: "no detection below this speed"),
+        .double(
+            "obstacles", "threshold_sigmas", \.obstacles.thresholdSigmas, range: 0.5...20, reload: .chain,
+            doc:
+                "a candidate's peak must reach this many RMS of the road texture in the 2 s around it (docs/chain.md, \"Candidates\"; `bikepathd detect` on car data triggers at 2 σ, docs/evaluation.md)"
+        ),
+        .double(
+            "obstacles", "min_peak_mps2", \.obstacles.minPeakMps2, range: 0...100, reload: .chain,
+            doc:
+                "smallest peak reported, m/s² in the obstacle band (above 1 Hz); ×0.7 when the rear wheel's echo is seen; on a smooth road a hit 7 σ out of the texture and ≥ 8 m/s² is kept below it (docs/chain.md, \"Candidates\")"
+        ),
+        .double(
+            "obstacles", "merge_m", \.obstacles.mergeM, range: 0...1000, reload: .chain, doc: "detections closer than this are one obstacle"
+        ),
+        .double(
+            "obstacles", "wheelbase_m", \.obstacles.wheelbaseM, range: 0.5...2.5, reload: .chain,
+            doc: "front-to-rear axle distance: the rear wheel's echo of a hit is looked for `wheelbase / speed` later"),
         // Read when the store opens (`StoreConfiguration.reviewBudget`), as milestones are.
-        .int("obstacles", "review_budget", \.obstacles.reviewBudget, range: 0...1000, reload: .restart),
-        .bool("crash", "enabled", \.crash.enabled, reload: .chain),
+        .int(
+            "obstacles", "review_budget", \.obstacles.reviewBudget, range: 0...1000, reload: .restart,
+            doc:
+                "detected candidates a draft asks the rider about, ranked by severity × confidence; the rest are held back (stored, counted toward road quality, not asked, not published). The rider's own marks are always shown. See \"Review budget\" below"
+        ),
+        .bool(
+            "crash", "enabled", \.crash.enabled, reload: .chain,
+            doc:
+                "crash detection and SOS; opt-in. Needs `sync.hub_url` and is refused with `privacy.share_sos = false`; an SOS leaves only with the rider's SOS consent (`bikepathd sync consent sos on`)"
+        ),
         .zones,
-        .double("privacy", "trim_s", \.privacy.trimS, range: 0...3600, reload: .restart),
-        .double("privacy", "trim_m", \.privacy.trimM, range: 0...10_000, reload: .restart),
+        .double(
+            "privacy", "trim_s", \.privacy.trimS, range: 0...3600, reload: .restart, doc: "cut from both ends of every uploaded trip (time)"
+        ),
+        .double(
+            "privacy", "trim_m", \.privacy.trimM, range: 0...10_000, reload: .restart,
+            doc: "cut from both ends of every uploaded trip (straight-line distance)"),
         // Absent means "the rider decides": shown only when the file sets them.
-        .optionalBool("privacy", "share_trips", \.privacy.shareTrips, reload: .restart),
-        .optionalBool("privacy", "share_sos", \.privacy.shareSOS, reload: .restart),
-        .optionalBool("privacy", "share_live_position", \.privacy.shareLivePosition, reload: .restart),
-        .string("sync", "hub_url", \.sync.hubURL, check: Checks.hubURL, flag: .value("hub"), reload: .restart),
-        .string("sync", "token_file", \.sync.tokenFile, check: Checks.absolutePath, flag: .path("token-file"), reload: .restart),
-        .string("sync", "ca_file", \.sync.caFile, check: Checks.optionalAbsolutePath, flag: .path("ca-file"), reload: .restart),
-        .double("sync", "interval_s", \.sync.intervalS, range: 5...86_400, reload: .restart),
-        .double("milestones", "every_km", \.milestones.everyKm, range: 1...1_000_000, reload: .restart),
-        .choice("log", "level", \.log.level, flag: .value("log-level"), reload: .restart),
-        .string("status", "socket", \.status.socket, check: Checks.socketPath, flag: .path("status-socket"), reload: .restart),
-        .string("review", "listen", \.review.listen, check: Checks.listenAddress, reload: .restart),
-        .string("review", "tiles_url", \.review.tilesURL, check: Checks.tileTemplate, reload: .restart),
-        .string("review", "tiles_attribution", \.review.tilesAttribution, reload: .restart),
-        .string("review", "mbtiles", \.review.mbtiles, check: Checks.optionalAbsolutePath, reload: .restart),
+        .optionalBool(
+            "privacy", "share_trips", \.privacy.shareTrips, reload: .restart,
+            doc: "`false` forbids syncing trips and drafts whatever the rider says; absent: the rider decides"),
+        .optionalBool(
+            "privacy", "share_sos", \.privacy.shareSOS, reload: .restart,
+            doc: "`false` forbids sending SOS messages (refused with `crash.enabled = true`)"),
+        .optionalBool(
+            "privacy", "share_live_position", \.privacy.shareLivePosition, reload: .restart,
+            doc: "`false` forbids sending the live position"),
+        .string(
+            "sync", "hub_url", \.sync.hubURL, check: Checks.hubURL, flag: .value("hub"), reload: .restart,
+            doc: "upstream hub; empty: no sync"),
+        .string(
+            "sync", "token_file", \.sync.tokenFile, check: Checks.absolutePath, flag: .path("token-file"), reload: .restart,
+            doc: "file holding the hub token"),
+        .string(
+            "sync", "ca_file", \.sync.caFile, check: Checks.optionalAbsolutePath, flag: .path("ca-file"), reload: .restart,
+            doc: "extra CA certificate for a self-hosted hub"),
+        .double("sync", "interval_s", \.sync.intervalS, range: 5...86_400, reload: .restart, doc: "time between sync attempts"),
+        .double(
+            "milestones", "every_km", \.milestones.everyKm, range: 1...1_000_000, reload: .restart,
+            doc: "a milestone event every this many km"),
+        .choice("log", "level", \.log.level, flag: .value("log-level"), reload: .restart, doc: "log threshold (also `--log-level`)"),
+        .string(
+            "status", "socket", \.status.socket, check: Checks.socketPath, flag: .path("status-socket"), reload: .restart,
+            doc: "status/tail socket (mode 0660, under `RuntimeDirectory`)"),
+        .string(
+            "review", "listen", \.review.listen, check: Checks.listenAddress, reload: .restart,
+            doc:
+                "the rider's review page (docs/review.md); empty: none. The example file sets `127.0.0.1:8080` (loopback); `0.0.0.0:8080` opens it to the Wi-Fi, pairing still required; the start line then names each interface's URL, requests must name this machine in `Host`, and a port in use is said in one sentence (docs/review.md)"
+        ),
+        .string(
+            "review", "tiles_url", \.review.tilesURL, check: Checks.tileTemplate, reload: .restart,
+            doc:
+                "raster street tiles the phone loads under the review map; the tile server learns the phone's address and the area of each ride reviewed (docs/review.md, \"Street map\")"
+        ),
+        .string(
+            "review", "tiles_attribution", \.review.tilesAttribution, reload: .restart,
+            doc: "shown under the map (OpenStreetMap asks for `© OpenStreetMap contributors`)"),
+        .string(
+            "review", "mbtiles", \.review.mbtiles, check: Checks.optionalAbsolutePath, reload: .restart,
+            doc: "an MBTiles file (raster) on the device the page serves itself; used instead of `tiles_url`; nothing leaves the device"),
     ]
 
     /// Each section with its keys, in `config show`'s order: what the reader, the renderer
@@ -176,10 +243,10 @@ extension ConfigurationKey {
 
     static func string(
         _ section: String, _ name: String, _ path: Path<String>,
-        check: @escaping @Sendable (String) -> String? = { _ in nil }, flag: Flag? = nil, reload: ReloadEffect
+        check: @escaping @Sendable (String) -> String? = { _ in nil }, flag: Flag? = nil, reload: ReloadEffect, doc: String
     ) -> Self {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: flag,
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: flag,
             read: { t, c in t.string(name, &c[keyPath: path], check: check) },
             value: { .string($0[keyPath: path]) },
             assign: { c, v in
@@ -189,10 +256,10 @@ extension ConfigurationKey {
     }
 
     static func int(
-        _ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, flag: Flag? = nil, reload: ReloadEffect
+        _ section: String, _ name: String, _ path: Path<Int>, range: ClosedRange<Int>, flag: Flag? = nil, reload: ReloadEffect, doc: String
     ) -> Self {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: flag,
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: flag,
             read: { t, c in t.int(name, &c[keyPath: path], range: range) },
             value: { .int($0[keyPath: path]) },
             assign: { c, v in
@@ -202,10 +269,11 @@ extension ConfigurationKey {
     }
 
     static func double(
-        _ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, flag: Flag? = nil, reload: ReloadEffect
+        _ section: String, _ name: String, _ path: Path<Double>, range: ClosedRange<Double>, flag: Flag? = nil, reload: ReloadEffect,
+        doc: String
     ) -> Self {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: flag,
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: flag,
             read: { t, c in t.double(name, &c[keyPath: path], range: range) },
             value: { .double($0[keyPath: path]) },
             assign: { c, v in
@@ -226,9 +294,10 @@ extension ConfigurationKey {
             })
     }
 
-    static func bool(_ section: String, _ name: String, _ path: Path<Bool>, reload: ReloadEffect) -> Self {
+    static func bool(_ section: String, _ name: String, _ path: Path<Bool>, reload: ReloadEffect, doc: String) -> Self {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: nil, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: nil,
+            read: { t, c in t.bool(name, &c[keyPath: path]) },
             value: { .bool($0[keyPath: path]) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
@@ -236,9 +305,10 @@ extension ConfigurationKey {
             check: { v in if case .bool = v { nil } else { "expected true or false" } })
     }
 
-    static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect) -> Self {
+    static func optionalBool(_ section: String, _ name: String, _ path: Path<Bool?>, reload: ReloadEffect, doc: String) -> Self {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: nil, read: { t, c in t.bool(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: nil,
+            read: { t, c in t.bool(name, &c[keyPath: path]) },
             value: { $0[keyPath: path].map(ConfigurationValue.bool) },
             assign: { c, v in
                 guard case .bool(let b) = v else { return false }; c[keyPath: path] = b; return true
@@ -248,10 +318,11 @@ extension ConfigurationKey {
 
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
         _ section: String, _ name: String, _ path: Path<E>, flag: Flag? = nil,
-        reload: ReloadEffect
+        reload: ReloadEffect, doc: String
     ) -> Self where E.RawValue == String {
         Self(
-            section: section, name: name, reload: reload, field: path, flag: flag, read: { t, c in t.choice(name, &c[keyPath: path]) },
+            section: section, name: name, reload: reload, doc: doc, field: path, flag: flag,
+            read: { t, c in t.choice(name, &c[keyPath: path]) },
             value: { .string($0[keyPath: path].rawValue) },
             assign: { c, v in
                 guard case .string(let s) = v, let e = E(rawValue: s) else { return false }
@@ -264,7 +335,8 @@ extension ConfigurationKey {
     /// `[[privacy.zones]]` (or `zones = [...]`): every zone needs all four fields.
     static var zones: Self {
         Self(
-            section: "privacy", name: "zones", reload: .restart, field: \DaemonConfiguration.privacy.zones, flag: nil,
+            section: "privacy", name: "zones", reload: .restart, doc: "circles inside which no position leaves the device",
+            field: \DaemonConfiguration.privacy.zones, flag: nil,
             read: { t, c in
                 var zones: [DaemonConfiguration.Zone] = []
                 t.tables("zones") { z in

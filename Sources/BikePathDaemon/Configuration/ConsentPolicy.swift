@@ -46,9 +46,9 @@ public enum ConsentPolicy {
     }
 
     /// `sosStaysOnDevice` for the consent kept in `store`; a consent that cannot be read says so.
-    public static func sosStaysOnDevice(store: Store, crashDetection: Bool) -> String? {
+    public static func sosStaysOnDevice(store: Store, crashDetection: Bool) async -> String? {
         guard crashDetection else { return nil }
-        do { return sosStaysOnDevice(consent: try store.consent(), crashDetection: true) } catch {
+        do { return sosStaysOnDevice(consent: try await store.consent(), crashDetection: true) } catch {
             return "sync: crash detection is on but the SOS consent cannot be read (\(error)): an SOS may stay on this device"
         }
     }
@@ -118,7 +118,8 @@ public enum ConsentPolicy {
                     leaves: "at sync's next pass (every \(ConfigurationKey.path(\.sync.intervalS)))")
             case (.queuedWithoutHub, _):
                 .waiting(
-                    .hub, why: PublishingSetup.Hold.noHub.description, leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
+                    .hub, why: PublishingSetup.Hold.noHub(key: ConfigurationKey.path(\.sync.hubURL)).description,
+                    leaves: "when `bikepathd sync --hub URL` runs or a hub is set")
             case (.heldBack(let hold), _):
                 switch hold {
                 case .consentOff:
@@ -168,9 +169,11 @@ public enum ConsentPolicy {
     /// One rule with the review page: `PublishingSetup.hold`, asked first as if a hub were
     /// set (the file's ceiling and the consent keep a draft back whatever the hub), then
     /// whether one is.
-    public static func confirmedDraft(store: Store, file: DaemonConfiguration) throws -> ConfirmedDraftSync {
+    public static func confirmedDraft(store: Store, file: DaemonConfiguration) async throws -> ConfirmedDraftSync {
         let setup = file.publishing
-        if let hold = try store.confirmedDraftHold(PublishingSetup(hubConfigured: true, fileAllowsTrips: setup.fileAllowsTrips)) {
+        var asIfHubSet = setup
+        asIfHubSet.hubConfigured = true
+        if let hold = try await store.confirmedDraftHold(asIfHubSet) {
             return .heldBack(hold)
         }
         return setup.hubConfigured ? .queued : .queuedWithoutHub
@@ -180,6 +183,9 @@ public enum ConsentPolicy {
 extension DaemonConfiguration {
     /// What of this file decides whether a confirmed draft is published (`PublishingSetup`).
     public var publishing: PublishingSetup {
-        PublishingSetup(hubConfigured: !sync.hubURL.isEmpty, fileAllowsTrips: privacy.shareTrips != false)
+        PublishingSetup(
+            hubConfigured: !sync.hubURL.isEmpty, fileAllowsTrips: privacy.shareTrips != false,
+            keys: PublishingSetup.Keys(
+                hubURL: ConfigurationKey.path(\.sync.hubURL), shareTrips: ConfigurationKey.path(\.privacy.shareTrips)))
     }
 }

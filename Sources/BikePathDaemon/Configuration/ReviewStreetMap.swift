@@ -23,7 +23,7 @@ extension Daemon {
         do {
             return try review.streetMap()
         } catch {
-            logger.error("review page without a street map: \(error)")
+            logger.error("review page without a street map: \(error); check \(ConfigurationKey.path(\.review.mbtiles))")
             return .none
         }
     }
@@ -36,7 +36,8 @@ extension Daemon {
         try await ServiceGroup(
             services: [
                 ReviewService(
-                    store: store, address: address, publishing: configuration.publishing,
+                    store: store, address: address, addressSetBy: "--listen or \(ConfigurationKey.path(\.review.listen))",
+                    publishing: configuration.publishing,
                     streetMap: streetMap(configuration.review, logger: logger), logger: logger)
             ],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger

@@ -5,7 +5,7 @@ import ServiceLifecycle
 /// logged, published as a `degraded`/`recovered` event and sent to systemd as
 /// STATUS= once when it appears and once when it clears.
 public struct DegradedModeService: Service, CustomStringConvertible {
-    let reasons: @Sendable () -> [String]
+    let reasons: @Sendable () async -> [String]
     let notifier: SystemdNotifier
     let logger: Logger
     let publish: @Sendable (DaemonEvent) -> Void
@@ -13,7 +13,7 @@ public struct DegradedModeService: Service, CustomStringConvertible {
 
     /// Creates the watcher: `reasons` is polled every `interval` (1 s), `publish` hears the events.
     public init(
-        reasons: @escaping @Sendable () -> [String], notifier: SystemdNotifier, logger: Logger,
+        reasons: @escaping @Sendable () async -> [String], notifier: SystemdNotifier, logger: Logger,
         interval: Duration = .seconds(1), publish: @escaping @Sendable (DaemonEvent) -> Void
     ) {
         self.reasons = reasons
@@ -33,7 +33,7 @@ public struct DegradedModeService: Service, CustomStringConvertible {
     private func watch() async {
         var tracker = DegradedTracker()
         while !Task.isCancelled {
-            let now = reasons()
+            let now = await reasons()
             let (appeared, cleared) = tracker.update(now)
             for r in appeared {
                 logger.warning("running degraded: \(r)")

@@ -11,7 +11,7 @@ final class StatusConnectionHandler: ChannelInboundHandler {
     /// What every connection shares: the providers and limits.
     struct Shared: Sendable {
         let clients: StatusClients
-        let status: @Sendable () -> DaemonStatus
+        let status: @Sendable () async -> DaemonStatus
         let mark: MarkHandler?
         /// `sync`: wake the daemon's sync loop (a confirmation was just made); nil: this daemon syncs nothing.
         let syncNow: (@Sendable () -> SyncNowReply)?
@@ -100,10 +100,14 @@ final class StatusConnectionHandler: ChannelInboundHandler {
         switch (request, MarkRequest.parse(request)) {
         case ("status", _):
             shared.clients.answering(context.channel)
-            // On the event loop: the status reads a few small store tables through a reader
-            // (no wait behind the writer). NIO's shared blocking pool was tried: `status`
-            // then waited behind the pool's other users (1 of 20 timed out in the full suite).
-            answer(JSONText.snakeCaseLine(shared.status()), context: context)
+            // The status reads a few small store tables through a reader (no wait behind the
+            // writer), awaited off the event loop and answered back on it. NIO's shared blocking
+            // pool was tried: `status` then waited behind the pool's other users (1 of 20 timed
+            // out in the full suite).
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let status = context.eventLoop.makePromise(of: DaemonStatus.self)
+            status.completeWithTask { [shared] in await shared.status() }
+            status.futureResult.whenSuccess { bound.value.statusAnswered($0) }
         case ("sync", _):
             answer((shared.syncNow?() ?? SyncNowReply(off: "this daemon runs no sync")).jsonLine(), context: context)
         case ("tail", _):
@@ -140,6 +144,12 @@ final class StatusConnectionHandler: ChannelInboundHandler {
     private func answer(_ line: String, context: ChannelHandlerContext) {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: line + "\n"))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// The status, if the client is still connected.
+    private func statusAnswered(_ status: DaemonStatus) {
+        guard let context else { return }
+        answer(JSONText.snakeCaseLine(status), context: context)
     }
 
     /// The mark's reply (or its timeout): sent once, if the client is still connected.

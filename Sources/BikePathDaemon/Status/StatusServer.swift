@@ -50,7 +50,7 @@ public final class StatusServer: Sendable {
         path: String, permissions: mode_t = 0o660,
         requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
         clients: StatusClients = StatusClients(), slowReaderSeconds: Double = 10,
-        status: @escaping @Sendable () -> DaemonStatus, mark: MarkHandler? = nil,
+        status: @escaping @Sendable () async -> DaemonStatus, mark: MarkHandler? = nil,
         syncNow: (@Sendable () -> SyncNowReply)? = nil
     ) throws(StatusSocketError) {
         self.path = path

@@ -34,7 +34,7 @@ public final class MBTiles: Sendable, Equatable {
 
         public var description: String {
             switch self {
-            case .cannotOpen(let path, let reason): "the MBTiles file \(path) cannot be read (\(reason)); check review.mbtiles"
+            case .cannotOpen(let path, let reason): "the MBTiles file \(path) cannot be read (\(reason))"
             case .notRaster(let path, let format):
                 "the MBTiles file \(path) holds \(format) tiles; the review page draws raster tiles only (png, jpg or webp)"
             }
