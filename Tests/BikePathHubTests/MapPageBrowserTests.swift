@@ -212,19 +212,28 @@ import Testing
             let answered = try await poll(
                 browser,
                 """
-                return document.querySelectorAll('#routes li').length + (document.getElementById('route-error').hidden ? 0 : 1);
+                return document.querySelectorAll('#routes > li').length + (document.getElementById('route-error').hidden ? 0 : 1);
                 """, seconds: 30)
             #expect(answered >= 1, "the search answered")
             let error =
                 try await browser.execute("const e = document.getElementById('route-error'); return e.hidden ? '' : e.textContent;")
                 as? String ?? ""
-            let routes = try await count(browser, "#routes li")
+            let routes = try await count(browser, "#routes > li")
             #expect(routes >= 1 && error.isEmpty, "routes listed: \(routes); error shown: '\(error)'")
             if routes >= 1 {
                 let first = try await browser.text("#route-1")
                 #expect(
                     first.hasPrefix("best") && first.contains(" km") && first.contains("score") && first.contains("obstacle"), "\(first)")
                 #expect(bool(try await browser.execute("return document.getElementById('route-1').classList.contains('best');")) == true)
+                // Under each route its legs: the access legs first and last, the paths between.
+                let legs =
+                    try await browser.execute(
+                        "return Array.from(document.querySelectorAll('#routes > li:first-child .legs li')).map(l => l.textContent);")
+                    as? [String] ?? []
+                #expect(legs.count >= 3, "legs listed: \(legs)")
+                #expect(legs.first?.hasPrefix("straight to the path ") == true && legs.last?.hasPrefix("straight to the path ") == true)
+                let path = /community path [0-9.]+ k?m, (optimal|medium|sufficient|needs maintenance|unknown), [0-9]+ riders?/
+                #expect(legs.dropFirst().dropLast().allSatisfy { $0.wholeMatch(of: path) != nil }, "\(legs)")
                 #expect(try await count(browser, "#map path.route-best") == 1, "the best route drawn, emphasised")
                 #expect(try await count(browser, "#map path.route-line") == routes, "each listed route drawn")
                 let weights =

@@ -122,19 +122,23 @@ import Testing
     }
 }
 
-/// A route whose ends join the network at one node (from == to) is still a LineString of two
-/// positions (RFC 7946 §3.1.4): it was a one-position line, invalid GeoJSON.
+/// A route whose ends join the network at one point is still a LineString (RFC 7946
+/// §3.1.4): drawn from the origin by the access legs, never a one-position line.
 @Suite(.ownThreads) struct ZeroLengthRouteTests {
-    @Test func aRouteJoinedAtOneNodeIsAValidLineString() throws {
-        let at = Fixtures.at(east: 0)
-        let node = NearestNode(node: 7, position: at, distanceMeters: 0)
-        let route = Route(JoinedPath(start: node, links: [], end: node), rule: RouteRule())
-        #expect(route.path.count == 1)
+    @Test func aRouteJoinedAtOnePointIsAValidLineString() throws {
+        let link = NetworkLink(
+            id: 7, key: LinkKey(1, 2), from: Fixtures.at(east: 0), to: Fixtures.at(east: 10), trips: 2, riders: 2, lastDay: nil,
+            ratings: [2, 0, 0, 0], obstacles: LinkObstacles())
+        let point = JoiningPoint(on: link, nearest: Fixtures.at(east: 4))
+        let route = Route(
+            JoinedPath(start: point, leaves: nil, links: [], end: point), from: Fixtures.at(east: 4), to: Fixtures.at(east: 4),
+            rule: RouteRule())
+        #expect(route.pieces.isEmpty && route.path.count == 1 && route.lengthMeters == 0)
         let json =
             try JSONSerialization.jsonObject(with: try Route.geoJSON([route], spots: [], radiusMeters: 15).encoded()) as? [String: Any]
         let geometry = ((json?["features"] as? [[String: Any]])?.first?["geometry"]) as? [String: Any]
         #expect(geometry?["type"] as? String == "LineString")
-        #expect((geometry?["coordinates"] as? [[Double]])?.count == 2)
+        #expect((geometry?["coordinates"] as? [[Double]])?.count == 3)
     }
 
     /// Ends either side of ±180°: said as such, never a search box the world's width.

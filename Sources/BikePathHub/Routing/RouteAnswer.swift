@@ -12,7 +12,9 @@ struct RouteProperties: Encodable, Sendable {
     /// Metres per status along the route; `unknown` where no trip rated it.
     var statusM: [String: Double]
     var obstacles: [RouteObstacle]
-    enum CodingKeys: String, CodingKey { case rank, best, lengthM = "length_m", score, statusM = "status_m", obstacles }
+    /// The access leg, the network's stretches, the access leg (`Route.legs`).
+    var legs: [RouteLeg]
+    enum CodingKeys: String, CodingKey { case rank, best, lengthM = "length_m", score, statusM = "status_m", obstacles, legs }
 }
 
 struct RouteObstacle: Encodable, Sendable {
@@ -55,13 +57,13 @@ extension Route {
                         kind: $0.kind, confidence: ($0.confidence * 1000).rounded() / 1000, riders: $0.riders,
                         coordinates: [Geometry.rounded($0.position.longitude), Geometry.rounded($0.position.latitude)])
                 }
-                // Both ends joined at one node: a LineString still needs two positions (RFC 7946
-                // §3.1.4); a one-position line was invalid GeoJSON.
+                // From the asked origin, by the access legs: at least two positions even when
+                // both ends join at one point (RFC 7946 §3.1.4).
                 return Feature(
-                    geometry: .line(r.path.count == 1 ? r.path + r.path : r.path),
+                    geometry: .line([r.origin] + r.path + [r.destination]),
                     properties: RouteProperties(
                         rank: i + 1, best: i == 0, lengthM: (r.lengthMeters * 10).rounded() / 10,
-                        score: (r.score * 10).rounded() / 10, statusM: statusM, obstacles: obstacles))
+                        score: (r.score * 10).rounded() / 10, statusM: statusM, obstacles: obstacles, legs: r.legs))
             })
     }
 }

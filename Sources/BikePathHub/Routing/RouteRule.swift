@@ -15,8 +15,8 @@ public struct RouteRule: Sendable, Equatable {
     /// Metres charged per corroborated obstacle, times its confidence: a pothole with
     /// confidence 0.8 is worth a 120 m detour.
     public var obstacleMeters = 150.0
-    /// Origin and destination join the network at its nearest public node within this
-    /// distance: a short walk or ride on a street nobody confirmed.
+    /// Origin and destination join the network at a point of a public link within this
+    /// distance (`JoiningPoints`): a short walk or ride on a street nobody confirmed.
     public var reachMeters = 300.0
     /// The search reads the public links in the box around origin and destination,
     /// widened by this share of their distance (at least `minMarginMeters`): a detour
@@ -48,14 +48,14 @@ public struct RouteRule: Sendable, Equatable {
         return link.lengthMeters * factor + obstacleMeters * link.obstacles.confidence
     }
 
-    /// What a metre of straight line from a route's end to its joining node costs: twice
+    /// What a metre of straight line from a route's end to its joining point costs: twice
     /// (the way along streets is up to √2 longer than the straight line, and unrated), so
-    /// that joining a farther node never cuts a corner through a block; an end joins a
-    /// farther node only when the nearer ones lead nowhere or far round.
+    /// that joining a farther link never cuts a corner through a block; an end joins a
+    /// farther link only when the nearer ones lead nowhere or far round.
     public var accessFactor = 2.0
 
-    /// The cost of reaching the network at `node` from the route's end.
-    public func access(_ node: NearestNode) -> Double { node.distanceMeters * accessFactor }
+    /// The cost of reaching the network at `point` from the route's end.
+    public func access(_ point: JoiningPoint) -> Double { point.distanceMeters * accessFactor }
 
     /// The box a search between `a` and `b` reads.
     public func searchBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {

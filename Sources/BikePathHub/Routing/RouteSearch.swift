@@ -35,63 +35,107 @@ public struct RouteSearch: Sendable {
     }
 
     /// The routes from `origin` to `destination`, best first: the first is the cheapest by
-    /// the score; each other shares at most `maxOverlap` of its length with every route before it.
+    /// the score; each other joins the network at the same two points as the first and
+    /// shares at most `maxOverlap` of its length with every route before it. Fewer than `k`
+    /// when no more such routes are found.
     public func routes(
         from origin: Coordinate, to destination: Coordinate, k: Int,
         on graph: any RoutingGraph
     ) async throws -> [Route] {
-        let starts = try await join(origin, "origin", graph), ends = try await join(destination, "destination", graph)
+        var starts = try await join(origin, "origin", graph), ends = try await join(destination, "destination", graph)
         var kept: [Route] = []
         var penalties: [Int64: Double] = [:]
         for _ in 0..<(k * rule.attemptsPerRoute) where kept.count < k {
             guard let found = try await graph.cheapestPath(from: starts, to: ends, penalties: penalties) else { break }
-            let route = Route(found, rule: rule)
+            // Alternatives start and end where the best does: an alternative from another
+            // point joined neither end of the trip it was offered for.
+            (starts, ends) = ([found.start], [found.end])
+            let route = Route(found, from: origin, to: destination, rule: rule)
             if kept.allSatisfy({ route.overlap(with: $0) <= rule.maxOverlap }) { kept.append(route) }
-            for l in found.links { penalties[l.id, default: 1] *= rule.penalty }
-            if found.links.isEmpty { break }  // origin and destination join at one node
+            for piece in route.pieces { penalties[piece.link.id, default: 1] *= rule.penalty }
+            if route.pieces.isEmpty { break }  // origin and destination join at one point
         }
         guard !kept.isEmpty else { throw Problem.noRoute }
         return kept.sorted { $0.score < $1.score }
     }
 
-    private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> [NearestNode] {
-        let nodes = try await graph.joiningNodes(near: point)
-        guard !nodes.isEmpty else {
+    private func join(_ point: Coordinate, _ end: String, _ graph: any RoutingGraph) async throws -> [JoiningPoint] {
+        let points = try await graph.joiningPoints(near: point)
+        guard !points.isEmpty else {
             throw Problem.noPathNear(
-                end: end, nearestMeters: try await graph.nearestNode(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
+                end: end, nearestMeters: try await graph.nearestPoint(to: point)?.distanceMeters, reachMeters: rule.reachMeters)
         }
-        return nodes
+        return points
     }
 }
 
-/// One route: its links in riding order and what the map says along it.
+/// A stretch of one link a route rides: from one share of the way along it to another
+/// (0 at `link.from`, 1 at `link.to`), in riding order. Whole links run 0 to 1 or 1 to 0;
+/// the parts at a route's ends start or stop at the joining points.
+public struct RoutePiece: Sendable, Equatable {
+    public var link: NetworkLink
+    public var from: Double
+    public var to: Double
+
+    public var lengthMeters: Double { link.lengthMeters * abs(to - from) }
+    /// Where the piece ends, on the ground.
+    var endPosition: Coordinate { Geodesic.interpolate(link.from, link.to, to) }
+}
+
+/// One route: the access leg from the asked origin to its joining point, the pieces of
+/// links in riding order, and the access leg from the last joining point to the destination.
 public struct Route: Sendable, Equatable {
-    public var links: [NetworkLink]
-    /// Node positions in riding order, from the joining node at the origin.
+    public var origin: Coordinate
+    public var start: JoiningPoint
+    public var pieces: [RoutePiece]
+    public var end: JoiningPoint
+    public var destination: Coordinate
+    /// The network's part in riding order, from the start's joining point to the end's.
     public var path: [Coordinate]
+    /// The network's part (the access legs are `start`'s and `end`'s `distanceMeters`).
     public var lengthMeters: Double
+    /// The pieces' costs plus both access legs' (`RouteRule.access`).
     public var score: Double
-    /// Metres of each status along it (nil: no trip rated those links). The score also
-    /// counts the ends' access (`RouteRule.access`); the length is the network's part.
+    /// Metres of each status along the network's part (nil: no trip rated those links).
     public var statusMeters: [PathStatus?: Double]
 
-    init(_ found: JoinedPath, rule: RouteRule) {
-        links = found.links
-        var path = [found.start.position], node = found.start.node
-        for l in links {
-            node = l.key.from == node ? l.key.to : l.key.from
-            path.append(node == l.key.to ? l.to : l.from)
+    /// The links ridden, whole or in part, in riding order.
+    public var links: [NetworkLink] { pieces.map(\.link) }
+
+    init(_ found: JoinedPath, from origin: Coordinate, to destination: Coordinate, rule: RouteRule) {
+        (self.origin, start, end, self.destination) = (origin, found.start, found.end, destination)
+        var pieces: [RoutePiece] = []
+        if let leaves = found.leaves {
+            pieces.append(RoutePiece(link: start.link, from: start.fraction, to: leaves == start.link.key.from ? 0 : 1))
+            var node = leaves
+            for l in found.links {
+                let forward = l.key.from == node
+                pieces.append(RoutePiece(link: l, from: forward ? 0 : 1, to: forward ? 1 : 0))
+                node = forward ? l.key.to : l.key.from
+            }
+            pieces.append(RoutePiece(link: end.link, from: node == end.link.key.from ? 0 : 1, to: end.fraction))
+        } else {
+            pieces.append(RoutePiece(link: start.link, from: start.fraction, to: end.fraction))
         }
-        self.path = path
-        lengthMeters = links.map(\.lengthMeters).reduce(0, +)
-        score = links.map(rule.cost).reduce(0, +) + rule.access(found.start) + rule.access(found.end)
-        statusMeters = links.reduce(into: [:]) { $0[$1.status, default: 0] += $1.lengthMeters }
+        self.pieces = pieces.filter { $0.from != $0.to }
+        path = [start.position] + self.pieces.map(\.endPosition)
+        lengthMeters = self.pieces.map(\.lengthMeters).reduce(0, +)
+        score =
+            self.pieces.map { rule.cost($0.link) * abs($0.to - $0.from) }.reduce(0, +) + rule.access(found.start)
+            + rule.access(found.end)
+        statusMeters = self.pieces.reduce(into: [:]) { $0[$1.link.status, default: 0] += $1.lengthMeters }
     }
 
-    /// The share of this route's length (or the other's, if shorter) on links both ride.
+    /// The share of this route's length (or the other's, if shorter) on stretches both ride.
     public func overlap(with other: Route) -> Double {
-        let theirs = Set(other.links.map(\.id))
-        let shared = links.filter { theirs.contains($0.id) }.map(\.lengthMeters).reduce(0, +)
+        let theirs = Dictionary(grouping: other.pieces, by: \.link.id)
+        let shared = pieces.map { p in
+            (theirs[p.link.id] ?? []).map { q in
+                max(0, min(max(p.from, p.to), max(q.from, q.to)) - max(min(p.from, p.to), min(q.from, q.to))) * p.link.lengthMeters
+            }
+            .reduce(0, +)
+        }
+        .reduce(0, +)
         let shorter = min(lengthMeters, other.lengthMeters)
         return shorter > 0 ? shared / shorter : 1
     }

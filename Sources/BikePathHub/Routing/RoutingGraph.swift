@@ -8,71 +8,36 @@ import Synchronization
 /// once, Dijkstra here); PostgreSQL's asks PostGIS and pgRouting, the links staying in
 /// the database.
 public protocol RoutingGraph: Sendable {
-    /// The nearest end of each public link near `point`, nearest first (`JoiningNodes`).
-    func joiningNodes(near point: Coordinate) async throws -> [NearestNode]
-    /// The public node nearest `point` in the search box, however far (what a refusal says).
-    func nearestNode(to point: Coordinate) async throws -> NearestNode?
-    /// The cheapest path from any of `starts` to any of `ends`: each costs its `access`
-    /// to reach, each link `RouteRule.cost` times its penalty (1 when absent); nil when
-    /// no start is connected to an end.
-    func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath?
+    /// The points near `point` where a route may join the network, nearest first (`JoiningPoints`).
+    func joiningPoints(near point: Coordinate) async throws -> [JoiningPoint]
+    /// The network's point nearest `point` in the search box, however far (what a refusal says).
+    func nearestPoint(to point: Coordinate) async throws -> JoiningPoint?
+    /// The cheapest path from any of `starts` to any of `ends`: each end costs its `access`,
+    /// each link `RouteRule.cost` times its penalty (1 when absent), the part of a link
+    /// between a joining point and the node the path leaves it by (or between two points
+    /// on one link) its share; nil when no start is connected to an end.
+    func cheapestPath(from starts: [JoiningPoint], to ends: [JoiningPoint], penalties: [Int64: Double]) async throws -> JoinedPath?
 }
 
-/// A node where a route's end may join the network, and how far from the end it is.
-public struct NearestNode: Sendable, Equatable {
-    public var node: Int64
-    public var position: Coordinate
-    public var distanceMeters: Double
-}
-
-/// The cheapest path found: where it joins, its links in riding order, where it leaves.
+/// The cheapest path found: where it joins, the node it leaves the start's link by (nil
+/// when it runs along that one link straight to the end's point), the whole links after
+/// it in riding order, and where it leaves the network.
 public struct JoinedPath: Sendable, Equatable {
-    public var start: NearestNode
+    public var start: JoiningPoint
+    public var leaves: Int64?
     public var links: [NetworkLink]
-    public var end: NearestNode
+    public var end: JoiningPoint
 }
 
-/// Which nodes an end may join at. The nearest node alone may lie on a fragment that
-/// joins nothing (a trip's privacy-trimmed end, another rider's side street), so an end
-/// may join any of a few nodes within reach, spread apart, and the search picks the
-/// cheapest, reaching a node at `RouteRule.access`.
-public enum JoiningNodes {
-    /// At most this many nodes per end, at least `spacingMeters` apart.
-    public static let limit = 8
-    public static let spacingMeters = 40.0
-    /// The links read around an end to find them.
-    public static let nearestLinks = 40
-
-    static func among(_ links: [NetworkLink], near point: Coordinate, reachMeters: Double) -> [NearestNode] {
-        // A window of degrees, a tenth wider than the reach, before any geodesic: a search
-        // box holds up to ~100,000 links, and measuring both ends of each was a tenth of a
-        // SQLite route search.
-        let dLat = 1.1 * reachMeters / 111_320, dLon = dLat / max(cos((abs(point.latitude) + dLat) * .pi / 180), 0.01)
-        func near(_ c: Coordinate) -> Bool { abs(c.latitude - point.latitude) <= dLat && abs(c.longitude - point.longitude) <= dLon }
-        let ends = links.filter { near($0.from) || near($0.to) }.flatMap {
-            [
-                NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
-                NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to)),
-            ]
-        }
-        .filter { $0.distanceMeters <= reachMeters }
-        .sorted { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
-        var kept: [NearestNode] = []
-        for e in ends where kept.count < limit && !kept.contains(where: { Geodesic.distance($0.position, e.position) < spacingMeters }) {
-            kept.append(e)
-        }
-        return kept
+extension RouteRule {
+    /// The cost of the part of `point`'s link between the point and `node` (one of its ends).
+    public func cost(from point: JoiningPoint, to node: Int64, penalty: Double = 1) -> Double {
+        cost(point.link) * point.share(toward: node) * penalty
     }
 
-    /// The nearest public node (for the distance a refusal states), however far.
-    static func nearest(_ links: [NetworkLink], to point: Coordinate) -> NearestNode? {
-        links.flatMap {
-            [
-                NearestNode(node: $0.key.from, position: $0.from, distanceMeters: Geodesic.distance(point, $0.from)),
-                NearestNode(node: $0.key.to, position: $0.to, distanceMeters: Geodesic.distance(point, $0.to)),
-            ]
-        }
-        .min { ($0.distanceMeters, $0.node) < ($1.distanceMeters, $1.node) }
+    /// The cost of riding from `s` to `e` along their one link.
+    public func cost(along s: JoiningPoint, to e: JoiningPoint, penalty: Double = 1) -> Double {
+        cost(s.link) * abs(s.fraction - e.fraction) * penalty
     }
 }
 
@@ -87,7 +52,7 @@ public struct LoadedGraph: RoutingGraph {
     /// Each link's index in `links`, by id (penalties name links by id).
     private let index: [Int64: Int]
     /// The contraction for a search's ends, made by its first search and reused by the
-    /// others (a route search runs up to k × `RouteRule.attemptsPerRoute` with the same ends).
+    /// others (a route search runs up to k × `RouteRule.attemptsPerRoute` with its ends).
     private let contractions = Contractions()
 
     public init(links: [NetworkLink], rule: RouteRule = RouteRule()) {
@@ -103,16 +68,18 @@ public struct LoadedGraph: RoutingGraph {
         index = Dictionary(self.links.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    public func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
-        JoiningNodes.among(links, near: point, reachMeters: rule.reachMeters)
+    public func joiningPoints(near point: Coordinate) async throws -> [JoiningPoint] {
+        JoiningPoints.among(links, near: point, reachMeters: rule.reachMeters)
     }
 
-    public func nearestNode(to point: Coordinate) async throws -> NearestNode? { JoiningNodes.nearest(links, to: point) }
+    public func nearestPoint(to point: Coordinate) async throws -> JoiningPoint? { JoiningPoints.nearest(links, to: point) }
 
-    public func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath? {
-        let keep = Set(starts.map(\.node) + ends.map(\.node))
+    public func cheapestPath(from starts: [JoiningPoint], to ends: [JoiningPoint], penalties: [Int64: Double]) async throws -> JoinedPath? {
+        let keep = Set((starts + ends).flatMap { [$0.link.key.from, $0.link.key.to] })
+        // A contraction keeping more nodes serves too: the alternatives' searches keep only
+        // the best route's two joining links, of the first search's candidates.
         let graph =
-            contractions.byKeptNodes.withLock { $0[keep] }
+            contractions.byKeptNodes.withLock { $0.first { keep.isSubset(of: $0.key) }?.value }
             ?? {
                 let made = contracted(keeping: keep)
                 contractions.byKeptNodes.withLock { $0[keep] = made }
@@ -129,53 +96,66 @@ public struct LoadedGraph: RoutingGraph {
             var node: Int64
             static func < (a: Entry, b: Entry) -> Bool { (a.cost, a.node) < (b.cost, b.node) }
         }
-        let sink = Int64.min  // reached from each end node at its access cost
-        var best: [Int64: Double] = [:], via: [Int64: Int] = [:], start: [Int64: NearestNode] = [:]
-        var leftAt: NearestNode?
+        /// How a node was reached: from a start's point along its link, or by a chain.
+        enum Step { case start(Int), chain(Int) }
+        var best: [Int64: Double] = [:], via: [Int64: Step] = [:]
         var heap = Heap<Entry>()
-        for s in starts where rule.access(s) < best[s.node] ?? .infinity {
-            best[s.node] = rule.access(s)
-            start[s.node] = s
-            heap.insert(Entry(cost: rule.access(s), node: s.node))
+        for (i, s) in starts.enumerated() {
+            for node in [s.link.key.from, s.link.key.to] {
+                let cost = rule.access(s) + rule.cost(from: s, to: node, penalty: penalties[s.link.id] ?? 1)
+                guard cost < best[node] ?? .infinity else { continue }
+                (best[node], via[node]) = (cost, .start(i))
+                heap.insert(Entry(cost: cost, node: node))
+            }
         }
-        let exits = Dictionary(ends.map { ($0.node, $0) }, uniquingKeysWith: { a, _ in a })
-        while let e = heap.popMin() {
-            if e.node == sink { break }
+        // The cheapest way out so far: by a node (nil: along one link from a start to an end).
+        var out: (cost: Double, start: Int?, node: Int64?, end: Int)?
+        for (i, s) in starts.enumerated() {
+            for (j, e) in ends.enumerated() where s.link.id == e.link.id {
+                let cost = rule.access(s) + rule.access(e) + rule.cost(along: s, to: e, penalty: penalties[s.link.id] ?? 1)
+                if cost < out?.cost ?? .infinity { out = (cost, i, nil, j) }
+            }
+        }
+        var exits: [Int64: [Int]] = [:]
+        for (j, e) in ends.enumerated() {
+            exits[e.link.key.from, default: []].append(j)
+            if e.link.key.to != e.link.key.from { exits[e.link.key.to, default: []].append(j) }
+        }
+        while let e = heap.popMin(), e.cost < out?.cost ?? .infinity {
             guard e.cost <= best[e.node] ?? .infinity else { continue }  // a stale entry
-            if let exit = exits[e.node], e.cost + rule.access(exit) < best[sink] ?? .infinity {
-                best[sink] = e.cost + rule.access(exit)
-                leftAt = exit
-                heap.insert(Entry(cost: best[sink]!, node: sink))
+            for j in exits[e.node] ?? [] {
+                let cost = e.cost + rule.cost(from: ends[j], to: e.node, penalty: penalties[ends[j].link.id] ?? 1) + rule.access(ends[j])
+                if cost < out?.cost ?? .infinity { out = (cost, nil, e.node, j) }
             }
             for c in graph.at[e.node] ?? [] {
                 let chain = graph.chains[c]
                 let next = chain.from == e.node ? chain.to : chain.from
                 let cost = e.cost + costs[c]
                 if cost < best[next] ?? .infinity {
-                    best[next] = cost
-                    via[next] = c
+                    (best[next], via[next]) = (cost, .chain(c))
                     heap.insert(Entry(cost: cost, node: next))
                 }
             }
         }
-        guard let exit = leftAt else { return nil }
+        guard let out else { return nil }
+        guard var node = out.node else { return JoinedPath(start: starts[out.start!], leaves: nil, links: [], end: ends[out.end]) }
         var path: [NetworkLink] = []
-        var node = exit.node
-        while start[node] == nil || via[node] != nil && best[node]! < rule.access(start[node]!), let c = via[node] {
+        while case .chain(let c) = via[node] {
             let chain = graph.chains[c]
             // The chain's links run from `from` to `to`: walking back from `to`, take them reversed.
             let links = chain.links.map { self.links[$0] }
             path += chain.to == node ? links.reversed() : links
             node = chain.to == node ? chain.from : chain.to
         }
-        return JoinedPath(start: start[node]!, links: path.reversed(), end: exit)
+        guard case .start(let i) = via[node] else { return nil }
+        return JoinedPath(start: starts[i], leaves: node, links: path.reversed(), end: ends[out.end])
     }
 
     /// A chain of links through nodes where exactly two links meet, between two kept nodes.
     struct Chain { var from: Int64; var to: Int64; var links: [Int]; var cost: Double }
 
     /// The graph with every node where exactly two links meet folded into a chain, except
-    /// `keep` (the ends' joining nodes): on streets snapped every 12 m a 200 m block is
+    /// `keep` (the ends of the links the ends join): on streets snapped every 12 m a 200 m block is
     /// one chain of ~15 links, so Dijkstra handles a fifteenth of the nodes. Made in one
     /// pass over the links, each chain costing its links' `RouteRule.cost`.
     struct Contraction {

@@ -37,6 +37,13 @@ public enum Geodesic {
         return d > 180 ? d - 360 : d < -180 ? d + 360 : d
     }
 
+    /// The share of the way from `a` to `b` (0...1) of the point of that segment nearest
+    /// `point`: its projection, clamped to the segment (`interpolate` gives the point).
+    public static func nearestShare(of point: Coordinate, onSegment a: Coordinate, _ b: Coordinate) -> Double {
+        let plane = LocalPlane(origin: point)
+        return LocalPlane.share(plane.project(point), segment: plane.project(a), plane.project(b))
+    }
+
     /// The point a share `t` of the way from `a` to `b`, along the short way in longitude,
     /// its longitude back in -180...180.
     public static func interpolate(_ a: Coordinate, _ b: Coordinate, _ t: Double) -> Coordinate {
@@ -68,11 +75,19 @@ struct LocalPlane: Sendable, Equatable {
         _ p: (east: Double, north: Double), segment a: (east: Double, north: Double),
         _ b: (east: Double, north: Double)
     ) -> Double {
+        let t = share(p, segment: a, b)
+        let qx = a.east + t * (b.east - a.east) - p.east, qy = a.north + t * (b.north - a.north) - p.north
+        return qx * qx + qy * qy
+    }
+
+    /// The share of the way from `a` to `b` (0...1) of the segment's point nearest `p`.
+    static func share(
+        _ p: (east: Double, north: Double), segment a: (east: Double, north: Double),
+        _ b: (east: Double, north: Double)
+    ) -> Double {
         let dx = b.east - a.east, dy = b.north - a.north
         let len2 = dx * dx + dy * dy
-        let t = len2 == 0 ? 0 : max(0, min(1, ((p.east - a.east) * dx + (p.north - a.north) * dy) / len2))
-        let qx = a.east + t * dx - p.east, qy = a.north + t * dy - p.north
-        return qx * qx + qy * qy
+        return len2 == 0 ? 0 : max(0, min(1, ((p.east - a.east) * dx + (p.north - a.north) * dy) / len2))
     }
 
     func unproject(east: Double, north: Double) -> Coordinate {

@@ -345,6 +345,17 @@
     return { bar: bar, text: parts.join(' · ') };
   }
 
+  // The route street by street: "Goswell Road 420 m, optimal, 3 riders", the access legs
+  // at either end as "straight to the path 6 m" (nobody rode them).
+  function legList(legs) {
+    return el('ol', 'legs', (Array.isArray(legs) ? legs : []).filter(function (g) { return num(g.length_m); }).map(function (g) {
+      if (g.kind === 'access') return el('li', 'leg access', ['straight to the path ' + distance(g.length_m)]);
+      var s = STATUS[g.status] || STATUS.unknown, riders = num(g.riders) ? g.riders : 0;
+      return el('li', 'leg', [(g.name || 'community path') + ' ' + distance(g.length_m) + ', ' + s.label + ', ' +
+                              riders + (riders === 1 ? ' rider' : ' riders')]);
+    }));
+  }
+
   function drawRoutes(features) {
     features = features.filter(function (f) { return f.geometry && f.geometry.type === 'LineString'; });
     if (!features.length) { showError('No route found.'); return; }
@@ -378,7 +389,7 @@
       button.setAttribute('aria-pressed', 'false');
       button.addEventListener('click', function () { highlight(i); });
       d.layer.on('click', function () { highlight(i); });
-      list.appendChild(el('li', null, [button]));
+      list.appendChild(el('li', null, [button, legList(p.legs)]));
     });
     fadeNetwork();
     if (bounds.isValid()) map.fitBounds(bounds, { padding: [24, 24] });

@@ -63,20 +63,24 @@ struct PgRoutingGraph: RoutingGraph {
             """)
     }
 
-    func joiningNodes(near point: Coordinate) async throws -> [NearestNode] {
-        JoiningNodes.among(
-            try await nearestLinks(point, count: JoiningNodes.nearestLinks), near: point, reachMeters: RouteRule().reachMeters)
+    func joiningPoints(near point: Coordinate) async throws -> [JoiningPoint] {
+        JoiningPoints.among(
+            try await nearestLinks(point, count: JoiningPoints.nearestLinks), near: point, reachMeters: RouteRule().reachMeters)
     }
 
-    func nearestNode(to point: Coordinate) async throws -> NearestNode? {
-        JoiningNodes.nearest(try await nearestLinks(point, count: 10), to: point)
+    func nearestPoint(to point: Coordinate) async throws -> JoiningPoint? {
+        JoiningPoints.nearest(try await nearestLinks(point, count: 10), to: point)
     }
 
-    func cheapestPath(from starts: [NearestNode], to ends: [NearestNode], penalties: [Int64: Double]) async throws -> JoinedPath? {
+    func cheapestPath(from starts: [JoiningPoint], to ends: [JoiningPoint], penalties: [Int64: Double]) async throws -> JoinedPath? {
         let rule = RouteRule()
+        func penalty(_ p: JoiningPoint) -> Double { penalties[p.link.id] ?? 1 }
         // pgRouting takes its edges as SQL text: only numbers are written into it. The ends
-        // are two virtual nodes (-1, -2) joined to their nodes at their access cost by
-        // virtual edges (ids from -10 down; pgRouting's own -1 marks a path's last row).
+        // are two virtual nodes (-1, -2); each joining point is a virtual edge to each end
+        // of its link, costing its access and its share of the link (ids `Virtual`), and a
+        // start and an end on one link are joined by an edge along it. The same graph as
+        // `LoadedGraph`'s, in the edge query: `pgr_withPoints` would split the links too,
+        // but charges no access and takes its points as a second query.
         // Penalties as a VALUES list joined on the id (a hash join): a CASE of hundreds of
         // arms evaluated on every edge took seconds on a city.
         let penalized =
@@ -84,9 +88,26 @@ struct PgRoutingGraph: RoutingGraph {
             ? "(VALUES (0::bigint, 1::float8))"
             : "(VALUES " + penalties.sorted { $0.key < $1.key }.map { "(\($0.key)::bigint, \($0.value)::float8)" }.joined(separator: ", ")
                 + ")"
-        let access =
-            starts.enumerated().map { i, s in "SELECT \(-10 - i), -1, \(s.node), \(rule.access(s)), \(rule.access(s))" }
-            + ends.enumerated().map { i, e in "SELECT \(-2_000 - i), \(e.node), -2, \(rule.access(e)), \(rule.access(e))" }
+        func edge(_ id: Int64, _ source: Int64, _ target: Int64, _ cost: Double) -> String {
+            "SELECT \(id), \(source), \(target), \(cost), \(cost)"
+        }
+        var access: [String] = []
+        for (i, s) in starts.enumerated() {
+            for (side, node) in [s.link.key.from, s.link.key.to].enumerated() {
+                let cost = rule.access(s) + rule.cost(from: s, to: node, penalty: penalty(s))
+                access.append(edge(Virtual.start(i, side), -1, node, cost))
+            }
+            for (j, e) in ends.enumerated() where e.link.id == s.link.id {
+                let cost = rule.access(s) + rule.access(e) + rule.cost(along: s, to: e, penalty: penalty(s))
+                access.append(edge(Virtual.along(i, j), -1, -2, cost))
+            }
+        }
+        for (j, e) in ends.enumerated() {
+            for (side, node) in [e.link.key.from, e.link.key.to].enumerated() {
+                let cost = rule.access(e) + rule.cost(from: e, to: node, penalty: penalty(e))
+                access.append(edge(Virtual.end(j, side), node, -2, cost))
+            }
+        }
         let edges = """
             SELECT l.id, l.source, l.target, l.cost * coalesce(p.f, 1) AS cost, l.cost * coalesce(p.f, 1) AS reverse_cost
             FROM map_links l LEFT JOIN \(penalized) AS p(id, f) ON p.id = l.id
@@ -101,8 +122,9 @@ struct PgRoutingGraph: RoutingGraph {
         ).decode(Int64.self) {
             order.append(edge)
         }
-        guard let first = order.first, let last = order.last, first < 0, last < 0 else { return nil }
-        let (start, end) = (starts[Int(-10 - first)], ends[Int(-2_000 - last)])
+        guard let first = order.first, let last = order.last else { return nil }
+        if let (i, j) = Virtual.along(first) { return JoinedPath(start: starts[i], leaves: nil, links: [], end: ends[j]) }
+        guard let (i, side) = Virtual.start(first), let (j, _) = Virtual.end(last) else { return nil }
         let real = order.filter { $0 > 0 }
         let byID = Dictionary(
             uniqueKeysWithValues: try await store.links(
@@ -110,6 +132,27 @@ struct PgRoutingGraph: RoutingGraph {
                 SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE id = ANY(\(real)::bigint[])
                 """
             ).map { ($0.id, $0) })
-        return JoinedPath(start: start, links: real.compactMap { byID[$0] }, end: end)
+        let leaves = side == 0 ? starts[i].link.key.from : starts[i].link.key.to
+        return JoinedPath(start: starts[i], leaves: leaves, links: real.compactMap { byID[$0] }, end: ends[j])
+    }
+
+    /// The virtual edges' ids, all negative (links' are positive; pgRouting's -1 marks a
+    /// path's last row): start i's edge to its link's `from` (side 0) or `to` (side 1)
+    /// from -10, end j's from -100,000, start i along the link to end j from -200,000.
+    enum Virtual {
+        static let (starts, ends, along) = (Int64(-10), Int64(-100_000), Int64(-200_000))
+        static let width = Int64(1_000)  // more than `JoiningPoints.limit` × 2
+
+        static func start(_ i: Int, _ side: Int) -> Int64 { starts - Int64(2 * i + side) }
+        static func end(_ j: Int, _ side: Int) -> Int64 { ends - Int64(2 * j + side) }
+        static func along(_ i: Int, _ j: Int) -> Int64 { along - Int64(i) * width - Int64(j) }
+
+        static func start(_ id: Int64) -> (Int, Int)? { decode(starts - id) }
+        static func end(_ id: Int64) -> (Int, Int)? { decode(ends - id) }
+        static func along(_ id: Int64) -> (Int, Int)? {
+            let n = along - id
+            return n >= 0 && n < width * width ? (Int(n / width), Int(n % width)) : nil
+        }
+        private static func decode(_ n: Int64) -> (Int, Int)? { n >= 0 && n < width ? (Int(n / 2), Int(n % 2)) : nil }
     }
 }
