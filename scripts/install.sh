@@ -31,14 +31,14 @@ if [ "$deps" = 1 ]; then
 fi
 
 if [ -z "$binary" ]; then
-    # The static Swift runtime and the package's linker flags (scripts/lib/link-flags.sh,
+    # The static Swift runtime and the package's build flags (scripts/lib/link-flags.sh,
     # lld's: -use-ld=lld) keep the daemon's resident memory down (docs/performance.md,
     # "Memory of the daemon"); a separate build folder keeps it apart.
-    echo "==> building (release, static Swift runtime, the package's linker flags)"
+    echo "==> building (release, static Swift runtime, the package's build flags)"
     source "$here/scripts/lib/link-flags.sh"
-    bikepathd_link_flags "$here/scripts/lib/bikepathd.order"
+    bikepathd_build_flags "$here/scripts/lib/bikepathd.order"
     (cd "$here" && swift build -c release --static-swift-stdlib --scratch-path .build-static --product bikepathd \
-        -Xswiftc -use-ld=lld "${LINK_FLAGS[@]}" 2>&1 | bikepathd_link_filter)
+        -Xswiftc -use-ld=lld "${BUILD_FLAGS[@]}" 2>&1 | bikepathd_link_filter)
     binary="$here/.build-static/release/bikepathd"
 fi
 [ -x "$binary" ] || { echo "install.sh: $binary is not an executable" >&2; exit 1; }
