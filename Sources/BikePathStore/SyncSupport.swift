@@ -161,12 +161,7 @@ extension Store {
     }
 
     /// A JSON setting from `meta`; nil when never set; `StoreError.unreadableSetting`
-    /// when set but unreadable (callers fail closed).
-    public func setting<T: Decodable>(_ key: String) throws -> T? {
-        try pool.read { db in try Self.setting(db, key) }
-    }
-
-    /// `setting(_:)` on a reader, off the caller's thread.
+    /// when set but unreadable (callers fail closed). Read on a reader, off the caller's thread.
     public func setting<T: Decodable & Sendable>(_ key: String) async throws -> T? {
         try await pool.read { db in try Self.setting(db, key) }
     }

@@ -12,12 +12,7 @@ public enum SyncSettings {
     /// The privacy zones and trimming; the defaults (no zones, 30 s / 30 m) when
     /// none were ever set. Settings that cannot be read fail closed: an error,
     /// so that nothing is sent until they are readable (falling back to "no
-    /// zones" would publish positions inside them).
-    public static func privacy(_ store: Store) throws -> PrivacySettings {
-        try store.setting(Store.privacyKey) ?? PrivacySettings()
-    }
-
-    /// `privacy(_:)` read off the caller's thread (the sync actor, the live position).
+    /// zones" would publish positions inside them). Read off the caller's thread.
     public static func privacy(_ store: Store) async throws -> PrivacySettings {
         try await store.setting(Store.privacyKey) ?? PrivacySettings()
     }

@@ -119,7 +119,7 @@ struct SyncCommand: AsyncParsableCommand {
         func run() async throws {
             let edit = PrivacyEdit(addZones: addZone, removeZones: removeZone, trimSeconds: trimSeconds, trimMeters: trimMeters)
             let store = try await edit.isEmpty ? options.openForReading() : options.open()
-            let settings = try await options.run { try edit.applied(to: try SyncSettings.privacy(store)) }
+            let settings = try await options.run { try edit.applied(to: try await SyncSettings.privacy(store)) }
             if !edit.isEmpty { try await options.run { try SyncSettings.setPrivacy(store, settings) } }
             options.emit(PrivacyJSON(settings)) { SyncText.privacy(settings) }
         }

@@ -204,7 +204,7 @@ import Testing
         let device = try await Device(trips: 2, seconds: 300, confirm: 1)
         defer { device.dir.cleanup() }
         try device.store.setMetaValue(Store.privacyKey, "{\"zones\": 7}")
-        #expect(throws: StoreError.self) { try SyncSettings.privacy(device.store) }
+        await #expect(throws: StoreError.self) { try await SyncSettings.privacy(device.store) }
         let hub = try device.hub()
         defer { hub.stop() }
         try await withClient(device, url: hub.url) { client in
