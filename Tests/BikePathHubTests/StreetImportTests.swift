@@ -5,7 +5,9 @@ import Testing
 
 @testable import BikePathHub
 
-/// The real extract and osmium, where the tests find them.
+/// The real extract and osmium, where the tests find them: ../shared/datasets/osm/central-london.osm.pbf
+/// (© OpenStreetMap contributors, ODbL 1.0; the Valhalla routing engine's benchmark extract,
+/// as the datasets' README says).
 enum RealExtract {
     static let central = Paths.datasets + "/osm/central-london.osm.pbf"
     static var available: Bool { access(central, R_OK) == 0 && access("/usr/bin/osmium", X_OK) == 0 }
