@@ -4,6 +4,7 @@ import PackageDescription
 // One module per concern (see docs/architecture.md):
 //   BikePathCore       pure, sample-time-driven processing: no I/O, no clock, no dependencies
 //   CGPS, CIIO         the system's libgps and libiio, as C modules
+//   CIIOOnDemand       libiio loaded when an IMU is first opened, not linked (its header says why)
 //   BikePathSensors    recording files, importers, gpsd (libgps) and IIO (libiio) sources
 //   BikePathStore      SQLite (GRDB) buffer: trips, events, drafts, outbox, consent
 //   BikePathAPI        the wire format shared by the sync client and the hub (docs/api.yaml), and
@@ -60,12 +61,14 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        // libiio's header only: the library is not linked but loaded by CIIOOnDemand.
+        .systemLibrary(name: "CIIO", providers: [.apt(["libiio-dev"])]),
+        .target(name: "CIIOOnDemand"),
         .target(name: "BikePathCore"),
         .target(
             name: "BikePathSensors",
             dependencies: [
-                "BikePathCore", "CGPS", "CIIO",
+                "BikePathCore", "CGPS", "CIIO", "CIIOOnDemand",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,6 @@
 import BikePathCore
 import CIIO
+import CIIOOnDemand
 import Foundation
 import Logging
 import Synchronization
@@ -64,7 +65,8 @@ public final class IIOSource: Sendable {
         var meter = SampleRateMeter(nominalRate: configuration.samplingFrequency)
         while flag.isRunning {
             guard let context = iio_create_context_from_uri(configuration.uri) else {
-                let reason = String(cString: strerror(errno))
+                // libiio is loaded here, on the first open: when it cannot be, say why.
+                let reason = bikepath_iio_unavailable().map { String(cString: $0) } ?? String(cString: strerror(errno))
                 reader.retryAfterFailedConnect(
                     state, error: "cannot open IIO context \(configuration.uri): \(reason)",
                     warning: "cannot open IIO context \(configuration.uri) (\(reason))",
