@@ -10,35 +10,14 @@ import Testing
 /// names, and credits OpenStreetMap; zoomed out past what `/v1/streets` answers it draws none.
 extension MapPageBrowserTests {
     @Test func thePageWithoutBasemapDrawsTheStreetsWithTheirNames() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-            FileManager.default.isReadableFile(atPath: MapPageSettings.debianLeaflet + "/leaflet.js"), RealExtract.available
-        else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                Issue.record("chromium, chromium-driver, libjs-leaflet, osmium-tool or the shared OSM datasets are missing, and CI=true")
-            }
-            return
-        }
+        guard Self.realDataBrowserAvailable else { return }
         let edges = try OSMImport.read(path: RealExtract.central).edges
         let dir = try TempDir()
         defer { dir.cleanup() }
         try await HubStorage.sqlite(path: dir.file("hub.sqlite")).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
             try await store.replaceStreets(edges)
-            let app = try Hub.buildApplication(configuration: HubConfiguration(port: 0), store: store, logger: Fixtures.logger)
-            try await app.test(.live) { live in
-                let site = "http://127.0.0.1:\(try #require(live.port))"
-                let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
-                do {
-                    try await browser.start()
-                    try await browser.emulatePhone(width: 390, height: 844)
-                    try await Self.streetsWithNames(browser, site: site, edges: edges)
-                } catch {
-                    await browser.quit()
-                    throw error
-                }
-                await browser.quit()
-            }
+            try await Self.onPhone(store, dir: dir) { browser, site in try await Self.streetsWithNames(browser, site: site, edges: edges) }
         }
     }
 
@@ -53,11 +32,18 @@ extension MapPageBrowserTests {
         try #require(view.count == 4)
         let inView = edges.filter { $0.meets(BoundingBox(west: view[0], south: view[1], east: view[2], north: view[3])) }
         #expect(drawn == inView.count, "a line for each of the \(inView.count) streets in view, drew \(drawn)")
+        // Under the overlays: the streets' pane below Leaflet's overlay pane, where the paths are.
+        let depths =
+            (try await browser.execute(
+                "return ['.leaflet-streets-pane', '.leaflet-overlay-pane'].map(p => +getComputedStyle(document.querySelector(p)).zIndex);")
+            as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue }
+        #expect(depths.count == 2 && depths[0] < depths[1], "pane z-indexes \(depths)")
 
         // Each name once, and only names of streets in view; Goswell Road's among them.
         _ = try await count(browser, ".leaflet-tooltip.street-name")
-        let labels = try await browser.execute(
-            "return Array.from(document.querySelectorAll('.leaflet-tooltip.street-name')).map(e => e.textContent);") as? [String] ?? []
+        let labels =
+            try await browser.execute(
+                "return Array.from(document.querySelectorAll('.leaflet-tooltip.street-name')).map(e => e.textContent);") as? [String] ?? []
         let names = Set(inView.compactMap(\.name))
         #expect(labels.contains("Goswell Road"), "\(labels)")
         #expect(Set(labels).count == labels.count && Set(labels) == names, "labels \(labels.sorted()), names \(names.sorted())")

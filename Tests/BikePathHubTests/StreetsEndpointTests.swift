@@ -106,7 +106,7 @@ struct StreetsEndpointTests {
     }
 
     /// More edges in a box than one answer holds: refused with what to do, not cut short.
-    @Test func anAnswerOverTheCapIsRefused() async throws {
+    @Test(arguments: Backend.available) func anAnswerOverTheCapIsRefused(_ backend: Backend) async throws {
         // 20,001 edges of 10 m in a 1.4 km square (a street every 10 m both ways).
         let edges = (0..<20_001).map { i in
             let west = -0.1 + Double(i % 142) * 0.0001, south = 51.5 + Double(i / 142) * 0.0001
@@ -115,7 +115,7 @@ struct StreetsEndpointTests {
                 points: [Coordinate(latitude: south, longitude: west), Coordinate(latitude: south, longitude: west + 0.0001)],
                 lengthMeters: 7, highway: "residential")
         }
-        try await HubContractTests.withHub(.sqlite) { client, store in
+        try await HubContractTests.withHub(backend) { client, store in
             try await store.replaceStreets(edges)
             let all = try await client.execute(uri: "/v1/streets?bbox=-0.1,51.5,-0.08,51.52", method: .get)
             #expect(all.status == .badRequest && HubContractTests.error(all) == "too-many-streets", "\(String(buffer: all.body))")
