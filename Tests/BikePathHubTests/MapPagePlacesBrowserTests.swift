@@ -11,15 +11,7 @@ import Testing
 /// basemap whose tiles cannot load, the page says so.
 extension MapPageBrowserTests {
     @Test func riderFindsPlacesByNameOnAMapWithoutBasemap() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
-            FileManager.default.isReadableFile(atPath: MapPageSettings.debianLeaflet + "/leaflet.js"), LondonPlaces.available
-        else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                Issue.record("chromium, chromium-driver, libjs-leaflet, osmium-tool or the shared OSM datasets are missing, and CI=true")
-            }
-            return
-        }
+        guard Self.realDataBrowserAvailable else { return }
         let places = try LondonPlaces.load()
         let dir = try TempDir()
         defer { dir.cleanup() }
@@ -29,28 +21,16 @@ extension MapPageBrowserTests {
             try await store.migrate()
             try await store.replacePlaces(places)
             for settings in [MapPageSettings(), MapPageSettings(basemapURL: unreachable)] {
-                let app = try Hub.buildApplication(
-                    configuration: HubConfiguration(port: 0, mapPage: settings), store: store, logger: Fixtures.logger)
-                try await app.test(.live) { live in
-                    let site = "http://127.0.0.1:\(try #require(live.port))"
-                    let browser = try WebDriver(log: URL(fileURLWithPath: dir.file("chromedriver.log")))
-                    do {
-                        try await browser.start()
-                        try await browser.emulatePhone(width: 390, height: 844)
-                        if settings.basemapURL == nil {
-                            try await Self.placesByName(browser, site: site, places: places)
-                        } else {
-                            try await browser.open(site + "/map#15/51.52/-0.098")
-                            let said = try await Self.poll(
-                                browser, "return document.getElementById('notice').textContent.includes('basemap failed to load') ? 1 : 0;")
-                            let notice = try await browser.text("#notice")
-                            #expect(said == 1, "notice: \(notice)")
-                        }
-                    } catch {
-                        await browser.quit()
-                        throw error
+                try await Self.onPhone(store, settings: settings, dir: dir) { browser, site in
+                    if settings.basemapURL == nil {
+                        try await Self.placesByName(browser, site: site, places: places)
+                    } else {
+                        try await browser.open(site + "/map#15/51.52/-0.098")
+                        let said = try await Self.poll(
+                            browser, "return document.getElementById('notice').textContent.includes('basemap failed to load') ? 1 : 0;")
+                        let notice = try await browser.text("#notice")
+                        #expect(said == 1, "notice: \(notice)")
                     }
-                    await browser.quit()
                 }
             }
         }

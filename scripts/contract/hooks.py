@@ -60,15 +60,16 @@ def _body(kind, body, record_id):
         _draft(body.get("draft"), record_id)
 
 
-def _south_west_first(bbox):
+def _south_west_first(bbox, span=0.5):
+    """In order and within the globe, at most `span`° on a side: 0.5° is < 3,100 km² anywhere,
+    under the 10,000 km² limit; 0.04° is < 20 km², under /v1/streets' 30 km²."""
     parts = [float(p) for p in bbox.split(",")]
     w, e = sorted(parts[0::2])
     s, n = sorted(parts[1::2])
-    # Clamp into the globe, then shrink to at most ~0.5° × 0.5° (< 3,100 km² anywhere), under the 10,000 km² limit.
     w, e = max(-180.0, min(179.0, w)), max(-180.0, min(180.0, e))
     s, n = max(-90.0, min(89.0, s)), max(-90.0, min(90.0, n))
-    e = min(max(e, w + 0.001), w + 0.5)
-    n = min(max(n, s + 0.001), s + 0.5)
+    e = min(max(e, w + 0.001), w + span)
+    n = min(max(n, s + 0.001), s + span)
     return f"{w:.3f},{s:.3f},{e:.3f},{n:.3f}"
 
 
@@ -111,9 +112,9 @@ def map_case(context, case):
         case.query["from"], case.query["to"] = _near_each_other(case.query.get("from"), case.query.get("to"))
     elif path == "/v1/places" and isinstance(case.query, dict) and isinstance(case.query.get("near"), str):
         case.query["near"] = _in_range(case.query["near"])
-    elif path.startswith("/v1/map/") and isinstance(case.query, dict) and isinstance(case.query.get("bbox"), str):
+    elif (path.startswith("/v1/map/") or path == "/v1/streets") and isinstance(case.query, dict) and isinstance(case.query.get("bbox"), str):
         try:
-            case.query["bbox"] = _south_west_first(case.query["bbox"])
+            case.query["bbox"] = _south_west_first(case.query["bbox"], 0.04 if path == "/v1/streets" else 0.5)
         except ValueError:
             pass
     return case

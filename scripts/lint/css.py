@@ -35,6 +35,8 @@ LAYOUT = {
     "gap": r"{gap-1}({w}{gap-1})?",
     "grid-template-columns": r"none|{track}(\s+{track})*",
     "grid-column": r"{grid-line}({w}/{w}{grid-line})?",
+    # CSS Backgrounds 3: only to take Leaflet's tooltip shadow off the street names.
+    "box-shadow": r"none",
     # CSS Text 3.
     "overflow-wrap": r"normal|break-word|anywhere",
     # CSS Sizing 3 and Values 4: viewport units, calc() and the intrinsic sizes.

@@ -68,6 +68,7 @@ struct MapEndpoints: Sendable {
             }
         }
         addPlaces(to: router, table: table)
+        addStreets(to: router, table: table)
         table.on(router, "v1/me/totals", .get) { request, context in
             switch try await authenticate(request, context) {
             case .failure(let response): return response

@@ -162,10 +162,15 @@ public protocol StreetStore: Sendable {
     /// Replaces every stored street with `edges` in one transaction: on any error the
     /// streets stored before stay as they were.
     func replaceStreets(_ edges: [StreetEdge]) async throws
-    /// The streets whose bounding box meets `box`, by key (on PostgreSQL through PostGIS's
-    /// spatial index).
-    func streets(in box: BoundingBox) async throws -> [StreetEdge]
+    /// The first `limit` (all when nil) of the streets whose bounding box meets `box`, by
+    /// key (on PostgreSQL through PostGIS's spatial index).
+    func streets(in box: BoundingBox, limit: Int?) async throws -> [StreetEdge]
     func streetCount() async throws -> Int
+}
+
+extension StreetStore {
+    /// Every street whose bounding box meets `box`, by key.
+    public func streets(in box: BoundingBox) async throws -> [StreetEdge] { try await streets(in: box, limit: nil) }
 }
 
 /// Places by name (`Place`, `PlaceSearch`): what the OSM import stores, and what

@@ -94,12 +94,15 @@ struct MapPage: Sendable {
     var config: Data {
         struct Config: Encodable {
             var basemapURL: String?, basemapAttribution: String, view: MapPageSettings.View?, maxSquareKm: Double
+            var streetsMaxSquareKm: Double
             enum CodingKeys: String, CodingKey {
                 case basemapURL = "basemap_url", basemapAttribution = "basemap_attribution", view, maxSquareKm = "max_square_km"
+                case streetsMaxSquareKm = "streets_max_square_km"
             }
         }
         let value = Config(
-            basemapURL: settings.basemapURL, basemapAttribution: settings.basemapAttribution, view: settings.view, maxSquareKm: 10_000)
+            basemapURL: settings.basemapURL, basemapAttribution: settings.basemapAttribution, view: settings.view, maxSquareKm: 10_000,
+            streetsMaxSquareKm: StreetsAnswer.maxSquareKm)
         return (try? WireJSON.encode(value)) ?? Data("{}".utf8)
     }
 

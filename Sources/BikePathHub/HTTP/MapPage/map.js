@@ -183,6 +183,70 @@
   });
   refresh();
 
+  // The streets of the hub's OpenStreetMap import as a light grey base under the overlays,
+  // with their names, on a page without a basemap (docs/hub.md, "Map page"): fetched for the
+  // box in view once it covers at most config.streets_max_square_km, never the whole city.
+  if (!config.basemap_url) streetBase();
+  function streetBase() {
+    map.createPane('streets').style.zIndex = 350;  // under Leaflet's overlay pane (400)
+    var lines = L.layerGroup().addTo(map), ctrl = null, wait = null, credited = false;
+    // Wider for the bigger roads, as on a printed street map; paths and tracks thinnest.
+    var WIDTH = { primary: 6, primary_link: 4, secondary: 5, secondary_link: 4, tertiary: 4, unclassified: 3, residential: 3,
+                  living_street: 3 };
+    function streetBox() {
+      var b = map.getBounds(), s = b.getSouth(), n = b.getNorth(), w = b.getWest(), e = b.getEast();
+      var squareKm = (n - s) * 111.32 * (e - w) * 111.32 * Math.cos((s + n) / 2 * Math.PI / 180);
+      if (!(w >= -180 && e <= 180 && s >= -90 && n <= 90 && w < e && s < n) || squareKm > config.streets_max_square_km * 0.98) return null;
+      return [w, s, e, n].map(function (x) { return x.toFixed(5); }).join(',');
+    }
+    function draw(body) {
+      var features = (body.features || []).filter(function (f) { return f.geometry && f.geometry.type === 'LineString'; });
+      if (features.length && !credited && typeof body.attribution === 'string') {
+        map.attributionControl.addAttribution(esc(body.attribution));
+        credited = true;
+      }
+      var longest = {};  // name → its longest edge in view, where the name is written
+      features.forEach(function (f) {
+        var p = f.properties || {}, length = num(p.length_m) ? p.length_m : 0;
+        var layer = L.polyline(line(f.geometry.coordinates), {
+          pane: 'streets', color: '#cfcfcf', weight: WIDTH[p.highway] || 2, opacity: 1, interactive: false, className: 'street-line'
+        }).addTo(lines);
+        if (typeof p.name === 'string' && (!longest[p.name] || length > longest[p.name].length)) {
+          longest[p.name] = { layer: layer, length: length };
+        }
+      });
+      // Names from zoom 16, each once: at 15 they would cover the streets they name.
+      if (map.getZoom() < 16) return;
+      Object.keys(longest).forEach(function (name) {
+        longest[name].layer.bindTooltip(el('span', null, [name]), { permanent: true, direction: 'center', className: 'street-name' });
+      });
+    }
+    function refreshStreets() {
+      if (ctrl) ctrl.abort();
+      ctrl = null;
+      var b = streetBox();
+      if (!b) { lines.clearLayers(); say('streets'); return; }
+      var mine = new AbortController();
+      ctrl = mine;
+      fetch('/v1/streets?bbox=' + b, { signal: mine.signal, headers: { Accept: 'application/geo+json, application/json' } }).then(function (r) {
+        return r.json().catch(function () { return null; }).then(function (body) {
+          if (mine !== ctrl) return;
+          lines.clearLayers();
+          if (!r.ok || !body) {
+            say('streets', 'Streets: not available (' + r.status + (body && body.message ? ', ' + body.message : '') + ').');
+            return;
+          }
+          say('streets');
+          draw(body);
+        });
+      }).catch(function (err) {
+        if (err.name !== 'AbortError') say('streets', 'Streets: the hub did not answer.');
+      });
+    }
+    map.on('moveend', function () { clearTimeout(wait); wait = setTimeout(refreshStreets, 300); });
+    refreshStreets();
+  }
+
   // Route search: the start and destination tapped on the map or typed as LAT,LON.
   var from = $('from'), to = $('to'), list = $('routes'), routeError = $('route-error'), hint = $('hint');
   var picks = { from: null, to: null }, next = 'from';

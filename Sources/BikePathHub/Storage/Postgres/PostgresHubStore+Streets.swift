@@ -36,13 +36,16 @@ extension PostgresHubStore {
         }
     }
 
-    public func streets(in box: BoundingBox) async throws -> [StreetEdge] {
+    /// GiST's `&&` compares float4 boxes, a little larger than the line's: the stored box's
+    /// columns then keep exactly the edges SQLite's read keeps (`StreetsEndpointTests`).
+    public func streets(in box: BoundingBox, limit: Int?) async throws -> [StreetEdge] {
         var out: [StreetEdge] = []
         let rows = try await client.query(
             """
             SELECT \(unescaped: StreetEdge.storedColumns) FROM streets
             WHERE geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326)
-            ORDER BY way_id, from_node, to_node
+                AND west <= \(box.east) AND east >= \(box.west) AND south <= \(box.north) AND north >= \(box.south)
+            ORDER BY way_id, from_node, to_node LIMIT \(limit)
             """, logger: logger)
         for try await row in rows {
             let c = row.makeRandomAccess()

@@ -21,15 +21,15 @@ extension SQLiteHubStore {
 
     private static let placeholders = Array(repeating: "?", count: 17).joined(separator: ", ")
 
-    public func streets(in box: BoundingBox) async throws -> [StreetEdge] {
+    public func streets(in box: BoundingBox, limit: Int?) async throws -> [StreetEdge] {
         try await pool.read { db in
             try Array(
                 Row.fetchCursor(
                     db,
                     sql: """
                         SELECT \(StreetEdge.storedColumns) FROM streets WHERE west <= ? AND east >= ? AND south <= ? AND north >= ?
-                        ORDER BY way_id, from_node, to_node
-                        """, arguments: [box.east, box.west, box.north, box.south]
+                        ORDER BY way_id, from_node, to_node LIMIT ?
+                        """, arguments: [box.east, box.west, box.north, box.south, limit ?? -1]
                 ).map { row in
                     try StreetEdge(
                         stored: row[0], row[1], row[2], points: row[3], length: row[4], highway: row[5], name: row[6], surface: row[7],

@@ -1,0 +1,59 @@
+import BikePathCore
+import BikePathHub
+import BikePathTestSupport
+import Foundation
+import HummingbirdTesting
+import Testing
+
+/// The map page with no basemap over central London's real streets (`RealExtract`, the hub's
+/// own import): zoomed in, it draws them as grey lines under the overlays, writes their
+/// names, and credits OpenStreetMap; zoomed out past what `/v1/streets` answers it draws none.
+extension MapPageBrowserTests {
+    @Test func thePageWithoutBasemapDrawsTheStreetsWithTheirNames() async throws {
+        guard Self.realDataBrowserAvailable else { return }
+        let edges = try OSMImport.read(path: RealExtract.central).edges
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try await HubStorage.sqlite(path: dir.file("hub.sqlite")).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.replaceStreets(edges)
+            try await Self.onPhone(store, dir: dir) { browser, site in try await Self.streetsWithNames(browser, site: site, edges: edges) }
+        }
+    }
+
+    static func streetsWithNames(_ browser: WebDriver, site: String, edges: [StreetEdge]) async throws {
+        // Zoom 17 on Goswell Road's middle (docs/api.yaml's example place).
+        try await browser.open(site + "/map#17/51.5262/-0.1003")
+        let drawn = try await count(browser, ".leaflet-streets-pane path.street-line", atLeast: 10)
+        let view =
+            (try await browser.execute(
+                "const b = window.bikepathMap.map.getBounds(); return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];") as? [Any]
+            ?? []).compactMap { ($0 as? NSNumber)?.doubleValue }
+        try #require(view.count == 4)
+        let inView = edges.filter { $0.meets(BoundingBox(west: view[0], south: view[1], east: view[2], north: view[3])) }
+        #expect(drawn == inView.count, "a line for each of the \(inView.count) streets in view, drew \(drawn)")
+        // Under the overlays: the streets' pane below Leaflet's overlay pane, where the paths are.
+        let depths =
+            (try await browser.execute(
+                "return ['.leaflet-streets-pane', '.leaflet-overlay-pane'].map(p => +getComputedStyle(document.querySelector(p)).zIndex);")
+            as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.doubleValue }
+        #expect(depths.count == 2 && depths[0] < depths[1], "pane z-indexes \(depths)")
+
+        // Each name once, and only names of streets in view; Goswell Road's among them.
+        _ = try await count(browser, ".leaflet-tooltip.street-name")
+        let labels =
+            try await browser.execute(
+                "return Array.from(document.querySelectorAll('.leaflet-tooltip.street-name')).map(e => e.textContent);") as? [String] ?? []
+        let names = Set(inView.compactMap(\.name))
+        #expect(labels.contains("Goswell Road"), "\(labels)")
+        #expect(Set(labels).count == labels.count && Set(labels) == names, "labels \(labels.sorted()), names \(names.sorted())")
+        let credit = try await browser.text(".leaflet-control-attribution")
+        #expect(credit.contains("© OpenStreetMap contributors"), "\(credit)")
+        try await checkFitsAndTargets(browser, "streets at 390 px")
+
+        // Zoom 12 spans far more than 30 km²: the page asks for no streets and draws none.
+        try await browser.open(site + "/map#12/51.5262/-0.1003")
+        let left = try await poll(browser, "return document.querySelectorAll('path.street-line').length === 0 ? 1 : 0;")
+        #expect(left == 1, "no street lines at zoom 12")
+    }
+}
