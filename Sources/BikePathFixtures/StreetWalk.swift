@@ -43,7 +43,7 @@ public enum StreetWalk {
 
     /// A walk of `minMeters...maxMeters` (the whole of its last street ridden) at `speed` m/s
     /// with noise `sigma` metres; nil when the seed's start leads nowhere that long (a
-    /// corner of the extract whose one-ways all lead out of it).
+    /// corner of the extract whose one-ways all lead out of it, a street with two dead ends).
     public static func ride(
         over streets: [Street], seed: UInt64, minMeters: Double = 2_000, maxMeters: Double = 5_000, speed: Double = 5, sigma: Double
     ) -> Ride? {
@@ -63,13 +63,16 @@ public enum StreetWalk {
         var here = first[below(first.count)]
         var forward = streets[here].forward
         var truth: [Stretch] = []
-        var ridden = 0.0
+        var ridden = 0.0, turnedBack = false
         while ridden < target {
             truth.append(Stretch(street: here, forward: forward, from: forward ? 0 : lengths[here], to: forward ? lengths[here] : 0))
             ridden += lengths[here]
             let node = forward ? streets[here].to : streets[here].from
             let options = leaving[node] ?? []
             let onward = options.filter { $0.street != here }
+            // Back from a dead end once; a street with a dead end at both ends is no ride.
+            if onward.isEmpty && turnedBack { return nil }
+            turnedBack = onward.isEmpty
             guard let next = onward.isEmpty ? options.first : onward[below(onward.count)] else { return nil }
             (here, forward) = next
         }
