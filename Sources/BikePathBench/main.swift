@@ -140,6 +140,17 @@ case "places":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "matching":
+    // matching PBF RIDES SEED (bench/matching.sh)
+    let a = Array(arguments.dropFirst())
+    guard a.count == 3, let rides = Int(a[1]), rides > 0, let seed = UInt64(a[2]) else {
+        FileHandle.standardError.write("usage: BikePathBench matching PBF RIDES SEED\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try MatchingBenchmark.run(pbf: a[0], rides: rides, seed: seed) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 default:
     FileHandle.standardError.write(
         """
@@ -147,7 +158,7 @@ default:
                              | store-replay --db PATH | store-bench --db PATH --csv-dir DIR
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
                              | hub-load URLS DEVICES SECONDS BATCH [RATE] | map-index [CONFIRMATIONS] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
-                             | network KM SEED EXPORT_DIR STORAGE… | places PBF COPIES SEED STORAGE…
+                             | network KM SEED EXPORT_DIR STORAGE… | places PBF COPIES SEED STORAGE… | matching PBF RIDES SEED
 
         """.data(using: .utf8)!)
     exit(2)

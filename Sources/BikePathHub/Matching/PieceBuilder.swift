@@ -1,0 +1,58 @@
+/// Lays the routes between a run's chosen candidates end to end as edge pieces in riding
+/// order, merging consecutive stretches of one edge ridden one way.
+struct PieceBuilder {
+    struct Stretch {
+        var edge: Int
+        var forward: Bool
+        var from: Double
+        var to: Double
+    }
+
+    let graph: StreetGraph
+    let noise: Double
+    private(set) var stretches: [Stretch] = []
+    /// Where the rider is: the edge and offset of the last candidate, or of the farthest point
+    /// reached on its edge when a later fix fell back by noise.
+    private var at: MatchCandidate
+
+    init(graph: StreetGraph, noise: Double, start: MatchCandidate) { (self.graph, self.noise, self.at) = (graph, noise, start) }
+
+    mutating func add(_ route: MatchRoute, to target: MatchCandidate) {
+        switch route.path {
+        case .along:
+            let delta = target.offset - at.offset
+            // Back by no more than the noise: the rider did not turn, the fix wandered.
+            if let last = stretches.last, last.edge == at.edge, (last.forward ? -delta : delta) > 0, abs(delta) <= noise { return }
+            if delta != 0, graph.allows(at.edge, forward: delta > 0) || abs(delta) > noise {
+                ride(at.edge, forward: delta > 0, from: at.offset, to: target.offset)
+            }
+        case .via(let leaveForward, let arcs, let enterForward):
+            ride(at.edge, forward: leaveForward, from: at.offset, to: leaveForward ? graph.length(at.edge) : 0)
+            for arc in arcs {
+                ride(
+                    arc.edge, forward: arc.forward, from: arc.forward ? 0 : graph.length(arc.edge),
+                    to: arc.forward ? graph.length(arc.edge) : 0)
+            }
+            ride(target.edge, forward: enterForward, from: enterForward ? 0 : graph.length(target.edge), to: target.offset)
+        }
+        at = target
+    }
+
+    private mutating func ride(_ edge: Int, forward: Bool, from: Double, to: Double) {
+        if let last = stretches.last, last.edge == edge, last.forward == forward, abs(last.to - from) <= noise {
+            stretches[stretches.count - 1].to = forward ? max(last.to, to) : min(last.to, to)
+        } else if to != from {
+            stretches.append(Stretch(edge: edge, forward: forward, from: from, to: to))
+        }
+    }
+
+    func pieces() -> [StreetMatch.Piece] {
+        stretches.compactMap { s in
+            let length = graph.length(s.edge)
+            guard s.to != s.from else { return nil }
+            return StreetMatch.Piece(
+                key: graph.edges[s.edge].key, way: s.forward ? .forward : .backward, fromMeters: s.from, toMeters: s.to,
+                fraction: length > 0 ? min(1, abs(s.to - s.from) / length) : 0)
+        }
+    }
+}

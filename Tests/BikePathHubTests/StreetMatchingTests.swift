@@ -1,0 +1,78 @@
+import BikePathCore
+import BikePathFixtures
+import BikePathTestSupport
+import Foundation
+import Testing
+
+@testable import BikePathHub
+
+/// The matcher on the real central London streets (../shared/datasets/osm/central-london.osm.pbf,
+/// © OpenStreetMap contributors, ODbL), imported through `bikepath-hub import-osm` and read
+/// back with `streets(in:)`: simulated rides (`StreetWalk`: seeded random walks of 2–5 km
+/// at 5 m/s, one fix a second, with Gaussian GNSS noise) matched to the streets. The
+/// share of each ride on its true street is measured by bench/matching.sh.
+@Suite(.serialized, .ownThreads, .enabled(if: RealExtract.available))
+struct StreetMatchingTests {
+    static func centralStreets() async throws -> [StreetEdge] {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        return try await StreetImportTests.imported(.sqlite, dir).streets.edges
+    }
+
+    static func walkStreets(_ edges: [StreetEdge]) -> [StreetWalk.Street] {
+        edges.map {
+            StreetWalk.Street(
+                from: $0.key.from, to: $0.key.to, points: $0.points, forward: $0.direction != .backward, backward: $0.direction != .forward)
+        }
+    }
+
+    /// `count` rides with noise `sigma`, from consecutive seeds (a seed whose walk leads nowhere is skipped).
+    static func rides(_ streets: [StreetWalk.Street], sigma: Double, count: Int) -> [StreetWalk.Ride] {
+        var rides: [StreetWalk.Ride] = []
+        var seed: UInt64 = 1
+        while rides.count < count {
+            if let ride = StreetWalk.ride(over: streets, seed: seed, sigma: sigma) { rides.append(ride) }
+            seed += 1
+        }
+        return rides
+    }
+
+    static func fixes(_ ride: StreetWalk.Ride) -> [MatchFix] {
+        ride.fixes.map { MatchFix(position: $0.position, time: SampleTime(seconds: $0.seconds)) }
+    }
+
+    /// The match's pieces as stretches of the edges given (by index).
+    static func stretches(_ match: StreetMatch, _ edges: [StreetEdge]) -> [StreetWalk.Stretch] {
+        let index = Dictionary(uniqueKeysWithValues: edges.enumerated().map { ($1.key, $0) })
+        return match.runs.flatMap(\.pieces).map {
+            StreetWalk.Stretch(street: index[$0.key]!, forward: $0.way == .forward, from: $0.fromMeters, to: $0.toMeters)
+        }
+    }
+
+    /// Each fix snapped to its nearest street alone lands off the true street far more often
+    /// than the matcher: where streets run side by side (a road and its cycle track, a
+    /// junction's arms) the nearest is often the wrong one. Both measured per fix.
+    @Test func nearestStreetSnappingMissesWhereTheMatcherDoesNot() async throws {
+        let edges = try await Self.centralStreets()
+        let streets = Self.walkStreets(edges)
+        let graph = StreetGraph(edges: edges)
+        let sigma = 10.0
+        let parameters = MatchParameters(sigma: sigma)
+        let matcher = StreetMatcher(graph: graph, parameters: parameters)
+        var snapped = 0.0, matched = 0.0
+        let rides = Self.rides(streets, sigma: sigma, count: 10)
+        for ride in rides {
+            let nearest = ride.fixes.map {
+                graph.candidates(near: $0.position, parameters).min { ($0.distance, $0.edge) < ($1.distance, $1.edge) }
+            }
+            let index = Dictionary(uniqueKeysWithValues: edges.enumerated().map { ($1.key, $0) })
+            let right = zip(nearest, ride.fixStreets).filter { n, truth in n.map { index[graph.edges[$0.edge].key] == truth } ?? false }
+            snapped += Double(right.count) / Double(ride.fixes.count)
+            let match = try matcher.match(Self.fixes(ride))
+            matched += StreetWalk.sharedMeters(truth: ride.truth, matched: Self.stretches(match, edges)) / ride.lengthMeters
+        }
+        (snapped, matched) = (snapped / Double(rides.count), matched / Double(rides.count))
+        print("σ \(sigma) m: nearest street right for \(snapped) of the fixes; the matcher \(matched) of the length")
+        #expect(snapped < 0.75 && matched > snapped + 0.2, "snapping \(snapped), matcher \(matched)")
+    }
+}
