@@ -93,6 +93,9 @@ make_sysroot() {
     --extract-hook="$PWD/scripts/lib/sysroot-hook.sh \"\$1\"" \
     "$suite" "$dir" >&2
   [ -s "$dir/.debs/files" ] || die "the sysroot hook wrote no $dir/.debs/files"
+  # merged /usr's /lib64 (made on a system by its first boot's scripts, which extract runs
+  # none of): amd64's libc.so names /lib64/ld-linux-x86-64.so.2, and lld reads it there.
+  [ ! -d "$dir/usr/lib64" ] || [ -e "$dir/lib64" ] || ln -s usr/lib64 "$dir/lib64"
   touch "$dir/.made"
 }
 
