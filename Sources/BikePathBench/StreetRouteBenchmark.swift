@@ -36,18 +36,10 @@ enum StreetRouteBenchmark {
                 try await store.migrate()
                 try await store.replaceStreets(edges)
                 var times: [Duration] = [], scores: [Double] = [], refused = 0
-                let search = RouteSearch()
                 for (a, b) in pairs {
-                    var routes: [Route] = []
-                    times.append(
-                        try await clock.measure {
-                            do {
-                                let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
-                                routes = try await search.routes(from: a, to: b, k: 3, on: graph)
-                            } catch is RouteSearch.Problem {
-                                refused += 1
-                            }
-                        })
+                    let (time, routes, problem) = try await NetworkBenchmark.timedSearch(store, a, b, clock: clock)
+                    times.append(time)
+                    if problem != nil { refused += 1 }
                     scores.append(routes.first.map { ($0.score * 10).rounded() / 10 } ?? -1)
                 }
                 answers.append(scores)
