@@ -75,17 +75,10 @@ enum NetworkBenchmark {
                 var export = "query,score\n", links = "query,source,target,cost\n"
                 let search = RouteSearch()
                 for (i, (a, b)) in pairs.enumerated() {
-                    var routes: [Route] = []
-                    times.append(
-                        try await clock.measure {
-                            do {
-                                // A box over `RouteRule.maxLinks` is refused as the hub refuses it, and said.
-                                let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
-                                routes = try await search.routes(from: a, to: b, k: 3, on: graph)
-                            } catch let problem as RouteSearch.Problem {
-                                print("\(name): query \(i): \(problem)")
-                            }
-                        })
+                    let (time, routes, problem) = try await timedSearch(store, a, b, clock: clock)
+                    times.append(time)
+                    // A box over `RouteRule.maxLinks` is refused as the hub refuses it, and said.
+                    if let problem { print("\(name): query \(i): \(problem)") }
                     for (x, r) in routes.enumerated() {
                         for s in routes[..<x] where r.overlap(with: s) > search.rule.maxOverlap { overlapsOK = false }
                     }
@@ -129,6 +122,24 @@ enum NetworkBenchmark {
             let same = zip(bestRoutes[0], bestRoutes[1]).filter { $0 == $1 }.count
             print("stores: the same best route on \(same) of \(queries) queries")
         }
+    }
+
+    /// One route search (k = 3) between `a` and `b` as the hub runs it, timed: its routes,
+    /// or the problem that refused it.
+    static func timedSearch(_ store: any HubStore, _ a: Coordinate, _ b: Coordinate, clock: ContinuousClock) async throws -> (
+        time: Duration, routes: [Route], problem: RouteSearch.Problem?
+    ) {
+        let search = RouteSearch()
+        var routes: [Route] = [], problem: RouteSearch.Problem?
+        let time = try await clock.measure {
+            do {
+                let graph = try await store.routingGraph(in: search.rule.searchBox(a, b), minRiders: search.minRiders)
+                routes = try await search.routes(from: a, to: b, k: 3, on: graph)
+            } catch let refused as RouteSearch.Problem {
+                problem = refused
+            }
+        }
+        return (time, routes, problem)
     }
 
     /// Stores `network` (built in memory) through the store's own commit, in chunks.

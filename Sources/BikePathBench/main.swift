@@ -129,6 +129,17 @@ case "network":
         FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
         exit(1)
     }
+case "street-routes":
+    // street-routes PBF SEED STORAGE… (bench/network.sh); STORAGE is sqlite:PATH or a postgres:// URL
+    let a = Array(arguments.dropFirst())
+    guard a.count >= 3, let seed = UInt64(a[1]) else {
+        FileHandle.standardError.write("usage: BikePathBench street-routes PBF SEED sqlite:PATH|postgres://URL…\n".data(using: .utf8)!)
+        exit(2)
+    }
+    do { try await StreetRouteBenchmark.run(pbf: a[0], seed: seed, storages: Array(a.dropFirst(2))) } catch {
+        FileHandle.standardError.write("error: \(error)\n".data(using: .utf8)!)
+        exit(1)
+    }
 case "places":
     // places PBF COPIES SEED STORAGE… (bench/places.sh); STORAGE is sqlite:PATH or a postgres:// URL
     let a = Array(arguments.dropFirst())
@@ -159,6 +170,7 @@ default:
                              | live-drain --gpsd-port P --iio-uri U | soak --hours H --db PATH --status-socket PATH
                              | hub-load URLS DEVICES SECONDS BATCH [RATE] | map-index [CONFIRMATIONS] | city [RIDERS RIDES SEED] | map-tiles [RIDERS RIDES SEED]
                              | network KM SEED EXPORT_DIR STORAGE… | places PBF COPIES SEED STORAGE… | matching PBF RIDES SEED
+                             | street-routes PBF SEED STORAGE…
 
         """.data(using: .utf8)!)
     exit(2)

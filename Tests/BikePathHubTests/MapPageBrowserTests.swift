@@ -225,15 +225,16 @@ import Testing
                 #expect(
                     first.hasPrefix("best") && first.contains(" km") && first.contains("score") && first.contains("obstacle"), "\(first)")
                 #expect(bool(try await browser.execute("return document.getElementById('route-1').classList.contains('best');")) == true)
-                // Under each route its legs: the access legs first and last, the paths between.
+                // Under each route its legs: the paths, and the access legs at either end from
+                // 5 m (the ends are the network's nodes, typed to 1e-5°: about 1 m off, so none).
                 let legs =
                     try await browser.execute(
                         "return Array.from(document.querySelectorAll('#routes > li:first-child .legs li')).map(l => l.textContent);")
                     as? [String] ?? []
-                #expect(legs.count >= 3, "legs listed: \(legs)")
-                #expect(legs.first?.hasPrefix("straight to the path ") == true && legs.last?.hasPrefix("straight to the path ") == true)
+                #expect(legs.count >= 1, "legs listed: \(legs)")
                 let path = /community path [0-9.]+ k?m, (optimal|medium|sufficient|needs maintenance|unknown), [0-9]+ riders?/
-                #expect(legs.dropFirst().dropLast().allSatisfy { $0.wholeMatch(of: path) != nil }, "\(legs)")
+                #expect(legs.allSatisfy { $0.wholeMatch(of: path) != nil }, "\(legs)")
+                #expect(!legs.contains { $0.hasPrefix("straight to the path") || $0.contains(" 0 m") }, "\(legs)")
                 #expect(try await count(browser, "#map path.route-best") == 1, "the best route drawn, emphasised")
                 #expect(try await count(browser, "#map path.route-line") == routes, "each listed route drawn")
                 let weights =

@@ -15,14 +15,47 @@ public struct NetworkLink: Sendable, Equatable {
     public var ratings: [Int]
     /// Corroborated obstacles whose nearest link this is (`LinkObstacles`).
     public var obstacles: LinkObstacles
+    /// What the link is to a route search: a stored link of the riders' network, or made for
+    /// the search from OpenStreetMap's streets (`StreetLinks`).
+    public var origin: Origin = .community
+
+    public enum Origin: Sendable, Equatable {
+        case community
+        /// A straight piece of this street edge, between two of its points or a split of one;
+        /// `direction` is the edge's one-way rule turned to run from `key.from` to `key.to`
+        /// (`LinkKey` orders its nodes by id, not along the street).
+        case street(StreetEdge, direction: StreetRules.Direction)
+        /// The short straight line joining a community path's end to a street (`StreetLinks.joinMeters`).
+        case join
+    }
 
     public init(
         id: Int64, key: LinkKey, from: Coordinate, to: Coordinate, trips: Int, riders: Int, lastDay: Int?,
-        ratings: [Int], obstacles: LinkObstacles
+        ratings: [Int], obstacles: LinkObstacles, origin: Origin = .community
     ) {
         (self.id, self.key, self.from, self.to, self.trips, self.riders) = (id, key, from, to, trips, riders)
-        (self.lastDay, self.ratings, self.obstacles) = (lastDay, ratings, obstacles)
+        (self.lastDay, self.ratings, self.obstacles, self.origin) = (lastDay, ratings, obstacles, origin)
     }
+
+    /// The street this link is a piece of, nil for the riders' paths and joins.
+    public var street: StreetEdge? {
+        if case .street(let edge, _) = origin { return edge }
+        return nil
+    }
+
+    /// Whether a bicycle may ride the link from `node` (one of its ends) to the other: a
+    /// street's one-way (`StreetRules.direction`) forbids one way; every other link goes both ways.
+    public func allows(leaving node: Int64) -> Bool {
+        guard case .street(_, let direction) = origin else { return true }
+        return switch direction {
+        case .both: true
+        case .forward: node == key.from
+        case .backward: node == key.to
+        }
+    }
+
+    /// The link's end that is not `node`.
+    func otherEnd(_ node: Int64) -> Int64 { node == key.from ? key.to : key.from }
 
     /// The columns of `map_links` a link is read from, in this order, on both stores.
     static let storedColumns = """

@@ -9,12 +9,15 @@ struct RouteLeg: Encodable, Sendable, Equatable {
         case access
         /// Paths of the riders' network.
         case community
+        /// OpenStreetMap's streets where no rider rated them: named as OSM names them.
+        case street
     }
     var kind: Kind
-    /// The street's name; nil where the network knows none (every community path today).
+    /// The street's name from OpenStreetMap; nil on community paths and unnamed streets.
     var name: String?
     var lengthMeters: Double
-    /// `PathStatus`'s raw value, `unknown` where no trip rated it; nil on access legs.
+    /// `PathStatus`'s raw value, `unknown` where no trip rated it, `unrated` on streets (their
+    /// cost comes from OSM's tags, `RouteRule.streetFactor`); nil on access legs.
     var status: String?
     /// The fewest distinct riders on any of its links (0 on access legs).
     var riders: Int
@@ -37,21 +40,57 @@ struct RouteLeg: Encodable, Sendable, Equatable {
 }
 
 extension Route {
-    /// The access leg to the start, the network's part grouped by (name, status), the
-    /// access leg from the end: both access legs always, 0 m when an end lies on a path.
+    /// Legs shorter than this fold into their longer neighbour: a rider is not told of a
+    /// 2 m stretch of another status where two streets meet, nor to ride 0 m to the path
+    /// (a phone's position is off by more than that).
+    static let foldMeters = 5.0
+
+    /// The access leg to the start, the network's part grouped by (kind, name, status) with
+    /// short stretches and the joins between paths and streets folded into their longer
+    /// neighbour, the access leg from the end; access legs shorter than `foldMeters` are
+    /// not listed.
     var legs: [RouteLeg] {
-        var network: [RouteLeg] = []
+        var network: [(leg: RouteLeg, folds: Bool)] = []
         for piece in pieces {
-            let leg = RouteLeg(
-                kind: .community, name: nil, lengthMeters: piece.lengthMeters, status: piece.link.status?.rawValue ?? "unknown",
-                riders: piece.link.riders)
-            if let last = network.last, (last.kind, last.name, last.status) == (leg.kind, leg.name, leg.status) {
-                network[network.count - 1].lengthMeters += leg.lengthMeters
-                network[network.count - 1].riders = min(last.riders, leg.riders)
+            let leg: RouteLeg
+            switch piece.link.origin {
+            case .street(let edge, _):
+                leg = RouteLeg(kind: .street, name: edge.name, lengthMeters: piece.lengthMeters, status: "unrated", riders: 0)
+            case .community, .join:
+                leg = RouteLeg(
+                    kind: .community, name: nil, lengthMeters: piece.lengthMeters, status: piece.link.status?.rawValue ?? "unknown",
+                    riders: piece.link.riders)
+            }
+            network.append((leg, piece.link.origin == .join))
+        }
+        network = Self.joined(network)
+        // The shortest stretch to fold first, into its longer neighbour; then join again.
+        while network.count > 1,
+            let i = network.indices.filter({ network[$0].folds || network[$0].leg.lengthMeters < Self.foldMeters })
+                .min(by: { network[$0].leg.lengthMeters < network[$1].leg.lengthMeters })
+        {
+            let neighbours = [i - 1, i + 1].filter(network.indices.contains)
+            let into = neighbours.max { network[$0].leg.lengthMeters < network[$1].leg.lengthMeters }!
+            network[into].leg.lengthMeters += network[i].leg.lengthMeters
+            network.remove(at: i)
+            network = Self.joined(network)
+        }
+        let access = [start.distanceMeters, end.distanceMeters].map { $0 >= Self.foldMeters ? [RouteLeg.access($0)] : [] }
+        return access[0] + network.map(\.leg) + access[1]
+    }
+
+    /// Consecutive legs of one kind, name and status as one: their metres summed, the fewest riders.
+    private static func joined(_ legs: [(leg: RouteLeg, folds: Bool)]) -> [(leg: RouteLeg, folds: Bool)] {
+        var out: [(leg: RouteLeg, folds: Bool)] = []
+        for (leg, folds) in legs {
+            if let last = out.last, !folds, !last.folds, (last.leg.kind, last.leg.name, last.leg.status) == (leg.kind, leg.name, leg.status)
+            {
+                out[out.count - 1].leg.lengthMeters += leg.lengthMeters
+                out[out.count - 1].leg.riders = min(last.leg.riders, leg.riders)
             } else {
-                network.append(leg)
+                out.append((leg, folds))
             }
         }
-        return [.access(start.distanceMeters)] + network + [.access(end.distanceMeters)]
+        return out
     }
 }

@@ -42,9 +42,14 @@ public struct RouteRule: Sendable, Equatable {
 
     public init() {}
 
-    /// The cost of riding `link` (either way).
+    /// The cost of riding `link` (either way it may be ridden): the riders' verdict where they
+    /// rated it, else the street's tags (`streetFactor`), else `unknownFactor`; plus its
+    /// corroborated obstacles, which outweigh any tag (150 m each is more than the dearest
+    /// tag's surcharge on a 12 m link).
     public func cost(_ link: NetworkLink) -> Double {
-        let factor = link.ratingStatus.map { statusFactors[PathStatus.allCases.firstIndex(of: $0)!] } ?? unknownFactor
+        let factor =
+            link.ratingStatus.map { statusFactors[PathStatus.allCases.firstIndex(of: $0)!] } ?? link.street.map(streetFactor)
+            ?? unknownFactor
         return link.lengthMeters * factor + obstacleMeters * link.obstacles.confidence
     }
 

@@ -1,8 +1,9 @@
 import BikePathCore
 import Foundation
 
-/// Routes between two places over the public community network (BBP R11–R14; docs/hub.md,
-/// "Routes"): up to k meaningfully different alternatives, ranked by `RouteRule`'s score.
+/// Routes between two places over the public community network and OpenStreetMap's streets
+/// (BBP R11–R14; docs/hub.md, "Routes"): up to k meaningfully different alternatives,
+/// ranked by `RouteRule`'s score.
 public struct RouteSearch: Sendable {
     public var rule: RouteRule
     public var minRiders: Int
@@ -24,10 +25,10 @@ public struct RouteSearch: Sendable {
         public var description: String {
             switch self {
             case .noPathNear(let end, let nearest?, let reach):
-                "no community path within \(Int(reach)) m of the \(end): the nearest is \(Int(nearest.rounded())) m away"
+                "no community path or street within \(Int(reach)) m of the \(end): the nearest is \(Int(nearest.rounded())) m away"
             case .noPathNear(let end, nil, let reach):
-                "no community path within \(Int(reach)) m of the \(end), nor anywhere near it"
-            case .noRoute: "origin and destination are near community paths, but none joins them"
+                "no community path or street within \(Int(reach)) m of the \(end), nor anywhere near it"
+            case .noRoute: "origin and destination are near community paths or streets, but none joins them"
             case .tooManyLinks(let limit):
                 "the box around origin and destination holds more than \(limit) community path links, more than one search may read; ask for closer ends"
             }

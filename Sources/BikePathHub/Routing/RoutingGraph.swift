@@ -35,14 +35,15 @@ extension RouteRule {
         cost(point.link) * point.share(toward: node) * penalty
     }
 
-    /// The cost of riding from `s` to `e` along their one link.
+    /// The cost of riding from `s` to `e` along their one link (whether it may: `JoiningPoint.allows(to:)`).
     public func cost(along s: JoiningPoint, to e: JoiningPoint, penalty: Double = 1) -> Double {
         cost(s.link) * abs(s.fraction - e.fraction) * penalty
     }
 }
 
-/// Public links held in memory with Dijkstra over them: SQLite's routing graph, and the
-/// tests' reference.
+/// Public links (and the streets' pieces, `StreetLinks`) held in memory with Dijkstra over
+/// them, each link ridden only the ways it `allows`: SQLite's routing graph, PostgreSQL's
+/// where the box holds streets, and the tests' reference.
 public struct LoadedGraph: RoutingGraph {
     public let links: [NetworkLink]
     let rule: RouteRule
@@ -101,7 +102,8 @@ public struct LoadedGraph: RoutingGraph {
         var best: [Int64: Double] = [:], via: [Int64: Step] = [:]
         var heap = Heap<Entry>()
         for (i, s) in starts.enumerated() {
-            for node in [s.link.key.from, s.link.key.to] {
+            // From the point to `node`: leaving the link's other end's way.
+            for node in [s.link.key.from, s.link.key.to] where s.link.allows(leaving: s.link.otherEnd(node)) {
                 let cost = rule.access(s) + rule.cost(from: s, to: node, penalty: penalties[s.link.id] ?? 1)
                 guard cost < best[node] ?? .infinity else { continue }
                 (best[node], via[node]) = (cost, .start(i))
@@ -111,15 +113,15 @@ public struct LoadedGraph: RoutingGraph {
         // The cheapest way out so far: by a node (nil: along one link from a start to an end).
         var out: (cost: Double, start: Int?, node: Int64?, end: Int)?
         for (i, s) in starts.enumerated() {
-            for (j, e) in ends.enumerated() where s.link.id == e.link.id {
+            for (j, e) in ends.enumerated() where s.link.id == e.link.id && s.allows(to: e) {
                 let cost = rule.access(s) + rule.access(e) + rule.cost(along: s, to: e, penalty: penalties[s.link.id] ?? 1)
                 if cost < out?.cost ?? .infinity { out = (cost, i, nil, j) }
             }
         }
         var exits: [Int64: [Int]] = [:]
         for (j, e) in ends.enumerated() {
-            exits[e.link.key.from, default: []].append(j)
-            if e.link.key.to != e.link.key.from { exits[e.link.key.to, default: []].append(j) }
+            // From `node` onto the end's link toward its point.
+            for node in Set([e.link.key.from, e.link.key.to]) where e.link.allows(leaving: node) { exits[node, default: []].append(j) }
         }
         while let e = heap.popMin(), e.cost < out?.cost ?? .infinity {
             guard e.cost <= best[e.node] ?? .infinity else { continue }  // a stale entry
@@ -129,6 +131,7 @@ public struct LoadedGraph: RoutingGraph {
             }
             for c in graph.at[e.node] ?? [] {
                 let chain = graph.chains[c]
+                guard chain.from == e.node ? chain.forward : chain.backward else { continue }  // a one-way street
                 let next = chain.from == e.node ? chain.to : chain.from
                 let cost = e.cost + costs[c]
                 if cost < best[next] ?? .infinity {
@@ -152,7 +155,14 @@ public struct LoadedGraph: RoutingGraph {
     }
 
     /// A chain of links through nodes where exactly two links meet, between two kept nodes.
-    struct Chain { var from: Int64; var to: Int64; var links: [Int]; var cost: Double }
+    /// `forward`: a bicycle may ride it from `from` to `to`; `backward`: the other way.
+    struct Chain {
+        var from: Int64
+        var to: Int64
+        var links: [Int]
+        var cost: Double
+        var forward = true, backward = true
+    }
 
     /// The graph with every node where exactly two links meet folded into a chain, except
     /// `keep` (the ends of the links the ends join): on streets snapped every 12 m a 200 m block is
@@ -181,7 +191,10 @@ public struct LoadedGraph: RoutingGraph {
                     graph.chainOf[link] = graph.chains.count
                     chain.links.append(link)
                     chain.cost += rule.cost(links[link])
-                    here = links[link].key.from == here ? links[link].key.to : links[link].key.from
+                    let next = links[link].otherEnd(here)
+                    chain.forward = chain.forward && links[link].allows(leaving: here)
+                    chain.backward = chain.backward && links[link].allows(leaving: next)
+                    here = next
                     if kept(here) { break }
                     guard let next = adjacent[here]?.first(where: { graph.chainOf[$0] == nil }) else { break }
                     link = next

@@ -3,23 +3,31 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Routes on PostgreSQL: PostGIS finds where origin and destination join the network
-/// (nearest-neighbour search on the GiST index) and pgRouting's Dijkstra runs on
-/// `map_links` as it is stored, its `cost` column kept by `refreshCosts`.
+/// Routes on PostgreSQL: over the community network alone, PostGIS finds where origin and
+/// destination join the network (nearest-neighbour search on the GiST index) and
+/// pgRouting's Dijkstra runs on `map_links` as it is stored, its `cost` column kept by
+/// `refreshCosts`; where the box holds streets, the links and streets are read into Swift's
+/// `LoadedGraph`, as on SQLite.
 extension PostgresHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
         // Counted on the GiST index before pgRouting reads a link: a refused search costs a count.
         let graph = PgRoutingGraph(store: self, box: box, minRiders: minRiders)
-        var count = 0
-        for try await n in try await client.query(
+        var count = 0, streetCount = 0
+        for try await (n, s) in try await client.query(
             """
-            SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) s
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) l),
+                   (SELECT count(*) FROM (SELECT 1 FROM streets WHERE geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) s)
             """, logger: logger
-        ).decode(Int.self) {
-            count = n
+        ).decode((Int, Int).self) {
+            (count, streetCount) = (n, s)
         }
-        guard count <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
-        return graph
+        guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
+        guard streetCount > 0 else { return graph }
+        // With streets, Swift's graph as on SQLite: the street pieces, their one-way rules and
+        // the joins are made per search (`StreetLinks`), which pgRouting's edge query would
+        // have to rebuild in SQL; one graph and one rule answer the same routes on both stores.
+        let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
+        return LoadedGraph(links: StreetLinks.links(community: community, streets: try await streets(in: box)))
     }
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or

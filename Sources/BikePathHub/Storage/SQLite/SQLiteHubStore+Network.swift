@@ -117,13 +117,20 @@ extension SQLiteHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
         // Counted before a link is decoded: a refused search costs a count.
         let tiles = Self.linkTiles(meeting: box)
-        let count = try await pool.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM (SELECT 1 FROM map_links WHERE \(tiles.sql) AND riders >= ? LIMIT ?)",
-                arguments: tiles.arguments + [minRiders, limit + 1]) ?? 0
+        let (count, streetCount) = try await pool.read { db in
+            (
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM (SELECT 1 FROM map_links WHERE \(tiles.sql) AND riders >= ? LIMIT ?)",
+                    arguments: tiles.arguments + [minRiders, limit + 1]) ?? 0,
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM (SELECT 1 FROM streets WHERE west <= ? AND east >= ? AND south <= ? AND north >= ? LIMIT ?)",
+                    arguments: [box.east, box.west, box.north, box.south, limit + 1]) ?? 0
+            )
         }
-        guard count <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
-        return LoadedGraph(links: try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) })
+        guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
+        let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
+        return LoadedGraph(links: StreetLinks.links(community: community, streets: streetCount > 0 ? try await streets(in: box) : []))
     }
 
     /// The condition on `map_links` that holds every link meeting `box` (and some near it).
