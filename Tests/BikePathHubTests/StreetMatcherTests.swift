@@ -6,7 +6,7 @@ import Testing
 
 /// The matcher on a few streets drawn here, for what the real streets cannot show on
 /// purpose: bad input, a stretch off every street, a one-way.
-struct StreetMatcherTests {
+@Suite(.ownThreads) struct StreetMatcherTests {
     static let origin = Coordinate(latitude: 51.52, longitude: -0.10)
 
     /// The point `east` and `north` metres from `origin`.

@@ -8,7 +8,7 @@ import Testing
 /// streets drawn here in metres east and north of `GridCity.origin`: one-way streets are
 /// ridden only their way, a community path near a street joins it, the street's tags set
 /// its cost, and the legs name the streets with short stretches folded.
-@Suite struct StreetRouteTests {
+@Suite(.ownThreads) struct StreetRouteTests {
     /// A street edge through `points` (metres east, north), its end nodes `from` and `to`.
     static func street(
         _ way: Int64, _ from: Int64, _ to: Int64, _ points: [(Double, Double)], name: String? = nil, highway: String = "residential",
