@@ -133,7 +133,7 @@ struct MapEndpoints: Sendable {
             try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }
 
-    /// 404 `no-path-near`: the refusal with how far the nearest community path is.
+    /// 404 `no-path-near`: the refusal with how far the nearest community path or street is.
     struct NoPathNear: Encodable {
         var error: String
         var message: String

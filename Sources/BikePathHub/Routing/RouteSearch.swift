@@ -30,7 +30,7 @@ public struct RouteSearch: Sendable {
                 "no community path or street within \(Int(reach)) m of the \(end), nor anywhere near it"
             case .noRoute: "origin and destination are near community paths or streets, but none joins them"
             case .tooManyLinks(let limit):
-                "the box around origin and destination holds more than \(limit) community path links, more than one search may read; ask for closer ends"
+                "the box around origin and destination holds more than \(limit) links of community paths and streets, more than one search may read; ask for closer ends"
             }
         }
     }

@@ -390,7 +390,7 @@
     var text = typeof body.message === 'string' ? body.message : body.error;
     if (!/[.!?]$/.test(text)) text += '.';
     if (body.error === 'no-path-near' && num(body.nearest_m) && !/nearest/i.test(text)) {
-      text += ' The nearest community path is ' + distance(body.nearest_m) + ' away.';
+      text += ' The nearest path or street is ' + distance(body.nearest_m) + ' away.';
     }
     if (body.error === 'no-route') text += ' Try places on connected paths.';
     return text;
