@@ -71,12 +71,18 @@ enum NetworkBenchmark {
                 print(
                     "\(name): 1 km² /v1/map/network answer p50 \(percentile(answers, 50)), p95 \(percentile(answers, 95)) (last \(features) bytes); "
                         + "goal p95 < 20 ms: \(percentile(answers, 95) < .milliseconds(20) ? "met" : "NOT met")")
-                var times: [Duration] = [], overlapsOK = true, best: [[LinkKey]] = []
+                try await KeptGraphFigures.profile(store, name, pairs: Array(pairs.prefix(10)), clock: clock)
+                try await KeptGraphFigures.firstSearch(store, name, pairs[0], clock: clock)
+                if let postgres = store as? PostgresHubStore {
+                    try await KeptGraphFigures.againstPgRouting(postgres, pairs: Array(pairs.prefix(10)), clock: clock)
+                }
+                var times: [Duration] = [], answered: [Duration] = [], overlapsOK = true, best: [[LinkKey]] = []
                 var export = "query,score\n", links = "query,source,target,cost\n"
                 let search = RouteSearch()
                 for (i, (a, b)) in pairs.enumerated() {
                     let (time, routes, problem) = try await timedSearch(store, a, b, clock: clock)
                     times.append(time)
+                    if problem == nil { answered.append(time) }
                     // A box over `RouteRule.maxLinks` is refused as the hub refuses it, and said.
                     if let problem { print("\(name): query \(i): \(problem)") }
                     for (x, r) in routes.enumerated() {
@@ -109,8 +115,9 @@ enum NetworkBenchmark {
                 }
                 bestRoutes.append(best)
                 print(
-                    "\(name): route search (k = 3, 2–8 km) p50 \(percentile(times, 50)), p95 \(percentile(times, 95)); goal p95 < 100 ms: "
-                        + "\(percentile(times, 95) < .milliseconds(100) ? "met" : "NOT met"); alternatives within the 70 % overlap bound: \(overlapsOK ? "met" : "NOT met")"
+                    "\(name): route search (k = 3, 2–8 km, the kept graph built) p50 \(percentile(times, 50)), p95 \(percentile(times, 95)); "
+                        + "the \(answered.count) answered (not refused): p95 \(answered.isEmpty ? .zero : percentile(answered, 95)); goal p95 < 30 ms: \(percentile(times, 95) < .milliseconds(30) ? "met" : "NOT met"); "
+                        + "alternatives within the 70 % overlap bound: \(overlapsOK ? "met" : "NOT met")"
                 )
                 if n == 0 {
                     try export.write(toFile: exportDir + "/best.csv", atomically: true, encoding: .utf8)

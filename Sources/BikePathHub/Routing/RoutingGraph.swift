@@ -4,9 +4,9 @@ import HeapModule
 import Synchronization
 
 /// The public network in a search box, as a route search asks it: where an end may join
-/// it, and the cheapest path between the ends. SQLite's is `LoadedGraph` (the links read
-/// once, Dijkstra here); PostgreSQL's asks PostGIS and pgRouting, the links staying in
-/// the database.
+/// it, and the cheapest path between the ends. Both stores answer `KeptGraph.View` (the
+/// whole network read once and kept, A* here); `LoadedGraph` is one box's links alone (the
+/// tests' reference); `PgRoutingGraph` asks PostGIS and pgRouting (the benchmark's comparison).
 public protocol RoutingGraph: Sendable {
     /// The points near `point` where a route may join the network, nearest first (`JoiningPoints`).
     func joiningPoints(near point: Coordinate) async throws -> [JoiningPoint]
@@ -42,8 +42,8 @@ extension RouteRule {
 }
 
 /// Public links (and the streets' pieces, `StreetLinks`) held in memory with Dijkstra over
-/// them, each link ridden only the ways it `allows`: SQLite's routing graph, PostgreSQL's
-/// where the box holds streets, and the tests' reference.
+/// them, each link ridden only the ways it `allows`: the tests' reference, and the
+/// contraction `KeptGraph` folds its chains by.
 public struct LoadedGraph: RoutingGraph {
     public let links: [NetworkLink]
     let rule: RouteRule

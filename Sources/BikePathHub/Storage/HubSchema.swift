@@ -451,6 +451,42 @@ enum HubSchema {
                 "CREATE INDEX places_name_trigrams ON places USING GIN (lower(name) gin_trgm_ops)",
             ],
             extensions: [(name: "pg_trgm", package: "postgresql-15")]),
+        // The routing version (`RoutingCache`): one number that moves whenever a route's
+        // inputs change (the links, their riders and evidence, the streets), written by
+        // triggers in the changing transaction, so that every writer (the hub, `import-osm`
+        // in another process, another replica) moves it and the kept graph is read again.
+        // A new input table adds its own trigger calling the same update. SQLite's triggers
+        // are per row (a 1,000-link ride adds ~1,000 one-row updates of a cached page);
+        // PostgreSQL's per statement.
+        Step(
+            name: "v15-routing-version",
+            sqlite: [
+                """
+                CREATE TABLE routing_version (value INTEGER NOT NULL);
+                INSERT INTO routing_version VALUES (0);
+                CREATE TRIGGER routing_links_added AFTER INSERT ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
+                CREATE TRIGGER routing_links_changed AFTER UPDATE ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
+                CREATE TRIGGER routing_links_removed AFTER DELETE ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
+                CREATE TRIGGER routing_streets_added AFTER INSERT ON streets BEGIN UPDATE routing_version SET value = value + 1; END;
+                CREATE TRIGGER routing_streets_removed AFTER DELETE ON streets BEGIN UPDATE routing_version SET value = value + 1; END;
+                """
+            ],
+            postgres: [
+                "CREATE TABLE routing_version (value BIGINT NOT NULL)",
+                "INSERT INTO routing_version VALUES (0)",
+                """
+                CREATE FUNCTION routing_inputs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN UPDATE routing_version SET value = value + 1; RETURN NULL; END $$
+                """,
+                """
+                CREATE TRIGGER routing_links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON map_links
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_inputs_changed()
+                """,
+                """
+                CREATE TRIGGER routing_streets_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON streets
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_inputs_changed()
+                """,
+            ]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

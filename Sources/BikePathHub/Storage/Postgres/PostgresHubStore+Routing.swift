@@ -3,31 +3,41 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Routes on PostgreSQL: over the community network alone, PostGIS finds where origin and
-/// destination join the network (nearest-neighbour search on the GiST index) and
-/// pgRouting's Dijkstra runs on `map_links` as it is stored, its `cost` column kept by
-/// `refreshCosts`; where the box holds streets, the links and streets are read into Swift's
-/// `LoadedGraph`, as on SQLite.
+/// Routes on PostgreSQL: the public links and the streets read once into the kept graph
+/// (`KeptGraph`, `RoutingCache`), as on SQLite. pgRouting's Dijkstra on `map_links` as
+/// stored (its `cost` column kept by `refreshCosts`) stays for the benchmark's comparison.
 extension PostgresHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
-        // Counted on the GiST index before pgRouting reads a link: a refused search costs a count.
-        let graph = PgRoutingGraph(store: self, box: box, minRiders: minRiders)
-        var count = 0, streetCount = 0
-        for try await (n, s) in try await client.query(
+        // Counted on the GiST index before a link is read: a refused search costs a count.
+        let envelope = PgRoutingGraph(store: self, box: box, minRiders: minRiders).envelope
+        var count = 0, streetCount = 0, version: Int64 = 0
+        for try await (n, s, v) in try await client.query(
             """
-            SELECT (SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) l),
-                   (SELECT count(*) FROM (SELECT 1 FROM streets WHERE geom && \(unescaped: graph.envelope) LIMIT \(limit + 1)) s)
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope) LIMIT \(limit + 1)) l),
+                   (SELECT count(*) FROM (SELECT 1 FROM streets WHERE geom && \(unescaped: envelope) LIMIT \(limit + 1)) s),
+                   (SELECT value FROM routing_version)
             """, logger: logger
-        ).decode((Int, Int).self) {
-            (count, streetCount) = (n, s)
+        ).decode((Int, Int, Int64).self) {
+            (count, streetCount, version) = (n, s, v)
         }
         guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
-        guard streetCount > 0 else { return graph }
-        // With streets, Swift's graph as on SQLite: the street pieces, their one-way rules and
-        // the joins are made per search (`StreetLinks`), which pgRouting's edge query would
-        // have to rebuild in SQL; one graph and one rule answer the same routes on both stores.
-        let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
-        return LoadedGraph(links: StreetLinks.links(community: community, streets: try await streets(in: box)))
+        // The kept graph, as on SQLite: one graph and one rule answer the same routes on both
+        // stores (pgRouting's search on the stored links: `pgRoutingGraph`, measured beside it).
+        return try await routingCache.graph(minRiders: minRiders, version: version) { [self] in
+            let community = try await links(
+                """
+                SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE riders >= \(minRiders) ORDER BY id
+                """)
+            return KeptGraph(community: community, streets: try await streets(in: .world))
+        }
+        .view(in: box)
+    }
+
+    /// pgRouting's search over the community links in `box` as stored (no streets): PostGIS
+    /// finds the joining points, `pgr_dijkstra` the path, each search building its graph from
+    /// the edge query. Kept to measure beside the kept graph (bench/network.sh).
+    public func pgRoutingGraph(in box: BoundingBox, minRiders: Int) -> any RoutingGraph {
+        PgRoutingGraph(store: self, box: box, minRiders: minRiders)
     }
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or

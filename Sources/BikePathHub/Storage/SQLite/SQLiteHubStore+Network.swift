@@ -117,7 +117,7 @@ extension SQLiteHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
         // Counted before a link is decoded: a refused search costs a count.
         let tiles = Self.linkTiles(meeting: box)
-        let (count, streetCount) = try await pool.read { db in
+        let (count, streetCount, version) = try await pool.read { db in
             (
                 try Int.fetchOne(
                     db, sql: "SELECT count(*) FROM (SELECT 1 FROM map_links WHERE \(tiles.sql) AND riders >= ? LIMIT ?)",
@@ -125,12 +125,21 @@ extension SQLiteHubStore {
                 try Int.fetchOne(
                     db,
                     sql: "SELECT count(*) FROM (SELECT 1 FROM streets WHERE west <= ? AND east >= ? AND south <= ? AND north >= ? LIMIT ?)",
-                    arguments: [box.east, box.west, box.north, box.south, limit + 1]) ?? 0
+                    arguments: [box.east, box.west, box.north, box.south, limit + 1]) ?? 0,
+                try Int64.fetchOne(db, sql: "SELECT value FROM routing_version") ?? 0
             )
         }
         guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
-        let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
-        return LoadedGraph(links: StreetLinks.links(community: community, streets: streetCount > 0 ? try await streets(in: box) : []))
+        return try await routingCache.graph(minRiders: minRiders, version: version) { [self] in
+            let community = try await pool.read { db in
+                try Array(
+                    Row.fetchCursor(
+                        db, sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE riders >= ? ORDER BY id", arguments: [minRiders]
+                    ).map(Self.link))
+            }
+            return KeptGraph(community: community, streets: try await streets(in: .world))
+        }
+        .view(in: box)
     }
 
     /// The condition on `map_links` that holds every link meeting `box` (and some near it).
