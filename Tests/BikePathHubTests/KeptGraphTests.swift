@@ -24,7 +24,10 @@ import Testing
         for y in 0..<side {
             for x in 0..<side {
                 for (dx, dy) in [(1, 0), (0, 1)] where x + dx < side && y + dy < side {
-                    let points = [at(Double(x), Double(y)), at(Double(x) + 0.5 * Double(dx), Double(y) + 0.5 * Double(dy)), at(Double(x + dx), Double(y + dy))]
+                    let points = [
+                        at(Double(x), Double(y)), at(Double(x) + 0.5 * Double(dx), Double(y) + 0.5 * Double(dy)),
+                        at(Double(x + dx), Double(y + dy)),
+                    ]
                     let length = zip(points, points.dropFirst()).map { Geodesic.distance($0, $1) }.reduce(0, +)
                     streets.append(
                         StreetEdge(

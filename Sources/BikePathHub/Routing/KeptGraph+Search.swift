@@ -86,10 +86,12 @@ extension KeptGraph {
             let nodes = chainNodes[c], count = chains[c].links.count
             for forward in [true, false] {
                 let enters = nodes[forward ? q : q + 1]
-                guard e.link.allows(leaving: enters), let way = along(c, forward ? Array(0..<q) : Array((q + 1..<count).reversed()), forward: forward)
+                guard e.link.allows(leaving: enters),
+                    let way = along(c, forward ? Array(0..<q) : Array((q + 1..<count).reversed()), forward: forward)
                 else { continue }
                 let cost = way.cost + rule.cost(from: e, to: enters, penalty: penalty(e)) + rule.access(e)
-                exits[Int(junctionIndex[forward ? nodes[0] : nodes[count]]!), default: []].append((j, Stretch(cost: cost, leaves: nil, links: way.links)))
+                exits[Int(junctionIndex[forward ? nodes[0] : nodes[count]]!), default: []].append(
+                    (j, Stretch(cost: cost, leaves: nil, links: way.links)))
             }
         }
         // The cheapest way out so far, and how: along one chain from a start to an end, or by a junction.
