@@ -24,13 +24,19 @@ public struct MatchParameters: Sendable, Equatable {
     /// no street joins, instead of exploring the city).
     public var detourFactor: Double
     public var detourSlack: Double
+    /// Metres added to a route that turns back on a street between two fixes (GraphHopper's
+    /// U-turn penalty: 1,500 m, its 300 s heading penalty at 5 m/s), when routes are compared
+    /// and in the transition: a fix's noise or a side street's candidate at a junction is
+    /// then no short there-and-back. A rider who does turn back is still matched so, as no
+    /// other route within the bound joins the fixes; a dead end is turned at freely.
+    public var uTurnPenalty: Double
 
     public init(
         sigma: Double = 5, beta: Double? = nil, radius: Double = 50, maxCandidates: Int = 8, detourFactor: Double = 2,
-        detourSlack: Double = 50
+        detourSlack: Double = 50, uTurnPenalty: Double = 1_500
     ) {
         (self.sigma, self.beta, self.radius, self.maxCandidates) = (sigma, beta ?? sigma, radius, maxCandidates)
-        (self.detourFactor, self.detourSlack) = (detourFactor, detourSlack)
+        (self.detourFactor, self.detourSlack, self.uTurnPenalty) = (detourFactor, detourSlack, uTurnPenalty)
     }
 
     /// Movement within 2σ of a fix is not told from its noise (N&K): fixes closer than this

@@ -85,10 +85,11 @@ public struct StreetMatcher: Sendable {
         var score = [Double](repeating: -.infinity, count: candidates.count)
         var back = [Int](repeating: -1, count: candidates.count)
         for (i, source) in chain.candidates[chain.candidates.count - 1].enumerated() where chain.score[i] > -.infinity {
-            let routes = graph.routes(from: source, to: candidates, limit: limit, noise: parameters.fallBack)
+            let routes = graph.routes(from: source, to: candidates, limit: limit, noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)
             for (j, route) in routes.enumerated() {
                 guard let route else { continue }
-                let s = chain.score[i] - abs(route.length - straight) / parameters.beta + emission[j]
+                let turn = route.turnsBack ? parameters.uTurnPenalty : 0
+                let s = chain.score[i] - (abs(route.length - straight) + turn) / parameters.beta + emission[j]
                 if s > score[j] { (score[j], back[j]) = (s, i) }  // strictly: the lower edge key keeps a tie
             }
         }
@@ -108,7 +109,8 @@ public struct StreetMatcher: Sendable {
         var builder = PieceBuilder(graph: graph, noise: parameters.fallBack, start: chosen[0])
         for k in 1..<chosen.count {
             // The route Viterbi scored, searched again for this one pair: it is found within the same bound.
-            let route = graph.routes(from: chosen[k - 1], to: [chosen[k]], limit: chain.limits[k], noise: parameters.fallBack)[0]
+            let route = graph.routes(
+                from: chosen[k - 1], to: [chosen[k]], limit: chain.limits[k], noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)[0]
             if let route { builder.add(route, to: chosen[k]) }
         }
         let pieces = builder.pieces()
