@@ -41,7 +41,8 @@ enum MatchingBenchmark {
                 if shares.last! < 0.97 {
                     let losses = MatchingLosses(ride: ride, match: match!, matched: matched)
                     short.append(
-                        "  seed \(next): \(percent(shares.last!)) of \(Int(ride.lengthMeters)) m, \(match!.runs.count) runs; \(losses.line)")
+                        "  seed \(next): \(percent(shares.last!)) of \(Int(ride.lengthMeters)) m, \(match!.runs.count) runs; \(losses.line)"
+                    )
                 }
             }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

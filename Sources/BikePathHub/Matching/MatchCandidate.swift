@@ -34,7 +34,9 @@ extension StreetGraph {
         }
         let nearest = best.values.sorted { ($0.distance, $0.edge) < ($1.distance, $1.edge) }.prefix(parameters.maxCandidates)
         return nearest.sorted { $0.edge < $1.edge }.flatMap { c in
-            [true, false].filter { allows(c.edge, forward: $0) }.map { MatchCandidate(edge: c.edge, offset: c.offset, distance: c.distance, forward: $0) }
+            [true, false].filter { allows(c.edge, forward: $0) }.map {
+                MatchCandidate(edge: c.edge, offset: c.offset, distance: c.distance, forward: $0)
+            }
         }
     }
 }

@@ -85,7 +85,8 @@ public struct StreetMatcher: Sendable {
         var score = [Double](repeating: -.infinity, count: candidates.count)
         var back = [Int](repeating: -1, count: candidates.count)
         for (i, source) in chain.candidates[chain.candidates.count - 1].enumerated() where chain.score[i] > -.infinity {
-            let routes = graph.routes(from: source, to: candidates, limit: limit, noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)
+            let routes = graph.routes(
+                from: source, to: candidates, limit: limit, noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)
             for (j, route) in routes.enumerated() {
                 guard let route else { continue }
                 let turn = route.turnsBack ? parameters.uTurnPenalty : 0
