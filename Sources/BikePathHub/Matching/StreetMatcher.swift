@@ -2,9 +2,10 @@ import BikePathCore
 
 /// Matches a ride's GNSS fixes to the streets with a hidden-Markov model (Newson & Krumm
 /// 2009; as OSRM's, Valhalla's and GraphHopper's matchers do): each fix's states are the
-/// streets within `radius`; the emission is Gaussian in the fix's distance to the street
-/// (σ); the transition exponential in |route − straight distance| between consecutive fixes
-/// (β), the route found on the street graph one-ways respected; Viterbi in log space picks
+/// streets within `radius`, each one way a bicycle may ride it; the emission is Gaussian in
+/// the fix's distance to the street (σ); the transition exponential in |route − straight
+/// distance| between consecutive fixes (β), the route found on the street graph from one
+/// state's way to the next's, one-ways respected, a U-turn penalized; Viterbi in log space picks
 /// the likeliest sequence. Nearest-street snapping jumps between parallel streets; the
 /// route term keeps a ride on the street it can ride continuously.
 ///
