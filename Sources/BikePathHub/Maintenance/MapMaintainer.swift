@@ -379,7 +379,9 @@ extension MapMaintainer {
 extension MapTiles {
     /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
     /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
-    public static func update(_ store: any MapStore & NetworkStore & StreetStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
+    public static func update(_ store: any MapStore & NetworkStore & StreetStore, logger: Logger = Logger(label: "bikepath.hub.map"))
+        async throws
+    {
         try await MapMaintainer.pass(store, logger: logger)
     }
 

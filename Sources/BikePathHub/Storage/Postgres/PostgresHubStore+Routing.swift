@@ -29,7 +29,8 @@ extension PostgresHubStore {
         let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
         return LoadedGraph(
             links: StreetLinks.links(
-                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders))
+                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders)
+        )
     }
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or

@@ -81,13 +81,15 @@ extension PostgresHubStore {
             out[StreetEdge.Key(way: try c[0].decode(Int64.self), from: try c[1].decode(Int64.self), to: try c[2].decode(Int64.self))] =
                 StreetTally(
                     trips: try c[3].decode(Int.self), lastDay: try c[4].decode(Int?.self), ratings: ratings,
-                    roughnessSum: try c[9].decode(Double.self), roughnessTrips: try c[10].decode(Int.self), riders: try c[11].decode(Int.self))
+                    roughnessSum: try c[9].decode(Double.self), roughnessTrips: try c[10].decode(Int.self),
+                    riders: try c[11].decode(Int.self))
         }
         return out
     }
 
     public func strandedStreetEvidence() async throws -> Int {
-        for try await count in try await client.query(PostgresQuery(unsafeSQL: StreetTally.strandedCount), logger: logger).decode(Int.self) {
+        for try await count in try await client.query(PostgresQuery(unsafeSQL: StreetTally.strandedCount), logger: logger).decode(Int.self)
+        {
             return count
         }
         return 0

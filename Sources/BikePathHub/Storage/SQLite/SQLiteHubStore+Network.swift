@@ -134,7 +134,8 @@ extension SQLiteHubStore {
         guard streetCount > 0 else { return LoadedGraph(links: community) }
         return LoadedGraph(
             links: StreetLinks.links(
-                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders))
+                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders)
+        )
     }
 
     /// The condition on `map_links` that holds every link meeting `box` (and some near it).
