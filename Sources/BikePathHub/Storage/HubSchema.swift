@@ -451,6 +451,46 @@ enum HubSchema {
                 "CREATE INDEX places_name_trigrams ON places USING GIN (lower(name) gin_trgm_ops)",
             ],
             extensions: [(name: "pg_trgm", package: "postgresql-15")]),
+        // The riders' evidence on the streets (docs/hub.md, "The riders' evidence on the
+        // streets"): each confirmed ride matched to the streets adds its trip, rating and
+        // roughness to the edges it rode, per direction, and its rider to the edge's riders.
+        // Keyed by the street's key, not a reference to `streets`: a re-import replaces the
+        // streets and the evidence stays with the keys it keeps.
+        Step(
+            name: "v15-street-evidence",
+            sqlite: [
+                """
+                CREATE TABLE street_evidence (
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), trips INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL, roughness_sum REAL NOT NULL, roughness_trips INTEGER NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, way)
+                ) WITHOUT ROWID;
+                CREATE TABLE street_evidence_riders (
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL, device_id TEXT NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, device_id)
+                ) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE street_evidence (
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), trips INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL, roughness_sum DOUBLE PRECISION NOT NULL,
+                    roughness_trips INTEGER NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, way)
+                )
+                """,
+                """
+                CREATE TABLE street_evidence_riders (
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL, device_id TEXT NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, device_id)
+                )
+                """,
+            ]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

@@ -429,15 +429,17 @@
     return { bar: bar, text: parts.join(' · ') };
   }
 
-  // The route street by street: "community path 420 m, optimal, 3 riders", OSM's streets as
-  // "Goswell Road 420 m, unrated" (no rider rated them), the access legs at either end as
+  // The route street by street: "community path 420 m, optimal, 3 riders", OSM's streets
+  // as "Goswell Road 420 m, optimal, 3 riders" where two or more riders rated them and as
+  // "Goswell Road 420 m, unrated" where not, the access legs at either end as
   // "straight to the path 6 m" (nobody rode them; the hub lists none under 5 m).
   function legList(legs) {
     return el('ol', 'legs', (Array.isArray(legs) ? legs : []).filter(function (g) { return num(g.length_m); }).map(function (g) {
       if (g.kind === 'access') return el('li', 'leg access', ['straight to the path ' + distance(g.length_m)]);
-      if (g.kind === 'street') return el('li', 'leg street', [(g.name || 'unnamed street') + ' ' + distance(g.length_m) + ', unrated']);
+      var street = g.kind === 'street', name = g.name || (street ? 'unnamed street' : 'community path');
+      if (street && !STATUS[g.status]) return el('li', 'leg street', [name + ' ' + distance(g.length_m) + ', unrated']);
       var s = STATUS[g.status] || STATUS.unknown, riders = num(g.riders) ? g.riders : 0;
-      return el('li', 'leg', [(g.name || 'community path') + ' ' + distance(g.length_m) + ', ' + s.label + ', ' +
+      return el('li', street ? 'leg street' : 'leg', [name + ' ' + distance(g.length_m) + ', ' + s.label + ', ' +
                               riders + (riders === 1 ? ' rider' : ' riders')]);
     }));
   }

@@ -27,7 +27,10 @@ extension PostgresHubStore {
         // the joins are made per search (`StreetLinks`), which pgRouting's edge query would
         // have to rebuild in SQL; one graph and one rule answer the same routes on both stores.
         let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
-        return LoadedGraph(links: StreetLinks.links(community: community, streets: try await streets(in: box)))
+        return LoadedGraph(
+            links: StreetLinks.links(
+                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders)
+        )
     }
 
     /// Sets `cost` (`RouteRule.cost`) on the links `filter` selects, after their evidence or

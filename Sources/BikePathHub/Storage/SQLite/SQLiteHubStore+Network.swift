@@ -85,6 +85,7 @@ extension SQLiteHubStore {
                 }
                 if added > 0 { try riders.execute(arguments: [added, id]) }
             }
+            try Self.add(change.streets, db)
             return true
         }
     }
@@ -130,7 +131,11 @@ extension SQLiteHubStore {
         }
         guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
         let community = try await networkLinks(in: box).filter { $0.isPublic(minRiders: minRiders) }
-        return LoadedGraph(links: StreetLinks.links(community: community, streets: streetCount > 0 ? try await streets(in: box) : []))
+        guard streetCount > 0 else { return LoadedGraph(links: community) }
+        return LoadedGraph(
+            links: StreetLinks.links(
+                community: community, streets: try await streets(in: box), evidence: try await streetTallies(in: box), minRiders: minRiders)
+        )
     }
 
     /// The condition on `map_links` that holds every link meeting `box` (and some near it).
