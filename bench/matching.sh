@@ -4,7 +4,8 @@
 # the hub's OSM import), RIDES simulated rides per noise level (seeded random walks of 2–5 km
 # over them at 5 m/s, a fix a second, Gaussian GNSS noise σ 5 m and 10 m) matched by the
 # hidden-Markov matcher: the fixes matched per second, and the share of each ride's length
-# on its true street, the goal (≥ 97 % of every ride) met or not.
+# on its true street, the goal (≥ 97 % of every ride) met or not, and for each ride under it
+# where its length went (chain breaks, the other way, another street; there-and-backs laid).
 #
 #   bench/matching.sh   (RIDES=20 SEED=1 PBF=…; CONFIG=debug to skip the release build;
 #                        SCRATCH=DIR for the build directory; BIN=DIR for binaries built elsewhere)

@@ -7,7 +7,7 @@ in a trixie root, docs/install.md), samples /proc/PID/pagemap of BIN's mappings 
 (root), keeps the sample with the largest total Rss, and splits BIN's present pages among the
 symbols of UNSTRIPPED (the same link before `strip`; default BIN) by the bytes each covers,
 grouped by ELF section and origin: a Swift module (from the mangled name), the Swift runtime,
-or C/C++. bench/rss-sections.py says which sections; this says whose they are
+or C/C++: which sections are resident, and whose they are
 (docs/performance.md, "Memory of the daemon").
 """
 import bisect, collections, json, os, re, shutil, struct, subprocess, sys, tempfile, time

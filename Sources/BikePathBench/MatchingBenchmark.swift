@@ -25,6 +25,7 @@ enum MatchingBenchmark {
         for sigma in [5.0, 10.0] {
             let matcher = StreetMatcher(graph: graph!, parameters: MatchParameters(sigma: sigma))
             var shares: [Double] = [], fixes = 0, ridden = 0.0, laid = 0.0, elapsed = Duration.zero, next = seed
+            var short: [String] = []
             while shares.count < count {
                 defer { next += 1 }
                 guard let ride = StreetWalk.ride(over: streets, seed: next, sigma: sigma) else { continue }
@@ -37,6 +38,12 @@ enum MatchingBenchmark {
                     StreetWalk.Stretch(street: index[$0.key]!, forward: $0.way == .forward, from: $0.fromMeters, to: $0.toMeters)
                 }
                 shares.append(StreetWalk.sharedMeters(truth: ride.truth, matched: matched) / ride.lengthMeters)
+                if shares.last! < 0.97 {
+                    let losses = MatchingLosses(ride: ride, match: match!, matched: matched)
+                    short.append(
+                        "  seed \(next): \(percent(shares.last!)) of \(Int(ride.lengthMeters)) m, \(match!.runs.count) runs; \(losses.line)"
+                    )
+                }
             }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let perSecond = Int(Double(fixes) / seconds)
@@ -45,6 +52,7 @@ enum MatchingBenchmark {
                     + "min \(percent(shares.min()!)), mean \(percent(shares.reduce(0, +) / Double(count))); "
                     + "metres matched per metre ridden \(String(format: "%.2f", laid / ridden)); goal ≥ 97 % of every ride: \(shares.min()! >= 0.97 ? "met" : "NOT met")"
             )
+            for line in short { print(line) }
         }
     }
 

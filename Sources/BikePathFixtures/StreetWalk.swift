@@ -38,6 +38,8 @@ public enum StreetWalk {
         public var truth: [Stretch]
         /// The street each fix was taken on (an index into the streets given), fix by fix.
         public var fixStreets: [Int]
+        /// Metres ridden between consecutive fixes.
+        public var speed: Double
         public var lengthMeters: Double { truth.reduce(0) { $0 + $1.length } }
     }
 
@@ -99,7 +101,7 @@ public enum StreetWalk {
                 passed += step
             }
         }
-        return Ride(fixes: fixes, truth: truth, fixStreets: fixStreets)
+        return Ride(fixes: fixes, truth: truth, fixStreets: fixStreets, speed: speed)
     }
 
     /// The metres of `truth` that `matched` covers on the same street, ridden the same way.

@@ -23,14 +23,20 @@ struct ImportOSM: AsyncParsableCommand {
             let extract = try OSMImport.read(path: file)
             try await store.replaceStreets(extract.edges)
             try await store.replacePlaces(extract.places)
-            return (extract, try await store.streetCount())
+            return (extract, (streets: try await store.streetCount(), stranded: try await store.strandedStreetEvidence()))
         }
         let km = extract.edges.reduce(0) { $0 + $1.lengthMeters } / 1000
         let took = clock.now - started
         let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
         print(
-            "imported \(stored) street edges (\(String(format: "%.1f", km)) km) from \(file) in \(String(format: "%.1f", seconds)) s; "
+            "imported \(stored.streets) street edges (\(String(format: "%.1f", km)) km) from \(file) in \(String(format: "%.1f", seconds)) s; "
                 + "\(extract.places.count) named places stored")
+        // Kept, not deleted: a later import that splits the ways as before finds it again.
+        if stored.stranded > 0 {
+            print(
+                "riders' evidence on \(stored.stranded) street edges matches no imported street (ways split differently or gone); "
+                    + "kept, not used by routes (docs/hub.md, \"The riders' evidence on the streets\")")
+        }
         print("street data \(StreetExtract.attribution)")
     }
 }

@@ -64,6 +64,20 @@ import Testing
         #expect(along.runs.flatMap(\.pieces).map(\.key) == [Self.streets[2].key])
     }
 
+    /// A side street leaves the junction at 500 m; the fixes passing the junction drift 15 m
+    /// into it (nearer to it than to the street ridden). Its candidate is no short
+    /// there-and-back: a state is one way along a street, and turning back on it pays a U-turn.
+    @Test func aFixDriftingIntoASideStreetAtAJunctionLaysNoThereAndBack() throws {
+        let side = Self.edge(4, 2, 6, [Self.at(500, 0), Self.at(500, 80)])
+        let matcher = StreetMatcher(graph: StreetGraph(edges: Self.streets + [side]))
+        var fixes = Self.fixes(from: (100, 0), to: (900, 0))
+        for i in fixes.indices where Geodesic.distance(fixes[i].position, Self.at(500, 0)) <= 10 {
+            fixes[i].position = Self.at(500, 15)
+        }
+        let match = try matcher.match(fixes)
+        #expect(match.runs.flatMap(\.pieces).map(\.key) == [Self.streets[0].key, Self.streets[1].key], "\(match.runs)")
+    }
+
     /// Off the street for 300 m (200 m south of it: no street within 50 m), then back on it:
     /// two runs, and the fixes between unmatched.
     @Test func fixesOffEveryStreetStayUnmatchedBetweenTwoRuns() throws {

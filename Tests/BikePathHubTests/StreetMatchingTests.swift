@@ -10,7 +10,7 @@ import Testing
 /// © OpenStreetMap contributors, ODbL), imported through `bikepath-hub import-osm` and read
 /// back with `streets(in:)`: simulated rides (`StreetWalk`: seeded random walks of 2–5 km
 /// at 5 m/s, one fix a second, with Gaussian GNSS noise) matched to the streets. The
-/// share of each ride on its true street is measured by bench/matching.sh.
+/// share of each ride on its true street is asserted here and measured by bench/matching.sh.
 @Suite(.serialized, .ownThreads, .enabled(if: RealExtract.available))
 struct StreetMatchingTests {
     static func centralStreets() async throws -> [StreetEdge] {
@@ -27,9 +27,9 @@ struct StreetMatchingTests {
     }
 
     /// `count` rides with noise `sigma`, from consecutive seeds (a seed whose walk leads nowhere is skipped).
-    static func rides(_ streets: [StreetWalk.Street], sigma: Double, count: Int) -> [StreetWalk.Ride] {
+    static func rides(_ streets: [StreetWalk.Street], sigma: Double, count: Int, firstSeed: UInt64 = 1) -> [StreetWalk.Ride] {
         var rides: [StreetWalk.Ride] = []
-        var seed: UInt64 = 1
+        var seed = firstSeed
         while rides.count < count {
             if let ride = StreetWalk.ride(over: streets, seed: seed, sigma: sigma) { rides.append(ride) }
             seed += 1
@@ -47,6 +47,49 @@ struct StreetMatchingTests {
         return match.runs.flatMap(\.pieces).map {
             StreetWalk.Stretch(street: index[$0.key]!, forward: $0.way == .forward, from: $0.fromMeters, to: $0.toMeters)
         }
+    }
+
+    /// The share of each of `count` rides' length the matcher lays on its true street, that way.
+    static func shares(_ edges: [StreetEdge], sigma: Double, count: Int, firstSeed: UInt64) throws -> [Double] {
+        let matcher = StreetMatcher(graph: StreetGraph(edges: edges), parameters: MatchParameters(sigma: sigma))
+        return try rides(walkStreets(edges), sigma: sigma, count: count, firstSeed: firstSeed).map { ride in
+            let match = try matcher.match(fixes(ride))
+            return StreetWalk.sharedMeters(truth: ride.truth, matched: stretches(match, edges)) / ride.lengthMeters
+        }
+    }
+
+    /// ≥ 97 % of every ride's length on its true street at 5 m of GNSS noise; at 10 m, ≥ 97 %
+    /// of the length on average and ≥ 85 % of every ride (the goal, 97 % of every ride, is
+    /// not reached there: see docs/hub.md). On 20 rides from seed 1 and 20 from seed 1,001;
+    /// the second set was not looked at while the parameters were chosen.
+    @Test(arguments: [(5.0, 0.97, 0.97), (10.0, 0.85, 0.97)])
+    func simulatedRidesLieOnTheirTrueStreets(_ sigma: Double, everyRide: Double, mean: Double) async throws {
+        let edges = try await Self.centralStreets()
+        for firstSeed: UInt64 in [1, 1_001] {
+            let shares = try Self.shares(edges, sigma: sigma, count: 20, firstSeed: firstSeed)
+            let average = shares.reduce(0, +) / Double(shares.count)
+            print("σ \(sigma) m, seeds from \(firstSeed): on the true street min \(shares.min()!), mean \(average)")
+            #expect(shares.allSatisfy { $0 >= everyRide } && average >= mean, "σ \(sigma) m, seeds from \(firstSeed): \(shares)")
+        }
+    }
+
+    /// β is N&K's estimate on the simulated rides: the median over consecutive kept fixes of
+    /// |route − straight| (the route the metres ridden between the fixes' true positions, the
+    /// straight distance between the noisy fixes), over ln 2.
+    @Test(arguments: [5.0, 10.0]) func betaIsNewsonAndKrummsEstimateOnTheSimulatedRides(_ sigma: Double) async throws {
+        let edges = try await Self.centralStreets()
+        let matcher = StreetMatcher(graph: StreetGraph(edges: edges), parameters: MatchParameters(sigma: sigma))
+        var differences: [Double] = []
+        for ride in Self.rides(Self.walkStreets(edges), sigma: sigma, count: 20, firstSeed: 1) {
+            let kept = matcher.thinned(Self.fixes(ride))
+            for (i, j) in zip(kept, kept.dropFirst()) {
+                let straight = Geodesic.distance(ride.fixes[i].position, ride.fixes[j].position)
+                differences.append(abs(Double(j - i) * ride.speed - straight))
+            }
+        }
+        let estimate = differences.sorted()[differences.count / 2] / log(2)
+        print("σ \(sigma) m: N&K's β estimate \(estimate) m over \(differences.count) transitions; β \(matcher.parameters.beta) m")
+        #expect(abs(matcher.parameters.beta - estimate) < 0.15 * estimate, "β \(matcher.parameters.beta), estimate \(estimate)")
     }
 
     /// Each fix snapped to its nearest street alone lands off the true street far more often

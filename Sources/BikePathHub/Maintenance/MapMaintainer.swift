@@ -223,7 +223,7 @@ final class MapMaintainer: Service {
     /// (confirmations from before the tiles, or whose queued indexing was lost), then
     /// recomputes every dirty tile.
     static func pass(
-        _ store: any MapStore & NetworkStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true,
+        _ store: any MapStore & NetworkStore & StreetStore, indexing queued: [IndexableConfirmation] = [], scan: Bool = true,
         metrics: (any MapPassCounter)? = nil,
         logger: Logger
     ) async throws {
@@ -305,10 +305,13 @@ final class MapMaintainer: Service {
 
     /// Appends the queued confirmations to the community path network, a batch at a time in
     /// arrival order: reads the stored nodes near the batch's rides, adds the rides
-    /// (`PathNetwork`), and commits the new nodes and the links' added evidence. Another
+    /// (`PathNetwork`), matches them to the streets (`streetIncrements`), and commits the new
+    /// nodes, the links' and the street edges' added evidence in one transaction. Another
     /// replica that committed the same batch first makes the commit a no-op; it reads again.
     /// `decoded`: rides already decoded by their keys (a queued ride not among them is decoded here).
-    static func extendNetwork(_ store: any NetworkStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger) async throws {
+    static func extendNetwork(
+        _ store: any NetworkStore & StreetStore, decoded: [ConfirmationKey: RiddenPath] = [:], logger: Logger
+    ) async throws {
         // One replica at a time: two replicas computed each batch and one commit was thrown
         // away (about a quarter of the map's CPU with two replicas). The other waits for the lease
         // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
@@ -332,7 +335,7 @@ final class MapMaintainer: Service {
     static let networkLease: Duration = .seconds(30)
 
     private static func extendNetwork(
-        _ store: any NetworkStore, decoded: [ConfirmationKey: RiddenPath], holder: String, logger: Logger
+        _ store: any NetworkStore & StreetStore, decoded: [ConfirmationKey: RiddenPath], holder: String, logger: Logger
     ) async throws {
         while true {
             let cursor = try await store.networkCursor()
@@ -347,10 +350,27 @@ final class MapMaintainer: Service {
             let tiles = rides.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion(probe.tiles(near: $1)) }
             var network = PathNetwork(nodes: try await store.networkNodes(tiles: tiles.sorted()), nextNode: cursor.nextNode)
             for ride in rides { network.add(ride) }
-            if try await !store.commit(NetworkChange(network: network, from: cursor, appliedTo: last.sequence)) {
+            let streets = try await streetIncrements(rides, store)
+            if try await !store.commit(NetworkChange(network: network, from: cursor, appliedTo: last.sequence, streets: streets)) {
                 logger.debug("map: another replica extended the network first; reading it again")
             }
         }
+    }
+}
+
+extension MapMaintainer {
+    /// The street evidence of `rides` (`StreetRides`), each matched to the streets read around
+    /// it: the whole ride goes to the community network as well (docs/hub.md, "The riders'
+    /// evidence on the streets"). A store with no streets answers each read at once, empty.
+    static func streetIncrements(_ rides: [RiddenPath], _ store: any StreetStore) async throws -> [StreetIncrement] {
+        var out: [StreetIncrement] = []
+        for ride in rides {
+            guard let box = StreetRides.box(around: ride) else { continue }
+            let streets = try await store.streets(in: box)
+            guard !streets.isEmpty else { continue }
+            out += StreetRides.increments(ride, on: StreetGraph(edges: streets))
+        }
+        return out
     }
 }
 
@@ -359,7 +379,9 @@ final class MapMaintainer: Service {
 extension MapTiles {
     /// Brings the stored map up to date now, as the hub's `MapMaintainer` does after
     /// uploads: indexes every confirmation not yet indexed and recomputes every dirty tile.
-    public static func update(_ store: any MapStore & NetworkStore, logger: Logger = Logger(label: "bikepath.hub.map")) async throws {
+    public static func update(_ store: any MapStore & NetworkStore & StreetStore, logger: Logger = Logger(label: "bikepath.hub.map"))
+        async throws
+    {
         try await MapMaintainer.pass(store, logger: logger)
     }
 
@@ -367,7 +389,7 @@ extension MapTiles {
     /// (`MapMaintainer.stored`): indexes them and recomputes the dirty tiles, without the
     /// scan for confirmations not indexed (a hub runs that every 30 s, not per pass).
     public static func ingest(
-        _ confirmations: [IndexableConfirmation], _ store: any MapStore & NetworkStore,
+        _ confirmations: [IndexableConfirmation], _ store: any MapStore & NetworkStore & StreetStore,
         logger: Logger = Logger(label: "bikepath.hub.map")
     ) async throws {
         try await MapMaintainer.pass(store, indexing: confirmations, scan: false, logger: logger)

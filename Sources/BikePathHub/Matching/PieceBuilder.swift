@@ -11,8 +11,8 @@ struct PieceBuilder {
     let graph: StreetGraph
     let noise: Double
     private(set) var stretches: [Stretch] = []
-    /// Where the rider is: the edge and offset of the last candidate, or of the farthest point
-    /// reached on its edge when a later fix fell back by noise.
+    /// Where the rider is: the last candidate, or the farthest point reached on its edge its
+    /// way when a later fix fell back by noise.
     private var at: MatchCandidate
 
     init(graph: StreetGraph, noise: Double, start: MatchCandidate) { (self.graph, self.noise, self.at) = (graph, noise, start) }
@@ -20,20 +20,20 @@ struct PieceBuilder {
     mutating func add(_ route: MatchRoute, to target: MatchCandidate) {
         switch route.path {
         case .along:
-            let delta = target.offset - at.offset
             // Back by no more than the noise: the rider did not turn, the fix wandered.
-            if let last = stretches.last, last.edge == at.edge, (last.forward ? -delta : delta) > 0, abs(delta) <= noise { return }
-            if delta != 0, graph.allows(at.edge, forward: delta > 0) || abs(delta) > noise {
-                ride(at.edge, forward: delta > 0, from: at.offset, to: target.offset)
-            }
-        case .via(let leaveForward, let arcs, let enterForward):
-            ride(at.edge, forward: leaveForward, from: at.offset, to: leaveForward ? graph.length(at.edge) : 0)
+            guard at.forward ? target.offset > at.offset : target.offset < at.offset else { return }
+            ride(at.edge, forward: at.forward, from: at.offset, to: target.offset)
+        case .uTurn:
+            // On to the target and back there, or back from where the rider was.
+            ride(at.edge, forward: target.offset > at.offset, from: at.offset, to: target.offset)
+        case .via(let arcs):
+            ride(at.edge, forward: at.forward, from: at.offset, to: at.forward ? graph.length(at.edge) : 0)
             for arc in arcs {
                 ride(
                     arc.edge, forward: arc.forward, from: arc.forward ? 0 : graph.length(arc.edge),
                     to: arc.forward ? graph.length(arc.edge) : 0)
             }
-            ride(target.edge, forward: enterForward, from: enterForward ? 0 : graph.length(target.edge), to: target.offset)
+            ride(target.edge, forward: target.forward, from: target.forward ? 0 : graph.length(target.edge), to: target.offset)
         }
         at = target
     }

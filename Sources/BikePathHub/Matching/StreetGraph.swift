@@ -37,13 +37,7 @@ public struct StreetGraph: Sendable {
         self.edges = edges
         self.ends = ends
         self.outgoing = outgoing
-        offsets = edges.map { edge in
-            var sum = 0.0
-            return [0]
-                + zip(edge.points, edge.points.dropFirst()).map {
-                    sum += Geodesic.distance($0, $1); return sum
-                }
-        }
+        offsets = edges.map(\.offsets)
         grid = SegmentGrid(edges)
     }
 

@@ -2,9 +2,10 @@ import BikePathCore
 
 /// Matches a ride's GNSS fixes to the streets with a hidden-Markov model (Newson & Krumm
 /// 2009; as OSRM's, Valhalla's and GraphHopper's matchers do): each fix's states are the
-/// streets within `radius`; the emission is Gaussian in the fix's distance to the street
-/// (σ); the transition exponential in |route − straight distance| between consecutive fixes
-/// (β), the route found on the street graph one-ways respected; Viterbi in log space picks
+/// streets within `radius`, each one way a bicycle may ride it; the emission is Gaussian in
+/// the fix's distance to the street (σ); the transition exponential in |route − straight
+/// distance| between consecutive fixes (β), the route found on the street graph from one
+/// state's way to the next's, one-ways respected, a U-turn penalized; Viterbi in log space picks
 /// the likeliest sequence. Nearest-street snapping jumps between parallel streets; the
 /// route term keeps a ride on the street it can ride continuously.
 ///
@@ -85,10 +86,12 @@ public struct StreetMatcher: Sendable {
         var score = [Double](repeating: -.infinity, count: candidates.count)
         var back = [Int](repeating: -1, count: candidates.count)
         for (i, source) in chain.candidates[chain.candidates.count - 1].enumerated() where chain.score[i] > -.infinity {
-            let routes = graph.routes(from: source, to: candidates, limit: limit, noise: parameters.fallBack)
+            let routes = graph.routes(
+                from: source, to: candidates, limit: limit, noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)
             for (j, route) in routes.enumerated() {
                 guard let route else { continue }
-                let s = chain.score[i] - abs(route.length - straight) / parameters.beta + emission[j]
+                let turn = route.turnsBack ? parameters.uTurnPenalty : 0
+                let s = chain.score[i] - (abs(route.length - straight) + turn) / parameters.beta + emission[j]
                 if s > score[j] { (score[j], back[j]) = (s, i) }  // strictly: the lower edge key keeps a tie
             }
         }
@@ -108,7 +111,8 @@ public struct StreetMatcher: Sendable {
         var builder = PieceBuilder(graph: graph, noise: parameters.fallBack, start: chosen[0])
         for k in 1..<chosen.count {
             // The route Viterbi scored, searched again for this one pair: it is found within the same bound.
-            let route = graph.routes(from: chosen[k - 1], to: [chosen[k]], limit: chain.limits[k], noise: parameters.fallBack)[0]
+            let route = graph.routes(
+                from: chosen[k - 1], to: [chosen[k]], limit: chain.limits[k], noise: parameters.fallBack, uTurn: parameters.uTurnPenalty)[0]
             if let route { builder.add(route, to: chosen[k]) }
         }
         let pieces = builder.pieces()

@@ -19,13 +19,16 @@ public struct QueuedRide: Sendable {
 }
 
 /// What adding the queued confirmations after `from.applied` up to `appliedTo` did to the
-/// network: new nodes and each link's added evidence. Committed only if the stored
+/// network: new nodes, each link's added evidence and each street edge's. Committed only if the stored
 /// cursor is still `from` (another replica may have applied them meanwhile).
 public struct NetworkChange: Sendable {
     public var from: NetworkCursor
     public var to: NetworkCursor
     public var nodes: [NetworkNode]
     public var links: [LinkIncrement]
+    /// The street evidence the same rides add (`StreetRides`), one per edge and way: committed
+    /// with the links, so a ride's evidence is added once, whichever replica commits it.
+    public var streets: [StreetIncrement]
 
     /// One link's added evidence, with its ends' positions (its geometry).
     public struct LinkIncrement: Sendable {
@@ -41,8 +44,9 @@ public struct NetworkChange: Sendable {
 
     /// The change `network` (made from the stored nodes near the rides, then given the
     /// rides) holds relative to `cursor`.
-    public init(network: PathNetwork, from cursor: NetworkCursor, appliedTo: Int64) {
+    public init(network: PathNetwork, from cursor: NetworkCursor, appliedTo: Int64, streets: [StreetIncrement] = []) {
         from = cursor
+        self.streets = StreetRides.summed(streets)
         to = NetworkCursor(applied: appliedTo, nextNode: network.nextNode)
         nodes = network.newNodes(since: cursor.nextNode)
         links = network.links.keys.sorted().map { key in

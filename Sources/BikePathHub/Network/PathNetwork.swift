@@ -302,7 +302,15 @@ public struct RiddenPath: Sendable {
     /// UTC day of the trip (days since 1970-01-01), when the device knew the time.
     public var day: Int?
     public var path: [Coordinate]
-    public var stretches: [(start: Coordinate, end: Coordinate, status: PathStatus)]
+    public var stretches: [Stretch]
+
+    /// A road-quality stretch of the trip: its ends, the status the device gave it and its measured roughness.
+    public struct Stretch: Sendable, Equatable {
+        public var start: Coordinate
+        public var end: Coordinate
+        public var status: PathStatus
+        public var roughness: Double
+    }
 
     public init?(_ record: ConfirmedRecord) {
         guard let upload = try? WireKeys.decode(ConfirmationUpload.self, from: record.body) else { return nil }
@@ -318,7 +326,9 @@ public struct RiddenPath: Sendable {
         path = draft.path.compactMap { $0.count == 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil }
         stretches = draft.roadQuality.compactMap { r in
             guard let a = r.start, let b = r.end, let status = PathStatus(rawValue: r.status) else { return nil }
-            return (Coordinate(latitude: a.lat, longitude: a.lon), Coordinate(latitude: b.lat, longitude: b.lon), status)
+            return Stretch(
+                start: Coordinate(latitude: a.lat, longitude: a.lon), end: Coordinate(latitude: b.lat, longitude: b.lon), status: status,
+                roughness: r.roughness)
         }
     }
 }

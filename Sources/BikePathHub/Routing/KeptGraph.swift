@@ -34,9 +34,14 @@ public final class KeptGraph: Sendable {
     /// ~220 × 140 m at London's latitude: an end's 330 m window reads 3 × 4 to 4 × 5 cells.
     static let cellDegrees = 0.002
 
-    /// Builds the graph of `community` (the public links) and `streets`.
-    public init(community: [NetworkLink], streets: [StreetEdge], rule: RouteRule = RouteRule()) {
-        let loaded = LoadedGraph(links: StreetLinks.links(community: community, streets: streets), rule: rule)
+    /// Builds the graph of `community` (the public links) and `streets` with the riders'
+    /// `evidence` on them, public at `minRiders` (`StreetLinks.links`).
+    public init(
+        community: [NetworkLink], streets: [StreetEdge], evidence: [StreetEdge.Key: StreetTally] = [:],
+        minRiders: Int = CorroborationRule().minRiders, rule: RouteRule = RouteRule()
+    ) {
+        let loaded = LoadedGraph(
+            links: StreetLinks.links(community: community, streets: streets, evidence: evidence, minRiders: minRiders), rule: rule)
         // Nodes where two links meet are folded; a loop of them only (a ride round a park
         // touching nothing) has no junction, so its nodes are kept and each link is a chain.
         var contraction = loaded.contracted(keeping: [])

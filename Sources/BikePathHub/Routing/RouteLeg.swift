@@ -9,17 +9,18 @@ struct RouteLeg: Encodable, Sendable, Equatable {
         case access
         /// Paths of the riders' network.
         case community
-        /// OpenStreetMap's streets where no rider rated them: named as OSM names them.
+        /// OpenStreetMap's streets, named as OSM names them.
         case street
     }
     var kind: Kind
     /// The street's name from OpenStreetMap; nil on community paths and unnamed streets.
     var name: String?
     var lengthMeters: Double
-    /// `PathStatus`'s raw value, `unknown` where no trip rated it, `unrated` on streets (their
-    /// cost comes from OSM's tags, `RouteRule.streetFactor`); nil on access legs.
+    /// `PathStatus`'s raw value, `unknown` on community paths no trip rated, `unrated` on streets
+    /// no two riders rated (their cost comes from OSM's tags, `RouteRule.streetFactor`); nil on access legs.
     var status: String?
-    /// The fewest distinct riders on any of its links (0 on access legs).
+    /// The fewest distinct riders on any of its links (0 on access legs and on streets fewer
+    /// than `CorroborationRule.minRiders` rode).
     var riders: Int
 
     enum CodingKeys: String, CodingKey { case kind, name, lengthM = "length_m", status, riders }
@@ -55,7 +56,9 @@ extension Route {
             let leg: RouteLeg
             switch piece.link.origin {
             case .street(let edge, _):
-                leg = RouteLeg(kind: .street, name: edge.name, lengthMeters: piece.lengthMeters, status: "unrated", riders: 0)
+                leg = RouteLeg(
+                    kind: .street, name: edge.name, lengthMeters: piece.lengthMeters, status: piece.link.status?.rawValue ?? "unrated",
+                    riders: piece.link.riders)
             case .community, .join:
                 leg = RouteLeg(
                     kind: .community, name: nil, lengthMeters: piece.lengthMeters, status: piece.link.status?.rawValue ?? "unknown",

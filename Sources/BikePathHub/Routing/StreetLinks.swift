@@ -20,8 +20,13 @@ public enum StreetLinks {
 
     /// The community links and the streets as one network's links: the community links as
     /// they are, the streets' pieces and the joins with negative ids (stored links' are
-    /// positive), numbered in the streets' key order.
-    public static func links(community: [NetworkLink], streets: [StreetEdge]) -> [NetworkLink] {
+    /// positive), numbered in the streets' key order. Each piece of a street carries the
+    /// riders' evidence on it (`evidence`, by edge) where it is public, as a community link
+    /// is (`NetworkLink.isPublic`): `RouteRule.cost` then takes the riders' status over the tags.
+    public static func links(
+        community: [NetworkLink], streets: [StreetEdge], evidence: [StreetEdge.Key: StreetTally] = [:],
+        minRiders: Int = CorroborationRule().minRiders
+    ) -> [NetworkLink] {
         guard !streets.isEmpty else { return community }
         var made = Numbering()
         // Each street edge as its points, with node ids: OSM's at its ends, new ones between.
@@ -59,7 +64,9 @@ public enum StreetLinks {
                     let direction: StreetRules.Direction =
                         a.node < b.node
                         ? edge.direction : edge.direction == .both ? .both : edge.direction == .forward ? .backward : .forward
-                    out.append(made.link(a.node, a.position, b.node, b.position, .street(edge, direction: direction)))
+                    var piece = made.link(a.node, a.position, b.node, b.position, .street(edge, direction: direction))
+                    if let tally = evidence[edge.key] { piece.take(tally, minRiders: minRiders) }
+                    out.append(piece)
                 }
             }
         }
@@ -93,6 +100,16 @@ public enum StreetLinks {
                 id: -links, key: key, from: from, to: to, trips: 0, riders: 0, lastDay: nil,
                 ratings: PathStatus.allCases.map { _ in 0 }, obstacles: LinkObstacles(), origin: origin)
         }
+    }
+}
+
+extension NetworkLink {
+    /// `tally`'s trips, riders and ratings on this street piece when they make it public; a
+    /// street fewer riders rode stays as its tags say, and says 0 riders.
+    mutating func take(_ tally: StreetTally, minRiders: Int) {
+        var rated = self
+        (rated.trips, rated.riders, rated.lastDay, rated.ratings) = (tally.trips, tally.riders, tally.lastDay, tally.ratings)
+        if rated.isPublic(minRiders: minRiders) { self = rated }
     }
 }
 

@@ -451,40 +451,104 @@ enum HubSchema {
                 "CREATE INDEX places_name_trigrams ON places USING GIN (lower(name) gin_trgm_ops)",
             ],
             extensions: [(name: "pg_trgm", package: "postgresql-15")]),
-        // The routing version (`RoutingCache`): one number that moves whenever a route's
-        // inputs change (the links, their riders and evidence, the streets), written by
-        // triggers in the changing transaction, so that every writer (the hub, `import-osm`
-        // in another process, another replica) moves it and the kept graph is read again.
-        // A new input table adds its own trigger calling the same update. SQLite's triggers
-        // are per row (a 1,000-link ride adds ~1,000 one-row updates of a cached page);
-        // PostgreSQL's per statement.
+        // The riders' evidence on the streets (docs/hub.md, "The riders' evidence on the
+        // streets"): each confirmed ride matched to the streets adds its trip, rating and
+        // roughness to the edges it rode, per direction, and its rider to the edge's riders.
+        // Keyed by the street's key, not a reference to `streets`: a re-import replaces the
+        // streets and the evidence stays with the keys it keeps.
         Step(
-            name: "v15-routing-version",
+            name: "v15-street-evidence",
             sqlite: [
                 """
-                CREATE TABLE routing_version (value INTEGER NOT NULL);
-                INSERT INTO routing_version VALUES (0);
-                CREATE TRIGGER routing_links_added AFTER INSERT ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
-                CREATE TRIGGER routing_links_changed AFTER UPDATE ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
-                CREATE TRIGGER routing_links_removed AFTER DELETE ON map_links BEGIN UPDATE routing_version SET value = value + 1; END;
-                CREATE TRIGGER routing_streets_added AFTER INSERT ON streets BEGIN UPDATE routing_version SET value = value + 1; END;
-                CREATE TRIGGER routing_streets_removed AFTER DELETE ON streets BEGIN UPDATE routing_version SET value = value + 1; END;
+                CREATE TABLE street_evidence (
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), trips INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL, roughness_sum REAL NOT NULL, roughness_trips INTEGER NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, way)
+                ) WITHOUT ROWID;
+                CREATE TABLE street_evidence_riders (
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL, device_id TEXT NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, device_id)
+                ) WITHOUT ROWID;
                 """
             ],
             postgres: [
-                "CREATE TABLE routing_version (value BIGINT NOT NULL)",
-                "INSERT INTO routing_version VALUES (0)",
                 """
-                CREATE FUNCTION routing_inputs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN UPDATE routing_version SET value = value + 1; RETURN NULL; END $$
+                CREATE TABLE street_evidence (
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), trips INTEGER NOT NULL, last_day INTEGER,
+                    rated_optimal INTEGER NOT NULL, rated_medium INTEGER NOT NULL, rated_sufficient INTEGER NOT NULL,
+                    rated_requires_maintenance INTEGER NOT NULL, roughness_sum DOUBLE PRECISION NOT NULL,
+                    roughness_trips INTEGER NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, way)
+                )
+                """,
+                """
+                CREATE TABLE street_evidence_riders (
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL, device_id TEXT NOT NULL,
+                    PRIMARY KEY (way_id, from_node, to_node, device_id)
+                )
+                """,
+            ]),
+        // The routing versions (`RoutingCache`), moved by triggers in the changing transaction
+        // so that every writer (the hub, `import-osm` in another process, another replica)
+        // moves them. `hard`: the streets changed (an import), and the kept graph is wrong
+        // until read again; `soft`: the links, their riders, ratings and obstacles, or the
+        // evidence on the streets changed, and the kept graph's costs are a little old. A new
+        // input table adds its own trigger. SQLite's triggers are per row (a 1,000-link ride
+        // adds ~1,000 one-row updates of a cached page); PostgreSQL's per statement, and
+        // once per transaction (`routing_moved`): each UPDATE of the one row leaves a dead
+        // version the next one scans past, ~1,000 statements a ride made that 0.4 s.
+        Step(
+            name: "v16-routing-version",
+            sqlite: [
+                """
+                CREATE TABLE routing_version (hard INTEGER NOT NULL, soft INTEGER NOT NULL);
+                INSERT INTO routing_version VALUES (0, 0);
+                CREATE TRIGGER routing_links_added AFTER INSERT ON map_links BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_links_changed AFTER UPDATE ON map_links BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_links_removed AFTER DELETE ON map_links BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_evidence_added AFTER INSERT ON street_evidence BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_evidence_changed AFTER UPDATE ON street_evidence BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_evidence_removed AFTER DELETE ON street_evidence BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_evidence_riders_added AFTER INSERT ON street_evidence_riders BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_evidence_riders_removed AFTER DELETE ON street_evidence_riders BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_streets_added AFTER INSERT ON streets BEGIN UPDATE routing_version SET hard = hard + 1; END;
+                CREATE TRIGGER routing_streets_changed AFTER UPDATE ON streets BEGIN UPDATE routing_version SET hard = hard + 1; END;
+                CREATE TRIGGER routing_streets_removed AFTER DELETE ON streets BEGIN UPDATE routing_version SET hard = hard + 1; END;
+                """
+            ],
+            postgres: [
+                "CREATE TABLE routing_version (hard BIGINT NOT NULL, soft BIGINT NOT NULL)",
+                "INSERT INTO routing_version VALUES (0, 0)",
+                // TG_ARGV[0] names the counter; the transaction-local setting keeps it to one UPDATE per transaction and counter.
+                """
+                CREATE FUNCTION routing_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF current_setting('bikepath.routing_moved_' || TG_ARGV[0], true) IS DISTINCT FROM 'yes' THEN
+                        IF TG_ARGV[0] = 'hard' THEN UPDATE routing_version SET hard = hard + 1;
+                        ELSE UPDATE routing_version SET soft = soft + 1; END IF;
+                        PERFORM set_config('bikepath.routing_moved_' || TG_ARGV[0], 'yes', true);
+                    END IF;
+                    RETURN NULL;
+                END $$
                 """,
                 """
                 CREATE TRIGGER routing_links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON map_links
-                FOR EACH STATEMENT EXECUTE FUNCTION routing_inputs_changed()
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')
+                """,
+                """
+                CREATE TRIGGER routing_evidence_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON street_evidence
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')
+                """,
+                """
+                CREATE TRIGGER routing_evidence_riders_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON street_evidence_riders
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')
                 """,
                 """
                 CREATE TRIGGER routing_streets_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON streets
-                FOR EACH STATEMENT EXECUTE FUNCTION routing_inputs_changed()
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('hard')
                 """,
             ]),
     ]

@@ -166,6 +166,13 @@ public protocol StreetStore: Sendable {
     /// key (on PostgreSQL through PostGIS's spatial index).
     func streets(in box: BoundingBox, limit: Int?) async throws -> [StreetEdge]
     func streetCount() async throws -> Int
+    /// The riders' evidence on the streets whose bounding box meets `box`, both ways summed,
+    /// by key; edges no confirmed ride was matched to are absent. Every rider counts, public
+    /// or not: the caller applies the rule (`NetworkLink.isPublic`).
+    func streetTallies(in box: BoundingBox) async throws -> [StreetEdge.Key: StreetTally]
+    /// Street edge keys holding riders' evidence that no stored street has (a re-import split
+    /// the way elsewhere or left it out): kept, and counted for the operator.
+    func strandedStreetEvidence() async throws -> Int
 }
 
 extension StreetStore {

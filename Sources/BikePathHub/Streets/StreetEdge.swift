@@ -50,6 +50,16 @@ public struct StreetEdge: Sendable, Equatable {
         return box
     }
 
+    /// The metres from the first point to each point along the edge (the last is its length
+    /// as measured here, which `lengthMeters` from the import may round).
+    var offsets: [Double] {
+        var sum = 0.0
+        return [0]
+            + zip(points, points.dropFirst()).map {
+                sum += Geodesic.distance($0, $1); return sum
+            }
+    }
+
     /// Whether the edge's bounding box meets `box` (what both stores' reads select by).
     public func meets(_ box: BoundingBox) -> Bool {
         let b = bounds

@@ -57,11 +57,18 @@
   if (config.basemap_url) {
     var basemap = L.tileLayer(config.basemap_url, { maxZoom: 19, attribution: esc(config.basemap_attribution || '') }).addTo(map);
     var host = (/^https?:\/\/([^/]+)/.exec(config.basemap_url) || ['', 'its server'])[1];
-    // A tile server that is down or unreachable leaves the map white: said, not silent.
+    // A tile server that is down or unreachable would leave the map white: said, not silent,
+    // and the hub's own streets stand in for it until one of its tiles loads.
+    var standIn = null, tileLoaded = false;
     basemap.on('tileerror', function () {
-      say('basemap', 'The basemap failed to load: no tiles came from ' + host + '. The paths are drawn without it.');
+      say('basemap', 'The basemap failed to load: no tiles came from ' + host + '. The hub\'s streets are drawn in its place.');
+      if (!tileLoaded && !standIn) standIn = streetBase();
     });
-    basemap.on('tileload', function () { say('basemap'); });
+    basemap.on('tileload', function () {
+      tileLoaded = true;
+      say('basemap');
+      if (standIn) { standIn.stop(); standIn = null; }
+    });
   }
   L.control.scale({ imperial: false }).addTo(map);
   // A place typed or pasted into the address (the page writes it back as the map moves).
@@ -184,12 +191,13 @@
   refresh();
 
   // The streets of the hub's OpenStreetMap import as a light grey base under the overlays,
-  // with their names, on a page without a basemap (docs/hub.md, "Map page"): fetched for the
-  // box in view once it covers at most config.streets_max_square_km, never the whole city.
+  // with their names, on a page without a basemap or while its tiles fail (docs/hub.md, "Map
+  // page"): fetched for the box in view once it covers at most config.streets_max_square_km,
+  // never the whole city. Answers { stop } to take them away again.
   if (!config.basemap_url) streetBase();
   function streetBase() {
-    map.createPane('streets').style.zIndex = 350;  // under Leaflet's overlay pane (400)
-    var lines = L.layerGroup().addTo(map), ctrl = null, wait = null, credited = false;
+    if (!map.getPane('streets')) map.createPane('streets').style.zIndex = 350;  // under the overlay pane (400)
+    var lines = L.layerGroup().addTo(map), ctrl = null, wait = null, credited = null;
     // Wider for the bigger roads, as on a printed street map; paths and tracks thinnest.
     var WIDTH = { primary: 6, primary_link: 4, secondary: 5, secondary_link: 4, tertiary: 4, unclassified: 3, residential: 3,
                   living_street: 3 };
@@ -202,8 +210,8 @@
     function draw(body) {
       var features = (body.features || []).filter(function (f) { return f.geometry && f.geometry.type === 'LineString'; });
       if (features.length && !credited && typeof body.attribution === 'string') {
-        map.attributionControl.addAttribution(esc(body.attribution));
-        credited = true;
+        credited = esc(body.attribution);
+        map.attributionControl.addAttribution(credited);
       }
       var longest = {};  // name → its longest edge in view, where the name is written
       features.forEach(function (f) {
@@ -243,8 +251,20 @@
         if (err.name !== 'AbortError') say('streets', 'Streets: the hub did not answer.');
       });
     }
-    map.on('moveend', function () { clearTimeout(wait); wait = setTimeout(refreshStreets, 300); });
+    function moved() { clearTimeout(wait); wait = setTimeout(refreshStreets, 300); }
+    map.on('moveend', moved);
     refreshStreets();
+    return {
+      stop: function () {
+        map.off('moveend', moved);
+        clearTimeout(wait);
+        if (ctrl) ctrl.abort();
+        ctrl = null;
+        map.removeLayer(lines);
+        if (credited) map.attributionControl.removeAttribution(credited);
+        say('streets');
+      }
+    };
   }
 
   // Route search: the start and destination tapped on the map or typed as LAT,LON.
@@ -409,15 +429,17 @@
     return { bar: bar, text: parts.join(' · ') };
   }
 
-  // The route street by street: "community path 420 m, optimal, 3 riders", OSM's streets as
-  // "Goswell Road 420 m, unrated" (no rider rated them), the access legs at either end as
+  // The route street by street: "community path 420 m, optimal, 3 riders", OSM's streets
+  // as "Goswell Road 420 m, optimal, 3 riders" where two or more riders rated them and as
+  // "Goswell Road 420 m, unrated" where not, the access legs at either end as
   // "straight to the path 6 m" (nobody rode them; the hub lists none under 5 m).
   function legList(legs) {
     return el('ol', 'legs', (Array.isArray(legs) ? legs : []).filter(function (g) { return num(g.length_m); }).map(function (g) {
       if (g.kind === 'access') return el('li', 'leg access', ['straight to the path ' + distance(g.length_m)]);
-      if (g.kind === 'street') return el('li', 'leg street', [(g.name || 'unnamed street') + ' ' + distance(g.length_m) + ', unrated']);
+      var street = g.kind === 'street', name = g.name || (street ? 'unnamed street' : 'community path');
+      if (street && !STATUS[g.status]) return el('li', 'leg street', [name + ' ' + distance(g.length_m) + ', unrated']);
       var s = STATUS[g.status] || STATUS.unknown, riders = num(g.riders) ? g.riders : 0;
-      return el('li', 'leg', [(g.name || 'community path') + ' ' + distance(g.length_m) + ', ' + s.label + ', ' +
+      return el('li', street ? 'leg street' : 'leg', [name + ' ' + distance(g.length_m) + ', ' + s.label + ', ' +
                               riders + (riders === 1 ? ' rider' : ' riders')]);
     }));
   }

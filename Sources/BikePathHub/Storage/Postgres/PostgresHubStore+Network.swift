@@ -72,6 +72,7 @@ extension PostgresHubStore {
             guard !moved.isEmpty else { return false }
             try await Self.insert(change.nodes, conn, logger: logger)
             try await Self.upsert(change.links, conn, logger: logger)
+            try await Self.add(change.streets, conn, logger: logger)
             return true
         }
     }

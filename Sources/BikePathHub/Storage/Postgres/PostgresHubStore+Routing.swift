@@ -10,15 +10,16 @@ extension PostgresHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
         // Counted on the GiST index before a link is read: a refused search costs a count.
         let envelope = PgRoutingGraph(store: self, box: box, minRiders: minRiders).envelope
-        var count = 0, streetCount = 0, version: Int64 = 0
-        for try await (n, s, v) in try await client.query(
+        var count = 0, streetCount = 0, version = RoutingVersion(hard: 0, soft: 0)
+        for try await (n, s, hard, soft) in try await client.query(
             """
             SELECT (SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope) LIMIT \(limit + 1)) l),
                    (SELECT count(*) FROM (SELECT 1 FROM streets WHERE geom && \(unescaped: envelope) LIMIT \(limit + 1)) s),
-                   (SELECT value FROM routing_version)
+                   r.hard + (SELECT count(*) FROM hub_migrations), r.soft
+            FROM routing_version r
             """, logger: logger
-        ).decode((Int, Int, Int64).self) {
-            (count, streetCount, version) = (n, s, v)
+        ).decode((Int, Int, Int64, Int64).self) {
+            (count, streetCount, version) = (n, s, RoutingVersion(hard: hard, soft: soft))
         }
         guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
         // The kept graph, as on SQLite: one graph and one rule answer the same routes on both
@@ -28,7 +29,9 @@ extension PostgresHubStore {
                 """
                 SELECT \(unescaped: NetworkLink.storedColumns) FROM map_links WHERE riders >= \(minRiders) ORDER BY id
                 """)
-            return KeptGraph(community: community, streets: try await streets(in: .world))
+            return KeptGraph(
+                community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
+                minRiders: minRiders)
         }
         .view(in: box)
     }

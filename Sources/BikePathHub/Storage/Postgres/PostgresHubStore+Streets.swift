@@ -1,5 +1,6 @@
 import BikePathCore
 import Foundation
+import Logging
 import PostgresNIO
 
 /// OpenStreetMap's streets on PostgreSQL (table of migration v13-streets), with a PostGIS
@@ -62,5 +63,70 @@ extension PostgresHubStore {
     public func streetCount() async throws -> Int {
         for try await count in try await client.query("SELECT count(*) FROM streets", logger: logger).decode(Int.self) { return count }
         return 0
+    }
+
+    public func streetTallies(in box: BoundingBox) async throws -> [StreetEdge.Key: StreetTally] {
+        var out: [StreetEdge.Key: StreetTally] = [:]
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: StreetTally.summedColumns) FROM street_evidence e
+            JOIN streets s ON s.way_id = e.way_id AND s.from_node = e.from_node AND s.to_node = e.to_node
+            WHERE s.geom && ST_MakeEnvelope(\(box.west), \(box.south), \(box.east), \(box.north), 4326)
+                AND s.west <= \(box.east) AND s.east >= \(box.west) AND s.south <= \(box.north) AND s.north >= \(box.south)
+            GROUP BY e.way_id, e.from_node, e.to_node
+            """, logger: logger)
+        for try await row in rows {
+            let c = row.makeRandomAccess()
+            let ratings = try (5...8).map { try c[$0].decode(Int.self) }
+            out[StreetEdge.Key(way: try c[0].decode(Int64.self), from: try c[1].decode(Int64.self), to: try c[2].decode(Int64.self))] =
+                StreetTally(
+                    trips: try c[3].decode(Int.self), lastDay: try c[4].decode(Int?.self), ratings: ratings,
+                    roughnessSum: try c[9].decode(Double.self), roughnessTrips: try c[10].decode(Int.self),
+                    riders: try c[11].decode(Int.self))
+        }
+        return out
+    }
+
+    public func strandedStreetEvidence() async throws -> Int {
+        for try await count in try await client.query(PostgresQuery(unsafeSQL: StreetTally.strandedCount), logger: logger).decode(Int.self)
+        {
+            return count
+        }
+        return 0
+    }
+
+    /// Adds `increments` to `street_evidence` and their riders to `street_evidence_riders`,
+    /// in the caller's transaction (the network's commit): two statements for the batch.
+    static func add(_ increments: [StreetIncrement], _ conn: PostgresConnection, logger: Logger) async throws {
+        guard !increments.isEmpty else { return }
+        let e = increments.map(\.evidence)
+        try await conn.query(
+            """
+            INSERT INTO street_evidence
+            SELECT w, f, t, d, n, NULLIF(l, -1), r0, r1, r2, r3, rs, rn
+            FROM unnest(\(PostgresNumbers(increments.map(\.key.way)))::bigint[], \(PostgresNumbers(increments.map(\.key.from)))::bigint[],
+                        \(PostgresNumbers(increments.map(\.key.to)))::bigint[], \(increments.map(\.way.rawValue))::text[],
+                        \(PostgresNumbers(e.map(\.rides.trips)))::int[], \(PostgresNumbers(e.map { $0.rides.lastDay ?? -1 }))::int[],
+                        \(PostgresNumbers(e.map { $0.rides.ratings[0] }))::int[], \(PostgresNumbers(e.map { $0.rides.ratings[1] }))::int[],
+                        \(PostgresNumbers(e.map { $0.rides.ratings[2] }))::int[], \(PostgresNumbers(e.map { $0.rides.ratings[3] }))::int[],
+                        \(PostgresNumbers(e.map(\.roughnessSum)))::float8[], \(PostgresNumbers(e.map(\.roughnessTrips)))::int[])
+                AS u(w, f, t, d, n, l, r0, r1, r2, r3, rs, rn)
+            ON CONFLICT (way_id, from_node, to_node, way) DO UPDATE SET trips = street_evidence.trips + excluded.trips,
+                last_day = GREATEST(street_evidence.last_day, excluded.last_day),
+                rated_optimal = street_evidence.rated_optimal + excluded.rated_optimal,
+                rated_medium = street_evidence.rated_medium + excluded.rated_medium,
+                rated_sufficient = street_evidence.rated_sufficient + excluded.rated_sufficient,
+                rated_requires_maintenance = street_evidence.rated_requires_maintenance + excluded.rated_requires_maintenance,
+                roughness_sum = street_evidence.roughness_sum + excluded.roughness_sum,
+                roughness_trips = street_evidence.roughness_trips + excluded.roughness_trips
+            """, logger: logger)
+        let riders = increments.flatMap { i in i.evidence.rides.devices.sorted().map { (i.key, $0) } }
+        try await conn.query(
+            """
+            INSERT INTO street_evidence_riders
+            SELECT * FROM unnest(\(PostgresNumbers(riders.map(\.0.way)))::bigint[], \(PostgresNumbers(riders.map(\.0.from)))::bigint[],
+                                 \(PostgresNumbers(riders.map(\.0.to)))::bigint[], \(riders.map(\.1))::text[])
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 }

@@ -85,6 +85,7 @@ extension SQLiteHubStore {
                 }
                 if added > 0 { try riders.execute(arguments: [added, id]) }
             }
+            try Self.add(change.streets, db)
             return true
         }
     }
@@ -126,7 +127,9 @@ extension SQLiteHubStore {
                     db,
                     sql: "SELECT count(*) FROM (SELECT 1 FROM streets WHERE west <= ? AND east >= ? AND south <= ? AND north >= ? LIMIT ?)",
                     arguments: [box.east, box.west, box.north, box.south, limit + 1]) ?? 0,
-                try Int64.fetchOne(db, sql: "SELECT value FROM routing_version") ?? 0
+                try Row.fetchOne(db, sql: "SELECT hard + (SELECT count(*) FROM grdb_migrations), soft FROM routing_version").map {
+                    RoutingVersion(hard: $0[0], soft: $0[1])
+                } ?? RoutingVersion(hard: 0, soft: 0)
             )
         }
         guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
@@ -137,7 +140,9 @@ extension SQLiteHubStore {
                         db, sql: "SELECT \(NetworkLink.storedColumns) FROM map_links WHERE riders >= ? ORDER BY id", arguments: [minRiders]
                     ).map(Self.link))
             }
-            return KeptGraph(community: community, streets: try await streets(in: .world))
+            return KeptGraph(
+                community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
+                minRiders: minRiders)
         }
         .view(in: box)
     }

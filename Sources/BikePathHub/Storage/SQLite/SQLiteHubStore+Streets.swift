@@ -41,4 +41,52 @@ extension SQLiteHubStore {
     public func streetCount() async throws -> Int {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM streets") ?? 0 }
     }
+
+    public func streetTallies(in box: BoundingBox) async throws -> [StreetEdge.Key: StreetTally] {
+        try await pool.read { db in
+            var out: [StreetEdge.Key: StreetTally] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(StreetTally.summedColumns) FROM street_evidence e
+                    JOIN streets s ON s.way_id = e.way_id AND s.from_node = e.from_node AND s.to_node = e.to_node
+                    WHERE s.west <= ? AND s.east >= ? AND s.south <= ? AND s.north >= ?
+                    GROUP BY e.way_id, e.from_node, e.to_node
+                    """, arguments: [box.east, box.west, box.north, box.south])
+            while let row = try rows.next() {
+                out[StreetEdge.Key(way: row[0], from: row[1], to: row[2])] = StreetTally(
+                    trips: row[3], lastDay: row[4], ratings: [row[5], row[6], row[7], row[8]], roughnessSum: row[9],
+                    roughnessTrips: row[10], riders: row[11])
+            }
+            return out
+        }
+    }
+
+    public func strandedStreetEvidence() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: StreetTally.strandedCount) ?? 0 }
+    }
+
+    /// Adds `increments` to `street_evidence` and their riders to `street_evidence_riders`,
+    /// in the caller's transaction (the network's commit).
+    static func add(_ increments: [StreetIncrement], _ db: Database) throws {
+        let evidence = try db.cachedStatement(
+            sql: """
+                INSERT INTO street_evidence VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (way_id, from_node, to_node, way) DO UPDATE SET trips = trips + excluded.trips,
+                    last_day = CASE WHEN last_day IS NULL OR excluded.last_day > last_day THEN excluded.last_day ELSE last_day END,
+                    rated_optimal = rated_optimal + excluded.rated_optimal, rated_medium = rated_medium + excluded.rated_medium,
+                    rated_sufficient = rated_sufficient + excluded.rated_sufficient,
+                    rated_requires_maintenance = rated_requires_maintenance + excluded.rated_requires_maintenance,
+                    roughness_sum = roughness_sum + excluded.roughness_sum, roughness_trips = roughness_trips + excluded.roughness_trips
+                """)
+        let rider = try db.cachedStatement(sql: "INSERT OR IGNORE INTO street_evidence_riders VALUES (?, ?, ?, ?)")
+        for i in increments {
+            let e = i.evidence, k = i.key
+            try evidence.execute(arguments: [
+                k.way, k.from, k.to, i.way.rawValue, e.rides.trips, e.rides.lastDay, e.rides.ratings[0], e.rides.ratings[1],
+                e.rides.ratings[2], e.rides.ratings[3], e.roughnessSum, e.roughnessTrips,
+            ])
+            for device in e.rides.devices.sorted() { try rider.execute(arguments: [k.way, k.from, k.to, device]) }
+        }
+    }
 }

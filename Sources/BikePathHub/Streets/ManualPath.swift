@@ -1,0 +1,98 @@
+import BikePathCore
+
+/// A path a rider enters by naming the streets they rode, in order, with where it starts and
+/// ends (BBP R3–R4): made on the imported streets as the shortest way that starts on the
+/// first named street at `from`, rides each named street in turn for at least one stretch,
+/// and ends on the last at `to`. Its pieces have the shape of a matched ride's
+/// (`StreetMatch.Piece`), so the hub keeps them as it keeps a ride's (docs/hub.md, "Manual
+/// paths"). Pure: streets in, pieces out.
+public enum ManualPath {
+    /// Streets one path may name: a ride across a city names a dozen; 20 bounds the search
+    /// (a state per junction and street named).
+    public static let streetCount = 1...20
+    /// How far `from` and `to` may lie from their street: a tap on a phone's map at zoom 14
+    /// misses by ~30 m, a GNSS fix by ~10 m; a point 100 m off is on another street.
+    public static let reachMeters = 100.0
+
+    /// The path from `from` to `to` along `names` in order on `streets` (the streets around
+    /// both ends, as a store reads them for a box). A name is matched as `PlaceSearch` matches
+    /// a place's ("Goswel Road" finds Goswell Road); names scoring alike are all taken, and
+    /// the ends say which one is meant. One-ways are kept where a way along them exists, and
+    /// ignored where none does (the rider may have walked, or a tag may be wrong).
+    public static func make(
+        from: Coordinate, to: Coordinate, streets names: [String], on streets: [StreetEdge]
+    ) throws(ManualPathError) -> [StreetMatch.Piece] {
+        guard streetCount.contains(names.count) else { throw .streetCount(names.count) }
+        let edges = streets.filter { $0.points.count >= 2 }.sorted { $0.key < $1.key }
+        var layers: [Set<Int>] = []
+        for (i, name) in names.enumerated() {
+            let found = edgesNamed(name, in: edges)
+            guard !found.isEmpty else { throw .unknownStreet(index: i, name: name) }
+            layers.append(found)
+        }
+        let graph = NamedStreets(edges: edges)
+        guard let start = graph.nearest(from, among: layers[0]), start.meters <= reachMeters else {
+            throw .startNotOnStreet(name: names[0], nearestMeters: graph.nearest(from, among: layers[0])?.meters)
+        }
+        guard let end = graph.nearest(to, among: layers[layers.count - 1]), end.meters <= reachMeters else {
+            throw .endNotOnStreet(name: names[names.count - 1], nearestMeters: graph.nearest(to, among: layers[layers.count - 1])?.meters)
+        }
+        var search = LayeredSearch(graph: graph, layers: layers, start: start, end: end, oneWays: true)
+        if let pieces = search.run() { return pieces }
+        search.oneWays = false
+        if let pieces = search.run() { return pieces }
+        let reached = search.deepestLayer
+        if reached < names.count - 1 { throw .notJoined(first: names[reached], second: names[reached + 1]) }
+        throw .endNotReached(name: names[names.count - 1])
+    }
+
+    /// The edges whose name matches `name` best, if at least `PlaceSearch.minMatch`.
+    static func edgesNamed(_ name: String, in edges: [StreetEdge]) -> Set<Int> {
+        let search = PlaceSearch(query: name)
+        var best = PlaceSearch.minMatch, found = Set<Int>(), scores: [String: Double] = [:]
+        for (i, edge) in edges.enumerated() {
+            guard let street = edge.name else { continue }
+            let score = scores[street] ?? search.match(street)
+            scores[street] = score
+            if score > best + 1e-9 {
+                (best, found) = (score, [i])
+            } else if abs(score - best) <= 1e-9 {
+                found.insert(i)
+            }
+        }
+        return found
+    }
+}
+
+/// A manual path the hub cannot make, said as the rider can act on it.
+public enum ManualPathError: Error, Equatable, CustomStringConvertible {
+    /// No street named, or more than `ManualPath.streetCount` allows.
+    case streetCount(Int)
+    /// No imported street near the ends has a name like the one given.
+    case unknownStreet(index: Int, name: String)
+    /// The start lies farther than `ManualPath.reachMeters` from the first street.
+    case startNotOnStreet(name: String, nearestMeters: Double?)
+    /// The end lies farther than `ManualPath.reachMeters` from the last street.
+    case endNotOnStreet(name: String, nearestMeters: Double?)
+    /// The two streets, one named after the other, do not meet on the way.
+    case notJoined(first: String, second: String)
+    /// Every street was reached, but not the end from along them.
+    case endNotReached(name: String)
+
+    public var description: String {
+        switch self {
+        case .streetCount(let n):
+            "a path names \(ManualPath.streetCount.lowerBound)–\(ManualPath.streetCount.upperBound) streets, not \(n)"
+        case .unknownStreet(let i, let name): "street \(i + 1), \"\(name)\", is not a street near the path's ends"
+        case .startNotOnStreet(let name, let m): "the start is \(Self.distance(m)) from \(name), not on it"
+        case .endNotOnStreet(let name, let m): "the end is \(Self.distance(m)) from \(name), not on it"
+        case .notJoined(let a, let b): "\(a) and \(b) do not meet on the way from the start: name the streets between them"
+        case .endNotReached(let name): "the end is on a part of \(name) the named streets do not lead to"
+        }
+    }
+
+    private static func distance(_ meters: Double?) -> String {
+        guard let m = meters else { return "far" }
+        return m < 1_000 ? "\(Int(m.rounded())) m" : "\((m / 100).rounded() / 10) km"
+    }
+}
