@@ -43,6 +43,24 @@ enum KeptGraphFigures {
                 + "\(size?.chains ?? 0) chains, \(size?.junctions ?? 0) junctions; resident \(before) → \(residentMiB()) MiB")
     }
 
+    /// One more ride after the graph was built (a soft change): the next search, answered on
+    /// the last graph while it starts the rebuild; the rebuild's time in the background (to
+    /// `RoutingCache.settled`) and the builds it started; the search after it, on the new graph.
+    static func afterRide(
+        _ store: any HubStore, _ name: String, _ pair: (Coordinate, Coordinate), rideSeed: UInt64, clock: ContinuousClock
+    ) async throws {
+        guard let cache = (store as? SQLiteHubStore)?.routingCache ?? (store as? PostgresHubStore)?.routingCache else { return }
+        _ = try await NetworkBenchmark.timedSearch(store, pair.0, pair.1, clock: clock)
+        let builds = cache.buildsStarted
+        _ = try await NetworkBenchmark.appendRides(store, seeds: [rideSeed], clock: clock)
+        let next = try await NetworkBenchmark.timedSearch(store, pair.0, pair.1, clock: clock).time
+        let rebuild = await clock.measure { await cache.settled() }
+        let after = try await NetworkBenchmark.timedSearch(store, pair.0, pair.1, clock: clock).time
+        print(
+            "\(name): one more ride after the graph was built: the next search \(next) (the last graph), the rebuild in the "
+                + "background \(rebuild) more (\(cache.buildsStarted - builds) started), the search after it \(after)")
+    }
+
     /// pgRouting's search (`pgr_dijkstra` on the links in the box, joining points by PostGIS)
     /// against the kept graph's, the same queries, k = 3: p95 each and their ratio.
     static func againstPgRouting(_ store: PostgresHubStore, pairs: [(Coordinate, Coordinate)], clock: ContinuousClock) async throws {

@@ -18,7 +18,8 @@ public struct RoutingVersion: Sendable, Equatable {
 /// are pure. After a hard change a search waits for the new graph; after a soft one it is
 /// answered on the last graph while one rebuild runs in the background, swapped in when
 /// built, unless the graph has missed a change for longer than `staleness`: then the search
-/// waits for that rebuild. One build at a time per `minRiders` (a hard change cancels a
+/// waits for that rebuild. A soft rebuild reads no sooner than the last build took after
+/// it ended (`Kept.rested`). One build at a time per `minRiders` (a hard change cancels a
 /// soft build): searches arriving meanwhile share it rather than each reading the network
 /// (326 MiB a build at 9,965 km, docs/performance.md).
 public final class RoutingCache: Sendable {
@@ -41,6 +42,10 @@ public final class RoutingCache: Sendable {
         /// The soft versions searches found newer than the graph's, each with when it was
         /// first found, oldest first: the oldest not in the graph dates its staleness.
         var sightings: [(soft: Int64, at: ContinuousClock.Instant)] = []
+        /// When a soft rebuild may read: the last build's end plus its time, so that under a
+        /// stream of rides rebuilding takes at most half of a core (a rebuild under 30 s
+        /// still ends within `staleness`).
+        var rested: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -75,12 +80,12 @@ public final class RoutingCache: Sendable {
             if let graph = kept.graph, kept.version.hard >= version.hard {
                 if kept.version.holds(version) { return .serve(graph) }
                 if version.soft > kept.sightings.last?.soft ?? kept.version.soft { kept.sightings.append((version.soft, now)) }
-                let build = kept.building ?? start(minRiders, version, read, &kept, &state.builds)
+                let build = kept.building ?? start(minRiders, version, read, after: kept.rested, &kept, &state.builds)
                 return now - kept.sightings[0].at < bound ? .serve(graph) : .wait(build.task)
             }
             if let build = kept.building, build.version.hard >= version.hard { return .wait(build.task) }
             kept.building?.task.cancel()
-            return .wait(start(minRiders, version, read, &kept, &state.builds).task)
+            return .wait(start(minRiders, version, read, after: nil, &kept, &state.builds).task)
         }
         switch plan {
         case .serve(let graph): return graph
@@ -93,20 +98,30 @@ public final class RoutingCache: Sendable {
         while let task = state.withLock({ $0.kept.values.lazy.compactMap(\.building?.task).first }) { _ = await task.result }
     }
 
-    /// Starts build number `builds + 1` of `version`; it swaps itself in when read, unless a
-    /// later build replaced it, and is forgotten when it fails (the next search starts another).
+    /// Starts build number `builds + 1` of `version`, reading once `rested` passed; it swaps
+    /// itself in when read, unless a later build replaced it, and is forgotten when it fails
+    /// (the next search starts another).
     private func start(
-        _ minRiders: Int, _ version: RoutingVersion, _ read: @escaping @Sendable () async throws -> KeptGraph, _ kept: inout Kept,
-        _ builds: inout Int
+        _ minRiders: Int, _ version: RoutingVersion, _ read: @escaping @Sendable () async throws -> KeptGraph,
+        after rested: ContinuousClock.Instant?, _ kept: inout Kept, _ builds: inout Int
     ) -> Build {
         builds += 1
         let number = builds
         let task = Task { [self] in
+            var began = clock.now
             let result: Result<KeptGraph, any Error>
-            do { result = .success(try await read()) } catch { result = .failure(error) }
+            do {
+                if let rested, rested > began {
+                    try await Task.sleep(until: rested, clock: clock)
+                    began = clock.now
+                }
+                result = .success(try await read())
+            } catch { result = .failure(error) }
+            let ended = clock.now
             state.withLock { state in
                 guard var kept = state.kept[minRiders], kept.building?.number == number else { return }
                 kept.building = nil
+                kept.rested = ended + (ended - began)
                 if case .success(let graph) = result {
                     (kept.graph, kept.version) = (graph, version)
                     kept.sightings.removeAll { $0.soft <= version.soft }

@@ -16,7 +16,7 @@ public final class PostgresHubStore: HubStore {
     let client: PostgresClient
     let logger: Logger
     /// The kept routing graph: read once per routing version, shared by searches.
-    let routingCache = RoutingCache()
+    public let routingCache = RoutingCache()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client

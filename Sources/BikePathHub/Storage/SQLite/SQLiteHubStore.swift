@@ -11,7 +11,7 @@ import Logging
 public final class SQLiteHubStore: HubStore {
     let pool: DatabasePool
     /// The kept routing graph: read once per routing version, shared by searches.
-    let routingCache = RoutingCache()
+    public let routingCache = RoutingCache()
 
     /// Opens (or creates, mode 0600: it holds every device's records) the hub's database.
     /// Does not migrate: call `migrate()`.
