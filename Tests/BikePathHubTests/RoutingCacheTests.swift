@@ -44,51 +44,53 @@ import Testing
         return try await search.routes(from: origin, to: destination, k: 1, on: graph).first?.legs.compactMap(\.name) ?? []
     }
 
-    @Test func aSoftChangeIsAnsweredOnTheLastGraphUntilItsRebuildIsSwappedIn() async throws {
+    /// Runs `body` on a fresh migrated store of each kind.
+    static func withEachStore(_ body: @Sendable (Backend, any HubStore) async throws -> Void) async throws {
         for backend in Backend.available {
             let dir = try TempDir()
             defer { dir.cleanup() }
             try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
                 try await store.migrate()
-                try await store.replaceStreets(Self.streets)
-                let cache = Self.cache(of: store)
-                #expect(try await Self.bestStreets(store) == ["Short Street"], "\(backend)")
-                #expect(cache.buildsStarted == 1, "\(backend)")
-                try await Self.shortStreetNeedsRepair(store)
-                // The next search does not wait for the rebuild it starts: it rides the last graph.
-                #expect(try await Self.bestStreets(store) == ["Short Street"], "\(backend): answered on the last graph")
-                #expect(cache.buildsStarted == 2, "\(backend)")
-                await cache.settled()
-                #expect(try await Self.bestStreets(store) == ["Long Street"], "\(backend): the rebuild swapped in")
-                #expect(cache.buildsStarted == 2, "\(backend): the new graph holds the change")
+                try await body(backend, store)
             }
         }
     }
 
+    @Test func aSoftChangeIsAnsweredOnTheLastGraphUntilItsRebuildIsSwappedIn() async throws {
+        try await Self.withEachStore { backend, store in
+            try await store.replaceStreets(Self.streets)
+            let cache = Self.cache(of: store)
+            #expect(try await Self.bestStreets(store) == ["Short Street"], "\(backend)")
+            #expect(cache.buildsStarted == 1, "\(backend)")
+            try await Self.shortStreetNeedsRepair(store)
+            // The next search does not wait for the rebuild it starts: it rides the last graph.
+            #expect(try await Self.bestStreets(store) == ["Short Street"], "\(backend): answered on the last graph")
+            #expect(cache.buildsStarted == 2, "\(backend)")
+            await cache.settled()
+            #expect(try await Self.bestStreets(store) == ["Long Street"], "\(backend): the rebuild swapped in")
+            #expect(cache.buildsStarted == 2, "\(backend): the new graph holds the change")
+        }
+    }
+
     @Test func concurrentSearchesAfterAChangeStartOneBuild() async throws {
-        for backend in Backend.available {
-            let dir = try TempDir()
-            defer { dir.cleanup() }
-            try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
-                try await store.migrate()
-                let cache = Self.cache(of: store)
-                func searchAtOnce(_ n: Int) async throws -> [[String]] {
-                    try await withThrowingTaskGroup(of: [String].self) { group in
-                        for _ in 0..<n { group.addTask { try await Self.bestStreets(store) } }
-                        return try await group.reduce(into: []) { $0.append($1) }
-                    }
+        try await Self.withEachStore { backend, store in
+            let cache = Self.cache(of: store)
+            func searchAtOnce(_ n: Int) async throws -> [[String]] {
+                try await withThrowingTaskGroup(of: [String].self) { group in
+                    for _ in 0..<n { group.addTask { try await Self.bestStreets(store) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                // A hard change: all eight wait for the one build of the imported streets.
-                try await store.replaceStreets(Self.streets)
-                #expect(try await searchAtOnce(8) == Array(repeating: ["Short Street"], count: 8), "\(backend)")
-                #expect(cache.buildsStarted == 1, "\(backend)")
-                // A soft change: all eight answered on the last graph, one rebuild started.
-                try await Self.shortStreetNeedsRepair(store)
-                #expect(try await searchAtOnce(8).allSatisfy { $0 == ["Short Street"] || $0 == ["Long Street"] }, "\(backend)")
-                await cache.settled()
-                #expect(cache.buildsStarted == 2, "\(backend)")
-                #expect(try await searchAtOnce(8) == Array(repeating: ["Long Street"], count: 8), "\(backend)")
             }
+            // A hard change: all eight wait for the one build of the imported streets.
+            try await store.replaceStreets(Self.streets)
+            #expect(try await searchAtOnce(8) == Array(repeating: ["Short Street"], count: 8), "\(backend)")
+            #expect(cache.buildsStarted == 1, "\(backend)")
+            // A soft change: all eight answered on the last graph, one rebuild started.
+            try await Self.shortStreetNeedsRepair(store)
+            #expect(try await searchAtOnce(8).allSatisfy { $0 == ["Short Street"] || $0 == ["Long Street"] }, "\(backend)")
+            await cache.settled()
+            #expect(cache.buildsStarted == 2, "\(backend)")
+            #expect(try await searchAtOnce(8) == Array(repeating: ["Long Street"], count: 8), "\(backend)")
         }
     }
 
