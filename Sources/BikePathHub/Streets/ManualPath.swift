@@ -22,20 +22,27 @@ public enum ManualPath {
     public static func make(
         from: Coordinate, to: Coordinate, streets names: [String], on streets: [StreetEdge]
     ) throws(ManualPathError) -> [StreetMatch.Piece] {
+        try make(from: from, to: to, streets: names, on: StreetGraph(edges: streets))
+    }
+
+    /// The path from `from` to `to` along `names` in order on `graph`'s streets (as `make`
+    /// on its edges): the graph the matcher walks, one rule for edges, ends and one-ways.
+    public static func make(
+        from: Coordinate, to: Coordinate, streets names: [String], on graph: StreetGraph
+    ) throws(ManualPathError) -> [StreetMatch.Piece] {
         guard streetCount.contains(names.count) else { throw .streetCount(names.count) }
-        let edges = streets.filter { $0.points.count >= 2 }.sorted { $0.key < $1.key }
         var layers: [Set<Int>] = []
         for (i, name) in names.enumerated() {
-            let found = edgesNamed(name, in: edges)
+            let found = edgesNamed(name, in: graph.edges)
             guard !found.isEmpty else { throw .unknownStreet(index: i, name: name) }
             layers.append(found)
         }
-        let graph = NamedStreets(edges: edges)
-        guard let start = graph.nearest(from, among: layers[0]), start.meters <= reachMeters else {
-            throw .startNotOnStreet(name: names[0], nearestMeters: graph.nearest(from, among: layers[0])?.meters)
+        let nearStart = graph.nearest(from, among: layers[0]), nearEnd = graph.nearest(to, among: layers[layers.count - 1])
+        guard let start = nearStart, start.meters <= reachMeters else {
+            throw .startNotOnStreet(name: names[0], nearestMeters: nearStart?.meters)
         }
-        guard let end = graph.nearest(to, among: layers[layers.count - 1]), end.meters <= reachMeters else {
-            throw .endNotOnStreet(name: names[names.count - 1], nearestMeters: graph.nearest(to, among: layers[layers.count - 1])?.meters)
+        guard let end = nearEnd, end.meters <= reachMeters else {
+            throw .endNotOnStreet(name: names[names.count - 1], nearestMeters: nearEnd?.meters)
         }
         var search = LayeredSearch(graph: graph, layers: layers, start: start, end: end, oneWays: true)
         if let pieces = search.run() { return pieces }
@@ -96,3 +103,4 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
         return m < 1_000 ? "\(Int(m.rounded())) m" : "\((m / 100).rounded() / 10) km"
     }
 }
+
