@@ -1,4 +1,5 @@
 import BikePathCore
+import Foundation
 
 /// A path a rider enters by naming the streets they rode, in order, with where it starts and
 /// ends (BBP R3–R4): made on the imported streets as the shortest way that starts on the
@@ -86,6 +87,18 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
     /// Every street was reached, but not the end from along them.
     case endNotReached(name: String)
 
+    /// The refusal's code on the wire (`PUT /v1/manual-paths/{id}`'s 422).
+    public var code: String {
+        switch self {
+        case .streetCount: "street-count"
+        case .unknownStreet: "unknown-street"
+        case .startNotOnStreet: "start-not-on-street"
+        case .endNotOnStreet: "end-not-on-street"
+        case .notJoined: "streets-do-not-meet"
+        case .endNotReached: "end-not-reached"
+        }
+    }
+
     public var description: String {
         switch self {
         case .streetCount(let n):
@@ -104,3 +117,31 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+/// How much of the streets the hub reads to make one path (`PUT /v1/manual-paths/{id}`).
+extension ManualPath {
+    /// How far past the box of its two ends a path's streets are read, at least: a named path
+    /// leaves the straight line between its ends (Aldersgate Street, Goswell Road, Old Street
+    /// turns ~90 m west of both ends' box), and 500 m holds a way round a city block or two.
+    public static let marginMeters = 500.0
+
+    /// The streets a path from `from` to `to` may ride: the ends' box widened by
+    /// `marginMeters` or half the ends' distance, whichever is more. A path of detour factor
+    /// f between ends d apart strays at most d·√(f²−1)/2 from the line between them; half of
+    /// d holds f ≤ 1.4, the circuity of city streets (1.2–1.4). A path that strays farther
+    /// names a street the box does not hold, and is refused with that street's name.
+    public static func box(from: Coordinate, to: Coordinate) -> BoundingBox {
+        let margin = max(marginMeters, Geodesic.distance(from, to) / 2)
+        let south = min(from.latitude, to.latitude), north = max(from.latitude, to.latitude)
+        let dLat = margin / 111_320
+        let dLon = dLat / max(cos(max(abs(south), abs(north)) * .pi / 180), 0.01)
+        return BoundingBox(
+            west: max(-180, min(from.longitude, to.longitude) - dLon), south: max(-90, south - dLat),
+            east: min(180, max(from.longitude, to.longitude) + dLon), north: min(90, north + dLat))
+    }
+
+    /// The most street edges read for one path: its search holds a state per junction and
+    /// street named (20 at most), so 50,000 edges (~35,000 junctions) hold 700,000 states,
+    /// ~25 MB. Central London has ~700 edges a km² (the extract's 24,000 over ~35 km²): 50,000
+    /// is a box of ~8 km by 8 km there, paths of ~5 km end to end; more in sparser parts.
+    public static let maxEdges = 50_000
+}
