@@ -121,7 +121,7 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
 extension ManualPath {
     /// How far past the box of its two ends a path's streets are read, at least: a named path
     /// leaves the straight line between its ends (Aldersgate Street, Goswell Road, Old Street
-    /// turns ~90 m west of both ends' box), and 500 m holds a way round a city block or two.
+    /// turns 100 m west of both ends' box), and 500 m holds a way round a city block or two.
     public static let marginMeters = 500.0
 
     /// The streets a path from `from` to `to` may ride: the ends' box widened by
@@ -140,8 +140,9 @@ extension ManualPath {
     }
 
     /// The most street edges read for one path: its search holds a state per junction and
-    /// street named (20 at most), so 50,000 edges (~35,000 junctions) hold 700,000 states,
-    /// ~25 MB. Central London has ~700 edges a km² (the extract's 24,000 over ~35 km²): 50,000
-    /// is a box of ~8 km by 8 km there, paths of ~5 km end to end; more in sparser parts.
+    /// street named (20 at most), ~40 bytes each, so 50,000 edges (~45,000 junctions) hold
+    /// ~900,000 states, ~36 MB. Central London's extract has 1,893 edges over 6.2 km², 940 in
+    /// its densest km²: 50,000 edges are ~53 km² there, a path whose ends lie ~5 km apart
+    /// (with the margin of `box`); farther where streets are sparser.
     public static let maxEdges = 50_000
 }
