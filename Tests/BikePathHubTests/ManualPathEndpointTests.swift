@@ -109,7 +109,8 @@ struct ManualPathEndpointTests {
                 #expect(try await StreetEvidenceTests.tallies(storage) == one, "\(backend): a repeated or refused path counted")
 
                 // A second rider names the same streets: public, with the status they gave, in the route's legs.
-                let second = try await Self.put(http, hub, "their-path", rider: "rider-b", try Self.body(["aldersgate st", "Goswel Road", "old street"]))
+                let second = try await Self.put(
+                    http, hub, "their-path", rider: "rider-b", try Self.body(["aldersgate st", "Goswel Road", "old street"]))
                 #expect(second.status == 201, "\(backend): \(String(decoding: second.body, as: UTF8.self))")
                 let two = try await StreetEvidenceTests.tallies(storage)
                 #expect(Set(two.keys) == Set(one.keys), "\(backend): the same streets typed otherwise made another path")

@@ -70,7 +70,9 @@ extension HubServer {
     }
 
     static func geoJSON(_ status: HTTPResponse.Status, _ answer: ManualPathAnswer) throws -> Response {
-        Response(status: status, headers: [.contentType: "application/geo+json"], body: .init(byteBuffer: ByteBuffer(bytes: try answer.encoded())))
+        Response(
+            status: status, headers: [.contentType: "application/geo+json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try answer.encoded())))
     }
 }
 
@@ -78,7 +80,9 @@ extension HubServer {
 /// `DecodeWorkers`.
 enum ManualPathParsing {
     static func request(id: String, json: Data) throws(Refusal) -> ManualPathRequest {
-        guard Validation.isValidID(id) else { throw Refusal(.badRequest, "invalid", "id: the key must be 1-64 characters of A-Z a-z 0-9 - _") }
+        guard Validation.isValidID(id) else {
+            throw Refusal(.badRequest, "invalid", "id: the key must be 1-64 characters of A-Z a-z 0-9 - _")
+        }
         let upload: ManualPathUpload
         do {
             upload = try WireKeys.decode(ManualPathUpload.self, from: json)

@@ -13,9 +13,12 @@ extension SQLiteHubStore {
             if let held = try Self.manualPath(device: path.device, id: path.id, db) { return held }
             try db.execute(
                 sql: "INSERT INTO manual_paths (device_id, id, body_sha256, body, status, day) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [path.device, path.id, path.bodySha256, String(decoding: path.body, as: UTF8.self), path.status.rawValue, path.day])
+                arguments: [
+                    path.device, path.id, path.bodySha256, String(decoding: path.body, as: UTF8.self), path.status.rawValue, path.day,
+                ])
             let piece = try db.cachedStatement(
-                sql: "INSERT INTO manual_path_pieces (device_id, id, seq, \(StoredManualPath.pieceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                sql:
+                    "INSERT INTO manual_path_pieces (device_id, id, seq, \(StoredManualPath.pieceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             )
             for (seq, p) in path.pieces.enumerated() {
                 let k = p.piece.key
@@ -35,9 +38,12 @@ extension SQLiteHubStore {
                 db, sql: "SELECT body_sha256, body, status, day FROM manual_paths WHERE device_id = ? AND id = ?", arguments: [device, id])
         else { return nil }
         let status: String = row[2]
-        guard let rated = PathStatus(rawValue: status) else { throw StoredManualPath.CorruptRow(device: device, id: id, why: "status \(status)") }
+        guard let rated = PathStatus(rawValue: status) else {
+            throw StoredManualPath.CorruptRow(device: device, id: id, why: "status \(status)")
+        }
         let body: String = row[1]
-        var path = StoredManualPath(device: device, id: id, body: Data(body.utf8), bodySha256: row[0], status: rated, day: row[3], pieces: [])
+        var path = StoredManualPath(
+            device: device, id: id, body: Data(body.utf8), bodySha256: row[0], status: rated, day: row[3], pieces: [])
         let rows = try Row.fetchCursor(
             db, sql: "SELECT \(StoredManualPath.pieceColumns) FROM manual_path_pieces WHERE device_id = ? AND id = ? ORDER BY seq",
             arguments: [device, id])
