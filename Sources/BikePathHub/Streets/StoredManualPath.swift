@@ -99,8 +99,10 @@ struct ManualPathAnswer: Encodable, Sendable {
         var line: [Coordinate] = []
         var streets: [Street] = []
         for p in path.pieces {
-            // Each piece starts where the one before ended: its first point once.
-            line += line.last == p.points.first ? p.points.dropFirst() : p.points[...]
+            // Each piece starts at the junction the one before ended at (interpolated at each
+            // edge's end, so within a centimetre): that point once.
+            let joins = zip(line.last.map { [$0] } ?? [], p.points.prefix(1)).contains { Geodesic.distance($0, $1) < 0.01 }
+            line += joins ? p.points.dropFirst() : p.points[...]
             if let last = streets.last, last.name == p.name {
                 streets[streets.count - 1].lengthM += p.piece.lengthMeters
             } else {
