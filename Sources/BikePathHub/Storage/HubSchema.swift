@@ -491,6 +491,47 @@ enum HubSchema {
                 )
                 """,
             ]),
+        // Manual paths (docs/hub.md, "Manual paths"): a rider's request, keyed as records are
+        // (device, id), with the hash that tells the same request from another, and the pieces
+        // made of it, each with its street's name and the ridden part's line ("LON LAT,…" as
+        // `streets.points`), so a request sent again is answered as it was, whatever the
+        // streets are by then. Its rating is added to `street_evidence` in the same transaction.
+        Step(
+            name: "v16-manual-paths",
+            sqlite: [
+                """
+                CREATE TABLE manual_paths (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, body_sha256 TEXT NOT NULL, body TEXT NOT NULL,
+                    status TEXT NOT NULL, day INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE manual_path_pieces (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL,
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), from_m REAL NOT NULL, to_m REAL NOT NULL,
+                    fraction REAL NOT NULL, name TEXT, points TEXT NOT NULL,
+                    PRIMARY KEY (device_id, id, seq)
+                ) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE manual_paths (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, body_sha256 TEXT NOT NULL, body TEXT NOT NULL,
+                    status TEXT NOT NULL, day INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, id)
+                )
+                """,
+                """
+                CREATE TABLE manual_path_pieces (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL,
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), from_m DOUBLE PRECISION NOT NULL,
+                    to_m DOUBLE PRECISION NOT NULL, fraction DOUBLE PRECISION NOT NULL, name TEXT, points TEXT NOT NULL,
+                    PRIMARY KEY (device_id, id, seq)
+                )
+                """,
+            ]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.
