@@ -21,13 +21,28 @@
 #                               function of every module, ours and the dependencies', in a
 #                               section of its own, so the order above moves functions, not a
 #                               file's whole .text: resident .text 11.3 -> 9.6 MB, peak RSS
-#                               26.8 -> 25.2 MB with the order file written again for it.
+#                               26.8 -> 25.2 MB with the order file written again for it;
+#   -disable-llvm-merge-functions-pass  (Swift, -Xfrontend) LLVM's MergeFunctions gives the one
+#                               body of identical functions no name (.L__unnamed_N, both callers
+#                               jump to it): callgrind cannot name it, so the order file could not
+#                               place the 2,047 such bodies that ran, and they kept 3.4 MB of .text
+#                               resident outside the ordered code. lld's --icf=safe folds identical
+#                               functions instead, by name. With the order file written again
+#                               (shared sections last, scripts/text-order): 22.5 -> 21.7 MiB, 25.1
+#                               -> 23.3 MiB with the review page (the amd64 package, in a trixie
+#                               root). A warm build keeps its objects when only such a flag changes
+#                               (the frontend skips LLVM when the IR's hash, .swift_modhash, is
+#                               unchanged): delete its *.swift.o to see a codegen flag's effect;
+#   -T private-code.ld          Swift's other private functions (closure contexts' objectdestroy,
+#                               key path accessors) have no name either: laid out together
+#                               (scripts/lib/private-code.ld), 21.7 -> 20.1 MiB, 23.3 -> 21.8 MiB.
 # bikepathd_build_flags ORDER: sets BUILD_FLAGS, swift build arguments; ORDER is the order file's
 # path as the linker sees it (scripts/package links inside a root where the tree is /src).
 bikepathd_build_flags() {
   BUILD_FLAGS=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+    -Xswiftc -Xfrontend -Xswiftc -disable-llvm-merge-functions-pass
     -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker --icf=safe
-    -Xlinker "--symbol-ordering-file=$1")
+    -Xlinker "--symbol-ordering-file=$1" -Xlinker -T -Xlinker "$(dirname "$1")/private-code.ld")
 }
 
 # What the link prints that is not a problem, left out of the build's output (a filter):

@@ -108,6 +108,7 @@ struct HubServer {
                     .ok, BatchResponse(results: results.compactMap { $0 }, ignored: batch.ignored.isEmpty ? nil : batch.ignored))
             }
         }
+        addManualPaths(to: router, table: table)
         table.on(router, "v1/position", .put) { request, context in
             try await guarded(request, context) { json throws(Refusal) in
                 try UploadParsing.livePosition(json: json)
@@ -119,8 +120,8 @@ struct HubServer {
         return router
     }
 
-    /// Authentication, body limits and off-pool decoding shared by every record route.
-    private func guarded<Parsed: Sendable>(
+    /// Authentication, body limits and off-pool decoding shared by every device write.
+    func guarded<Parsed: Sendable>(
         _ request: Request, _ context: HubContext,
         parse: @escaping @Sendable (Data) throws(Refusal) -> Parsed,
         cost: (Parsed) -> Int = { _ in 1 },
@@ -213,7 +214,7 @@ struct HubServer {
         }
     }
 
-    private func rejected(_ refusal: Refusal) -> Response {
+    func rejected(_ refusal: Refusal) -> Response {
         metrics.rejected(refusal.code)
         return Self.answer(refusal)
     }
@@ -225,7 +226,7 @@ struct HubServer {
         return r
     }
 
-    private func busy(_ message: String) -> Response {
+    func busy(_ message: String) -> Response {
         var r = error(.serviceUnavailable, "busy", message)
         r.headers[.retryAfter] = "1"
         return r

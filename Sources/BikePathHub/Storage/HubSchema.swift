@@ -491,6 +491,47 @@ enum HubSchema {
                 )
                 """,
             ]),
+        // Manual paths (docs/hub.md, "Manual paths"): a rider's request, keyed as records are
+        // (device, id), with the hash that tells the same request from another, and the pieces
+        // made of it, each with its street's name and the ridden part's line ("LON LAT,…" as
+        // `streets.points`), so a request sent again is answered as it was, whatever the
+        // streets are by then. Its rating is added to `street_evidence` in the same transaction.
+        Step(
+            name: "v16-manual-paths",
+            sqlite: [
+                """
+                CREATE TABLE manual_paths (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, body_sha256 TEXT NOT NULL, body TEXT NOT NULL,
+                    status TEXT NOT NULL, day INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE manual_path_pieces (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL,
+                    way_id INTEGER NOT NULL, from_node INTEGER NOT NULL, to_node INTEGER NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), from_m REAL NOT NULL, to_m REAL NOT NULL,
+                    fraction REAL NOT NULL, name TEXT, points TEXT NOT NULL,
+                    PRIMARY KEY (device_id, id, seq)
+                ) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE manual_paths (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, body_sha256 TEXT NOT NULL, body TEXT NOT NULL,
+                    status TEXT NOT NULL, day INTEGER NOT NULL,
+                    PRIMARY KEY (device_id, id)
+                )
+                """,
+                """
+                CREATE TABLE manual_path_pieces (
+                    device_id TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL,
+                    way_id BIGINT NOT NULL, from_node BIGINT NOT NULL, to_node BIGINT NOT NULL,
+                    way TEXT NOT NULL CHECK (way IN ('forward', 'backward')), from_m DOUBLE PRECISION NOT NULL,
+                    to_m DOUBLE PRECISION NOT NULL, fraction DOUBLE PRECISION NOT NULL, name TEXT, points TEXT NOT NULL,
+                    PRIMARY KEY (device_id, id, seq)
+                )
+                """,
+            ]),
         // The routing versions (`RoutingCache`), moved by triggers in the changing transaction
         // so that every writer (the hub, `import-osm` in another process, another replica)
         // moves them. `hard`: the streets changed (an import), and the kept graph is wrong
@@ -499,9 +540,9 @@ enum HubSchema {
         // input table adds its own trigger. SQLite's triggers are per row (a 1,000-link ride
         // adds ~1,000 one-row updates of a cached page); PostgreSQL's per statement, and
         // once per transaction (`routing_moved`): each UPDATE of the one row leaves a dead
-        // version the next one scans past, ~1,000 statements a ride made that 0.4 s.
+        // version the next one scans past, and a ride's commit runs many statements.
         Step(
-            name: "v16-routing-version",
+            name: "v17-routing-version",
             sqlite: [
                 """
                 CREATE TABLE routing_version (hard INTEGER NOT NULL, soft INTEGER NOT NULL);

@@ -29,8 +29,8 @@ public enum TokenManager: String, Sendable { case file, command }
 ///
 /// It is the sum of one protocol per concern, each read at once and taken alone by the
 /// code that needs only it: the schema, records and tokens, the map's evidence and tiles,
-/// the path network, route search, OpenStreetMap's streets, places by name.
-public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore, StreetStore, PlaceStore {}
+/// the path network, route search, OpenStreetMap's streets, places by name, manual paths.
+public protocol HubStore: SchemaStore, RecordStore, MapStore, NetworkStore, RoutingStore, StreetStore, PlaceStore, ManualPathStore {}
 
 /// The schema's steps (`HubSchema`).
 public protocol SchemaStore: Sendable {

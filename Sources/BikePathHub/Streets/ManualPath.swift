@@ -1,4 +1,5 @@
 import BikePathCore
+import Foundation
 
 /// A path a rider enters by naming the streets they rode, in order, with where it starts and
 /// ends (BBP R3–R4): made on the imported streets as the shortest way that starts on the
@@ -22,20 +23,27 @@ public enum ManualPath {
     public static func make(
         from: Coordinate, to: Coordinate, streets names: [String], on streets: [StreetEdge]
     ) throws(ManualPathError) -> [StreetMatch.Piece] {
+        try make(from: from, to: to, streets: names, on: StreetGraph(edges: streets))
+    }
+
+    /// The path from `from` to `to` along `names` in order on `graph`'s streets (as `make`
+    /// on its edges): the graph the matcher walks, one rule for edges, ends and one-ways.
+    public static func make(
+        from: Coordinate, to: Coordinate, streets names: [String], on graph: StreetGraph
+    ) throws(ManualPathError) -> [StreetMatch.Piece] {
         guard streetCount.contains(names.count) else { throw .streetCount(names.count) }
-        let edges = streets.filter { $0.points.count >= 2 }.sorted { $0.key < $1.key }
         var layers: [Set<Int>] = []
         for (i, name) in names.enumerated() {
-            let found = edgesNamed(name, in: edges)
+            let found = edgesNamed(name, in: graph.edges)
             guard !found.isEmpty else { throw .unknownStreet(index: i, name: name) }
             layers.append(found)
         }
-        let graph = NamedStreets(edges: edges)
-        guard let start = graph.nearest(from, among: layers[0]), start.meters <= reachMeters else {
-            throw .startNotOnStreet(name: names[0], nearestMeters: graph.nearest(from, among: layers[0])?.meters)
+        let nearStart = graph.nearest(from, among: layers[0]), nearEnd = graph.nearest(to, among: layers[layers.count - 1])
+        guard let start = nearStart, start.meters <= reachMeters else {
+            throw .startNotOnStreet(name: names[0], nearestMeters: nearStart?.meters)
         }
-        guard let end = graph.nearest(to, among: layers[layers.count - 1]), end.meters <= reachMeters else {
-            throw .endNotOnStreet(name: names[names.count - 1], nearestMeters: graph.nearest(to, among: layers[layers.count - 1])?.meters)
+        guard let end = nearEnd, end.meters <= reachMeters else {
+            throw .endNotOnStreet(name: names[names.count - 1], nearestMeters: nearEnd?.meters)
         }
         var search = LayeredSearch(graph: graph, layers: layers, start: start, end: end, oneWays: true)
         if let pieces = search.run() { return pieces }
@@ -79,6 +87,18 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
     /// Every street was reached, but not the end from along them.
     case endNotReached(name: String)
 
+    /// The refusal's code on the wire (`PUT /v1/manual-paths/{id}`'s 422).
+    public var code: String {
+        switch self {
+        case .streetCount: "street-count"
+        case .unknownStreet: "unknown-street"
+        case .startNotOnStreet: "start-not-on-street"
+        case .endNotOnStreet: "end-not-on-street"
+        case .notJoined: "streets-do-not-meet"
+        case .endNotReached: "end-not-reached"
+        }
+    }
+
     public var description: String {
         switch self {
         case .streetCount(let n):
@@ -95,4 +115,34 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
         guard let m = meters else { return "far" }
         return m < 1_000 ? "\(Int(m.rounded())) m" : "\((m / 100).rounded() / 10) km"
     }
+}
+
+/// How much of the streets the hub reads to make one path (`PUT /v1/manual-paths/{id}`).
+extension ManualPath {
+    /// How far past the box of its two ends a path's streets are read, at least: a named path
+    /// leaves the straight line between its ends (Aldersgate Street, Goswell Road, Old Street
+    /// turns 100 m west of both ends' box), and 500 m holds a way round a city block or two.
+    public static let marginMeters = 500.0
+
+    /// The streets a path from `from` to `to` may ride: the ends' box widened by
+    /// `marginMeters` or half the ends' distance, whichever is more. A path of detour factor
+    /// f between ends d apart strays at most d·√(f²−1)/2 from the line between them; half of
+    /// d holds f ≤ 1.4, the circuity of city streets (1.2–1.4). A path that strays farther
+    /// names a street the box does not hold, and is refused with that street's name.
+    public static func box(from: Coordinate, to: Coordinate) -> BoundingBox {
+        let margin = max(marginMeters, Geodesic.distance(from, to) / 2)
+        let south = min(from.latitude, to.latitude), north = max(from.latitude, to.latitude)
+        let dLat = margin / 111_320
+        let dLon = dLat / max(cos(max(abs(south), abs(north)) * .pi / 180), 0.01)
+        return BoundingBox(
+            west: max(-180, min(from.longitude, to.longitude) - dLon), south: max(-90, south - dLat),
+            east: min(180, max(from.longitude, to.longitude) + dLon), north: min(90, north + dLat))
+    }
+
+    /// The most street edges read for one path: its search holds a state per junction and
+    /// street named (20 at most), ~40 bytes each, so 50,000 edges (~45,000 junctions) hold
+    /// ~900,000 states, ~36 MB. Central London's extract has 1,893 edges over 6.2 km², 940 in
+    /// its densest km²: 50,000 edges are ~53 km² there, a path whose ends lie ~5 km apart
+    /// (with the margin of `box`); farther where streets are sparser.
+    public static let maxEdges = 50_000
 }

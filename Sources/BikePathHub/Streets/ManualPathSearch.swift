@@ -1,66 +1,43 @@
 import BikePathCore
 import HeapModule
 
-/// The streets as `ManualPath` walks them: junctions (OSM nodes) as nodes, each edge between
-/// its two end nodes, and where a point lies along the nearest edge.
-struct NamedStreets {
-    /// A point projected onto an edge: metres along it from its first point, and how far off.
-    struct Spot {
-        var edge: Int
-        var along: Double
-        var meters: Double
-    }
+/// Where a point lies along the nearest of some edges: metres along it from its first point,
+/// and how far off.
+struct EdgeSpot {
+    var edge: Int
+    var along: Double
+    var meters: Double
+}
 
-    let edges: [StreetEdge]
-    let ends: [(from: Int, to: Int)]
-    /// Each edge's metres from its first point to each point (the last is its length).
-    let offsets: [[Double]]
-    /// The edges at each node, in edge (key) order.
-    let incident: [[Int]]
-
-    init(edges: [StreetEdge]) {
-        var node: [Int64: Int] = [:]
-        var incident: [[Int]] = []
-        func index(_ id: Int64) -> Int {
-            if let i = node[id] { return i }
-            node[id] = incident.count
-            incident.append([])
-            return incident.count - 1
-        }
-        var ends: [(from: Int, to: Int)] = []
-        for (e, edge) in edges.enumerated() {
-            let (a, b) = (index(edge.key.from), index(edge.key.to))
-            ends.append((a, b))
-            incident[a].append(e)
-            if b != a { incident[b].append(e) }
-        }
-        self.edges = edges
-        self.ends = ends
-        self.incident = incident
-        offsets = edges.map(\.offsets)
-    }
-
-    var nodeCount: Int { incident.count }
-
-    func length(_ edge: Int) -> Double { offsets[edge][offsets[edge].count - 1] }
-
-    /// Whether a bicycle may ride `edge` along its node order (`forward`) or against it.
-    func allows(_ edge: Int, forward: Bool) -> Bool { edges[edge].direction != (forward ? .backward : .forward) }
-
-    /// The nearest point to `point` on any of `among`; ties go to the lower key.
-    func nearest(_ point: Coordinate, among: Set<Int>) -> Spot? {
-        var best: Spot?
+extension StreetGraph {
+    /// The nearest point to `point` on any of `among`, however far; ties go to the lower key.
+    /// (`candidates(near:)` finds every edge within a radius through the grid; a manual path's
+    /// ends are judged against the named streets alone, and a refusal says how far off they are.)
+    func nearest(_ point: Coordinate, among: Set<Int>) -> EdgeSpot? {
+        var best: EdgeSpot?
         for e in among.sorted() {
             let points = edges[e].points
             for i in 0..<(points.count - 1) {
                 let t = Geodesic.nearestShare(of: point, onSegment: points[i], points[i + 1])
                 let d = Geodesic.distance(point, Geodesic.interpolate(points[i], points[i + 1], t))
                 if best.map({ d < $0.meters }) ?? true {
-                    best = Spot(edge: e, along: offsets[e][i] + t * (offsets[e][i + 1] - offsets[e][i]), meters: d)
+                    best = EdgeSpot(edge: e, along: offsets[e][i] + t * (offsets[e][i + 1] - offsets[e][i]), meters: d)
                 }
             }
         }
         return best
+    }
+
+    /// Every arc at each junction, each way along every edge whether or not a bicycle may ride
+    /// it (`outgoing` holds only those it may): a manual path rides against a one-way where no
+    /// other way leads on. In edge order, forward first.
+    func everyArc() -> [[Arc]] {
+        var arcs = [[Arc]](repeating: [], count: outgoing.count)
+        for (e, ends) in ends.enumerated() {
+            arcs[ends.from].append(Arc(edge: e, forward: true, to: ends.to))
+            arcs[ends.to].append(Arc(edge: e, forward: false, to: ends.from))
+        }
+        return arcs
     }
 }
 
@@ -68,16 +45,20 @@ struct NamedStreets {
 /// edges named as street i, or takes an edge named as street i + 1 and is on that one, so
 /// every named street is ridden, in order, for at least one stretch.
 struct LayeredSearch {
-    let graph: NamedStreets
+    let graph: StreetGraph
     let layers: [Set<Int>]
-    let start: NamedStreets.Spot
-    let end: NamedStreets.Spot
+    let start: EdgeSpot
+    let end: EdgeSpot
     var oneWays: Bool
+    /// Every arc at each junction (`StreetGraph.everyArc`): `outgoing` would do with one-ways
+    /// kept, but not for the search that ignores them.
+    private let arcs: [[StreetGraph.Arc]]
     /// The furthest street (index into `layers`) any search reached.
     private(set) var deepestLayer = 0
 
-    init(graph: NamedStreets, layers: [Set<Int>], start: NamedStreets.Spot, end: NamedStreets.Spot, oneWays: Bool) {
+    init(graph: StreetGraph, layers: [Set<Int>], start: EdgeSpot, end: EdgeSpot, oneWays: Bool) {
         (self.graph, self.layers, self.start, self.end, self.oneWays) = (graph, layers, start, end, oneWays)
+        arcs = graph.everyArc()
     }
 
     private struct Step {
@@ -95,7 +76,7 @@ struct LayeredSearch {
     /// The shortest path's pieces, or nil when none follows the streets to the end.
     mutating func run() -> [StreetMatch.Piece]? {
         let count = layers.count, last = count - 1
-        var cost = [Double](repeating: .infinity, count: graph.nodeCount * count)
+        var cost = [Double](repeating: .infinity, count: arcs.count * count)
         var step = [Step?](repeating: nil, count: cost.count)
         var queue = Heap<Queued>()
         func push(_ state: Int, _ c: Double, _ s: Step) {
@@ -124,15 +105,10 @@ struct LayeredSearch {
                 let c = next.cost + (forward ? end.along : graph.length(e) - end.along)
                 if best.map({ c < $0.cost }) ?? true { best = (c, next.state, forward) }
             }
-            for edge in graph.incident[node] {
-                for forward in [true, false] where (forward ? graph.ends[edge].from : graph.ends[edge].to) == node {
-                    guard may(edge, forward: forward) else { continue }
-                    let to = forward ? graph.ends[edge].to : graph.ends[edge].from, c = next.cost + graph.length(edge)
-                    if layers[layer].contains(edge) { push(to * count + layer, c, Step(from: next.state, edge: edge, forward: forward)) }
-                    if layer < last && layers[layer + 1].contains(edge) {
-                        push(to * count + layer + 1, c, Step(from: next.state, edge: edge, forward: forward))
-                    }
-                }
+            for arc in arcs[node] where may(arc.edge, forward: arc.forward) {
+                let c = next.cost + graph.length(arc.edge), step = Step(from: next.state, edge: arc.edge, forward: arc.forward)
+                if layers[layer].contains(arc.edge) { push(arc.to * count + layer, c, step) }
+                if layer < last && layers[layer + 1].contains(arc.edge) { push(arc.to * count + layer + 1, c, step) }
             }
         }
         guard let found = best else { return nil }

@@ -69,7 +69,10 @@ public struct StreetEdge: Sendable, Equatable {
     /// `points` as both stores keep them: "LON LAT,LON LAT,…", the coordinates of a WKT
     /// LINESTRING (PostgreSQL builds its PostGIS line from it). Swift's shortest round-trip
     /// digits: read back, each position is the same Double.
-    var pointsText: String { points.map { "\($0.longitude) \($0.latitude)" }.joined(separator: ",") }
+    var pointsText: String { Self.text(points) }
+
+    /// Points as `pointsText` writes them.
+    static func text(_ points: [Coordinate]) -> String { points.map { "\($0.longitude) \($0.latitude)" }.joined(separator: ",") }
 
     /// `pointsText` read back; nil when it is not that text.
     static func points(text: String) -> [Coordinate]? {

@@ -84,9 +84,7 @@ public enum StreetRides {
 
     /// The evidence `ride` adds to the streets of `graph`. A device's path carries no times
     /// (it is simplified and trimmed on the device): its points are matched in their order,
-    /// a second apart (the matcher reads times only for their order). A piece shorter than 2σ
-    /// that covers under half its edge is not counted: a fix at a junction lands a few metres
-    /// onto the crossing street, and the matcher takes movement within 2σ as noise.
+    /// a second apart (the matcher reads times only for their order).
     public static func increments(_ ride: RiddenPath, on graph: StreetGraph, parameters: MatchParameters = MatchParameters())
         -> [StreetIncrement]
     {
@@ -94,19 +92,37 @@ public enum StreetRides {
         guard graph.edgeCount > 0, let match = try? StreetMatcher(graph: graph, parameters: parameters).match(fixes) else { return [] }
         let edgeIndex = Dictionary(uniqueKeysWithValues: graph.edges.enumerated().map { ($1.key, $0) })
         let stretches = RatedPoints(ride)
-        var out: [StreetIncrement] = []
-        var seen = Set<PieceWay>()
-        for piece in match.runs.flatMap(\.pieces) {
-            guard piece.lengthMeters >= parameters.thinning || piece.fraction >= 0.5, let edge = edgeIndex[piece.key],
-                seen.insert(PieceWay(key: piece.key, way: piece.way)).inserted
-            else { continue }
+        return counted(match.runs.flatMap(\.pieces), parameters).compactMap { piece in
+            guard let edge = edgeIndex[piece.key] else { return nil }
             let stretch = stretches.stretch(near: graph.point(edge, at: (piece.fromMeters + piece.toMeters) / 2))
             var evidence = StreetEvidence()
             evidence.rides.add(device: ride.device, day: ride.day, status: stretch?.status)
             if let roughness = stretch?.roughness { (evidence.roughnessSum, evidence.roughnessTrips) = (roughness, 1) }
-            out.append(StreetIncrement(key: piece.key, way: piece.way, evidence: evidence))
+            return StreetIncrement(key: piece.key, way: piece.way, evidence: evidence)
         }
-        return out
+    }
+
+    /// The evidence a manual path (`ManualPath`) adds as its rider's rating: each piece counted
+    /// as a ride's is (`counted`), a trip with `status` and no roughness (nothing measured it).
+    public static func increments(
+        path pieces: [StreetMatch.Piece], device: String, day: Int?, status: PathStatus, parameters: MatchParameters = MatchParameters()
+    ) -> [StreetIncrement] {
+        counted(pieces, parameters).map { piece in
+            var evidence = StreetEvidence()
+            evidence.rides.add(device: device, day: day, status: status)
+            return StreetIncrement(key: piece.key, way: piece.way, evidence: evidence)
+        }
+    }
+
+    /// The pieces that count, each edge and way once however often ridden: a piece shorter
+    /// than 2σ that covers under half its edge is not counted (a fix at a junction lands a few
+    /// metres onto the crossing street, and the matcher takes movement within 2σ as noise).
+    static func counted(_ pieces: [StreetMatch.Piece], _ parameters: MatchParameters) -> [StreetMatch.Piece] {
+        var seen = Set<PieceWay>()
+        return pieces.filter { piece in
+            (piece.lengthMeters >= parameters.thinning || piece.fraction >= 0.5)
+                && seen.insert(PieceWay(key: piece.key, way: piece.way)).inserted
+        }
     }
 
     /// The increments of many rides as one per edge and way, in key order.

@@ -58,15 +58,21 @@
     var basemap = L.tileLayer(config.basemap_url, { maxZoom: 19, attribution: esc(config.basemap_attribution || '') }).addTo(map);
     var host = (/^https?:\/\/([^/]+)/.exec(config.basemap_url) || ['', 'its server'])[1];
     // A tile server that is down or unreachable would leave the map white: said, not silent,
-    // and the hub's own streets stand in for it until one of its tiles loads.
-    var standIn = null, tileLoaded = false;
+    // and the hub's own streets stand in for it until one of its tiles loads. Once tiles came,
+    // a failing one leaves a gap, not a white map: said so, and no stand-in starts.
+    var standIn = null, tileLoaded = false, gaps = false;
     basemap.on('tileerror', function () {
+      if (tileLoaded) {
+        gaps = true;
+        say('basemap', 'Some basemap tiles failed to load from ' + host + ': the map may have gaps.');
+        return;
+      }
       say('basemap', 'The basemap failed to load: no tiles came from ' + host + '. The hub\'s streets are drawn in its place.');
-      if (!tileLoaded && !standIn) standIn = streetBase();
+      if (!standIn) standIn = streetBase();
     });
     basemap.on('tileload', function () {
       tileLoaded = true;
-      say('basemap');
+      if (!gaps) say('basemap');
       if (standIn) { standIn.stop(); standIn = null; }
     });
   }
