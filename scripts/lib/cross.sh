@@ -10,6 +10,9 @@
 # check root are made at the same time (.ci/run), so they must not write one cache.
 
 CROSS_DIR=${CROSS_DIR:-$PWD/.build-cross}
+# mmdebstrap wants its target's parent to exist ("unable to get absolute path of target
+# directory"): a fresh clone has no .build-cross until something makes it.
+mkdir -p "$CROSS_DIR"
 APT_CACHE=$CROSS_DIR/apt-cache-trixie
 # sid's Release file on this mirror is past its Valid-Until; trixie's is not, but the
 # option is harmless there.

@@ -24,9 +24,10 @@
 #                               26.8 -> 25.2 MB with the order file written again for it;
 #   -disable-llvm-merge-functions-pass  (Swift, -Xfrontend) LLVM's MergeFunctions gives the one
 #                               body of identical functions no name (.L__unnamed_N, both callers
-#                               jump to it): callgrind cannot name it, so the order file could not
-#                               place the 2,047 such bodies that ran, and they kept 3.4 MB of .text
-#                               resident outside the ordered code. lld's --icf=safe folds identical
+#                               jump to it): callgrind cannot name it, nor the order file place it.
+#                               With Swift's private functions (-T below), 2,047 unnamed bodies ran
+#                               and kept 3.4 MB of .text resident outside the ordered code; the two
+#                               flags were measured one after the other. lld's --icf=safe folds identical
 #                               functions instead, by name. With the order file written again
 #                               (shared sections last, scripts/text-order): 22.5 -> 21.7 MiB, 25.1
 #                               -> 23.3 MiB with the review page (the amd64 package, in a trixie
