@@ -30,7 +30,9 @@ struct PathCommand: AsyncParsableCommand {
         var status: PathStatus
 
         func run() async throws {
-            let upload = try await options.run { try ManualPathArguments(streets: streets, start: start, end: end, status: status).upload() }
+            let upload = try await options.run {
+                try ManualPathArguments(streets: streets, start: start, end: end, status: status).upload()
+            }
             let store = try await options.open()
             let utc = Int64(Date().timeIntervalSince1970 * 1e9)
             let path = try await options.run { try store.addManualPath(upload, utcNanoseconds: utc) }

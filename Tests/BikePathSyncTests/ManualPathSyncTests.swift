@@ -105,7 +105,8 @@ struct ManualPathSyncTests {
             ManualPathVerdict(answer(422, #"{"error":"streets-do-not-meet","message":"name the streets between them"}"#))
                 == .refused(code: "streets-do-not-meet", message: "name the streets between them"))
         #expect(
-            ManualPathVerdict(answer(409, #"{"error":"conflict","message":"another body"}"#)) == .refused(code: "conflict", message: "another body"))
+            ManualPathVerdict(answer(409, #"{"error":"conflict","message":"another body"}"#))
+                == .refused(code: "conflict", message: "another body"))
         // A proxy's page, a body mangled on the way, a busy hub, an older hub: retried.
         guard case .retry(.notTheHub(422, _), nil) = ManualPathVerdict(answer(422, "<html>blocked</html>")) else {
             Issue.record("a proxy's 422 was taken as the hub's refusal")
