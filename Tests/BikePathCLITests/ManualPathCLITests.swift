@@ -1,3 +1,4 @@
+import BikePathDeviceTestSupport
 import BikePathStore
 import BikePathTestSupport
 import Foundation
@@ -130,5 +131,36 @@ import Testing
         #expect(list.status == 1, "\(list.out)")
         #expect((try json(list.out)["error"] as? String)?.contains("is damaged") == true, "\(list.out)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: damaged)) == garbage)
+    }
+
+    /// On a full disk (a 2 MB tmpfs, filled) `add` fails with exit 1 and says so; every path
+    /// it said it stored is listed, and none it refused.
+    @Test(.timeLimitOnceRunning(.minutes(2))) func aFullDiskRefusesAPathAndLosesNone() throws {
+        let bin = try bikepathd()
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        guard let disk = try mountSmallDisk(dir, for: "the full-disk path test") else { return }
+        defer { _ = try? runProcess("/bin/umount", [disk]) }
+        let db = disk + "/s.db"
+        try Store.open(path: db).close()
+        let add = ["path", "add", "--street", "Old Street"] + Self.ends + ["--status", "medium", "--db", db]
+        #expect(try runProcess(bin, add).status == 0)
+        _ = try runProcess("/bin/dd", ["if=/dev/zero", "of=\(disk)/fill", "bs=4k"])
+        // The store's -wal reuses the room it has: adds go on until a page must be found.
+        var stored = 1
+        var refused: (status: Int32, out: String, err: String)?
+        for _ in 0..<200 {
+            let r = try runProcess(bin, add)
+            guard r.status == 0 else {
+                refused = r
+                break
+            }
+            stored += 1
+        }
+        let full = try #require(refused, "200 paths fitted on a full disk")
+        #expect(full.status == 1 && full.err.contains("disk is full"), "\(full.status): \(full.err)")
+        _ = try runProcess("/bin/rm", ["\(disk)/fill"])
+        let listed = try json(try runProcess(bin, ["path", "list", "--json", "--db", db]).out)["paths"] as? [[String: Any]]
+        #expect(listed?.count == stored, "\(stored) stored, \(listed?.count ?? -1) listed")
     }
 }

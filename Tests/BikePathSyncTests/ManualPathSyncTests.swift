@@ -9,17 +9,11 @@ import Testing
 
 @testable import BikePathSync
 
-/// Central London's streets for the hub to import, and osmium, which the import runs.
-enum LondonExtract {
-    static let central = Paths.datasets + "/osm/central-london.osm.pbf"
-    static var available: Bool { access(central, R_OK) == 0 && access("/usr/bin/osmium", X_OK) == 0 }
-}
-
 /// A rider's named paths through the real sync client to a real `bikepath-hub serve` holding
 /// central London's streets, imported by `bikepath-hub import-osm` from the real extract
 /// (../shared/datasets/osm, © OpenStreetMap contributors): made (length), refused (not
 /// retried), and kept while the hub cannot be reached (docs/sync.md, "Manual paths").
-@Suite(.serialized, .ownThreads, .enabled(if: LondonExtract.available))
+@Suite(.serialized, .ownThreads, .enabled(if: RealExtract.available))
 struct ManualPathSyncTests {
 
     /// On Aldersgate Street and on Old Street, 575 m apart (the hub's `ManualPathTests`).
@@ -61,7 +55,7 @@ struct ManualPathSyncTests {
 
         // The hub with central London's streets.
         let hubBinary = try #require(builtExecutable("bikepath-hub"))
-        let imported = try await runProcess(hubBinary, ["import-osm", "--db", device.hubDB, LondonExtract.central])
+        let imported = try await runProcess(hubBinary, ["import-osm", "--db", device.hubDB, RealExtract.central])
         #expect(imported.status == 0, "\(imported.err)")
         let hub = try device.hub()
         defer { hub.stop() }
