@@ -101,7 +101,8 @@ public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Works the store's outbox against the hub (docs/sync.md):
-/// SOS, then confirmations, then drafts, then trips, oldest first, in batches;
+/// SOS, then confirmations, then drafts, then trips, oldest first, in batches, then the
+/// rider's named paths one by one (`sendManualPaths`);
 /// done on the hub's own 2xx answer; quarantined (with its reason) only on the hub's
 /// own refusal of that record (a `RecordResult` naming it, or a body refusal code of
 /// `ErrorBody`); stopped on the hub's 401 (token) and on 404/405 (wrong hub URL:

@@ -85,6 +85,30 @@ struct ManualPathSyncTests {
         #expect(after.map(\.attempts) == paths.map(\.attempts), "\(after.map(\.attempts)) after \(paths.map(\.attempts))")
         #expect(try Self.held(hub) == [made.id])
         await client.shutdown()
+
+        // The network goes while a path is queued and nothing else is: the path's own try
+        // fails, it stays queued with why, and the same bytes are sent once the hub is back.
+        hub.stop()
+        var rated = Self.path(["Aldersgate Street", "Goswell Road", "Old Street"])
+        rated.status = "optimal"
+        let later = try device.store.addManualPath(rated, utcNanoseconds: 3)
+        let down = await engine.syncOnce()
+        guard case .failed(.unreachable, _) = down else {
+            Issue.record("a pass with the hub gone gave \(down)")
+            return
+        }
+        let waiting = try #require(try await device.store.manualPaths().first { $0.id == later.id })
+        #expect(waiting.state == .queued && waiting.attempts == 1, "\(waiting)")
+        #expect(waiting.lastFailure?.hasPrefix("hub unreachable") == true, "\(waiting.lastFailure ?? "no failure")")
+        let back = try device.hub()
+        defer { back.stop() }
+        let again2 = try device.client(url: back.url)
+        let resent = try await device.engine(again2).syncOnce()
+        await again2.shutdown()
+        #expect(resent == .drained(sent: 1, quarantined: 0), "\(resent)")
+        let arrived = try #require(try await device.store.manualPaths().first { $0.id == later.id })
+        #expect(arrived.state == .sent && arrived.attempts == 2 && arrived.lastFailure == nil, "\(arrived)")
+        #expect(try Self.held(back) == [made.id, later.id].sorted())
     }
 
     /// Each answer, read alone: the hub's refusal is final, anything else is retried.
