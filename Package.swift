@@ -303,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "BikePathStoreTests",
             dependencies: [
-                "BikePathStore", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport", "BikePathFixtures",
+                "BikePathStore", "BikePathAPI", "BikePathCore", "BikePathTestSupport", "BikePathDeviceTestSupport", "BikePathFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]

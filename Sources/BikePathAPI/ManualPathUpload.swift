@@ -11,6 +11,16 @@ public struct ManualPathUpload: Sendable, Codable, Equatable {
     /// Names a body may carry: the hub makes paths of 1–20 streets (`ManualPath.streetCount`)
     /// and answers a few more with that limit (422); beyond this many the body is invalid (400).
     public static let maxNames = 100
+    /// Streets one path may name: a ride across a city names a dozen; 20 bounds the hub's
+    /// search (a state per junction and street named). The hub's `ManualPath.streetCount` and
+    /// the device's check before it queues a path (`problemsBeforeSending`).
+    public static let streetCount = 1...20
+
+    /// The sentence for a path of `count` names outside `streetCount`: the hub's 422
+    /// `street-count` and the device's refusal say the same.
+    public static func streetCountProblem(_ count: Int) -> String {
+        "a path names \(streetCount.lowerBound)–\(streetCount.upperBound) streets, not \(count)"
+    }
 
     public var streets: [String]
     public var start: WirePosition
@@ -42,5 +52,18 @@ extension Validation {
             p.add("status", "must be one of \(RoadSegmentUpload.statuses.sorted())")
         }
         return p.list
+    }
+}
+
+extension Validation {
+    /// What a device can check before it queues a path: the field problems (`problems`) and
+    /// the street count the hub refuses with 422 `street-count`. Whether the streets exist and
+    /// meet is the hub's to say: it holds the streets.
+    public static func problemsBeforeSending(_ path: ManualPathUpload) -> [String] {
+        var list = problems(path)
+        if !ManualPathUpload.streetCount.contains(path.streets.count) {
+            list.append("streets: \(ManualPathUpload.streetCountProblem(path.streets.count))")
+        }
+        return list
     }
 }

@@ -7,7 +7,7 @@ import GRDB
 enum Schema {
     /// The schema version this build writes. A database with a higher
     /// `user_version` comes from a future bikepathd and is refused.
-    static let currentVersion: Int32 = 5
+    static let currentVersion: Int32 = 6
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -69,8 +69,29 @@ enum Schema {
                     PRAGMA user_version = 5;
                     """)
         }
+        migrator.registerMigration("v6-manual-paths") { db in try db.execute(sql: v6) }
         return migrator
     }
+
+    /// Paths the rider enters by naming streets (`bikepathd path add`, docs/cli.md): sync sends
+    /// each once to `PUT /v1/manual-paths/{id}` and keeps the hub's answer. Apart from the
+    /// outbox: the hub answers a path with its length or a refusal the rider reads, not a
+    /// batch result, and the outbox's kinds are fixed by a CHECK.
+    private static let v6 = """
+        CREATE TABLE manual_paths (
+            id TEXT PRIMARY KEY NOT NULL,            -- UUID made on the device; the hub's key
+            seq INTEGER NOT NULL UNIQUE,             -- entry order, for "oldest first"
+            created_utc_ns INTEGER,
+            body TEXT NOT NULL,                      -- the ManualPathUpload JSON sent, byte for byte on every try
+            state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'sent', 'refused')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_failure TEXT,                       -- why the last try is to be retried (unreachable, 5xx)
+            length_m REAL,                           -- the hub's length of the path it made (sent)
+            refusal_code TEXT,                       -- the hub's code (refused): unknown-street, …
+            refusal_message TEXT                     -- the hub's sentence (refused)
+        );
+        PRAGMA user_version = 6;
+        """
 
     /// Who reported an obstacle and how sure the detector is (NULL in rows
     /// written before: those hash as they did, see `HashChain.hashedValues`), which

@@ -35,6 +35,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case unreadableSetting(key: String, reason: String)
     case noSuchOutboxRecord(String)
     case notQuarantined(String, state: String)
+    /// A manual path the hub would refuse for its fields or street count: the problems, each "field: why".
+    case invalidManualPath([String])
+    case noSuchManualPath(String)
+    /// A sent manual path cannot be deleted: the hub has no delete.
+    case manualPathSent(String)
 
     public var description: String {
         switch self {
@@ -78,6 +83,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             "the stored setting \(key) cannot be read (\(reason)); nothing is sent until it is set again (`bikepathd sync consent` / `bikepathd sync privacy`)"
         case .noSuchOutboxRecord(let id): "no record with id \(id) in the outbox (see `bikepathd sync status`)"
         case .notQuarantined(let id, let state): "record \(id) is \(state), not quarantined; only quarantined records can be re-queued"
+        case .invalidManualPath(let problems): "not a path the hub can take: \(problems.joined(separator: "; ")); nothing was stored"
+        case .noSuchManualPath(let id): "no path with id \(id) (see `bikepathd path list`)"
+        case .manualPathSent(let id):
+            "path \(id) was sent: the hub made it and counts it as your rating, and it has no delete; a path named wrong is "
+                + "corrected by adding the right one (`bikepathd path add`), which the hub counts as well"
         }
     }
 

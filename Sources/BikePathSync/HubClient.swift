@@ -130,6 +130,15 @@ public final class HubClient: Sendable {
         try await send(method: .PUT, path: "/v1/position", json: try WireJSON.encode(live))
     }
 
+    /// Sends a path the rider named as `PUT /v1/manual-paths/<id>` with `body`, the JSON the
+    /// device stored (the same bytes on every try, so a resend after a lost answer is a
+    /// duplicate, not a conflict); the answer's status is not checked here.
+    /// - Throws: AsyncHTTPClient's `HTTPClientError` (or a NIO error) when the hub cannot be
+    ///   reached, the deadline passes or the answer exceeds 8 MiB.
+    public func putManualPath(_ body: Data, id: String) async throws -> HubAnswer {
+        try await send(method: .PUT, path: "/v1/manual-paths/\(id)", json: body)
+    }
+
     /// No whole answer, head and body, within the request timeout.
     public struct DeadlinePassed: Error, CustomStringConvertible {
         public var seconds: Double

@@ -101,7 +101,8 @@ public enum SyncFailure: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Works the store's outbox against the hub (docs/sync.md):
-/// SOS, then confirmations, then drafts, then trips, oldest first, in batches;
+/// SOS, then confirmations, then drafts, then trips, oldest first, in batches, then the
+/// rider's named paths one by one (`sendManualPaths`);
 /// done on the hub's own 2xx answer; quarantined (with its reason) only on the hub's
 /// own refusal of that record (a `RecordResult` naming it, or a body refusal code of
 /// `ErrorBody`); stopped on the hub's 401 (token) and on 404/405 (wrong hub URL:
@@ -112,12 +113,12 @@ public actor SyncEngine {
     public let client: HubClient
     public let options: SyncOptions
     private let jitter: @Sendable () -> Double
-    private let wallClock: @Sendable () -> Int64
+    let wallClock: @Sendable () -> Int64
     private let wakeup = Wakeup()
     private var failuresInARow = 0
 
     /// "Online" means the last attempt reached the hub and got an answer it could act on.
-    public private(set) var online = false
+    public internal(set) var online = false
     /// Set on 401 or 404/405; the engine does nothing more until restarted.
     public var stoppedReason: String? {
         switch stopped {
@@ -193,7 +194,16 @@ public actor SyncEngine {
                 let items = try await store.outboxPending(limit: options.batchSize).filter {
                     consent.allows(SyncSettings.stream(of: $0.kind))
                 }
-                if items.isEmpty { return .drained(sent: sent, quarantined: quarantined) }
+                if items.isEmpty {
+                    // The rider's named paths go with trips and drafts, after them (docs/sync.md).
+                    if consent.allows(.tripsAndDrafts) {
+                        let paths = try await sendManualPaths()
+                        sent += paths.sent
+                        quarantined += paths.quarantined
+                        if let stop = paths.stop { return stop }
+                    }
+                    return .drained(sent: sent, quarantined: quarantined)
+                }
                 let builder = UploadBuilder(privacy: privacy)
                 var batch: [(OutboxItem, BatchRequest.Item)] = []
                 var bytes = 0
@@ -227,7 +237,7 @@ public actor SyncEngine {
         }
     }
 
-    private struct BatchOutcome {
+    struct BatchOutcome {
         var sent = 0
         var quarantined = 0
         var stop: PassResult?
@@ -372,7 +382,7 @@ public actor SyncEngine {
         try store.recordSyncAttempt(seq: item.seq, outcome: .quarantined(reason), utcNanoseconds: wallClock())
     }
 
-    private func fail(_ failure: SyncFailure, retryAfter: Double?) -> PassResult {
+    func fail(_ failure: SyncFailure, retryAfter: Double?) -> PassResult {
         online = false
         lastError = failure.description
         // The log is diagnostic: failing to write it must not change the pass's result.
@@ -380,7 +390,7 @@ public actor SyncEngine {
         return .failed(failure, retryAfterSeconds: retryAfter)
     }
 
-    private func unauthorized(_ detail: String) -> PassResult {
+    func unauthorized(_ detail: String) -> PassResult {
         stop(
             .unauthorized("the hub refused the device token (401: \(detail)); syncing stopped until the token is replaced"),
             logOutcome: "unauthorized")

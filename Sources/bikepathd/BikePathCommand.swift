@@ -15,7 +15,7 @@ struct BikePathCommand: AsyncParsableCommand {
             RunCommand.self, RecordCommand.self,
             ReplayCommand.self, DecodeCommand.self, DetectCommand.self, ImportCommand.self, InspectCommand.self,
             DiagnoseCommand.self,
-            DraftsCommand.self, ReviewCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
+            DraftsCommand.self, PathCommand.self, ReviewCommand.self, VerifyCommand.self, ExportCommand.self, StatsCommand.self,
             SyncCommand.self,
             ConfigCommand.self, StatusCommand.self, TailCommand.self, MarkCommand.self, EvaluateCommand.self,
             CalibrationCommand.self,

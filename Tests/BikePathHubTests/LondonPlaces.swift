@@ -1,4 +1,5 @@
 import BikePathHub
+import BikePathTestSupport
 
 /// Real places of central London for tests: those the hub's own OSM import (`OSMImport`,
 /// through Debian's osmium-tool) reads from the extract `RealExtract` names.

@@ -5,14 +5,6 @@ import Testing
 
 @testable import BikePathHub
 
-/// The real extract and osmium, where the tests find them: ../shared/datasets/osm/central-london.osm.pbf
-/// (© OpenStreetMap contributors, ODbL 1.0; the Valhalla routing engine's benchmark extract,
-/// as the datasets' README says).
-enum RealExtract {
-    static let central = Paths.datasets + "/osm/central-london.osm.pbf"
-    static var available: Bool { access(central, R_OK) == 0 && access("/usr/bin/osmium", X_OK) == 0 }
-}
-
 /// `bikepath-hub import-osm` on the real central London extract (Valhalla's benchmark data,
 /// ../shared/datasets/osm/README.md), through the real binary and Debian's osmium, into
 /// SQLite and a real PostgreSQL. The tags checked are the extract's, read with

@@ -20,7 +20,8 @@ extension RiderWord {
         return allCases.map(\.word).filter { seen.insert($0).inserted }
     }
 
-    /// The value `text` names: its word or JSON value (any case, spaces, `-` and `_` alike),
+    /// The value `text` names: its word or JSON value (any case, spaces, `-` and `_` alike, and
+    /// the JSON value's words may stand apart: `requires-maintenance`),
     /// or a prefix of one that leaves a single value. When several values share a word
     /// (`confirmed` and `queued` both read "confirmed"), the exact JSON value or the first
     /// value with the word is taken.
@@ -28,7 +29,12 @@ extension RiderWord {
     public static func parse(_ text: String) throws(VocabularyError) -> Self {
         let wanted = Vocabulary.fold(text)
         guard !wanted.isEmpty else { throw VocabularyError(Self.self, text: text, matches: []) }
-        if let exact = allCases.first(where: { Vocabulary.fold($0.rawValue) == wanted }) { return exact }
+        // The JSON value with its words apart (`requires-maintenance`, `requires maintenance`):
+        // the API's camelCase value as a command line spells it.
+        let joined = String(wanted.filter { $0 != " " })
+        if let exact = allCases.first(where: { Vocabulary.fold($0.rawValue) == wanted || Vocabulary.fold($0.rawValue) == joined }) {
+            return exact
+        }
         if let exact = allCases.first(where: { Vocabulary.fold($0.word) == wanted }) { return exact }
         let matches = allCases.filter { Vocabulary.fold($0.word).hasPrefix(wanted) || Vocabulary.fold($0.rawValue).hasPrefix(wanted) }
         // Values sharing a word are one answer to the rider: take the first.

@@ -1,3 +1,4 @@
+import BikePathAPI
 import BikePathCore
 import Foundation
 
@@ -8,9 +9,8 @@ import Foundation
 /// (`StreetMatch.Piece`), so the hub keeps them as it keeps a ride's (docs/hub.md, "Manual
 /// paths"). Pure: streets in, pieces out.
 public enum ManualPath {
-    /// Streets one path may name: a ride across a city names a dozen; 20 bounds the search
-    /// (a state per junction and street named).
-    public static let streetCount = 1...20
+    /// Streets one path may name (`ManualPathUpload.streetCount`: the device checks it too).
+    public static let streetCount = ManualPathUpload.streetCount
     /// How far `from` and `to` may lie from their street: a tap on a phone's map at zoom 14
     /// misses by ~30 m, a GNSS fix by ~10 m; a point 100 m off is on another street.
     public static let reachMeters = 100.0
@@ -101,8 +101,7 @@ public enum ManualPathError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .streetCount(let n):
-            "a path names \(ManualPath.streetCount.lowerBound)–\(ManualPath.streetCount.upperBound) streets, not \(n)"
+        case .streetCount(let n): ManualPathUpload.streetCountProblem(n)
         case .unknownStreet(let i, let name): "street \(i + 1), \"\(name)\", is not a street near the path's ends"
         case .startNotOnStreet(let name, let m): "the start is \(Self.distance(m)) from \(name), not on it"
         case .endNotOnStreet(let name, let m): "the end is \(Self.distance(m)) from \(name), not on it"
