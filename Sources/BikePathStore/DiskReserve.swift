@@ -29,8 +29,10 @@ struct DiskReserve {
 
     /// Grows the reserve towards its full size, taking at most a quarter of the
     /// free room (a reserve must not be what fills the disk: on a nearly full
-    /// card it is smaller, and grows back as room returns). Returns false when it
-    /// is still short.
+    /// card it is smaller, and grows back as room returns), but up to half of it
+    /// for its first step: one SOS commit needs ~53 KB of WAL frames (13 frames:
+    /// FullDiskRunTests), and a new store on a card with 320 KiB free left 124 KB,
+    /// whose quarter (31 KB) lost the SOS. Returns false when it is still short.
     @discardableResult
     func refill() -> Bool {
         let current = size
@@ -38,7 +40,8 @@ struct DiskReserve {
         var fs = statvfs()
         let directory = (path as NSString).deletingLastPathComponent
         guard statvfs(directory.isEmpty ? "." : directory, &fs) == 0 else { return false }
-        let grow = min(bytes - current, Int64(fs.f_bavail) * Int64(fs.f_frsize) / 4) / 4096 * 4096
+        let room = Int64(fs.f_bavail) * Int64(fs.f_frsize)
+        let grow = min(bytes - current, max(room / 4, min(step - current, room / 2))) / 4096 * 4096
         guard grow > 0 else { return false }
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
