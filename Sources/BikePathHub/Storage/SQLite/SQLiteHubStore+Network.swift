@@ -142,7 +142,7 @@ extension SQLiteHubStore {
             }
             return KeptGraph(
                 community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
-                obstacles: try await corroboratedObstacles(), minRiders: minRiders)
+                minRiders: minRiders)
         }
         .view(in: box)
     }
