@@ -9,12 +9,12 @@ import Testing
 /// ridden only their way, a community path near a street joins it, the street's tags set
 /// its cost, and the legs name the streets with short stretches folded.
 @Suite(.ownThreads) struct StreetRouteTests {
-    /// A street edge through `points` (metres east, north), its end nodes `from` and `to`.
+    /// A street edge through `points` (metres east, north of `at`'s origin), its end nodes `from` and `to`.
     static func street(
         _ way: Int64, _ from: Int64, _ to: Int64, _ points: [(Double, Double)], name: String? = nil, highway: String = "residential",
-        direction: StreetRules.Direction = .both
+        direction: StreetRules.Direction = .both, at: (Double, Double) -> Coordinate = GridCity.at
     ) -> StreetEdge {
-        let coordinates = points.map { GridCity.at($0.0, $0.1) }
+        let coordinates = points.map { at($0.0, $0.1) }
         let length = zip(coordinates, coordinates.dropFirst()).map { Geodesic.distance($0, $1) }.reduce(0, +)
         return StreetEdge(
             key: .init(way: way, from: from, to: to), points: coordinates, lengthMeters: length, highway: highway, name: name,

@@ -104,17 +104,20 @@ public struct LinkObstacles: Sendable, Equatable, Codable {
     /// Each corroborated obstacle belongs to its nearest link within `radiusMeters` (the
     /// corroboration radius: a spot's reports spread that far), ties by link id; an
     /// obstacle with no link that near (a rider marked it off the confirmed paths) is on none.
+    /// The one rule for the riders' links (`MapMaintainer`, stored) and the streets' pieces
+    /// (`StreetLinks`, when the graph is built).
     public static func assign(_ obstacles: [ReportedObstacle], to links: [NetworkLink], radiusMeters: Double) -> [Int64: LinkObstacles] {
-        // A link within the radius of an obstacle has its midpoint within the radius and half
-        // its length: cells that wide put it in the 3 × 3 around the obstacle.
-        let grid = MapGrid(cellMeters: radiusMeters + (links.map(\.lengthMeters).max() ?? 0) / 2 + 1)
-        var byCell: [MapGrid.Cell: [Int]] = [:]
-        for (i, l) in links.enumerated() { byCell[grid.cell(of: l.midpoint), default: []].append(i) }
+        let corroborated = obstacles.filter(\.corroborated)
+        guard !corroborated.isEmpty, !links.isEmpty else { return [:] }
+        // Each link listed in the cells its box meets: a street's straight piece runs up to
+        // kilometres, and a grid by midpoints would need cells that wide.
+        let index = SegmentIndex(links.map { [$0.from, $0.to] })
         var out: [Int64: LinkObstacles] = [:]
-        for o in obstacles where o.corroborated {
+        for o in corroborated {
             var best: (distance: Double, id: Int64)?
-            for i in grid.neighbourhood(of: o.position).flatMap({ byCell[$0] ?? [] }) {
-                let l = links[i]
+            // A metre's slack: the window is in degrees, the distance measured on a local plane.
+            for ref in index.candidates(near: o.position, within: radiusMeters + 1) {
+                let l = links[ref.line]
                 guard let d = Geodesic.distance(from: o.position, toPath: [l.from, l.to]), d <= radiusMeters else { continue }
                 if best.map({ (d, l.id) < ($0.distance, $0.id) }) ?? true { best = (d, l.id) }
             }

@@ -35,13 +35,16 @@ public final class KeptGraph: Sendable {
     static let cellDegrees = 0.002
 
     /// Builds the graph of `community` (the public links) and `streets` with the riders'
-    /// `evidence` on them, public at `minRiders` (`StreetLinks.links`).
+    /// `evidence` on them, public at `minRiders`, and the corroborated `obstacles` on them
+    /// (`StreetLinks.links`; the community links carry theirs as stored).
     public init(
         community: [NetworkLink], streets: [StreetEdge], evidence: [StreetEdge.Key: StreetTally] = [:],
-        minRiders: Int = CorroborationRule().minRiders, rule: RouteRule = RouteRule()
+        obstacles: [ReportedObstacle] = [], minRiders: Int = CorroborationRule().minRiders, rule: RouteRule = RouteRule()
     ) {
         let loaded = LoadedGraph(
-            links: StreetLinks.links(community: community, streets: streets, evidence: evidence, minRiders: minRiders), rule: rule)
+            links: StreetLinks.links(
+                community: community, streets: streets, evidence: evidence, obstacles: obstacles, minRiders: minRiders),
+            rule: rule)
         // Nodes where two links meet are folded; a loop of them only (a ride round a park
         // touching nothing) has no junction, so its nodes are kept and each link is a chain.
         var contraction = loaded.contracted(keeping: [])

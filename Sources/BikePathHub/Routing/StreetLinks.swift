@@ -23,9 +23,12 @@ public enum StreetLinks {
     /// positive), numbered in the streets' key order. Each piece of a street carries the
     /// riders' evidence on it (`evidence`, by edge) where it is public, as a community link
     /// is (`NetworkLink.isPublic`): `RouteRule.cost` then takes the riders' status over the tags.
+    /// Each corroborated obstacle of `obstacles` is carried by the street piece nearest it
+    /// within the corroboration radius (`LinkObstacles.assign`, the rule that puts it on a
+    /// community link; `obstacleMeters`), whatever its riders: it is public already.
     public static func links(
         community: [NetworkLink], streets: [StreetEdge], evidence: [StreetEdge.Key: StreetTally] = [:],
-        minRiders: Int = CorroborationRule().minRiders
+        obstacles: [ReportedObstacle] = [], minRiders: Int = CorroborationRule().minRiders
     ) -> [NetworkLink] {
         guard !streets.isEmpty else { return community }
         var made = Numbering()
@@ -48,7 +51,7 @@ public enum StreetLinks {
             splits[ref, default: []].append((fraction, split, at))
             joins.append(made.link(node, position, split, at, .join))
         }
-        var out = community
+        var pieces: [NetworkLink] = []
         for (i, line) in lines.enumerated() {
             let (edge, nodes) = line
             for s in 0..<(edge.points.count - 1) {
@@ -66,12 +69,25 @@ public enum StreetLinks {
                         ? edge.direction : edge.direction == .both ? .both : edge.direction == .forward ? .backward : .forward
                     var piece = made.link(a.node, a.position, b.node, b.position, .street(edge, direction: direction))
                     if let tally = evidence[edge.key] { piece.take(tally, minRiders: minRiders) }
-                    out.append(piece)
+                    pieces.append(piece)
                 }
             }
         }
-        return out + joins
+        // On the pieces as split, so that a route riding part of a piece pays the obstacle
+        // only on the part it lies on. An obstacle also on a community path beside the street
+        // is charged on each (a route rides the one or the other), so that neither way past
+        // it rides free.
+        let carried = LinkObstacles.assign(obstacles, to: pieces, radiusMeters: obstacleMeters)
+        for i in pieces.indices { pieces[i].obstacles = carried[pieces[i].id] ?? LinkObstacles() }
+        return community + pieces + joins
     }
+
+    /// An obstacle this near a street lies on it (`LinkObstacles.assign`): the corroboration
+    /// radius, which a spot's reports spread over (GNSS puts a fix within ~5 m, CEP50, and a
+    /// detection lags by up to a wheel base), the same 15 m as `joinMeters` (a fix 5–10 m off
+    /// OSM's line, 95 %, plus half a street's width, up to 5 m). An obstacle 40 m off is on
+    /// the next street or in a yard, not on this one.
+    public static let obstacleMeters = CorroborationRule().radiusMeters
 
     /// The community nodes a street may join: where a path ends or branches (not the middle
     /// of a path running beside a street, which would join it every 12 m), with positions.
@@ -148,16 +164,21 @@ struct SegmentIndex {
         return (y0...y1).flatMap { y in (x0...x1).map { Cell(x: $0, y: y) } }
     }
 
-    /// The piece nearest `point` within `meters` and where on it (0 at its first point), ties
-    /// by edge and piece order; nil when none is that near.
-    func nearest(to point: Coordinate, within meters: Double) -> (SegmentRef, Double)? {
+    /// The pieces that may lie within `meters` of `point`: those listed in a cell of the
+    /// window that wide around it (a piece that near has a point in the window, in a cell its box meets).
+    func candidates(near point: Coordinate, within meters: Double) -> Set<SegmentRef> {
         let dLat = meters / 111_320, dLon = dLat / max(cos(abs(point.latitude) * .pi / 180), 0.01)
-        let near = Set(
+        return Set(
             Self.cells(
                 south: point.latitude - dLat, west: point.longitude - dLon, north: point.latitude + dLat, east: point.longitude + dLon
             ).flatMap { cells[$0] ?? [] })
+    }
+
+    /// The piece nearest `point` within `meters` and where on it (0 at its first point), ties
+    /// by edge and piece order; nil when none is that near.
+    func nearest(to point: Coordinate, within meters: Double) -> (SegmentRef, Double)? {
         var best: (distance: Double, ref: SegmentRef, fraction: Double)?
-        for ref in near {
+        for ref in candidates(near: point, within: meters) {
             let (a, b) = (lines[ref.line][ref.segment], lines[ref.line][ref.segment + 1])
             let fraction = Geodesic.nearestShare(of: point, onSegment: a, b)
             let d = Geodesic.distance(point, Geodesic.interpolate(a, b, fraction))

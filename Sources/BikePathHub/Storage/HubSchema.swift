@@ -592,6 +592,26 @@ enum HubSchema {
                 FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('hard')
                 """,
             ]),
+        // The kept graph puts the map's corroborated obstacles on the streets (`StreetLinks`),
+        // read from the tiles' slices: a slice stored moves `soft`. An obstacle corroborated
+        // 15 m or more from every community link changes no `map_links` row, and the ride
+        // that corroborated it moved `soft` before its tiles were remade. A tile is remade
+        // after each batch of rides, which moved `soft` already: no more rebuilds than before.
+        Step(
+            name: "v18-routing-obstacles",
+            sqlite: [
+                """
+                CREATE TRIGGER routing_tiles_added AFTER INSERT ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_tiles_changed AFTER UPDATE ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_tiles_removed AFTER DELETE ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                """
+            ],
+            postgres: [
+                """
+                CREATE TRIGGER routing_tiles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON map_tiles
+                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')
+                """
+            ]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

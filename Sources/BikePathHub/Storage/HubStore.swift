@@ -119,6 +119,15 @@ public protocol MapStore: Sendable {
     func mapTilesInUse() async throws -> [MapGrid.Cell]
 }
 
+extension MapStore {
+    /// Every corroborated obstacle on the map, read from the stored slices: what a route's
+    /// answer lists and what the kept graph puts on the streets (`StreetLinks.links`).
+    public func corroboratedObstacles() async throws -> [ReportedObstacle] {
+        let all = MapTiles.everywhere
+        return try await mapSlices(rows: all.rows, columns: all.columns).flatMap { try MapSlice.decoded($0).obstacles }
+    }
+}
+
 /// The community path network (`PathNetwork`), appended to in arrival order by the map
 /// maintainer: `MapStore.index` queues each confirmation it indexes.
 public protocol NetworkStore: Sendable {

@@ -31,7 +31,7 @@ extension PostgresHubStore {
                 """)
             return KeptGraph(
                 community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
-                minRiders: minRiders)
+                obstacles: try await corroboratedObstacles(), minRiders: minRiders)
         }
         .view(in: box)
     }

@@ -142,7 +142,7 @@ extension SQLiteHubStore {
             }
             return KeptGraph(
                 community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
-                minRiders: minRiders)
+                obstacles: try await corroboratedObstacles(), minRiders: minRiders)
         }
         .view(in: box)
     }
