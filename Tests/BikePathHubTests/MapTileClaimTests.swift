@@ -19,16 +19,16 @@ import Testing
             let first = try #require(try await store.claimDirtyMapTiles(limit: 8).first)
             // A confirmation arrives while the slice is being computed: the tile is marked again.
             try await store.index([], dirty: [tile])
-            let stored = try await store.storeMapTile(first, slice: Data("older".utf8), links: [:])
+            let stored = try await store.storeMapTile(RemadeTile(tile: first, slice: Data("older".utf8)))
             #expect(!stored, "a slice computed before the newer mark is refused")
             #expect(try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column).isEmpty)
             let again = try await store.claimDirtyMapTiles(limit: 8)
             #expect(again.map(\.tile) == [tile] && again[0].version > first.version, "marked again, free to claim at once")
-            #expect(try await store.storeMapTile(again[0], slice: Data("newer".utf8), links: [:]))
+            #expect(try await store.storeMapTile(RemadeTile(tile: again[0], slice: Data("newer".utf8))))
             #expect(try await store.dirtyMapTiles(limit: 8).isEmpty)
             #expect(try await store.mapSlices(rows: tile.row...tile.row, columns: tile.column...tile.column) == [Data("newer".utf8)])
             // The same version stored twice (a claim whose lease ran out, taken over): the second is refused.
-            #expect(try await !store.storeMapTile(again[0], slice: Data("again".utf8), links: [:]))
+            #expect(try await !store.storeMapTile(RemadeTile(tile: again[0], slice: Data("again".utf8))))
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             #expect(Set((fromA + fromB).map(\.tile)) == Set(Self.tiles))
             #expect(try await a.claimDirtyMapTiles(limit: 6).isEmpty, "every tile is claimed while the leases run")
             #expect(try await b.dirtyMapTiles(limit: 20).count == Self.tiles.count, "claimed tiles are still dirty")
-            for tile in fromB { #expect(try await b.storeMapTile(tile, slice: Data("b".utf8), links: [:])) }
+            for tile in fromB { #expect(try await b.storeMapTile(RemadeTile(tile: tile, slice: Data("b".utf8)))) }
             #expect(try await a.dirtyMapTiles(limit: 20).count == fromA.count)
         }
     }

@@ -106,7 +106,7 @@ import Testing
             try await store.index([], dirty: [tile])
             let claim = try #require(try await store.claimDirtyMapTiles(limit: 1).first)
             let empty = try JSONEncoder().encode(MapSlice(obstacles: [], cells: []))
-            #expect(try await store.storeMapTile(claim, slice: empty, links: [:]))
+            #expect(try await store.storeMapTile(RemadeTile(tile: claim, slice: empty)))
             try await store.setMapEdition("revision 0, an older rule")
             try await MapTiles.update(store)
             #expect(try await store.mapEdition() == MapTiles.edition)

@@ -2,6 +2,7 @@ import BikePathAPI
 import BikePathCore
 import BikePathTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @testable import BikePathHub
@@ -69,7 +70,7 @@ import Testing
             try await store.index([], dirty: [tile])
             let dirty = try #require(try await store.claimDirtyMapTiles(limit: 10).first { $0.tile == tile })
             let slice = try JSONEncoder().encode(MapSlice(obstacles: inside, cells: []))
-            #expect(try await store.storeMapTile(dirty, slice: slice, links: [:]))
+            #expect(try await store.storeMapTile(RemadeTile(tile: dirty, slice: slice, obstacles: inside)))
         }
     }
 
@@ -95,7 +96,7 @@ import Testing
         try await store.replaceStreets(Self.streets())
         let clear = try await Self.best(store)
         #expect(Self.names(clear) == ["Short Street"], "\(backend): \(clear.legs)")
-        // 40 m off Short Street, and one rider's: the graph is rebuilt, nothing charged.
+        // 40 m off Short Street (the graph is rebuilt), and one rider's: nothing charged.
         try await Self.publish([Self.spot(200, -40), Self.spot(100, 0, corroborated: false)], store)
         let off = try await Self.best(store)
         #expect(Self.names(off) == ["Short Street"] && abs(off.score - clear.score) < 1e-6, "\(backend): \(off.score)")
@@ -103,8 +104,15 @@ import Testing
         let before = RoutingCacheTests.cache(of: store).buildsStarted
         try await Self.publish([Self.spot(200, 2)], store)
         let round = try await Self.best(store)
-        #expect(RoutingCacheTests.cache(of: store).buildsStarted == before + 1, "\(backend): the slice moved the routing version")
+        #expect(RoutingCacheTests.cache(of: store).buildsStarted == before + 1, "\(backend): the obstacle moved the routing version")
         #expect(Self.names(round) == ["Long Street"], "\(backend): \(round.legs)")
+        // The tile remade with the same obstacles (another ride's reports elsewhere in it), and
+        // one with one rider's spot only: the graph is not rebuilt.
+        let settled = RoutingCacheTests.cache(of: store).buildsStarted
+        try await Self.publish([Self.spot(200, 2), Self.spot(210, 40, corroborated: false)], store)
+        try await Self.publish([Self.spot(5_000, 0, corroborated: false)], store)
+        #expect(Self.names(try await Self.best(store)) == ["Long Street"])
+        #expect(RoutingCacheTests.cache(of: store).buildsStarted == settled, "\(backend): nothing the graph reads changed")
         #expect(round.obstacles(among: [Self.spot(200, 2)], radiusMeters: StreetLinks.obstacleMeters).isEmpty)
         // No way round: the route takes it and pays 150 m × 0.86, and the answer lists it.
         try await store.replaceStreets(Self.streets([0]))
@@ -114,6 +122,38 @@ import Testing
         #expect(through.obstacles(among: try await store.corroboratedObstacles(), radiusMeters: StreetLinks.obstacleMeters).count == 1)
         #expect(through.legs.first { $0.name == "Short Street" }?.status == "requiresMaintenance", "\(through.legs)")
         return [clear.score, round.score, through.score]
+    }
+
+    /// A hub upgraded from before the obstacles had a table of their own (schema step v18):
+    /// its stored tiles are marked dirty, and the maintainer's next pass fills the table.
+    @Test func anUpgradedHubRemakesItsTilesAndRoutesKnowTheirObstacles() async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let path = dir.file("hub.sqlite")
+        let rides = try ["rider-a", "rider-b"].map { rider in
+            (device: rider, body: try WireJSON.encode(Fixtures.confirmation(id: "R-\(rider)", meters: 400, obstacles: [("pothole", 200)])))
+        }
+        try await HubStorage.sqlite(path: path).withStore(logger: Fixtures.logger) { store in
+            try await Fixtures.prepare(store, for: rides)
+            for ride in rides { _ = try await store.put(device: ride.device, records: [(.confirmation, "R-\(ride.device)", ride.body)]) }
+            try await MapMaintainer.pass(store, logger: Fixtures.logger)
+            #expect(try await store.corroboratedObstacles().count == 1)
+        }
+        // As the build before step v18 left it: its tiles stored, no table of obstacles.
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(sql: "DROP TABLE routing_obstacles; DELETE FROM grdb_migrations WHERE identifier = 'v18-routing-obstacles'")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM map_dirty") == 0)
+        }
+        try old.close()
+        try await HubStorage.sqlite(path: path).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            #expect(try await store.corroboratedObstacles().isEmpty)
+            #expect(try await !store.dirtyMapTiles(limit: 100).isEmpty, "the stored tiles wait to be remade")
+            try await MapMaintainer.pass(store, logger: Fixtures.logger)
+            let spots = try await store.corroboratedObstacles()
+            #expect(spots.count == 1 && spots.allSatisfy(\.corroborated), "\(spots)")
+        }
     }
 
     /// Two riders ride Short Street and report a pothole at its middle; the hub's map maintainer

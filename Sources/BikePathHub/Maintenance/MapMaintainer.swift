@@ -275,9 +275,10 @@ final class MapMaintainer: Service {
             let linksByTile = Dictionary(grouping: links, by: \.tile)
             let remade = try dirty.map { tile in
                 let own = (linksByTile[tile.tile] ?? []).compactMap { l in obstacles[l.id].map { (l.id, $0) } }
+                let slice = MapTiles.slice(tile.tile, of: map)
                 return RemadeTile(
-                    tile: tile, slice: try JSONEncoder().encode(MapTiles.slice(tile.tile, of: map)),
-                    links: Dictionary(uniqueKeysWithValues: own))
+                    tile: tile, slice: try JSONEncoder().encode(slice), links: Dictionary(uniqueKeysWithValues: own),
+                    obstacles: slice.obstacles)
             }
             let superseded = try await store.storeMapTiles(remade).filter { !$0 }.count
             metrics?.mapTiles(remade: dirty.count - superseded, superseded: superseded)

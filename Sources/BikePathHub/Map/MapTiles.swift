@@ -224,14 +224,6 @@ public enum MapTiles {
         return tiles
     }
 
-    /// Every tile's rows and columns: 90° either side of the equator, and 180° either side of
-    /// the meridian in columns no narrower in degrees than a row is high (they are narrowest
-    /// at the equator, `MapGrid.longitudeStep`).
-    static var everywhere: (rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
-        let rows = Int(90 / grid.latitudeStep) + 1, columns = Int(180 / grid.latitudeStep) + 1
-        return (-rows...rows, -columns...columns)
-    }
-
     /// The rows and columns to read for `box` (columns widest over its rows).
     public static func range(of box: BoundingBox) -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
         let tiles = tiles(in: box)

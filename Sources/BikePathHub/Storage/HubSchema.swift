@@ -592,25 +592,53 @@ enum HubSchema {
                 FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('hard')
                 """,
             ]),
-        // The kept graph puts the map's corroborated obstacles on the streets (`StreetLinks`),
-        // read from the tiles' slices: a slice stored moves `soft`. An obstacle corroborated
-        // 15 m or more from every community link changes no `map_links` row, and the ride
-        // that corroborated it moved `soft` before its tiles were remade. A tile is remade
-        // after each batch of rides, which moved `soft` already: no more rebuilds than before.
+        // The kept graph puts the map's corroborated obstacles on the streets (`StreetLinks`):
+        // each tile's, kept apart from its slice (a slice holds every corroborable spot, and
+        // hostile uploads make slices of thousands) and rewritten only when they changed,
+        // so that a row written moves `soft`. A trigger on the slices themselves moved it on
+        // every remade tile, and the graph, rebuilt each time from every slice, held the store
+        // long enough that the API's contract test timed out on uploads (10 s). An obstacle
+        // corroborated 15 m or more from every community link changes no `map_links` row.
+        // The tiles made before this step are marked dirty: the maintainer remakes them and
+        // fills the table (a marked tile is remade whatever else it waits for).
         Step(
             name: "v18-routing-obstacles",
             sqlite: [
                 """
-                CREATE TRIGGER routing_tiles_added AFTER INSERT ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
-                CREATE TRIGGER routing_tiles_changed AFTER UPDATE ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
-                CREATE TRIGGER routing_tiles_removed AFTER DELETE ON map_tiles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TABLE routing_obstacles (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, obstacles BLOB NOT NULL,
+                    PRIMARY KEY (tile_row, tile_column)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER routing_obstacles_added AFTER INSERT ON routing_obstacles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_obstacles_changed AFTER UPDATE ON routing_obstacles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                CREATE TRIGGER routing_obstacles_removed AFTER DELETE ON routing_obstacles BEGIN UPDATE routing_version SET soft = soft + 1; END;
+                INSERT INTO map_dirty SELECT tile_row, tile_column, (SELECT value FROM map_counter) FROM map_tiles WHERE true
+                ON CONFLICT (tile_row, tile_column) DO NOTHING;
                 """
             ],
             postgres: [
                 """
-                CREATE TRIGGER routing_tiles_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON map_tiles
-                FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')
+                CREATE TABLE routing_obstacles (
+                    tile_row INTEGER NOT NULL, tile_column INTEGER NOT NULL, obstacles BYTEA NOT NULL, PRIMARY KEY (tile_row, tile_column)
+                )
+                """,
+                // Per row: a statement's trigger fires when the upsert leaves the row alone too.
                 """
+                CREATE TRIGGER routing_obstacles_changed AFTER INSERT OR UPDATE OR DELETE ON routing_obstacles
+                FOR EACH ROW EXECUTE FUNCTION routing_moved('soft')
+                """,
+                """
+                INSERT INTO map_dirty SELECT tile_row, tile_column, nextval('map_dirty_version') FROM map_tiles
+                ON CONFLICT (tile_row, tile_column) DO NOTHING
+                """,
+                // The links' trigger per row too: each tile stored runs two UPDATEs of its links
+                // that usually change none, and a statement's trigger moved `soft` for each.
+                "DROP TRIGGER routing_links_changed ON map_links",
+                """
+                CREATE TRIGGER routing_links_changed AFTER INSERT OR UPDATE OR DELETE ON map_links
+                FOR EACH ROW EXECUTE FUNCTION routing_moved('soft')
+                """,
+                "CREATE TRIGGER routing_links_truncated AFTER TRUNCATE ON map_links FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')",
             ]),
     ]
 

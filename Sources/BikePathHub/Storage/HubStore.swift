@@ -102,8 +102,10 @@ public protocol MapStore: Sendable {
     /// False, and nothing written, when the tile was marked again meanwhile (the slice was
     /// computed without the newer confirmation; the next pass recomputes it) or another
     /// replica already stored this version: an older slice never replaces a newer one.
+    /// Its corroborated obstacles are kept apart for routing (`routingObstacles`), rewritten
+    /// only when they changed: the kept graph is rebuilt when they do, not on every remake.
     @discardableResult
-    func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool
+    func storeMapTile(_ remade: RemadeTile) async throws -> Bool
     /// `storeMapTile` of each of a pass's remade tiles: whether each was stored. SQLite
     /// writes them in one transaction, one synced commit instead of one per tile (a ride
     /// dirties 4–11 tiles); PostgreSQL keeps one transaction a tile: one holding several
@@ -111,6 +113,8 @@ public protocol MapStore: Sendable {
     func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool]
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
+    /// Each tile's corroborated obstacles as `RemadeTile.routingObstacles` stored them (tiles with none have no row).
+    func routingObstacles() async throws -> [Data]
     /// The edition of the rule the stored tiles were made by (`MapTiles.edition`); nil before any.
     func mapEdition() async throws -> String?
     /// Records the rule's edition once every tile it must remake has been marked dirty.
@@ -120,11 +124,12 @@ public protocol MapStore: Sendable {
 }
 
 extension MapStore {
-    /// Every corroborated obstacle on the map, read from the stored slices: what a route's
-    /// answer lists and what the kept graph puts on the streets (`StreetLinks.links`).
+    /// Every corroborated obstacle on the map: what the kept graph puts on the streets
+    /// (`StreetLinks.links`). Read from their own table, not from every slice: a slice holds
+    /// every corroborable spot and the path-status cells, and hostile uploads make slices of
+    /// thousands of spots, none of them corroborated.
     public func corroboratedObstacles() async throws -> [ReportedObstacle] {
-        let all = MapTiles.everywhere
-        return try await mapSlices(rows: all.rows, columns: all.columns).flatMap { try MapSlice.decoded($0).obstacles }
+        try await routingObstacles().flatMap(RemadeTile.obstacles(from:))
     }
 }
 
@@ -212,13 +217,29 @@ extension PlaceStore {
     }
 }
 
-/// A dirty tile remade (`HubStore.storeMapTiles`): its slice, and the obstacles of the links
-/// whose midpoint lies in it.
+/// A dirty tile remade (`HubStore.storeMapTiles`): its slice, the obstacles of the links
+/// whose midpoint lies in it, and its corroborated obstacles (the slice's), for routing.
 public struct RemadeTile: Sendable {
     public var tile: DirtyTile
     public var slice: Data
     public var links: [Int64: LinkObstacles]
-    public init(tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) { (self.tile, self.slice, self.links) = (tile, slice, links) }
+    public var obstacles: [ReportedObstacle]
+    public init(tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles] = [:], obstacles: [ReportedObstacle] = []) {
+        (self.tile, self.slice, self.links) = (tile, slice, links)
+        self.obstacles = obstacles.filter(\.corroborated)
+    }
+
+    /// The corroborated obstacles as the store keeps them, nil when there are none (no row).
+    /// `JSONText`: the same obstacles give the same bytes, which the store compares to leave
+    /// an unchanged row (and the routing version) alone.
+    public var routingObstacles: Data? {
+        get throws { obstacles.isEmpty ? nil : try JSONText.data(obstacles) }
+    }
+
+    /// What `routingObstacles` wrote.
+    static func obstacles(from stored: Data) throws -> [ReportedObstacle] {
+        try JSONDecoder().decode([ReportedObstacle].self, from: stored)
+    }
 }
 
 extension NetworkStore {
@@ -231,7 +252,7 @@ extension MapStore {
     /// One transaction a tile.
     public func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool] {
         var stored: [Bool] = []
-        for r in remade { stored.append(try await storeMapTile(r.tile, slice: r.slice, links: r.links)) }
+        for r in remade { stored.append(try await storeMapTile(r)) }
         return stored
     }
 }

@@ -518,8 +518,10 @@ public final class PostgresHubStore: HubStore {
     }
 
     @discardableResult
-    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
+    public func storeMapTile(_ remade: RemadeTile) async throws -> Bool {
+        let (tile, slice, links) = (remade.tile, remade.slice, remade.links)
         let (row, column) = (tile.tile.row, tile.tile.column)
+        let obstacles = try remade.routingObstacles
         let ids = links.keys.sorted()
         return try await client.withTransaction(logger: logger) { conn in
             // First: the row lock it takes orders this against a concurrent mark of the tile.
@@ -534,6 +536,17 @@ public final class PostgresHubStore: HubStore {
                 INSERT INTO map_tiles VALUES (\(row), \(column), \(ByteBuffer(bytes: slice)))
                 ON CONFLICT (tile_row, tile_column) DO UPDATE SET slice = excluded.slice
                 """, logger: logger)
+            // Written only when they changed: its row triggers move the routing version (schema step v18).
+            if let obstacles {
+                try await conn.query(
+                    """
+                    INSERT INTO routing_obstacles VALUES (\(row), \(column), \(ByteBuffer(bytes: obstacles)))
+                    ON CONFLICT (tile_row, tile_column) DO UPDATE SET obstacles = excluded.obstacles
+                    WHERE routing_obstacles.obstacles IS DISTINCT FROM excluded.obstacles
+                    """, logger: logger)
+            } else {
+                try await conn.query("DELETE FROM routing_obstacles WHERE tile_row = \(row) AND tile_column = \(column)", logger: logger)
+            }
             // Only the links whose obstacles changed are written: a tile holds thousands of
             // links and a remake usually changes the obstacles of none or a few. (Measured, this
             // did not make a ride's map update visibly faster: its reads cost more than these writes.)
@@ -548,6 +561,16 @@ public final class PostgresHubStore: HubStore {
             try await Self.refreshCosts(conn, "tile_row = \(row) AND tile_column = \(column)", logger: logger)
             return true
         }
+    }
+
+    public func routingObstacles() async throws -> [Data] {
+        var out: [Data] = []
+        for try await obstacles in try await client.query(
+            "SELECT obstacles FROM routing_obstacles ORDER BY tile_row, tile_column", logger: logger
+        ).decode(Data.self) {
+            out.append(obstacles)
+        }
+        return out
     }
 
     public func mapEdition() async throws -> String? {

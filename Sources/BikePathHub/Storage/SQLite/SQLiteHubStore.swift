@@ -473,9 +473,7 @@ public final class SQLiteHubStore: HubStore {
     public func claimDirtyMapTiles(limit: Int) async throws -> [DirtyTile] { try await dirtyMapTiles(limit: limit) }
 
     @discardableResult
-    public func storeMapTile(_ tile: DirtyTile, slice: Data, links: [Int64: LinkObstacles]) async throws -> Bool {
-        try await storeMapTiles([RemadeTile(tile: tile, slice: slice, links: links)])[0]
-    }
+    public func storeMapTile(_ remade: RemadeTile) async throws -> Bool { try await storeMapTiles([remade])[0] }
 
     /// In one transaction: one synced commit for the pass's tiles, not one each.
     public func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool] {
@@ -489,6 +487,18 @@ public final class SQLiteHubStore: HubStore {
             arguments: [tile.tile.row, tile.tile.column, tile.version])
         guard db.changesCount == 1 else { return false }
         try db.execute(sql: "INSERT OR REPLACE INTO map_tiles VALUES (?, ?, ?)", arguments: [tile.tile.row, tile.tile.column, slice])
+        // Written only when they changed: its triggers move the routing version (schema step v18).
+        if let obstacles = try remade.routingObstacles {
+            try db.execute(
+                sql: """
+                    INSERT INTO routing_obstacles VALUES (?, ?, ?) ON CONFLICT (tile_row, tile_column)
+                    DO UPDATE SET obstacles = excluded.obstacles WHERE obstacles IS NOT excluded.obstacles
+                    """,
+                arguments: [tile.tile.row, tile.tile.column, obstacles])
+        } else {
+            try db.execute(
+                sql: "DELETE FROM routing_obstacles WHERE tile_row = ? AND tile_column = ?", arguments: [tile.tile.row, tile.tile.column])
+        }
         try db.execute(
             sql: "UPDATE map_links SET obstacles = 0, obstacle_confidence = 0 WHERE tile_row = ? AND tile_column = ? AND obstacles > 0",
             arguments: [tile.tile.row, tile.tile.column])
@@ -508,6 +518,10 @@ public final class SQLiteHubStore: HubStore {
                     "SELECT slice FROM map_tiles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ? ORDER BY tile_row, tile_column",
                 arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
         }
+    }
+
+    public func routingObstacles() async throws -> [Data] {
+        try await pool.read { db in try Data.fetchAll(db, sql: "SELECT obstacles FROM routing_obstacles ORDER BY tile_row, tile_column") }
     }
 
     public func mapEdition() async throws -> String? {
