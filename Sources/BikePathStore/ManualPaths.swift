@@ -24,6 +24,9 @@ public enum ManualPathState: String, Sendable, Codable, CaseIterable, RiderWord 
 
 /// A path as the device holds it: what the rider entered, and what became of it.
 public struct ManualPathRecord: Sendable, Equatable {
+    /// Its kind in the sync log and beside the outbox's records (`SyncDiagnosis`).
+    public static let syncKind = "manual_path"
+
     public var id: String
     public var path: ManualPathUpload
     public var state: ManualPathState
@@ -126,8 +129,8 @@ extension Store {
                 case .failed(let why): ("failed", why)
                 }
             try db.execute(
-                sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, 'manual_path', ?, ?, ?)",
-                arguments: [utcNanoseconds, id, name, detail])
+                sql: "INSERT INTO sync_log (utc_ns, record_kind, record_id, outcome, detail) VALUES (?, ?, ?, ?, ?)",
+                arguments: [utcNanoseconds, ManualPathRecord.syncKind, id, name, detail])
         }
     }
 

@@ -249,10 +249,37 @@ extension Store {
                 utcNanoseconds: $0["utc_ns"], kind: $0["record_kind"], id: $0["record_id"], outcome: $0["outcome"], detail: $0["detail"]
             )
         }
-        return SyncDiagnosis(
+        var diagnosis = SyncDiagnosis(
             pending: try counts("state = 'pending' AND do_not_send = 0 AND record_kind NOT IN (\(blocked))"),
             withheld: try counts("state = 'pending' AND (do_not_send = 1 OR record_kind IN (\(blocked)))"),
             sent: try counts("state = 'sent'"), quarantined: quarantined, recentLog: log)
+        try addManualPaths(db, allowed: allowed, to: &diagnosis)
+        return diagnosis
+    }
+
+    /// The rider's named paths beside the outbox's records, as kind `manual_path` (the sync
+    /// log's name for them): queued ones wait to send, or are held while trip sharing is off
+    /// (they go with trips and drafts, docs/sync.md); a refused one is listed with the hub's
+    /// code and sentence. So `sync status`, `diagnose`, `status` and the review page count
+    /// what sync still has to send by one rule.
+    private static func addManualPaths(_ db: Database, allowed: Consent, to d: inout SyncDiagnosis) throws {
+        let kind = ManualPathRecord.syncKind
+        for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM manual_paths GROUP BY state") {
+            let n: Int = row["n"]
+            switch ManualPathState(rawValue: row["state"]) {
+            case .queued where allowed.allows(.tripsAndDrafts): d.pending[kind, default: 0] += n
+            case .queued: d.withheld[kind, default: 0] += n
+            case .sent: d.sent[kind, default: 0] += n
+            case .refused, nil: break
+            }
+        }
+        d.quarantined += try Row.fetchAll(
+            db, sql: "SELECT id, refusal_code, refusal_message, attempts FROM manual_paths WHERE state = 'refused' ORDER BY seq"
+        ).map {
+            SyncDiagnosis.Quarantined(
+                kind: kind, id: $0["id"], reason: "\($0["refusal_code"] ?? "refused"): \($0["refusal_message"] ?? "")",
+                attempts: $0["attempts"])
+        }
     }
 }
 

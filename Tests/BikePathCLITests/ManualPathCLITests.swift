@@ -40,6 +40,11 @@ import Testing
         let heldID = try #require(held.out.split(separator: " ").dropFirst().first.map(String.init))
         #expect(UUID(uuidString: heldID) != nil, "\(held.out)")
 
+        // `sync status` counts it beside the outbox's records: held while sharing is off.
+        let whileOff = try json(try runProcess(bin, ["sync", "status", "--json"] + store).out)
+        #expect(
+            (whileOff["withheld"] as? [String: Int])?["manual_path"] == 1 && (whileOff["pending"] as? [String: Int]) == [:], "\(whileOff)")
+
         // With sharing on it waits for sync, and no daemon answers the socket.
         #expect(try runProcess(bin, ["sync", "consent", "trips", "on"] + store).status == 0)
         let queued = try json(
@@ -78,6 +83,17 @@ import Testing
         let refusal = try #require(try json(try runProcess(bin, ["path", "list", "--json"] + store).out)["paths"] as? [[String: Any]])
         #expect(refusal[0]["length_m"] as? Double == 689.6)
         #expect((refusal[1]["refusal"] as? [String: String])?["code"] == "street-count", "\(refusal[1])")
+        // `sync status` and `diagnose` say the same: one sent, one refused with the hub's words and what to do.
+        let status = try json(try runProcess(bin, ["sync", "status", "--json"] + store).out)
+        #expect((status["sent"] as? [String: Int]) == ["manual_path": 1] && (status["pending"] as? [String: Int]) == [:], "\(status)")
+        let refused = try #require((status["quarantined"] as? [[String: Any]])?.first, "\(status)")
+        #expect(refused["kind"] as? String == "manual_path" && refused["id"] as? String == queuedID, "\(refused)")
+        #expect(refused["reason"] as? String == "street-count: a path names 1–20 streets", "\(refused)")
+        let diagnosis = try runProcess(
+            bin, ["diagnose", "--db", db, "--duration", "0.5", "--gpsd-port", "1", "--iio-uri", "ip:127.0.0.1:1"]
+        ).out
+        #expect(diagnosis.contains("outbox: 0 waiting to send, 0 held on this device, 1 sent, 1 refused by the hub"), "\(diagnosis)")
+        #expect(diagnosis.contains("`bikepathd path delete \(queuedID)` removes it"), "\(diagnosis)")
 
         let sent = try runProcess(bin, ["path", "delete", heldID] + store)
         #expect(sent.status == 1 && sent.err.contains("the hub made it") && sent.err.contains("has no delete"), "\(sent.err)")

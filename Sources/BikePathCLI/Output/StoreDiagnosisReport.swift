@@ -52,9 +52,13 @@ public struct StoreDiagnosisReport: Encodable, Sendable {
         lines += store?.problems ?? []
         if let sosConsent { lines.append(sosConsent) }
         for q in sync?.quarantined ?? [] {
+            // A named path the hub refused is never sent again: the rider enters a corrected one.
+            let remedy =
+                q.kind == ManualPathRecord.syncKind
+                ? "`bikepathd path delete \(q.id)` removes it; enter the path again corrected (`bikepathd path add`)"
+                : "fix the cause, then re-queue or reject it"
             lines.append(
-                "sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; fix the cause, then re-queue or reject it"
-            )
+                "sync: \(q.kind) \(q.id) quarantined after \(q.attempts) attempts: \(q.reason) — it will not be retried; \(remedy)")
         }
         return lines
     }
