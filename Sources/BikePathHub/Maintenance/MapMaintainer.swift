@@ -245,6 +245,7 @@ final class MapMaintainer: Service {
         }
         // The network first: a tile's links then include the rides that dirtied it.
         try await extendNetwork(store, decoded: ridden, logger: logger)
+        try await matchStreetBacklog(store, logger: logger)
         while true {
             let dirty = try await store.claimDirtyMapTiles(limit: batch)
             if dirty.isEmpty { break }
@@ -318,16 +319,46 @@ final class MapMaintainer: Service {
         // rather than skipping: the tiles it remakes next must hold the rides that dirtied them.
         // An idle pass (one a second) finds nothing queued: no lease taken, nothing written.
         guard try await !store.queuedRides(after: store.networkCursor().applied, limit: 1).isEmpty else { return }
+        try await withNetworkLease(store) { holder in try await extendNetwork(store, decoded: decoded, holder: holder, logger: logger) }
+    }
+
+    /// Runs `work` holding the network's lease, waiting for it while another replica holds it.
+    private static func withNetworkLease(_ store: any NetworkStore, _ work: (String) async throws -> Void) async throws {
         let holder = UUID().uuidString
         do {
             while try await !store.claimNetwork(holder: holder, for: networkLease) {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await extendNetwork(store, decoded: decoded, holder: holder, logger: logger)
+            try await work(holder)
             try await store.releaseNetwork(holder: holder)
         } catch {
             try? await store.releaseNetwork(holder: holder)
             throw error
+        }
+    }
+
+    /// Matches to the streets a batch of the rides the network took in while none were
+    /// imported (a hub that ran before its first import; docs/hub.md, "The riders' evidence
+    /// on the streets"), its evidence committed with its rides marked, so that a ride's
+    /// evidence is added once whichever replica commits it. One batch a pass, under the
+    /// network's lease: a backlog of years (the matcher takes 1,000-2,000 fixes a second in
+    /// a debug build, docs/hub.md) never holds the network from new rides for longer than a
+    /// batch. An idle pass reads a
+    /// street and an index entry: on a hub with no import every ride is unmatched, and
+    /// reading one (its body) each second would be waste.
+    static func matchStreetBacklog(_ store: any NetworkStore & StreetStore, logger: Logger) async throws {
+        guard try await !store.streets(in: .world, limit: 1).isEmpty, try await !store.unmatchedRides(limit: 1).isEmpty else { return }
+        try await withNetworkLease(store) { _ in
+            let queued = try await store.unmatchedRides(limit: batch)
+            guard !queued.isEmpty else { return }
+            // A body that no longer decodes adds nothing; it is marked all the same.
+            let rides = queued.compactMap { RiddenPath($0.record) }
+            let evidence = try await streetIncrements(rides, store)
+            if try await store.commitStreetMatches(queued.map(\.sequence), evidence: StreetRides.summed(evidence)) {
+                logger.info("map: \(queued.count) rides confirmed before the streets were imported matched to them")
+            } else {
+                logger.debug("map: another replica matched these rides first")
+            }
         }
     }
 
@@ -351,8 +382,13 @@ final class MapMaintainer: Service {
             let tiles = rides.reduce(into: Set<MapGrid.Cell>()) { $0.formUnion(probe.tiles(near: $1)) }
             var network = PathNetwork(nodes: try await store.networkNodes(tiles: tiles.sorted()), nextNode: cursor.nextNode)
             for ride in rides { network.add(ride) }
-            let streets = try await streetIncrements(rides, store)
-            if try await !store.commit(NetworkChange(network: network, from: cursor, appliedTo: last.sequence, streets: streets)) {
+            // With no streets imported the rides wait, unmatched, for the first import
+            // (`matchStreetBacklog`). Read before matching: an import committed meanwhile
+            // leaves them unmatched, never matched twice.
+            let matching = try await !store.streets(in: .world, limit: 1).isEmpty
+            let streets = matching ? try await streetIncrements(rides, store) : []
+            let change = NetworkChange(network: network, from: cursor, appliedTo: last.sequence, streets: streets, streetsMatched: matching)
+            if try await !store.commit(change) {
                 logger.debug("map: another replica extended the network first; reading it again")
             }
         }

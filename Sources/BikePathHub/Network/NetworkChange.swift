@@ -29,6 +29,9 @@ public struct NetworkChange: Sendable {
     /// The street evidence the same rides add (`StreetRides`), one per edge and way: committed
     /// with the links, so a ride's evidence is added once, whichever replica commits it.
     public var streets: [StreetIncrement]
+    /// Whether the rides were matched against imported streets: false while a store has
+    /// none, and the rides wait to be matched once streets are imported (`unmatchedRides`).
+    public var streetsMatched: Bool
 
     /// One link's added evidence, with its ends' positions (its geometry).
     public struct LinkIncrement: Sendable {
@@ -44,9 +47,12 @@ public struct NetworkChange: Sendable {
 
     /// The change `network` (made from the stored nodes near the rides, then given the
     /// rides) holds relative to `cursor`.
-    public init(network: PathNetwork, from cursor: NetworkCursor, appliedTo: Int64, streets: [StreetIncrement] = []) {
+    public init(
+        network: PathNetwork, from cursor: NetworkCursor, appliedTo: Int64, streets: [StreetIncrement] = [], streetsMatched: Bool = false
+    ) {
         from = cursor
         self.streets = StreetRides.summed(streets)
+        self.streetsMatched = streetsMatched
         to = NetworkCursor(applied: appliedTo, nextNode: network.nextNode)
         nodes = network.newNodes(since: cursor.nextNode)
         links = network.links.keys.sorted().map { key in
@@ -54,3 +60,6 @@ public struct NetworkChange: Sendable {
         }
     }
 }
+
+/// A backlog ride marked matched by another commit first (`commitStreetMatches`): rolls its transaction back.
+struct StreetBacklogRace: Error {}

@@ -640,6 +640,30 @@ enum HubSchema {
                 """,
                 "CREATE TRIGGER routing_links_truncated AFTER TRUNCATE ON map_links FOR EACH STATEMENT EXECUTE FUNCTION routing_moved('soft')",
             ]),
+        // Rides confirmed before a hub's first import were matched to no street: each queued
+        // ride says whether it was, and the map maintainer matches the rest once streets
+        // exist (`MapMaintainer.matchStreetBacklog`). Rides the network holds already count
+        // as matched where streets are imported (a build of steps v13-v18 matched them as
+        // they came, and which came before the import is not recorded), and as not matched
+        // where none are: their evidence is added at the first import.
+        Step(
+            name: "v19-street-backlog",
+            sqlite: [
+                """
+                ALTER TABLE map_network_queue ADD COLUMN streets_matched INTEGER NOT NULL DEFAULT 0;
+                UPDATE map_network_queue SET streets_matched = 1
+                WHERE EXISTS (SELECT 1 FROM streets) AND seq <= (SELECT applied FROM map_network_state);
+                CREATE INDEX map_network_queue_unmatched ON map_network_queue (seq) WHERE streets_matched = 0;
+                """
+            ],
+            postgres: [
+                "ALTER TABLE map_network_queue ADD COLUMN streets_matched BOOLEAN NOT NULL DEFAULT false",
+                """
+                UPDATE map_network_queue SET streets_matched = true
+                WHERE EXISTS (SELECT 1 FROM streets) AND seq <= (SELECT applied FROM map_network_state)
+                """,
+                "CREATE INDEX map_network_queue_unmatched ON map_network_queue (seq) WHERE NOT streets_matched",
+            ]),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

@@ -148,8 +148,15 @@ public protocol NetworkStore: Sendable {
     /// The stored nodes in these tiles (`MapTiles.grid`).
     func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode]
     /// Writes `change` in one transaction and moves the cursor to `change.to`; false, and
-    /// nothing written, when the cursor is no longer `change.from`.
+    /// nothing written, when the cursor is no longer `change.from`. Its rides are marked
+    /// matched to the streets when `change.streetsMatched`.
     func commit(_ change: NetworkChange) async throws -> Bool
+    /// Rides the network took in while no streets were imported, oldest first, at most
+    /// `limit`: their street evidence is still to add (`MapMaintainer.matchStreetBacklog`).
+    func unmatchedRides(limit: Int) async throws -> [QueuedRide]
+    /// Adds `evidence` and marks the rides of `sequences` matched, in one transaction; false,
+    /// and nothing written, when one of them was marked already (another replica's commit).
+    func commitStreetMatches(_ sequences: [Int64], evidence: [StreetIncrement]) async throws -> Bool
     /// The links whose midpoint lies in these tiles.
     func networkLinks(tiles: [MapGrid.Cell]) async throws -> [NetworkLink]
     /// The links whose bounding box meets `box` (on PostgreSQL through PostGIS's spatial index).

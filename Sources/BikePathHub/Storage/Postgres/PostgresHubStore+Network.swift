@@ -15,17 +15,46 @@ extension PostgresHubStore {
     }
 
     public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
+        try await queuedRides(where: "q.seq > \(sequence)", limit: limit)
+    }
+
+    public func unmatchedRides(limit: Int) async throws -> [QueuedRide] {
+        try await queuedRides(where: "NOT q.streets_matched AND q.seq <= (SELECT applied FROM map_network_state)", limit: limit)
+    }
+
+    /// The queued rides `filter` selects, with their confirmations' bodies, oldest first.
+    private func queuedRides(where filter: PostgresQuery, limit: Int) async throws -> [QueuedRide] {
+        var query = PostgresQuery(
+            unsafeSQL: """
+                SELECT q.seq, q.id, r.device_id, r.body FROM map_network_queue q
+                JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id WHERE 
+                """)
+        query.sql += filter.sql + " ORDER BY q.seq LIMIT \(limit)"
+        query.binds = filter.binds
         var out: [QueuedRide] = []
-        for try await (seq, id, device, body) in try await client.query(
-            """
-            SELECT q.seq, q.id, r.device_id, r.body FROM map_network_queue q
-            JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
-            WHERE q.seq > \(sequence) ORDER BY q.seq LIMIT \(limit)
-            """, logger: logger
-        ).decode((Int64, String, String, Data).self) {
+        for try await (seq, id, device, body) in try await client.query(query, logger: logger).decode((Int64, String, String, Data).self) {
             out.append(QueuedRide(sequence: seq, id: id, record: ConfirmedRecord(device: device, body: body)))
         }
         return out
+    }
+
+    public func commitStreetMatches(_ sequences: [Int64], evidence: [StreetIncrement]) async throws -> Bool {
+        do {
+            return try await client.withTransaction(logger: logger) { conn in
+                let marked = try await conn.query(
+                    """
+                    UPDATE map_network_queue SET streets_matched = true
+                    WHERE seq = ANY(\(PostgresNumbers(sequences))::bigint[]) AND NOT streets_matched RETURNING seq
+                    """, logger: logger
+                ).collect()
+                // Marked meanwhile: throwing rolls the transaction back.
+                guard marked.count == sequences.count else { throw StreetBacklogRace() }
+                try await Self.add(evidence, conn, logger: logger)
+                return true
+            }
+        } catch let e as PostgresTransactionError where e.closureError is StreetBacklogRace {
+            return false
+        }
     }
 
     public func networkNodes(tiles: [MapGrid.Cell]) async throws -> [NetworkNode] {
@@ -73,6 +102,11 @@ extension PostgresHubStore {
             try await Self.insert(change.nodes, conn, logger: logger)
             try await Self.upsert(change.links, conn, logger: logger)
             try await Self.add(change.streets, conn, logger: logger)
+            if change.streetsMatched {
+                try await conn.query(
+                    "UPDATE map_network_queue SET streets_matched = true WHERE seq > \(from.applied) AND seq <= \(to.applied)",
+                    logger: logger)
+            }
             return true
         }
     }

@@ -15,14 +15,23 @@ extension SQLiteHubStore {
     }
 
     public func queuedRides(after sequence: Int64, limit: Int) async throws -> [QueuedRide] {
+        try await queuedRides(where: "q.seq > ?", [sequence], limit: limit)
+    }
+
+    public func unmatchedRides(limit: Int) async throws -> [QueuedRide] {
+        try await queuedRides(where: "q.streets_matched = 0 AND q.seq <= (SELECT applied FROM map_network_state)", [], limit: limit)
+    }
+
+    /// The queued rides `filter` selects, with their confirmations' bodies, oldest first.
+    private func queuedRides(where filter: String, _ arguments: StatementArguments, limit: Int) async throws -> [QueuedRide] {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT q.seq, q.id, r.device_id, r.body FROM map_network_queue q
                     JOIN records r ON r.device_id = q.device_id AND r.kind = 'confirmation' AND r.id = q.id
-                    WHERE q.seq > ? ORDER BY q.seq LIMIT ?
-                    """, arguments: [sequence, limit]
+                    WHERE \(filter) ORDER BY q.seq LIMIT ?
+                    """, arguments: arguments + [limit]
             ).map {
                 QueuedRide(sequence: $0["seq"], id: $0["id"], record: ConfirmedRecord(device: $0["device_id"], body: $0["body"]))
             }
@@ -86,7 +95,30 @@ extension SQLiteHubStore {
                 if added > 0 { try riders.execute(arguments: [added, id]) }
             }
             try Self.add(change.streets, db)
+            if change.streetsMatched {
+                try db.execute(
+                    sql: "UPDATE map_network_queue SET streets_matched = 1 WHERE seq > ? AND seq <= ?",
+                    arguments: [change.from.applied, change.to.applied])
+            }
             return true
+        }
+    }
+
+    public func commitStreetMatches(_ sequences: [Int64], evidence: [StreetIncrement]) async throws -> Bool {
+        do {
+            return try await pool.write { db in
+                let mark = try db.cachedStatement(
+                    sql: "UPDATE map_network_queue SET streets_matched = 1 WHERE seq = ? AND streets_matched = 0")
+                for sequence in sequences {
+                    try mark.execute(arguments: [sequence])
+                    // Marked meanwhile: throwing rolls the transaction back.
+                    guard db.changesCount == 1 else { throw StreetBacklogRace() }
+                }
+                try Self.add(evidence, db)
+                return true
+            }
+        } catch is StreetBacklogRace {
+            return false
         }
     }
 
