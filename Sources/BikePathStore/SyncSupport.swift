@@ -275,10 +275,11 @@ extension Store {
         }
         d.quarantined += try Row.fetchAll(
             db, sql: "SELECT id, refusal_code, refusal_message, attempts FROM manual_paths WHERE state = 'refused' ORDER BY seq"
-        ).map {
-            SyncDiagnosis.Quarantined(
-                kind: kind, id: $0["id"], reason: "\($0["refusal_code"] ?? "refused"): \($0["refusal_message"] ?? "")",
-                attempts: $0["attempts"])
+        ).map { row in
+            // Typed apart: Swift 6.2 (the package's compiler) type-checks generic subscripts
+            // inside an interpolation slowly.
+            let code: String = row["refusal_code"] ?? "refused", message: String = row["refusal_message"] ?? ""
+            return SyncDiagnosis.Quarantined(kind: kind, id: row["id"], reason: "\(code): \(message)", attempts: row["attempts"])
         }
     }
 }
