@@ -343,9 +343,8 @@ final class MapMaintainer: Service {
     /// evidence is added once whichever replica commits it. One batch a pass, under the
     /// network's lease: a backlog of years (the matcher takes 1,000-2,000 fixes a second in
     /// a debug build, docs/hub.md) never holds the network from new rides for longer than a
-    /// batch. An idle pass reads a
-    /// street and an index entry: on a hub with no import every ride is unmatched, and
-    /// reading one (its body) each second would be waste.
+    /// batch. An idle pass reads a street and an index entry, the street first: on a hub with
+    /// no import every ride is unmatched, and reading one (its body) each second is waste.
     static func matchStreetBacklog(_ store: any NetworkStore & StreetStore, logger: Logger) async throws {
         guard try await !store.streets(in: .world, limit: 1).isEmpty, try await !store.unmatchedRides(limit: 1).isEmpty else { return }
         try await withNetworkLease(store) { _ in
