@@ -64,7 +64,7 @@ import Testing
     }
 
     /// Each tile's slice stored with `obstacles` in it, as the maintainer stores one (its
-    /// mark claimed, no community link in it): nothing but `map_tiles` changes.
+    /// mark claimed, no community link in it): only its slice and its obstacles change.
     static func publish(_ obstacles: [ReportedObstacle], _ store: any HubStore) async throws {
         for (tile, inside) in Dictionary(grouping: obstacles, by: { MapTiles.grid.cell(of: $0.position) }) {
             try await store.index([], dirty: [tile])
