@@ -109,8 +109,8 @@ struct EndToEndRealTests {
             "python3",
             [
                 RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, path("ride.nmea"), "\(gpsd.udpPort)",
-                // Fed until step 4 stops it: a fixed 85 s can end before step 3 under CI's load
-                // (one CI run saw the fix age at 106 s there).
+                // Fed until step 4 stops it: under load steps 1-3 can outlast a fixed 85 s (their
+                // waits add up to 107 s), and step 3 would then wait for fixes that never come.
                 "--epoch-hz", "18", "--seconds", "600", "--start-epoch", "\(Int(Date().timeIntervalSince1970))",
             ])
         defer { feeder.stop(signal: SIGKILL) }
