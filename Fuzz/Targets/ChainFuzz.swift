@@ -1,6 +1,7 @@
-// fuzz-runs-divisor: 4
-// (CI budget: 1,000,000 inputs took 488 s of the 45-minute run, ~0.5 ms an input; 250,000
-// keeps the run under the budget, and the corpus grown from the seeds still reaches past them.)
+// fuzz-runs-divisor: 8
+// (CI budget: ~0.57 ms an input, 250,000 took 142 s of a clean-clone CI run on 2 cores
+// (2026-11-29); 125,000 keep the 45-minute run in budget, and the corpus grown from the seeds
+// still reaches past them.)
 // libFuzzer target: the input is read as a stream of 12-byte commands (IMU sample, fix,
 // marker, or a batch boundary), with times that may jump or go backwards and values
 // that may be NaN or huge, and fed to the filter chain with crash detection on.

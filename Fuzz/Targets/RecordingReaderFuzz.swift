@@ -1,6 +1,7 @@
-// fuzz-runs-divisor: 4
-// (CI budget: 1,000,000 inputs took 552 s, ~0.55 ms an input with its chunked re-decode;
-// 250,000 keeps the 45-minute run in budget.)
+// fuzz-runs-divisor: 8
+// (CI budget: ~0.9 ms an input with its chunked re-decode, 250,000 took 224 s of a
+// clean-clone CI run on 2 cores (2026-11-29), the longest target; 125,000 keep the 45-minute
+// run in budget.)
 // libFuzzer target for the recording decoder (compiled with the core by Fuzz/run.sh).
 // Any byte string must decode without a crash, without unbounded memory, and to the same
 // events whether it arrives in one piece or in chunks; a trap here is a bug.
