@@ -120,6 +120,14 @@ import Testing
         #expect(Self.names(through) == ["Short Street"], "\(backend): \(through.legs)")
         #expect(abs(through.score - (clear.score + 150 * 0.86)) < 1e-6, "\(backend): \(through.score), clear \(clear.score)")
         #expect(through.obstacles(among: try await store.corroboratedObstacles(), radiusMeters: StreetLinks.obstacleMeters).count == 1)
+        // The route answer reads its box's tiles' obstacles: the corroborated spots their slices
+        // hold (`publish` stores the others too; the maintainer's slices hold none), no other tile's.
+        let tile = MapTiles.grid.cell(of: Self.spot(200, 2).position)
+        let (rows, columns) = (tile.row...tile.row, tile.column...tile.column)
+        let sliced = try await store.mapSlices(rows: rows, columns: columns).flatMap { try MapSlice.decoded($0).obstacles }
+            .filter(\.corroborated)
+        #expect(try await store.corroboratedObstacles(rows: rows, columns: columns) == sliced && sliced.count == 1, "\(backend)")
+        #expect(try await store.corroboratedObstacles(rows: rows, columns: (tile.column + 1)...(tile.column + 9)).isEmpty, "\(backend)")
         #expect(through.legs.first { $0.name == "Short Street" }?.status == "requiresMaintenance", "\(through.legs)")
         return [clear.score, round.score, through.score]
     }

@@ -125,10 +125,10 @@ struct MapEndpoints: Sendable {
                 return HubServer.answer(Refusal(.badRequest, "too-many-links", problem.description))
             }
         }
-        // The obstacles along them, from the stored tiles under the box.
+        // The obstacles along them: the corroborated ones of the tiles under the box (their
+        // slices hold the same spots, and their path-status cells, decoded for nothing).
         let range = MapTiles.range(of: box)
-        let spots = try await storeGuard.run { try await store.mapSlices(rows: range.rows, columns: range.columns) }
-            .flatMap { try MapSlice.decoded($0).obstacles }
+        let spots = try await storeGuard.run { try await store.corroboratedObstacles(rows: range.rows, columns: range.columns) }
         return Self.geoJSONResponse(
             try Route.geoJSON(routes, spots: spots, radiusMeters: CorroborationRule().radiusMeters).encoded())
     }

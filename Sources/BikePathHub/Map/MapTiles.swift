@@ -18,6 +18,8 @@ import Logging
 public enum MapTiles {
     /// 500 m: a tile holds a few streets; its 3 × 3 neighbourhood is what one recomputation reads.
     public static let grid = MapGrid(cellMeters: 500)
+    /// Every row (or column) a tile can have: the world is ~80,000 tiles of 500 m round.
+    public static let everyIndex = Int(Int32.min)...Int(Int32.max)
     /// How long a replica's claim keeps the others off the dirty tiles it recomputes
     /// (PostgreSQL): one stored confirmation took 1.4 s to map on a 2,000-confirmation city
     /// and 11 s at 8,000 (docs/performance.md), so a live claim is not taken over; a replica

@@ -113,8 +113,9 @@ public protocol MapStore: Sendable {
     func storeMapTiles(_ remade: [RemadeTile]) async throws -> [Bool]
     /// The stored slices of the tiles in these rows and columns.
     func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
-    /// Each tile's corroborated obstacles as `RemadeTile.routingObstacles` stored them (tiles with none have no row).
-    func routingObstacles() async throws -> [Data]
+    /// The corroborated obstacles of the tiles in these rows and columns, a row a tile as
+    /// `RemadeTile.routingObstacles` stored them (tiles with none have no row).
+    func routingObstacles(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data]
     /// The edition of the rule the stored tiles were made by (`MapTiles.edition`); nil before any.
     func mapEdition() async throws -> String?
     /// Records the rule's edition once every tile it must remake has been marked dirty.
@@ -129,7 +130,13 @@ extension MapStore {
     /// every corroborable spot and the path-status cells, and hostile uploads make slices of
     /// thousands of spots, none of them corroborated.
     public func corroboratedObstacles() async throws -> [ReportedObstacle] {
-        try await routingObstacles().flatMap(RemadeTile.obstacles(from:))
+        try await corroboratedObstacles(rows: MapTiles.everyIndex, columns: MapTiles.everyIndex)
+    }
+
+    /// The corroborated obstacles of the tiles in these rows and columns: the same spots as
+    /// those tiles' slices hold (`MapTiles.slice`), without decoding their path-status cells.
+    public func corroboratedObstacles(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [ReportedObstacle] {
+        try await routingObstacles(rows: rows, columns: columns).flatMap(RemadeTile.obstacles(from:))
     }
 }
 

@@ -97,7 +97,7 @@ public final class PostgresHubStore: HubStore {
     /// In the order they apply; the names an earlier build recorded for them left out; any
     /// this build does not know, last.
     public func appliedMigrations() async throws -> [String] {
-        let applied = try await strings("SELECT version FROM hub_migrations ORDER BY version")
+        let applied = try await values("SELECT version FROM hub_migrations ORDER BY version", as: String.self)
         let known = HubSchema.steps.map(\.name), former = HubSchema.formerNames(.postgres)
         return known.filter(applied.contains) + applied.filter { !known.contains($0) && !former.contains($0) }
     }
@@ -230,13 +230,7 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func trips(device: String) async throws -> [Data] {
-        var out: [Data] = []
-        for try await body in try await client.query(
-            "SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id", logger: logger
-        ).decode(Data.self) {
-            out.append(body)
-        }
-        return out
+        try await values("SELECT body FROM records WHERE device_id = \(device) AND kind = 'trip' ORDER BY id")
     }
 
     public func unindexedConfirmations(after: ConfirmationKey?, limit: Int) async throws -> [IndexableConfirmation] {
@@ -563,18 +557,16 @@ public final class PostgresHubStore: HubStore {
         }
     }
 
-    public func routingObstacles() async throws -> [Data] {
-        var out: [Data] = []
-        for try await obstacles in try await client.query(
-            "SELECT obstacles FROM routing_obstacles ORDER BY tile_row, tile_column", logger: logger
-        ).decode(Data.self) {
-            out.append(obstacles)
-        }
-        return out
+    public func routingObstacles(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
+        try await values(
+            """
+            SELECT obstacles FROM routing_obstacles WHERE tile_row BETWEEN \(rows.lowerBound) AND \(rows.upperBound)
+            AND tile_column BETWEEN \(columns.lowerBound) AND \(columns.upperBound) ORDER BY tile_row, tile_column
+            """)
     }
 
     public func mapEdition() async throws -> String? {
-        try await strings("SELECT value FROM map_edition").first
+        try await values("SELECT value FROM map_edition", as: String.self).first
     }
 
     public func setMapEdition(_ edition: String) async throws {
@@ -595,21 +587,17 @@ public final class PostgresHubStore: HubStore {
     }
 
     public func mapSlices(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
-        var out: [Data] = []
-        for try await slice in try await client.query(
+        try await values(
             """
             SELECT slice FROM map_tiles WHERE tile_row BETWEEN \(rows.lowerBound) AND \(rows.upperBound)
             AND tile_column BETWEEN \(columns.lowerBound) AND \(columns.upperBound) ORDER BY tile_row, tile_column
-            """, logger: logger
-        ).decode(Data.self) {
-            out.append(slice)
-        }
-        return out
+            """)
     }
 
-    private func strings(_ query: PostgresQuery) async throws -> [String] {
-        var out: [String] = []
-        for try await s in try await client.query(query, logger: logger).decode(String.self) { out.append(s) }
+    /// The one column of each row `query` answers.
+    private func values<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as: Value.Type = Value.self) async throws -> [Value] {
+        var out: [Value] = []
+        for try await value in try await client.query(query, logger: logger).decode(Value.self) { out.append(value) }
         return out
     }
 

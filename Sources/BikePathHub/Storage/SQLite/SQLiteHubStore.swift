@@ -520,8 +520,16 @@ public final class SQLiteHubStore: HubStore {
         }
     }
 
-    public func routingObstacles() async throws -> [Data] {
-        try await pool.read { db in try Data.fetchAll(db, sql: "SELECT obstacles FROM routing_obstacles ORDER BY tile_row, tile_column") }
+    public func routingObstacles(rows: ClosedRange<Int>, columns: ClosedRange<Int>) async throws -> [Data] {
+        try await pool.read { db in
+            try Data.fetchAll(
+                db,
+                sql: """
+                    SELECT obstacles FROM routing_obstacles WHERE tile_row BETWEEN ? AND ? AND tile_column BETWEEN ? AND ?
+                    ORDER BY tile_row, tile_column
+                    """,
+                arguments: [rows.lowerBound, rows.upperBound, columns.lowerBound, columns.upperBound])
+        }
     }
 
     public func mapEdition() async throws -> String? {
