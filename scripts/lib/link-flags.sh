@@ -57,6 +57,6 @@ bikepathd_build_flags() {
 bikepathd_link_filter() {
   awk '/conservatively ignores SHT_LLVM_ADDRSIG/ { next }
     /symbol ordering file: no such symbol|unable to order discarded symbol/ { missing++; next }
-    { print }
+    { print; fflush() }  # line by line: a log tailed while the build runs shows where it is
     END { if (missing) printf "link: %d functions of scripts/lib/bikepathd.order not in this build\n", missing }'
 }
