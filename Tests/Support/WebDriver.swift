@@ -15,22 +15,34 @@ public final class WebDriver: @unchecked Sendable {
     }
 
     public let driver: ChildProcess
-    public let base: String
+    private let log: URL
+    public private(set) var base = ""
     public private(set) var session = ""
 
-    /// Starts chromedriver on a free port (the caller stops it by pid through `quit`).
+    /// Starts chromedriver on a port of its own choosing (`--port=0`; `start` reads it from
+    /// the log): a port found free here and handed over could be taken by another test's
+    /// server before chromedriver binds it, and chromedriver then exits. The caller stops
+    /// it by pid through `quit`.
     public init(log: URL) throws {
-        let port = try Self.freePort()
-        driver = try ChildProcess("/usr/bin/chromedriver", ["--port=\(port)"], output: log)
-        base = "http://127.0.0.1:\(port)"
+        self.log = log
+        driver = try ChildProcess("/usr/bin/chromedriver", ["--port=0"], output: log)
     }
 
     /// A new browser: phone-sized (390 × 844, a common phone's viewport), headless, no sandbox (the tests run as root).
     public func start() async throws {
-        let deadline = Date().addingTimeInterval(20)
-        while true {  // chromedriver takes a moment to listen
-            if (try? await call(.GET, "/status")) != nil { break }
-            guard Date() < deadline else { throw Failure(description: "chromedriver did not answer on \(base) within 20 s") }
+        // chromedriver takes a moment to listen; 60 s because CI runs 670 tests on 2 cores
+        // beside a compiler, and one start once took over 20 s there.
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let written = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if base.isEmpty, let port = Self.listeningPort(in: written) { base = "http://127.0.0.1:\(port)" }
+            if !base.isEmpty, (try? await call(.GET, "/status")) != nil { break }
+            if let code = driver.exitedStatus() {
+                throw Failure(description: "chromedriver exited (\(code)) before it answered: \(written)")
+            }
+            guard Date() < deadline else {
+                throw Failure(description: "chromedriver did not answer within 60 s (\(base.isEmpty ? "no port yet" : base)): \(written)")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         let capabilities: [String: Any] = [
@@ -170,6 +182,12 @@ public final class WebDriver: @unchecked Sendable {
         let json = try JSONSerialization.jsonObject(with: Data(data.readableBytesView), options: [.fragmentsAllowed]) as? [String: Any]
         guard response.status == .ok else { throw Failure(description: "\(method) \(path): \(response.status) \(json?["value"] ?? "")") }
         return json?["value"] ?? NSNull()
+    }
+
+    /// The port in chromedriver's "ChromeDriver was started successfully on port 46873." line.
+    static func listeningPort(in log: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains("started successfully on port ") }) else { return nil }
+        return Int(line.split(separator: " ").last?.trimmingCharacters(in: CharacterSet(charactersIn: ".")) ?? "")
     }
 
     /// A port nobody listens on now: bound to 0, read back, closed.
