@@ -94,6 +94,34 @@ import Testing
         #expect(compared == 30)
     }
 
+    /// The search budget (`RouteRule.maxLinks`) counted in the graph: each link once, by
+    /// the cell its first end lies in; the same count whether the box's cells or (for a box
+    /// larger than the network) the network's cells are walked; over the budget refused.
+    @Test func theSearchBudgetCountsEachLinkOnceByWhereItStarts() throws {
+        let (streets, paths) = Self.town(side: 12, seed: 3)
+        let kept = KeptGraph(community: paths, streets: streets)
+        let all = kept.size.links
+        let world = BoundingBox(west: -180, south: -90, east: 180, north: 90)
+        #expect(kept.linkCount(in: world, upTo: .max) == all)
+        let ends = kept.links.map(\.from)
+        let around = BoundingBox(
+            west: ends.map(\.longitude).min()!, south: ends.map(\.latitude).min()!, east: ends.map(\.longitude).max()!,
+            north: ends.map(\.latitude).max()!)
+        #expect(kept.linkCount(in: around, upTo: .max) == all, "the box's own cells, walked one by one")
+        // The town's south-west quarter: the links starting in its cells, no others.
+        let quarter = BoundingBox(
+            west: around.west, south: around.south, east: (around.west + around.east) / 2, north: (around.south + around.north) / 2)
+        let (sw, ne) = (
+            KeptGraph.cell(of: Coordinate(latitude: quarter.south, longitude: quarter.west)),
+            KeptGraph.cell(of: Coordinate(latitude: quarter.north, longitude: quarter.east))
+        )
+        let inQuarter = ends.map(KeptGraph.cell(of:)).filter { (sw.x...ne.x).contains($0.x) && (sw.y...ne.y).contains($0.y) }.count
+        #expect(inQuarter > 0 && inQuarter < all)
+        #expect(kept.linkCount(in: quarter, upTo: .max) == inQuarter)
+        #expect(throws: RouteSearch.Problem.tooManyLinks(limit: inQuarter - 1)) { _ = try kept.view(in: quarter, maxLinks: inQuarter - 1) }
+        _ = try kept.view(in: quarter, maxLinks: inQuarter)
+    }
+
     @Test func aStreetImportIsRoutedOnByTheNextSearch() async throws {
         let first = [StreetRouteTests.street(1, 1, 2, [(0, 0), (400, 0)], name: "First Street")]
         let second = [StreetRouteTests.street(2, 3, 4, [(0, 400), (400, 400)], name: "Second Street")]

@@ -86,7 +86,7 @@ import Testing
                         end == "origin" && nearest.map { abs($0 - 2_000) < 30 } == true, "\(backend): \(end) \(String(describing: nearest))"
                     )
                 }
-                // A box holding more public links than a search may read is refused before one is read.
+                // A box holding more public links than a search may read is refused.
                 let held = try await store.networkLinks(in: box).filter { $0.isPublic(minRiders: 2) }.count
                 await #expect(throws: RouteSearch.Problem.tooManyLinks(limit: held / 2)) {
                     _ = try await store.routingGraph(in: box, minRiders: 2, maxLinks: held / 2)

@@ -28,6 +28,9 @@ public final class KeptGraph: Sendable {
     let linkReach: [Reach], chainReach: [Reach]
     /// Links by the grid cells of their ends (`cellDegrees`), for the joining points near an end.
     let cells: [SegmentIndex.Cell: [Int32]]
+    /// How many links start (their `from` end) in each cell: the search budget's count
+    /// (`view(in:maxLinks:)`), each link counted once.
+    let starts: [SegmentIndex.Cell: Int32]
     /// The least a metre of any link costs (`RouteRule.minFactor`): A*'s bound.
     let minFactor: Double
 
@@ -81,13 +84,14 @@ public final class KeptGraph: Sendable {
         let linkReach = links.map(Reach.init)
         chainReach = chains.map { $0.links.reduce(Reach.anywhere) { $0.and(linkReach[$1]) } }
         self.linkReach = linkReach
-        var cells: [SegmentIndex.Cell: [Int32]] = [:]
+        var cells: [SegmentIndex.Cell: [Int32]] = [:], starts: [SegmentIndex.Cell: Int32] = [:]
         for (i, l) in links.enumerated() {
             let (a, b) = (Self.cell(of: l.from), Self.cell(of: l.to))
             cells[a, default: []].append(Int32(i))
             if b != a { cells[b, default: []].append(Int32(i)) }
+            starts[a, default: 0] += 1
         }
-        self.cells = cells
+        (self.cells, self.starts) = (cells, starts)
     }
 
     static func cell(of c: Coordinate) -> SegmentIndex.Cell {
@@ -97,8 +101,34 @@ public final class KeptGraph: Sendable {
     /// How big it is: its links (paths, street pieces, joins), chains and junctions.
     public var size: (links: Int, chains: Int, junctions: Int) { (links.count, chains.count, junctions.count) }
 
-    /// The graph as a search in `box` sees it.
-    public func view(in box: BoundingBox) -> View { View(graph: self, box: box) }
+    /// The graph as a search in `box` sees it; `RouteSearch.Problem.tooManyLinks` when more
+    /// than `maxLinks` links start in the cells the box meets (`linkCount`).
+    public func view(in box: BoundingBox, maxLinks: Int = RouteRule().maxLinks) throws -> View {
+        guard linkCount(in: box, upTo: maxLinks) <= maxLinks else { throw RouteSearch.Problem.tooManyLinks(limit: maxLinks) }
+        return View(graph: self, box: box)
+    }
+
+    /// The links that start in a cell meeting `box`, counted until past `limit`: the search
+    /// budget (`RouteRule.maxLinks`), one rule for both stores, from the graph in memory (on
+    /// PostgreSQL the count on the GiST index read up to 50,001 rows a search). The cells
+    /// reach up to 220 m past the box; a street's piece outside them whose street crosses
+    /// the box is seen by the search but not counted (a street's pieces are few).
+    func linkCount(in box: BoundingBox, upTo limit: Int) -> Int {
+        let sw = Self.cell(of: Coordinate(latitude: box.south, longitude: box.west))
+        let ne = Self.cell(of: Coordinate(latitude: box.north, longitude: box.east))
+        guard sw.x <= ne.x, sw.y <= ne.y else { return 0 }
+        var count = 0
+        if (ne.x - sw.x + 1) * (ne.y - sw.y + 1) > starts.count {
+            // A box of more cells than the network has (a continent): walk the network's.
+            for (cell, n) in starts where (sw.x...ne.x).contains(cell.x) && (sw.y...ne.y).contains(cell.y) { count += Int(n) }
+            return count
+        }
+        for y in sw.y...ne.y {
+            for x in sw.x...ne.x { count += Int(starts[SegmentIndex.Cell(x: x, y: y)] ?? 0) }
+            if count > limit { return count }
+        }
+        return count
+    }
 
     /// The links in `box` with an end within `meters` of `point` (a window of degrees, a
     /// superset of the one `JoiningPoints.among` measures in).

@@ -32,12 +32,12 @@ public struct RouteRule: Sendable, Equatable {
     /// Searches per requested route before giving up on finding a different one.
     public var attemptsPerRoute = 3
     public static let maxRoutes = 5
-    /// Public links a search may read from its box, and so the nodes each of its
-    /// k × `attemptsPerRoute` passes can settle (at most one more than the links of a
+    /// Links a search may see in its box (`KeptGraph.linkCount`), and so the nodes each of
+    /// its k × `attemptsPerRoute` passes can settle (at most one more than the links of a
     /// connected graph). 50,000 links are ~600 km of riders' paths at 12 m a link; a search
     /// over a box of 151,723 (a 2,000 km city crossed corner to corner) held a core for 4.5 s
     /// (docs/performance.md, "Hub under hostile work"). Beyond it the search is refused
-    /// before a link is read (400 `too-many-links`).
+    /// before it starts (400 `too-many-links`).
     public var maxLinks = 50_000
 
     public init() {}

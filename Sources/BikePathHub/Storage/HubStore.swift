@@ -173,7 +173,7 @@ public protocol NetworkStore: Sendable {
 /// Route search over the network's links (`RouteSearch`).
 public protocol RoutingStore: Sendable {
     /// The links meeting `box` with at least `minRiders` riders, for a route search; throws
-    /// `RouteSearch.Problem.tooManyLinks` (counted before any is read) past `maxLinks`.
+    /// `RouteSearch.Problem.tooManyLinks` past `maxLinks` (`KeptGraph.view(in:maxLinks:)`).
     func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks: Int) async throws -> any RoutingGraph
 }
 

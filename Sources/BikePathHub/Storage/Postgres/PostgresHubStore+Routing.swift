@@ -8,20 +8,12 @@ import PostgresNIO
 /// stored (its `cost` column kept by `refreshCosts`) stays for the benchmark's comparison.
 extension PostgresHubStore {
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
-        // Counted on the GiST index before a link is read: a refused search costs a count.
-        let envelope = PgRoutingGraph(store: self, box: box, minRiders: minRiders).envelope
-        var count = 0, streetCount = 0, version = RoutingVersion(hard: 0, soft: 0)
-        for try await (n, s, hard, soft) in try await client.query(
-            """
-            SELECT (SELECT count(*) FROM (SELECT 1 FROM map_links WHERE riders >= \(minRiders) AND geom && \(unescaped: envelope) LIMIT \(limit + 1)) l),
-                   (SELECT count(*) FROM (SELECT 1 FROM streets WHERE geom && \(unescaped: envelope) LIMIT \(limit + 1)) s),
-                   r.hard + (SELECT count(*) FROM hub_migrations), r.soft
-            FROM routing_version r
-            """, logger: logger
-        ).decode((Int, Int, Int64, Int64).self) {
-            (count, streetCount, version) = (n, s, RoutingVersion(hard: hard, soft: soft))
+        var version = RoutingVersion(hard: 0, soft: 0)
+        for try await (hard, soft) in try await client.query(
+            "SELECT r.hard + (SELECT count(*) FROM hub_migrations), r.soft FROM routing_version r", logger: logger
+        ).decode((Int64, Int64).self) {
+            version = RoutingVersion(hard: hard, soft: soft)
         }
-        guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
         // The kept graph, as on SQLite: one graph and one rule answer the same routes on both
         // stores (pgRouting's search on the stored links: `pgRoutingGraph`, measured beside it).
         return try await routingCache.graph(minRiders: minRiders, version: version) { [self] in
@@ -33,7 +25,7 @@ extension PostgresHubStore {
                 community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
                 obstacles: try await corroboratedObstacles(), minRiders: minRiders)
         }
-        .view(in: box)
+        .view(in: box, maxLinks: limit)
     }
 
     /// pgRouting's search over the community links in `box` as stored (no streets): PostGIS

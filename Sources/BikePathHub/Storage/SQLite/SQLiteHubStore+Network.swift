@@ -148,23 +148,11 @@ extension SQLiteHubStore {
     }
 
     public func routingGraph(in box: BoundingBox, minRiders: Int, maxLinks limit: Int) async throws -> any RoutingGraph {
-        // Counted before a link is decoded: a refused search costs a count.
-        let tiles = Self.linkTiles(meeting: box)
-        let (count, streetCount, version) = try await pool.read { db in
-            (
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM (SELECT 1 FROM map_links WHERE \(tiles.sql) AND riders >= ? LIMIT ?)",
-                    arguments: tiles.arguments + [minRiders, limit + 1]) ?? 0,
-                try Int.fetchOne(
-                    db,
-                    sql: "SELECT count(*) FROM (SELECT 1 FROM streets WHERE west <= ? AND east >= ? AND south <= ? AND north >= ? LIMIT ?)",
-                    arguments: [box.east, box.west, box.north, box.south, limit + 1]) ?? 0,
-                try Row.fetchOne(db, sql: "SELECT hard + (SELECT count(*) FROM grdb_migrations), soft FROM routing_version").map {
-                    RoutingVersion(hard: $0[0], soft: $0[1])
-                } ?? RoutingVersion(hard: 0, soft: 0)
-            )
+        let version = try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT hard + (SELECT count(*) FROM grdb_migrations), soft FROM routing_version").map {
+                RoutingVersion(hard: $0[0], soft: $0[1])
+            } ?? RoutingVersion(hard: 0, soft: 0)
         }
-        guard count + streetCount <= limit else { throw RouteSearch.Problem.tooManyLinks(limit: limit) }
         return try await routingCache.graph(minRiders: minRiders, version: version) { [self] in
             let community = try await pool.read { db in
                 try Array(
@@ -176,7 +164,7 @@ extension SQLiteHubStore {
                 community: community, streets: try await streets(in: .world), evidence: try await streetTallies(in: .world),
                 obstacles: try await corroboratedObstacles(), minRiders: minRiders)
         }
-        .view(in: box)
+        .view(in: box, maxLinks: limit)
     }
 
     /// The condition on `map_links` that holds every link meeting `box` (and some near it).
