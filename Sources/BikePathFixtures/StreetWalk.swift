@@ -110,8 +110,11 @@ public enum StreetWalk {
         for t in truth {
             let (lo, hi) = (min(t.from, t.to), max(t.from, t.to))
             // The matched intervals on this street this way, merged, clipped to the truth's.
+            // (Typed closures: inferred, this chain took 4.3 s to type-check in every test build.)
             let intervals = matched.filter { $0.street == t.street && $0.forward == t.forward }
-                .map { (max(lo, min($0.from, $0.to)), min(hi, max($0.from, $0.to))) }.filter { $0.0 < $0.1 }.sorted { $0 < $1 }
+                .map { (s: Stretch) -> (Double, Double) in (max(lo, min(s.from, s.to)), min(hi, max(s.from, s.to))) }
+                .filter { (i: (Double, Double)) -> Bool in i.0 < i.1 }
+                .sorted { (x: (Double, Double), y: (Double, Double)) -> Bool in x < y }
             var end = lo
             for (a, b) in intervals where b > end {
                 result += b - max(a, end)
