@@ -63,6 +63,8 @@ let package = Package(
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         // libiio's header only: the library is not linked but loaded by CIIOOnDemand.
         .systemLibrary(name: "CIIO", providers: [.apt(["libiio-dev"])]),
+        // libmd's SHA-256 for the device's hash chain (Sources/BikePathStore/SHA256.swift says why not swift-crypto).
+        .systemLibrary(name: "CLibMD", pkgConfig: "libmd", providers: [.apt(["libmd-dev"])]),
         .target(name: "CIIOOnDemand"),
         .target(name: "BikePathCore"),
         .target(
@@ -79,7 +81,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system SQLite that GRDB links, for the track-point fast path.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibMD",
             ]
         ),
         .target(
@@ -133,7 +135,6 @@ let package = Package(
                 // Reads an MBTiles file (SQLite) for the street map.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Mustache", package: "swift-mustache"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

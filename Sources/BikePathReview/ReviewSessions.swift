@@ -1,6 +1,4 @@
 import BikePathStore
-import Crypto
-import Foundation
 
 /// A paired phone: its session cookie and the CSRF token its forms carry.
 public struct ReviewSession: Sendable, Equatable {
@@ -31,8 +29,11 @@ public actor ReviewSessions {
         return sessions.first { ConstantTime.equal(token, $0.token) }
     }
 
+    /// 256 bits from the system's generator: on Linux the standard library reads them with
+    /// `getrandom(2)`, the kernel's cryptographically secure source.
     static func randomToken() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.map { String(format: "%02x", $0) }.joined()
+        var system = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &system) }.hexString
     }
 
     /// Whether a form's token is this session's.

@@ -24,6 +24,21 @@ import Testing
         h.update(bytes[64...])
         #expect(h.finalize() == SHA256Hasher.hash(bytes))
     }
+
+    // FIPS 180-4's long message: one million "a", hashed in pieces that straddle its blocks.
+    @Test func millionAs() {
+        var h = SHA256Hasher()
+        let piece = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
+        for _ in 0..<1000 { h.update(piece) }
+        #expect(h.finalize().hexString == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func finalizeStartsAgainEmpty() {
+        var h = SHA256Hasher()
+        h.update(Array("abc".utf8))
+        _ = h.finalize()
+        #expect(h.finalize() == SHA256Hasher.hash([UInt8]()))
+    }
 }
 
 @Suite(.ownThreads) struct DeviceIDTests {

@@ -85,8 +85,9 @@ make_root() {
 # package ships which file, their shlibs) for scripts/package's Depends:.
 make_sysroot() {
   local dir=$1 suite=$2 arch=$3 packages=$4
-  # A root made by the earlier --variant=apt recipe has no .debs/: made anew.
-  if [ -e "$dir/.made" ] && [ -s "$dir/.debs/files" ]; then
+  # A root made by the earlier --variant=apt recipe has no .debs/, and one made with
+  # another package list (.made holds it) lacks what the build now links: made anew.
+  if [ "$(cat "$dir/.made" 2>/dev/null)" = "$packages" ] && [ -s "$dir/.debs/files" ]; then
     log "sysroot $dir exists"
     return
   fi
@@ -99,7 +100,7 @@ make_sysroot() {
   # merged /usr's /lib64 (made on a system by its first boot's scripts, which extract runs
   # none of): amd64's libc.so names /lib64/ld-linux-x86-64.so.2, and lld reads it there.
   [ ! -d "$dir/usr/lib64" ] || [ -e "$dir/lib64" ] || ln -s usr/lib64 "$dir/lib64"
-  touch "$dir/.made"
+  echo "$packages" >"$dir/.made"
 }
 
 # The git rewrite of github.com to the local package copies, without the rest of the
