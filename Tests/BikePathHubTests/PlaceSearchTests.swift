@@ -1,6 +1,7 @@
 import BikePathCore
 import BikePathTestSupport
 import Foundation
+import GRDB
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -65,6 +66,95 @@ import Testing
             let distances = near.compactMap(\.distanceMeters)
             #expect(distances.count >= 2 && distances == distances.sorted(), "\(distances)")
             #expect(try await store.places(matching: "Qwxzv Jkpq", near: nil, limit: 10).isEmpty)
+        }
+    }
+
+    /// The stores' candidates are every name that can be an answer, found by the rarest
+    /// trigrams only: for each query (typos, abbreviations, one word of two letters), each
+    /// London place scoring `minMatch` or more is a candidate, each candidate holds
+    /// `minShared` of the query's trigrams, and the probe leaves out the commonest trigrams.
+    @Test(.timeLimitOnceRunning(.minutes(3)), arguments: Backend.available)
+    func theCandidatesAreEveryPossibleAnswer(_ backend: Backend) async throws {
+        guard let places = try Self.london() else { return }
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        try await backend.storage(dir).withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.replacePlaces(places)
+            var checked = 0
+            for q in Self.queries + ["Goswel", "Whtecross Stret", "A1", "Barbican Centre Car Park", "Londn Wall"] {
+                let search = PlaceSearch(query: q)
+                let candidates = try await store.placeCandidates(search)
+                let ids = Set(candidates.map(\.osmID))
+                #expect(
+                    candidates.allSatisfy { search.sharedTrigrams($0.name) >= search.minShared },
+                    "\(q): \(candidates.filter { search.sharedTrigrams($0.name) < search.minShared }.map(\.name))")
+                guard candidates.count < PlaceSearch.maxCandidates else { continue }
+                checked += 1
+                let missed = places.filter { search.match($0.name) >= PlaceSearch.minMatch && !ids.contains($0.osmID) }
+                #expect(missed.isEmpty, "\(q): answers that are not candidates: \(missed.map(\.name))")
+            }
+            #expect(checked >= Self.queries.count, "queries whose candidates stayed under the cap: \(checked)")
+        }
+        let long = PlaceSearch(query: "Barbican Centre Car Park"), counts = PlaceSearch.trigramCounts(places)
+        let probe = long.probe(counts: counts), left = Set(long.trigrams).subtracting(probe)
+        #expect(probe.count == long.trigrams.count - long.minShared + 1)
+        #expect(left.allSatisfy { l in probe.allSatisfy { (counts[$0] ?? 0) <= (counts[l] ?? 0) } }, "\(probe) \(left)")
+    }
+
+    /// A name's key holds its trigrams as pg_trgm makes them, and no three characters
+    /// across two words look like one.
+    @Test func aKeyIsTheNamesPaddedWords() {
+        #expect(PlaceSearch.key("Goswell Road") == "  goswell   road ")
+        #expect(PlaceSearch.key("St. Pancras-Square, N1C") == "  st   pancras   square   n1c ")
+        let search = PlaceSearch(query: "goswell rd")
+        #expect(search.trigrams.contains("  g") && search.trigrams.contains("rd ") && search.trigrams.contains(" rd"))
+        let key = PlaceSearch.key("Goswell Road")
+        #expect(search.trigrams.filter { key.contains($0) }.count == search.sharedTrigrams("Goswell Road"))
+    }
+
+    /// Places stored by a build before step v20-place-keys (names indexed, no keys, no
+    /// trigram counts) are keyed by the step and found as an import today finds them.
+    @Test(.timeLimitOnceRunning(.minutes(2)), arguments: Backend.available)
+    func placesStoredBeforeKeysAreKeyedByTheMigration(_ backend: Backend) async throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let storage = try backend.storage(dir)
+        let places = [
+            Place(osmID: "w1", name: "Goswell Road", kind: "street", position: Coordinate(latitude: 51.5262, longitude: -0.1003)),
+            Place(osmID: "n2", name: "Barbican", kind: "station", position: Coordinate(latitude: 51.5202, longitude: -0.0987)),
+        ]
+        try await storage.withStore(logger: Fixtures.logger) { store in
+            try await store.migrate()
+            try await store.replacePlaces(places)
+        }
+        // Back to step v19's places: the index over names, the step not applied.
+        switch storage {
+        case .sqlite(let path):
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        DROP TABLE place_trigrams; DROP TABLE places_fts; ALTER TABLE places DROP COLUMN key;
+                        CREATE VIRTUAL TABLE places_fts USING fts5(name, osm_id UNINDEXED, tokenize = 'trigram');
+                        INSERT INTO places_fts SELECT name, osm_id FROM places;
+                        DELETE FROM grdb_migrations WHERE identifier = 'v20-place-keys';
+                        """)
+            }
+            try queue.close()
+        case .postgres(let url):
+            try PostgresCluster.shared.get().psql(
+                """
+                DROP TABLE place_trigrams; DROP INDEX places_key_trigrams; ALTER TABLE places DROP COLUMN key;
+                CREATE INDEX places_name_trigrams ON places USING GIN (lower(name) gin_trgm_ops);
+                DELETE FROM hub_migrations WHERE version = 'v20-place-keys';
+                """, database: try HubSchemaTests.database(url))
+        }
+        try await storage.withStore(logger: Fixtures.logger) { store in
+            #expect(try await !store.appliedMigrations().contains("v20-place-keys"))
+            try await store.migrate()
+            #expect(try await store.places(matching: "goswel rd", near: nil, limit: 5).map(\.place) == [places[0]])
+            #expect(try await store.places(matching: "Barbcan", near: nil, limit: 5).map(\.place) == [places[1]])
         }
     }
 

@@ -77,7 +77,7 @@ final class HubChild: Sendable {
                 == "schema versions: v1, v2-token-manager, v3-map-tiles, v4-path-network, v5-map-claims, v6-map-edition, v7-map-evidence, "
                 + "v8-network-lease, v9-update-room, v10-map-attempts, v11-snake-case-bodies, v12-one-schema, "
                 + "v13-streets, v14-places, v15-street-evidence, v16-manual-paths, v17-routing-version, v18-routing-obstacles, "
-                + "v19-street-backlog\n")
+                + "v19-street-backlog, v20-place-keys\n")
         for d in Self.devices {
             let file = dir.file("token-\(d)")
             _ = FileManager.default.createFile(atPath: file, contents: Data(Self.token(d).utf8), attributes: [.posixPermissions: 0o600])

@@ -1,19 +1,24 @@
 import BikePathCore
 import Foundation
 
-/// How `GET /v1/places` finds places by name (docs/hub.md, "Places by name"). The database
-/// finds candidates, names that hold one of the query's `windows` (FTS5's trigram index on
-/// SQLite, pg_trgm's GIN index on PostgreSQL), and keeps `maxCandidates` of them in one
-/// order both can compute: most windows held, then the shortest name, then the OSM id. This
-/// rule ranks them, so both stores answer the same places in the same order.
+/// How `GET /v1/places` finds places by name (docs/hub.md, "Places by name"). A name is
+/// compared by its trigrams as pg_trgm makes them (each folded word padded with two spaces
+/// before and one after). A fuzzy match scores at most `fuzzyCeiling` times the share of
+/// the query's trigrams the name holds, so a name holding fewer than `minShared` of them
+/// can never reach `minMatch`: the database finds exactly the names holding that many (the
+/// `key` of each, FTS5's trigram index on SQLite, pg_trgm's GIN index on PostgreSQL, looked
+/// up by the query's rarest trigrams, `probe`) and keeps `maxCandidates` of them in one order
+/// both can compute: most trigrams held, then the shortest name, then the OSM id. This rule
+/// ranks them, so both stores answer the same places in the same order.
 public struct PlaceSearch: Sendable, Equatable {
     /// Characters (code points) a query may have: 1–2 find nothing a trigram index can look up, and a
     /// name is rarely past 60 (100 leaves room for "street, district").
     public static let queryLength = 3...100
     /// Answers a request may ask for, and how many it gets when it names none.
     public static let limits = (default: 10, range: 1...50)
-    /// Candidates read from the database: "street" or "road" is in 646 of central London's
-    /// 2,524 named places; the 200 holding most of the query's windows hold the good matches.
+    /// Candidates read from the database at most: "Wood Street" shares 7 of its 12 trigrams
+    /// with every "… Street" (990 of bench/places.sh's 10,235 places, 21 of its 200 searches
+    /// reach 200); the 200 holding most of the query's trigrams hold the good matches.
     public static let maxCandidates = 200
     /// A fuzzy match scores at most this, below a name that starts a word with the query.
     static let fuzzyCeiling = 0.7
@@ -40,15 +45,49 @@ public struct PlaceSearch: Sendable, Equatable {
         queryTrigrams = Self.trigrams(words)
     }
 
-    /// The 3-character windows of the query's words: a candidate holds at least one.
-    public var windows: [String] {
-        var out = Set<String>()
-        for word in words {
-            let chars = Array(word)
-            guard chars.count >= 3 else { continue }
-            for i in 0...(chars.count - 3) { out.insert(String(chars[i..<i + 3])) }
+    /// The query's trigrams as text (pads as spaces), sorted: what a place's `key` holds as
+    /// substrings when its name has them.
+    public var trigrams: [String] { queryTrigrams.map(Self.text).sorted() }
+
+    /// The fewest of `trigrams` a name can hold and still score `minMatch`. A fuzzy match is
+    /// `fuzzyCeiling` times the mean of similarity and coverage, and similarity (shared over
+    /// both names' trigrams) is at most coverage (shared over the query's), so a name holding
+    /// `s` scores at most the expression below, computed as `match` computes it (its rounding
+    /// is monotonic). A name holding the query at a word's start (scores 0.8–1) holds all its
+    /// trigrams but perhaps the last word's end, at least `count - 1`, never fewer than this.
+    public var minShared: Int {
+        let n = Double(queryTrigrams.count)
+        return (1...max(1, queryTrigrams.count)).first { s in
+            Self.fuzzyCeiling * (Double(s) / n + Double(s) / n) / 2 >= Self.minMatch
+        } ?? queryTrigrams.count
+    }
+
+    /// The trigrams the database looks names up by: the `count - minShared + 1` held by the
+    /// fewest places (`counts`, `PlaceStore`'s `place_trigrams`; a trigram no place holds
+    /// counts 0). A name holding `minShared` of the query's trigrams holds one of any that
+    /// many, so these find every possible answer; the rarest find the fewest others (of
+    /// central London's 2,047 names, 202 have a word starting with "g", 6 hold "osw").
+    public func probe(counts: [String: Int]) -> [String] {
+        let all = trigrams
+        return Array(all.sorted { (counts[$0] ?? 0, $0) < (counts[$1] ?? 0, $1) }.prefix(all.count - minShared + 1)).sorted()
+    }
+
+    /// A name as the stores index it: each folded word padded as pg_trgm pads it
+    /// ("  goswell   road " for "Goswell Road"), so that each trigram of the name is a
+    /// substring (FTS5's trigram tokenizer and pg_trgm's LIKE find it) and no substring of
+    /// three is a trigram the name lacks (the windows across words end in two spaces or are
+    /// three, which no trigram is).
+    public static func key(_ name: String) -> String {
+        words(name).map { "  \($0) " }.joined()
+    }
+
+    /// Each trigram of the places' names with the number of places holding it, for `probe`.
+    public static func trigramCounts(_ places: [Place]) -> [String: Int] {
+        var counts: [UInt64: Int] = [:]
+        for place in places {
+            for t in trigrams(words(place.name)) { counts[t, default: 0] += 1 }
         }
-        return out.sorted()
+        return Dictionary(uniqueKeysWithValues: counts.map { (text($0.key), $0.value) })
     }
 
     /// The query's words joined by one space, as a database's similarity order reads it.
@@ -87,6 +126,9 @@ public struct PlaceSearch: Sendable, Equatable {
         return Self.fuzzyCeiling * (similarity + coverage) / 2
     }
 
+    /// How many of the query's trigrams `name` holds.
+    func sharedTrigrams(_ name: String) -> Int { queryTrigrams.intersection(Self.trigrams(Self.words(name))).count }
+
     static func words(_ text: String) -> [String] {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
             .split { !($0.isLetter || $0.isNumber) }.map(String.init)
@@ -105,5 +147,14 @@ public struct PlaceSearch: Sendable, Equatable {
             }
         }
         return out
+    }
+
+    /// A trigram as text: its three code points (`trigrams` packs each in 21 bits).
+    static func text(_ trigram: UInt64) -> String {
+        var out = String.UnicodeScalarView()
+        for shift in [42, 21, 0] {
+            out.append(Unicode.Scalar(UInt32(trigram >> UInt64(shift) & 0x1F_FFFF)) ?? " ")
+        }
+        return String(out)
     }
 }

@@ -26,13 +26,15 @@ enum HubSchema {
         var extensions: [(name: String, package: String)] = []
     }
 
-    /// A table or column one dialect has and the other has not, by design; `reason` says why.
+    /// A table, column or index one dialect has and the other has not, by design; `reason` says why.
     struct DialectOnly: Sendable {
         let dialect: Dialect
         let table: String
         /// nil: the whole table.
         let column: String?
         let reason: String
+        /// Only the index over `column` is this dialect's; both have the column.
+        var indexOnly = false
     }
 
     static let dialectOnly: [DialectOnly] = [
@@ -58,16 +60,18 @@ enum HubSchema {
             reason: "pgRouting's edge cost, kept per link; SQLite's route search computes it"),
         DialectOnly(
             dialect: .postgres, table: "streets", column: "geom", reason: "PostGIS line behind the GiST index for bounding-box reads"),
-        // FTS5 keeps its index as a virtual table and five tables of its own; PostgreSQL's
-        // trigram index is an index of `places` (on lower(name), an expression).
+        DialectOnly(
+            dialect: .postgres, table: "places", column: "key",
+            reason: "pg_trgm's GIN index of the names' trigram keys; SQLite's is the FTS5 table places_fts", indexOnly: true),
+        // FTS5 keeps its index as a virtual table and four tables of its own (the text is
+        // `places.key`: external content); PostgreSQL's trigram index is an index of `places`.
         DialectOnly(dialect: .sqlite, table: "places_fts", column: nil, reason: ftsIndex),
         DialectOnly(dialect: .sqlite, table: "places_fts_data", column: nil, reason: ftsIndex),
         DialectOnly(dialect: .sqlite, table: "places_fts_idx", column: nil, reason: ftsIndex),
-        DialectOnly(dialect: .sqlite, table: "places_fts_content", column: nil, reason: ftsIndex),
         DialectOnly(dialect: .sqlite, table: "places_fts_docsize", column: nil, reason: ftsIndex),
         DialectOnly(dialect: .sqlite, table: "places_fts_config", column: nil, reason: ftsIndex),
     ]
-    static let ftsIndex = "FTS5's trigram index of place names"
+    static let ftsIndex = "FTS5's trigram index of the places' keys"
 
     static let steps: [Step] = [
         Step(
@@ -664,6 +668,33 @@ enum HubSchema {
                 """,
                 "CREATE INDEX map_network_queue_unmatched ON map_network_queue (seq) WHERE NOT streets_matched",
             ]),
+        // Places looked up by their names' rarest trigrams (`PlaceSearch.probe`): each name's
+        // `PlaceSearch.key` (its words padded as pg_trgm pads them) is what the trigram indexes
+        // hold, and `place_trigrams` how many places hold each trigram. Looked up by any
+        // window of the query, "road" alone found every name holding "roa" or "oad"
+        // (bench/places.sh: p95 28 ms SQLite, 64 ms PostgreSQL against 20). SQLite's FTS5
+        // table indexes `places.key` (external content: a found row is read from `places`,
+        // 3 µs a row less than from FTS5's own copy); PostgreSQL's GIN index takes each
+        // import's rows at once (`fastupdate = off`: rows left in GIN's pending list were
+        // scanned by every search, 21 ms of a 31 ms query). The program keys the places an
+        // earlier build stored.
+        Step(
+            name: "v20-place-keys",
+            sqlite: [
+                """
+                DROP TABLE places_fts;
+                ALTER TABLE places ADD COLUMN key TEXT NOT NULL DEFAULT '';
+                CREATE VIRTUAL TABLE places_fts USING fts5(key, content = 'places', tokenize = 'trigram');
+                CREATE TABLE place_trigrams (trigram TEXT PRIMARY KEY NOT NULL, places INTEGER NOT NULL) WITHOUT ROWID;
+                """
+            ],
+            postgres: [
+                "ALTER TABLE places ADD COLUMN key TEXT NOT NULL DEFAULT ''",
+                "DROP INDEX places_name_trigrams",
+                "CREATE INDEX places_key_trigrams ON places USING GIN (key gin_trgm_ops) WITH (fastupdate = off)",
+                "CREATE TABLE place_trigrams (trigram TEXT PRIMARY KEY, places INTEGER NOT NULL)",
+            ],
+            sqliteProgram: SQLiteHubStore.keyStoredPlaces, postgresProgram: PostgresHubStore.keyStoredPlaces),
     ]
 
     /// The names earlier builds recorded (`formerly`): read as their step, never listed as applied.

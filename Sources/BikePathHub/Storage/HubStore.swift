@@ -214,8 +214,8 @@ public protocol PlaceStore: Sendable {
     /// Stores `places` in place of every place stored before, in one transaction: an import
     /// replaces the last one's, and a reader sees the one or the other.
     func replacePlaces(_ places: [Place]) async throws
-    /// The places whose names hold one of `search`'s windows, at most
-    /// `PlaceSearch.maxCandidates` in its candidate order (most windows held, shortest name,
+    /// The places whose names hold at least `search.minShared` of its trigrams, at most
+    /// `PlaceSearch.maxCandidates` in its candidate order (most trigrams held, shortest name,
     /// OSM id): the candidates `PlaceSearch.rank` orders.
     func placeCandidates(_ search: PlaceSearch) async throws -> [Place]
     /// The box around every stored place; nil when none is stored.
@@ -226,7 +226,7 @@ extension PlaceStore {
     /// The best `limit` places for `query`, ranked by match and distance from `near` (`PlaceSearch`).
     public func places(matching query: String, near: Coordinate?, limit: Int) async throws -> [PlaceSearch.Found] {
         let search = PlaceSearch(query: query)
-        guard !search.windows.isEmpty else { return [] }
+        guard !search.trigrams.isEmpty else { return [] }
         return search.rank(try await placeCandidates(search), near: near, limit: limit)
     }
 }
