@@ -23,7 +23,8 @@ public struct PlaceSearch: Sendable, Equatable {
     /// A fuzzy match scores at most this, below a name that starts a word with the query.
     static let fuzzyCeiling = 0.7
     /// Below this a name is not an answer: "goswell rd" scores 0.50 against "Goswell Road",
-    /// 0.40 against "Goswell Terrace"; unrelated names sharing one window stay under 0.2.
+    /// 0.40 against "Goswell Terrace"; a name sharing only a common word passes ("Fleet
+    /// Street" scores 0.36 for "Wood Street") and ranks below every name sharing more.
     static let minMatch = 0.3
     /// The most a distance takes off a match, reached far away; half of it at `halfDistanceM`.
     static let maxDistancePenalty = 0.2
