@@ -66,6 +66,8 @@ let package = Package(
         // libmd's SHA-256 for the device's hash chain (Sources/BikePathStore/SHA256.swift says why not swift-crypto).
         .systemLibrary(name: "CLibMD", pkgConfig: "libmd", providers: [.apt(["libmd-dev"])]),
         .target(name: "CIIOOnDemand"),
+        // libcurl's header only (libcurl4-openssl-dev): the library is loaded, not linked.
+        .target(name: "CCurlOnDemand"),
         .target(name: "BikePathCore"),
         .target(
             name: "BikePathSensors",
@@ -159,17 +161,16 @@ let package = Package(
         .target(name: "BikePathFixtures", dependencies: ["BikePathCore", "BikePathAPI"]),
         // The wire format shared by the sync client and the hub (docs/api.yaml).
         .target(name: "BikePathAPI"),
+        // HTTP to the hub through the system's libcurl and OpenSSL, loaded when sync starts
+        // (Sources/CCurlOnDemand says why not AsyncHTTPClient and swift-nio-ssl on the device).
         .target(
             name: "BikePathSync",
             dependencies: [
-                "BikePathCore", "BikePathStore", "BikePathAPI",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "BikePathCore", "BikePathStore", "BikePathAPI", "CCurlOnDemand",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

@@ -3,7 +3,7 @@
 # something is missing (a fresh Debian 12 / Raspberry Pi OS machine needs nothing else
 # but a Swift toolchain). Needs root or sudo when it has to install.
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev sqlite3 libmd-dev libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
+packages=(pkg-config libsqlite3-dev sqlite3 libmd-dev libcurl4-openssl-dev libgps-dev gpsd gpsd-clients libiio-dev libiio-utils iiod triggerhappy
           python3 python3-venv libxml2-utils util-linux procps postgresql
           chromium chromium-driver fonts-dejavu-core  # chromium: the review page's and the map page's browser tests
           libjs-leaflet  # the hub's map page (/map) serves Debian's Leaflet

@@ -27,7 +27,7 @@ fi
 
 if [ "$deps" = 1 ]; then
     apt-get update
-    apt-get install -y gpsd libgps-dev libiio-dev libiio-utils libsqlite3-dev libmd-dev pkg-config
+    apt-get install -y gpsd libgps-dev libiio-dev libiio-utils libsqlite3-dev libmd-dev libcurl4-openssl-dev pkg-config
 fi
 
 if [ -z "$binary" ]; then

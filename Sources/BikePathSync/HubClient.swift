@@ -1,10 +1,7 @@
-import AsyncHTTPClient
 import BikePathAPI
 import CompressNIO
 import Foundation
 import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// Where and how to reach the hub.
 public struct HubEndpoint: Sendable {
@@ -73,70 +70,60 @@ public struct WireCounters: Sendable, Equatable {
     public var uncompressedBodyBytes = 0
 }
 
-/// The HTTP side of sync (AsyncHTTPClient): gzip bodies, bearer token in a
-/// header (never in the URL), no redirects, a deadline per request.
+/// The HTTP side of sync (libcurl, `CurlSession`): gzip bodies, bearer token in a header
+/// (never in the URL), no redirects, one deadline for the whole exchange.
 public final class HubClient: Sendable {
     public let endpoint: HubEndpoint
-    let http: HTTPClient
+    private let session = CurlSession()
     private let counters = LockedCounters()
 
-    /// Creates a client for `endpoint`: full TLS verification (plus `caFile` when given), no
-    /// redirects, no connect retries.
+    /// The longest answer read: a batch's results are a few kB (docs/api.yaml).
+    static let maxAnswerBytes = 8 * 1024 * 1024
+
+    /// Creates a client for `endpoint`: full TLS verification (the system's roots, plus
+    /// `caFile` when given), no redirects, no connect retries (sync's own backoff decides when
+    /// to try again). libcurl is loaded at the first request, not here.
     /// - Throws: `HubEndpoint.Problem` when the URL is not https (or http to loopback).
     public init(endpoint: HubEndpoint) throws {
         try endpoint.check()
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .fullVerification
-        if let ca = endpoint.caFile { tls.additionalTrustRoots = [.file(ca)] }
-        var config = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-        config.timeout = .init(
-            connect: .milliseconds(Int64(endpoint.connectTimeoutSeconds * 1000)),
-            read: .milliseconds(Int64(endpoint.requestTimeoutSeconds * 1000)))
-        // A refused connection fails the request at once; sync's own backoff decides
-        // when to try again (the pool's retries would hide an offline hub until the deadline).
-        config.connectionPool.retryConnectionEstablishment = false
         self.endpoint = endpoint
-        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
     }
 
     public var wire: WireCounters { counters.value }
 
-    /// Shuts the HTTP client down; call once, when sync ends. A second call does nothing.
+    /// Closes the kept connections; call once, when sync ends. A second call does nothing.
     public func shutdown() async {
-        try? await http.shutdown()  // already shut down: nothing left to release
+        session.close()
     }
 
     /// Sends `records` in one gzip'ed `POST /v1/batch`; the answer's status is not checked here.
-    /// - Throws: `EncodingError` when a record cannot be encoded; AsyncHTTPClient's
-    ///   `HTTPClientError` (or a NIO error) when the hub cannot be reached, the deadline passes
-    ///   or the answer exceeds 8 MiB.
+    /// - Throws: `EncodingError` when a record cannot be encoded; `HubTransportError` when the hub cannot be
+    ///   reached or the answer exceeds 8 MiB; `DeadlinePassed`.
     public func postBatch(_ records: [BatchRequest.Item]) async throws -> HubAnswer {
-        try await send(method: .POST, path: "/v1/batch", json: try WireJSON.encode(BatchRequest(records: records)))
+        try await send(method: "POST", path: "/v1/batch", json: try WireJSON.encode(BatchRequest(records: records)))
     }
 
     /// Sends one record as `PUT /v1/<kind>/<id>`; the answer's status is not checked here.
-    /// - Throws: `EncodingError` when the body cannot be encoded; AsyncHTTPClient's
-    ///   `HTTPClientError` (or a NIO error) when the hub cannot be reached, the deadline passes
-    ///   or the answer exceeds 8 MiB.
+    /// - Throws: `EncodingError` when the body cannot be encoded; `HubTransportError` when the hub cannot be
+    ///   reached or the answer exceeds 8 MiB; `DeadlinePassed`.
     public func put(_ body: RecordBody, id: String) async throws -> HubAnswer {
-        try await send(method: .PUT, path: Self.path(kind: body.kind, id: id), json: try body.canonicalJSON())
+        try await send(method: "PUT", path: Self.path(kind: body.kind, id: id), json: try body.canonicalJSON())
     }
 
     /// Sends the live position as `PUT /v1/position`; the answer's status is not checked here.
-    /// - Throws: `EncodingError` when it cannot be encoded; AsyncHTTPClient's `HTTPClientError`
-    ///   (or a NIO error) when the hub cannot be reached, the deadline passes or the answer
-    ///   exceeds 8 MiB.
+    /// - Throws: `EncodingError` when it cannot be encoded; `HubTransportError` when the hub
+    ///   cannot be reached or the answer exceeds 8 MiB; `DeadlinePassed`.
     public func putLivePosition(_ live: LivePositionUpload) async throws -> HubAnswer {
-        try await send(method: .PUT, path: "/v1/position", json: try WireJSON.encode(live))
+        try await send(method: "PUT", path: "/v1/position", json: try WireJSON.encode(live))
     }
 
     /// Sends a path the rider named as `PUT /v1/manual-paths/<id>` with `body`, the JSON the
     /// device stored (the same bytes on every try, so a resend after a lost answer is a
     /// duplicate, not a conflict); the answer's status is not checked here.
-    /// - Throws: AsyncHTTPClient's `HTTPClientError` (or a NIO error) when the hub cannot be
-    ///   reached, the deadline passes or the answer exceeds 8 MiB.
+    /// - Throws: `HubTransportError` when the hub cannot be reached or the answer exceeds
+    ///   8 MiB; `DeadlinePassed`.
     public func putManualPath(_ body: Data, id: String) async throws -> HubAnswer {
-        try await send(method: .PUT, path: "/v1/manual-paths/\(id)", json: body)
+        try await send(method: "PUT", path: "/v1/manual-paths/\(id)", json: body)
     }
 
     /// No whole answer, head and body, within the request timeout.
@@ -154,52 +141,31 @@ public final class HubClient: Sendable {
         }
     }
 
-    private func send(method: HTTPMethod, path: String, json: Data) async throws -> HubAnswer {
+    private func send(method: String, path: String, json: Data) async throws -> HubAnswer {
         var plain = ByteBuffer(bytes: json)
         let gz = try plain.compress(with: .gzip)
-        var request = HTTPClientRequest(url: endpoint.baseURL + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(endpoint.token.value)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Content-Encoding", value: "gzip")
-        request.body = .bytes(gz)
-        // Request line, our headers, and the Host and Content-Length lines AsyncHTTPClient adds.
-        let headerBytes =
-            "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count
-            + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-            + "Host: \(URL(string: endpoint.baseURL)?.host ?? "")\r\nContent-Length: \(gz.readableBytes)\r\n\r\n".utf8.count
+        // "Expect:" and "Accept:" empty: libcurl would wait up to a second for a
+        // 100-continue before a large body, and the hub answers JSON whatever is accepted.
+        let exchange = HTTPExchange(
+            method: method, url: endpoint.baseURL + path,
+            headers: [
+                "Authorization: Bearer \(endpoint.token.value)", "Content-Type: application/json", "Content-Encoding: gzip",
+                "Expect:", "Accept:",
+            ],
+            body: Array(gz.readableBytesView), connectTimeoutSeconds: endpoint.connectTimeoutSeconds,
+            timeoutSeconds: endpoint.requestTimeoutSeconds, caFile: endpoint.caFile, maxAnswerBytes: Self.maxAnswerBytes)
         counters.add { c in
             c.requests += 1
             c.requestBodyBytes += gz.readableBytes
-            c.requestHeaderBytes += headerBytes
             c.uncompressedBodyBytes += json.count
         }
-        // The deadline is the whole exchange's: AsyncHTTPClient's ends once the answer's head
-        // is in, and its read timeout restarts with every byte (a hub trickling a 223-byte
-        // body at 1 byte/s held a 5 s sync for 222 s).
-        let seconds = endpoint.requestTimeoutSeconds
-        let (response, body) = try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
-            group.addTask { [http, request] in
-                let response = try await http.execute(request, deadline: .now() + .milliseconds(Int64(seconds * 1000)))
-                return (response, try await response.body.collect(upTo: 8 * 1024 * 1024))
-            }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let answer = first else { throw DeadlinePassed(seconds: seconds) }
-            return answer
-        }
-        let responseHeaderBytes =
-            "HTTP/1.1 \(response.status.code) \(response.status.reasonPhrase)\r\n".utf8.count
-            + response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 2
+        let answer = try await session.perform(exchange)
         counters.add {
-            $0.responseBodyBytes += body.readableBytes
-            $0.responseHeaderBytes += responseHeaderBytes
+            $0.requestHeaderBytes += answer.requestHeaderBytes
+            $0.responseBodyBytes += answer.body.count
+            $0.responseHeaderBytes += answer.responseHeaderBytes
         }
-        return HubAnswer(
-            status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"), body: Data(body.readableBytesView))
+        return HubAnswer(status: answer.status, retryAfter: answer.headers["retry-after"], body: answer.body)
     }
 }
 

@@ -23,7 +23,9 @@ struct EndToEndRealTests {
         .enabled(
             if: RealDaemons.shouldRun(prerequisites, needsRoot: true),
             "needs root, gpsd, iiod, unshare, sqlite3 and python3 (skipped locally; required on CI)"),
-        .timeLimitOnceRunning(.minutes(3)))
+        // Its waits add up to 181 s when every one runs to its end (a loaded CI machine): the
+        // limit is for a hang, not for a slow pass.
+        .timeLimitOnceRunning(.minutes(4)))
     func endToEnd() async throws {
         guard RealDaemons.check(Self.prerequisites, needsRoot: true) else { return }
         let bikepathd = try #require(RealDaemons.bikepathd, "bikepathd is not built")
@@ -57,7 +59,7 @@ struct EndToEndRealTests {
             })
         let port = try #require(hubPort, "the hub did not start")
 
-        let gpsd = GPSDSourceRealTests.Gpsd()
+        let gpsd = GPSDSourceRealTests.Gpsd(log: dir.url.appendingPathComponent("gpsd.log"))
         try gpsd.start()
         defer { gpsd.kill() }
         let imu = try FakeIMU()
@@ -155,7 +157,8 @@ struct EndToEndRealTests {
             },
             Comment(
                 rawValue: "fixes flow again after gpsd restarted: \(cli.status().debugDescription); "
-                    + "feed exited: \(String(describing: feeder.exitedStatus()))"))
+                    + "feed exited: \(String(describing: feeder.exitedStatus())); \(gpsd.view()); "
+                    + "the daemon's log ends: \(cli.log(dir, 2).suffix(1500))"))
 
         // 4. The ride ends: standing still ends the trip; its draft is confirmed and synced.
         #expect(feeder.exitedStatus() == nil, "the ride's feed ran until here")

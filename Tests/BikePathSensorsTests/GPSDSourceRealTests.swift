@@ -35,11 +35,32 @@ struct GPSDSourceRealTests {
     final class Gpsd {
         let port = RealDaemons.freePort()
         let udpPort = RealDaemons.freePort()
+        /// Where gpsd's own output goes (-D 2: devices opened and closed), one file per start
+        /// (`gpsd.log.1`, `.2`, ...); nowhere when nil.
+        let log: URL?
+        private var starts = 0
         private(set) var child: ChildProcess?
 
+        init(log: URL? = nil) { self.log = log }
+
+        private var currentLog: URL? { log?.appendingPathExtension("\(starts)") }
+
         func start() throws {
-            child = try ChildProcess("gpsd", ["-N", "-n", "-b", "-S", "\(port)", "udp://127.0.0.1:\(udpPort)"])
+            starts += 1
+            child = try ChildProcess(
+                "gpsd", ["-N", "-n", "-b", "-D", "2", "-S", "\(port)", "udp://127.0.0.1:\(udpPort)"], output: currentLog)
             #expect(RealDaemons.waitForListener(port: port), "gpsd did not listen on \(port)")
+        }
+
+        /// What gpsd itself reports for 2 s (`gpspipe -w`: its devices, then its fixes), and the
+        /// end of its log: for a failure's message, to tell a gpsd without its device or without
+        /// data from a client that stopped listening.
+        func view() -> String {
+            let piped =
+                (try? runProcess("/usr/bin/gpspipe", ["-w", "-x", "2", "127.0.0.1:\(port)"], timeout: 10))
+                .map { "gpspipe: \($0.out.prefix(1500)) \($0.err.prefix(300))" } ?? "gpspipe did not run"
+            let logged = currentLog.flatMap { try? String(contentsOf: $0, encoding: .utf8) }.map { String($0.suffix(1500)) } ?? ""
+            return "\(piped); gpsd's log ends: \(logged)"
         }
 
         func kill() {

@@ -4,6 +4,7 @@ import BikePathStore
 import BikePathSync
 import BikePathTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// What the sync client takes as the hub's word, against a scripted server on loopback that
@@ -94,6 +95,10 @@ final class ScriptedServer: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
     private let listener: Int32
     private let thread: Thread
+    private final class Count: Sendable { let value = Mutex(0) }
+    private let accepted = Count()
+    /// Connections accepted so far.
+    var connections: Int { accepted.value.withLock { $0 } }
 
     init(_ answer: @escaping @Sendable (Request) -> Answer) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -113,10 +118,12 @@ final class ScriptedServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
         port = Int(UInt16(bigEndian: address.sin_port))
+        let accepted = accepted
         thread = Thread {
             while true {
                 let connection = accept(listener, nil, nil)
                 if connection < 0 { return }  // closed by stop()
+                accepted.value.withLock { $0 += 1 }
                 Self.serve(connection, answer)
                 close(connection)
             }
@@ -151,8 +158,20 @@ final class ScriptedServer: @unchecked Sendable {
             let body = Data(received[end.upperBound..<(end.upperBound + length)])
             let reply = answer(Request(head: head, body: body))
             guard write(connection, reply.head, reply.head.utf8.count) > 0 else { return }
-            for byte in reply.body {
-                if reply.byteDelay > 0 { usleep(useconds_t(reply.byteDelay * 1_000_000)) }
+            if reply.byteDelay == 0 {
+                let sent = reply.body.withUnsafeBytes { whole in
+                    var at = 0
+                    while at < whole.count {
+                        let n = write(connection, whole.baseAddress! + at, whole.count - at)
+                        if n <= 0 { return false }
+                        at += n
+                    }
+                    return true
+                }
+                guard sent else { return }
+            }
+            for byte in reply.body where reply.byteDelay > 0 {
+                usleep(useconds_t(reply.byteDelay * 1_000_000))
                 guard withUnsafeBytes(of: byte, { write(connection, $0.baseAddress, 1) }) == 1 else { return }
             }
             received = Data(received[(end.upperBound + length)...])
