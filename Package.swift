@@ -5,11 +5,12 @@ import PackageDescription
 //   BikePathCore       pure, sample-time-driven processing: no I/O, no clock, no dependencies
 //   CGPS, CIIO         the system's libgps and libiio, as C modules
 //   CIIOOnDemand       libiio loaded when an IMU is first opened, not linked (its header says why)
+//   CCurlOnDemand      libcurl loaded when sync first talks to the hub, not linked (its header says why)
 //   BikePathSensors    recording files, importers, gpsd (libgps) and IIO (libiio) sources
 //   BikePathStore      SQLite (GRDB) buffer: trips, events, drafts, outbox, consent
 //   BikePathAPI        the wire format shared by the sync client and the hub (docs/api.yaml), and
 //                      JSONText, the one JSON encoder
-//   BikePathSync       the upstream client: outbox to hub, consent, privacy, live position
+//   BikePathSync       the upstream client: outbox to hub, consent, privacy, live position (HTTP through libcurl)
 //   BikePathServing    the connection policy of every server (deadlines, caps, fair shares)
 //   BikePathReview     the rider's review page (pairing, drafts, street tiles)
 //   BikePathDaemon     the runtime: configuration, logging, sd_notify, status socket, the pipeline driver,
