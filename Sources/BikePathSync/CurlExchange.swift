@@ -142,6 +142,9 @@ private final class CurlTransfer: @unchecked Sendable {
         set(bikepath_curl_setopt_pointer(curl, CURLOPT_CUSTOMREQUEST, x.method))
         set(bikepath_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, list))
         set(bikepath_curl_setopt_long(curl, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        // No proxy from the environment (`http_proxy`, `https_proxy`): the hub is reached as
+        // configured, as before libcurl; a proxy would be a configuration key of its own.
+        set(bikepath_curl_setopt_pointer(curl, CURLOPT_PROXY, ""))
         // No signals from a thread (libcurl's DNS timeout would raise SIGALRM otherwise).
         set(bikepath_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1))
         set(bikepath_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 0))

@@ -27,6 +27,39 @@ import Testing
         #expect(try device.store.syncDiagnosis().quarantined.isEmpty)
     }
 
+    /// Without libcurl (a build from source on a machine that lacks it, a package forced in
+    /// without its Depends:), sync says what to install and fails the pass (exit 3, tried
+    /// again later); nothing leaves the outbox. libcurl is hidden in a mount namespace of the
+    /// command's own, where its file reads as /dev/null (dlopen: "file too short").
+    @Test(
+        .enabled(if: RealDaemons.shouldRun(["unshare"], needsRoot: true), "needs root and unshare (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(2)))
+    func withoutLibcurlSyncSaysWhatToInstall() async throws {
+        guard RealDaemons.check(["unshare"], needsRoot: true) else { return }
+        let library = try #require(
+            ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map { $0 + "/libcurl.so.4" }
+                .first { FileManager.default.fileExists(atPath: $0) }, "libcurl.so.4 is not installed")
+        let device = try await Device(trips: 1, seconds: 300, confirm: 1)
+        defer { device.dir.cleanup() }
+        let hub = try device.hub()
+        defer { hub.stop() }
+        let bikepathd = try #require(builtExecutable("bikepathd"))
+        let pending = try device.store.syncDiagnosis().pending.values.reduce(0, +)
+        #expect(pending > 0)
+        let run = try await runProcess(
+            "/usr/bin/unshare",
+            [
+                "-m", "/bin/sh", "-c", #"mount --bind /dev/null "$0" && exec "$@""#, library,
+                bikepathd, "sync", "run", "--db", device.dbPath, "--hub", hub.url, "--token-file", device.tokenFile, "--once",
+            ])
+        #expect(run.status == 3, "\(run.err)")
+        #expect(run.err.contains("cannot load libcurl.so.4 (install libcurl4t64)"), "\(run.err)")
+        let after = try device.store.syncDiagnosis()
+        #expect(after.pending.values.reduce(0, +) >= pending, "nothing left the outbox")
+        #expect(after.quarantined.isEmpty)
+        #expect(try hub.records().isEmpty)
+    }
+
     /// A proxy, captive portal or WAF answers where the hub should: its 4xx/3xx is no
     /// verdict on a record. Nothing is quarantined, the SOS stays first in line, and
     /// `sync run --once` fails (exit 3, retried later) instead of saying "drained".

@@ -122,7 +122,10 @@ final class ScriptedServer: @unchecked Sendable {
         thread = Thread {
             while true {
                 let connection = accept(listener, nil, nil)
-                if connection < 0 { return }  // closed by stop()
+                if connection < 0 {  // shut down by stop()
+                    close(listener)
+                    return
+                }
                 accepted.value.withLock { $0 += 1 }
                 Self.serve(connection, answer)
                 close(connection)
@@ -131,9 +134,12 @@ final class ScriptedServer: @unchecked Sendable {
         thread.start()
     }
 
+    /// Ends the accept loop; the loop's thread closes the socket itself. Closed here, its
+    /// number could go to another test's listener while this thread, still answering a
+    /// connection, comes back to accept on it: it then answered that test's client with its
+    /// own script (an 8 MiB answer where a 400 was scripted, rehearsal r59).
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private static func serve(_ connection: Int32, _ answer: (Request) -> Answer) {

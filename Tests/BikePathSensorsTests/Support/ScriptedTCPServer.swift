@@ -29,7 +29,10 @@ final class ScriptedTCPServer: @unchecked Sendable {
         let thread = Thread { [self] in
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
+                if client < 0 {  // shut down by stop(); closed here, not there (stop() says why)
+                    close(fd)
+                    return
+                }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 let n = state.withLock { state -> Int in
                     state.accepted += 1; return state.accepted - 1
@@ -53,9 +56,10 @@ final class ScriptedTCPServer: @unchecked Sendable {
 
     var connections: Int { state.withLock { $0.accepted } }
 
+    /// Ends the accept loop, whose thread closes the socket: closed here, its number could go
+    /// to another test's socket while the thread, still answering, comes back to accept on it.
     func stop() {
         state.withLock { $0.stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 }
