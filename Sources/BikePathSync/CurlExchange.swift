@@ -128,9 +128,13 @@ private final class CurlTransfer: @unchecked Sendable {
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
     func run(_ x: HTTPExchange, on curl: UnsafeMutableRawPointer) throws -> HTTPAnswer {
-        bikepath_curl_easy_reset(curl)  // keeps the open connection and the TLS session
         var list: UnsafeMutablePointer<curl_slist>?
         defer { bikepath_curl_slist_free_all(list) }
+        // Reset when the exchange ends (before the list is freed), not when the next begins:
+        // the handle's options point into this transfer (callback data, error buffer, body,
+        // header list), freed after it, and an idle handle's cleanup (close()) may still call
+        // back or write there. A reset keeps the open connection and the TLS session.
+        defer { bikepath_curl_easy_reset(curl) }
         for line in x.headers { list = bikepath_curl_slist_append(list, line) }
         let me = Unmanaged.passUnretained(self).toOpaque()
         let ms = { (seconds: Double) in Int((seconds * 1000).rounded(.up)) }
