@@ -17,7 +17,7 @@ import Testing
         let s = NMEAWriter.sentences(for: fix)
         #expect(s.count == 2)
         #expect(s[0].hasPrefix("$GPRMC,144317.599,A,5131.385220,N,00006.295956,W,2.241,,090723,,,A*"))
-        #expect(s[1].hasPrefix("$GPGGA,144317.599,5131.385220,N,00006.295956,W,1,,4.20,19.781,M,,,,*"))
+        #expect(s[1].hasPrefix("$GPGGA,144317.599,5131.385220,N,00006.295956,W,1,04,4.20,19.781,M,,,,*"))
         for line in s {
             let body = line.dropFirst().prefix { $0 != "*" }
             #expect(line == NMEAWriter.sentence(body: String(body)))

@@ -147,4 +147,51 @@ struct GPSDSourceRealTests {
         let allFixTimes = events.all.compactMap { if case .fix(let f) = $0 { f.time?.nanosecondsSince1970 } else { nil } }
         #expect(allFixTimes == first.epochs + second.epochs)
     }
+
+    @Test(
+        "gpsd keeps every fix of an imported recording: each TPV it sends for the ride has a 2D or 3D fix",
+        .enabled(if: RealDaemons.shouldRun(["gpsd", "gpspipe"]), "needs gpsd, gpspipe and python3 (skipped locally; required on CI)"),
+        .timeLimitOnceRunning(.minutes(1)))
+    func importedSentencesKeepTheirFix() async throws {
+        guard RealDaemons.check(["gpsd", "gpspipe"]) else { return }
+        // The bundled ride's first 20 s (≈ 370 epochs at 18 Hz, all with a 3D fix), as `import gopro`
+        // wrote them. A GGA without a satellite count is a no-fix GGA to gpsd, and gpsd then
+        // sends mode 1 for any epoch it ends on that GGA.
+        let recording = RealDaemons.harness.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Recordings/allthedocks-GX010056.bpr").path
+        let (_, records, _) = try RecordingReader.readAll(path: recording)
+        let sentences = records.compactMap { r -> String? in
+            guard case .nmea(let t, let s) = r, t.seconds < 20 else { return nil }
+            return s
+        }
+        let epochs = sentences.filter { $0.hasPrefix("$GPRMC") }.count
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let log = dir.url.appendingPathComponent("ride.nmea")
+        try sentences.joined(separator: "\n").write(to: log, atomically: true, encoding: .utf8)
+
+        let gpsd = Gpsd()
+        try gpsd.start()
+        defer { gpsd.kill() }
+        let piped = dir.url.appendingPathComponent("tpv.json")
+        let pipe = try ChildProcess("gpspipe", ["-w", "127.0.0.1:\(gpsd.port)"], output: piped)
+        defer { pipe.stop(signal: SIGKILL) }
+        try await Task.sleep(nanoseconds: 300_000_000)  // let gpsd register the WATCH before data flows
+        let feeder = try ChildProcess(
+            "python3", [RealDaemons.harness.appendingPathComponent("gpsd_udp_feed.py").path, log.path, "\(gpsd.udpPort)"])
+        #expect(feeder.waitForExit() == 0)
+
+        func reports() -> [(time: String, mode: Int)] {
+            let text = (try? String(contentsOf: piped, encoding: .utf8)) ?? ""
+            return text.split(whereSeparator: \.isNewline).compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    object["class"] as? String == "TPV", let time = object["time"] as? String, let mode = object["mode"] as? Int
+                else { return nil }
+                return (time, mode)
+            }
+        }
+        #expect(await RealDaemons.wait(timeout: 10) { Set(reports().map(\.time)).count >= epochs }, "gpsd reported every epoch")
+        let noFix = reports().filter { $0.mode < 2 }
+        #expect(noFix.isEmpty, "\(noFix.count) of \(reports().count) TPVs without a fix, first at \(noFix.first?.time ?? "")")
+    }
 }

@@ -35,11 +35,11 @@ import BikePathCore
         // Row 1: 0 ms, 51.523087,-0.1049326, 19.781 m, 1.153 m/s, TS 1688913797599000 µs, DOP 4.20, 3D.
         #expect(nmea[0].0 == SampleTime(nanoseconds: 0))
         #expect(nmea[0].1 == "$GPRMC,144317.599,A,5131.385220,N,00006.295956,W,2.241,,090723,,,A*53")
-        #expect(nmea[1].1 == "$GPGGA,144317.599,5131.385220,N,00006.295956,W,1,,4.20,19.781,M,,,,*16")
+        #expect(nmea[1].1 == "$GPGGA,144317.599,5131.385220,N,00006.295956,W,1,04,4.20,19.781,M,,,,*12")
         // Last row: 205535 ms, 51.5219691,-0.1094029, 17.671 m, 0.205 m/s, TS 1688914003134000, DOP 1.62.
         #expect(nmea[nmea.count - 2].0 == SampleTime(nanoseconds: 205_535_000_000))
         #expect(nmea[nmea.count - 2].1.hasPrefix("$GPRMC,144643.134,A,5131.318146,N,00006.564174,W,0.398,,090723,,,A*"))
-        #expect(nmea.last!.1.hasPrefix("$GPGGA,144643.134,5131.318146,N,00006.564174,W,1,,1.62,17.671,M,,,,*"))
+        #expect(nmea.last!.1.hasPrefix("$GPGGA,144643.134,5131.318146,N,00006.564174,W,1,04,1.62,17.671,M,,,,*"))
         #expect(rec.header.createdUTC == UTCTime(nanosecondsSince1970: 1_688_913_797_599_000_000))
         #expect(rec.header.sensors.map(\.id) == ["accel", "gyro", "gnss"])
     }

@@ -15,7 +15,8 @@ public enum NMEAWriter {
 
     /// RMC, then GGA, for one fix; empty when the fix has no time (a receiver always sends one).
     /// Without a position (mode below 2D) the position fields are left empty and RMC says `V`.
-    /// A 2D fix gets no altitude, so that a decoder infers 2D from GGA the way gpsd does.
+    /// A 2D fix gets no altitude, so that a decoder infers 2D from GGA the way gpsd does. A fix
+    /// without a satellite count gets the fewest its mode needs, so that gpsd keeps the fix.
     public static func sentences(for fix: GNSSFix, talker: String = "GP") -> [String] {
         guard let time = fix.time else { return [] }
         let civil = UTCCivilTime(time)
@@ -28,7 +29,11 @@ public enum NMEAWriter {
         let track = valid ? fix.track.map { fixed($0, 2) } ?? "" : ""
         let rmc = "\(talker)RMC,\(hms),\(valid ? "A" : "V"),\(lat),\(lon),\(knots),\(track),\(date),,,\(valid ? "A" : "N")"
         let quality = valid ? "1" : "0"
-        let sats = fix.satellitesUsed.map { pad($0, 2) } ?? ""
+        // gpsd reads a GGA whose satellite count is under 3 as no fix, and an empty count as 0
+        // (3.22, driver_nmea0183.c): a source without counts (GoPro) would then flicker between
+        // gpsd's no-fix GGA and 2D RMC. It gets the fewest satellites its fix needs: 3 for 2D, 4 for 3D.
+        let fewest = fix.mode == .threeD ? 4 : 3
+        let sats = fix.satellitesUsed.map { pad($0, 2) } ?? (valid ? pad(fewest, 2) : "")
         let hdop = fix.hdop.map { fixed($0, 2) } ?? ""
         let alt = valid && fix.mode == .threeD ? fix.altitudeMSL.map { fixed($0, 3) } ?? "" : ""
         let gga = "\(talker)GGA,\(hms),\(lat),\(lon),\(quality),\(sats),\(hdop),\(alt),\(alt.isEmpty ? "" : "M"),,,,"
