@@ -231,10 +231,8 @@ final class MapMaintainer: Service {
         // The rides just decoded, for the network: most of what it reads next (the scan's, of
         // a whole backlog, are not kept).
         var ridden: [ConfirmationKey: RiddenPath] = [:]
-        for start in stride(from: 0, to: queued.count, by: batch) {
-            ridden.merge(try await index(Array(queued[start..<min(queued.count, start + batch)]), store, budgeted: true, logger: logger)) {
-                a, _ in a
-            }
+        for slice in queued.batches(of: batch) {
+            ridden.merge(try await index(Array(slice), store, budgeted: true, logger: logger)) { a, _ in a }
         }
         var after: ConfirmationKey? = nil
         while scan {

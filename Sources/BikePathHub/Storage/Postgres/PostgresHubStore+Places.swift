@@ -16,8 +16,7 @@ extension PostgresHubStore {
         try await conn.query("DELETE FROM places", logger: logger)
         try await conn.query("DELETE FROM place_trigrams", logger: logger)
         // A batch a statement, as arrays: one round trip per 5,000 rows, not one each.
-        for start in stride(from: 0, to: places.count, by: 5_000) {
-            let batch = places[start..<min(start + 5_000, places.count)]
+        for batch in places.batches(of: rowsPerStatement) {
             try await conn.query(
                 """
                 INSERT INTO places (osm_id, name, kind, lat, lon, key)
@@ -27,8 +26,7 @@ extension PostgresHubStore {
                 """, logger: logger)
         }
         let counts = Array(PlaceSearch.trigramCounts(places))
-        for start in stride(from: 0, to: counts.count, by: 5_000) {
-            let batch = counts[start..<min(start + 5_000, counts.count)]
+        for batch in counts.batches(of: rowsPerStatement) {
             try await conn.query(
                 "INSERT INTO place_trigrams SELECT * FROM unnest(\(batch.map(\.key))::text[], \(batch.map(\.value))::int[])",
                 logger: logger)

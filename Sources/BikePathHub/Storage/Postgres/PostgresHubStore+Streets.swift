@@ -6,14 +6,10 @@ import PostgresNIO
 /// OpenStreetMap's streets on PostgreSQL (table of migration v13-streets), with a PostGIS
 /// line each for the GiST index the box reads go through.
 extension PostgresHubStore {
-    /// Rows bound per statement: 13 arrays of 5,000 stay far below the protocol's 1 GB message.
-    private static let streetsPerStatement = 5_000
-
     public func replaceStreets(_ edges: [StreetEdge]) async throws {
         try await client.withTransaction(logger: logger) { conn in
             try await conn.query("DELETE FROM streets", logger: logger)
-            for start in stride(from: 0, to: edges.count, by: Self.streetsPerStatement) {
-                let chunk = edges[start..<min(start + Self.streetsPerStatement, edges.count)]
+            for chunk in edges.batches(of: Self.rowsPerStatement) {
                 let boxes = chunk.map(\.bounds)
                 // No NULL inside a bound text[]: an absent tag goes as "" and comes back NULL
                 // (the import never keeps an empty value).
