@@ -21,9 +21,12 @@ struct ImportOSM: AsyncParsableCommand {
             // streets, so a failure between them leaves new streets with the last import's
             // places (a rerun of the import puts both right).
             let extract = try OSMImport.read(path: file)
-            try await store.replaceStreets(extract.edges)
+            let replaced = try await store.replaceStreets(extract.edges)
             try await store.replacePlaces(extract.places)
-            return (extract, (streets: try await store.streetCount(), stranded: try await store.strandedStreetEvidence()))
+            return (
+                extract,
+                (streets: try await store.streetCount(), stranded: try await store.strandedStreetEvidence(), replaced: replaced)
+            )
         }
         let km = extract.edges.reduce(0) { $0 + $1.lengthMeters } / 1000
         let took = clock.now - started
@@ -31,10 +34,15 @@ struct ImportOSM: AsyncParsableCommand {
         print(
             "imported \(stored.streets) street edges (\(String(format: "%.1f", km)) km) from \(file) in \(String(format: "%.1f", seconds)) s; "
                 + "\(extract.places.count) named places stored")
-        // Kept, not deleted: a later import that splits the ways as before finds it again.
+        if stored.replaced.movedEvidence > 0 {
+            print(
+                "riders' evidence on \(stored.replaced.movedEvidence) street edges the extract split, merged or re-noded "
+                    + "moved to the \(stored.replaced.receivedEvidence) edges along them")
+        }
+        // Kept, not deleted: a later import that keys the street as before finds it again.
         if stored.stranded > 0 {
             print(
-                "riders' evidence on \(stored.stranded) street edges matches no imported street (ways split differently or gone); "
+                "riders' evidence on \(stored.stranded) street edges matches no imported street (ways gone or moved); "
                     + "kept, not used by routes (docs/hub.md, \"The riders' evidence on the streets\")")
         }
         print("street data \(StreetExtract.attribution)")

@@ -188,8 +188,10 @@ extension RoutingStore {
 /// end nodes (`StreetEdge.Key`): a re-import of the same streets keeps each edge's key.
 public protocol StreetStore: Sendable {
     /// Replaces every stored street with `edges` in one transaction: on any error the
-    /// streets stored before stay as they were.
-    func replaceStreets(_ edges: [StreetEdge]) async throws
+    /// streets stored before stay as they were. The evidence on a street `edges` drop moves
+    /// to the new edges along it (`StreetEvidenceTransfer`).
+    @discardableResult
+    func replaceStreets(_ edges: [StreetEdge]) async throws -> StreetReplacement
     /// The first `limit` (all when nil) of the streets whose bounding box meets `box`, by
     /// key (on PostgreSQL through PostGIS's spatial index).
     func streets(in box: BoundingBox, limit: Int?) async throws -> [StreetEdge]
@@ -201,6 +203,14 @@ public protocol StreetStore: Sendable {
     /// Street edge keys holding riders' evidence that no stored street has (a re-import split
     /// the way elsewhere or left it out): kept, and counted for the operator.
     func strandedStreetEvidence() async throws -> Int
+}
+
+/// What a street import did with the riders' evidence (`StreetStore.replaceStreets`).
+public struct StreetReplacement: Sendable, Equatable {
+    /// Dropped edges whose evidence moved to the new edges along them.
+    public var movedEvidence: Int
+    /// New edges that took it.
+    public var receivedEvidence: Int
 }
 
 extension StreetStore {

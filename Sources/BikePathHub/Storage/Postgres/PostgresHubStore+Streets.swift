@@ -6,8 +6,11 @@ import PostgresNIO
 /// OpenStreetMap's streets on PostgreSQL (table of migration v13-streets), with a PostGIS
 /// line each for the GiST index the box reads go through.
 extension PostgresHubStore {
-    public func replaceStreets(_ edges: [StreetEdge]) async throws {
+    public func replaceStreets(_ edges: [StreetEdge]) async throws -> StreetReplacement {
         try await client.withTransaction(logger: logger) { conn in
+            let (rated, keys) = try await Self.streetsWithEvidence(conn, logger)
+            let transfer = StreetEvidenceTransfer.plan(
+                old: rated, oldKeys: keys, evidence: try await Self.evidenceOfDroppedStreets(conn, keeping: edges, logger), new: edges)
             try await conn.query("DELETE FROM streets", logger: logger)
             for chunk in edges.batches(of: Self.rowsPerStatement) {
                 let boxes = chunk.map(\.bounds)
@@ -30,7 +33,72 @@ extension PostgresHubStore {
                         AS u(w, f, t, p, len, h, n, su, sm, cl, cr, b, d, s, we, no, ea)
                     """, logger: logger)
             }
+            try await Self.add(transfer.increments, conn, logger: logger)
+            if !transfer.moved.isEmpty {
+                let (w, f, t) = (transfer.moved.map(\.way), transfer.moved.map(\.from), transfer.moved.map(\.to))
+                for table in ["street_evidence", "street_evidence_riders"] {
+                    try await conn.query(
+                        """
+                        DELETE FROM \(unescaped: table) WHERE (way_id, from_node, to_node) IN
+                            (SELECT * FROM unnest(\(PostgresNumbers(w))::bigint[], \(PostgresNumbers(f))::bigint[], \(PostgresNumbers(t))::bigint[]))
+                        """, logger: logger)
+                }
+            }
+            return StreetReplacement(movedEvidence: transfer.moved.count, receivedEvidence: Set(transfer.increments.map(\.key)).count)
         }
+    }
+
+    /// The stored streets any evidence is on, and every stored street's key.
+    private static func streetsWithEvidence(_ conn: PostgresConnection, _ logger: Logger) async throws
+        -> (edges: [StreetEdge], keys: Set<StreetEdge.Key>)
+    {
+        var edges: [StreetEdge] = []
+        for try await row in try await conn.query(
+            """
+            SELECT \(unescaped: StreetEdge.storedColumns) FROM streets s WHERE EXISTS (SELECT 1 FROM street_evidence e
+                WHERE e.way_id = s.way_id AND e.from_node = s.from_node AND e.to_node = s.to_node)
+            """, logger: logger)
+        {
+            edges.append(try edge(row))
+        }
+        var keys = Set<StreetEdge.Key>()
+        for try await (w, f, t) in try await conn.query("SELECT way_id, from_node, to_node FROM streets", logger: logger)
+            .decode((Int64, Int64, Int64).self)
+        {
+            keys.insert(StreetEdge.Key(way: w, from: f, to: t))
+        }
+        return (edges, keys)
+    }
+
+    /// The evidence of each stored street that `edges` drop, per way, with the street's riders.
+    private static func evidenceOfDroppedStreets(_ conn: PostgresConnection, keeping edges: [StreetEdge], _ logger: Logger) async throws
+        -> [StreetEdge.Key: StreetEvidenceTransfer.Evidence]
+    {
+        let kept = Set(edges.map(\.key))
+        var out: [StreetEdge.Key: StreetEvidenceTransfer.Evidence] = [:]
+        for try await row in try await conn.query(
+            """
+            SELECT e.way_id, e.from_node, e.to_node, e.way, e.trips, e.last_day, e.rated_optimal, e.rated_medium, e.rated_sufficient,
+                e.rated_requires_maintenance, e.roughness_sum, e.roughness_trips
+            FROM street_evidence e JOIN streets s ON s.way_id = e.way_id AND s.from_node = e.from_node AND s.to_node = e.to_node
+            """, logger: logger)
+        {
+            let c = row.makeRandomAccess()
+            let key = StreetEdge.Key(way: try c[0].decode(Int64.self), from: try c[1].decode(Int64.self), to: try c[2].decode(Int64.self))
+            guard !kept.contains(key), let way = StreetMatch.Way(rawValue: try c[3].decode(String.self)) else { continue }
+            var e = StreetEvidence()
+            (e.rides.trips, e.rides.lastDay) = (try c[4].decode(Int.self), try c[5].decode(Int?.self))
+            e.rides.ratings = try (6...9).map { try c[$0].decode(Int.self) }
+            (e.roughnessSum, e.roughnessTrips) = (try c[10].decode(Double.self), try c[11].decode(Int.self))
+            out[key, default: [:]][way] = e
+        }
+        for try await (w, f, t, device) in try await conn.query(
+            "SELECT way_id, from_node, to_node, device_id FROM street_evidence_riders", logger: logger
+        ).decode((Int64, Int64, Int64, String).self) {
+            let key = StreetEdge.Key(way: w, from: f, to: t)
+            for way in out[key]?.keys.map({ $0 }) ?? [] { out[key]?[way]?.rides.devices.insert(device) }
+        }
+        return out
     }
 
     /// GiST's `&&` compares float4 boxes, a little larger than the line's: the stored box's
@@ -44,16 +112,18 @@ extension PostgresHubStore {
                 AND west <= \(box.east) AND east >= \(box.west) AND south <= \(box.north) AND north >= \(box.south)
             ORDER BY way_id, from_node, to_node LIMIT \(limit)
             """, logger: logger)
-        for try await row in rows {
-            let c = row.makeRandomAccess()
-            out.append(
-                try StreetEdge(
-                    stored: c[0].decode(Int64.self), c[1].decode(Int64.self), c[2].decode(Int64.self), points: c[3].decode(String.self),
-                    length: c[4].decode(Double.self), highway: c[5].decode(String.self), name: c[6].decode(String?.self),
-                    surface: c[7].decode(String?.self), smoothness: c[8].decode(String?.self), cyclewayLeft: c[9].decode(String?.self),
-                    cyclewayRight: c[10].decode(String?.self), bicycle: c[11].decode(String?.self), direction: c[12].decode(String.self)))
-        }
+        for try await row in rows { out.append(try Self.edge(row)) }
         return out
+    }
+
+    /// A street as `StreetEdge.storedColumns` read it.
+    private static func edge(_ row: PostgresRow) throws -> StreetEdge {
+        let c = row.makeRandomAccess()
+        return try StreetEdge(
+            stored: c[0].decode(Int64.self), c[1].decode(Int64.self), c[2].decode(Int64.self), points: c[3].decode(String.self),
+            length: c[4].decode(Double.self), highway: c[5].decode(String.self), name: c[6].decode(String?.self),
+            surface: c[7].decode(String?.self), smoothness: c[8].decode(String?.self), cyclewayLeft: c[9].decode(String?.self),
+            cyclewayRight: c[10].decode(String?.self), bicycle: c[11].decode(String?.self), direction: c[12].decode(String.self))
     }
 
     public func streetCount() async throws -> Int {
