@@ -8,7 +8,7 @@ import Testing
 /// A re-import whose extract split, merged or re-noded ways moves the riders' evidence to the
 /// new edges along the old ones (docs/hub.md, "The riders' evidence on the streets",
 /// "Re-imports"), on both stores alike; a street gone for good keeps its evidence stranded.
-@Suite struct StreetEvidenceTransferTests {
+@Suite(.ownThreads) struct StreetEvidenceTransferTests {
     static func street(_ way: Int64, _ from: Int64, _ to: Int64, _ points: [(Double, Double)]) -> StreetEdge {
         StreetRouteTests.street(way, from, to, points, at: { Fixtures.at(east: $0, north: $1) })
     }
