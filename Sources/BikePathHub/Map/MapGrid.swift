@@ -136,6 +136,25 @@ public struct BoundingBox: Sendable, Equatable {
         return box
     }
 
+    /// The box of `points`; nil for none.
+    init?(around points: [Coordinate]) {
+        guard let first = points.first else { return nil }
+        self.init(west: first.longitude, south: first.latitude, east: first.longitude, north: first.latitude)
+        for p in points.dropFirst() {
+            (west, east) = (min(west, p.longitude), max(east, p.longitude))
+            (south, north) = (min(south, p.latitude), max(north, p.latitude))
+        }
+    }
+
+    /// The box widened by `meters` on every side, within the world: 111,320 m a degree of
+    /// latitude, and a degree of longitude as short as at the box's edge farthest from the
+    /// equator (floored at 1 % of the equator's, so a box at a pole stays finite).
+    func widened(byMeters meters: Double) -> BoundingBox {
+        let dLat = meters / 111_320, dLon = dLat / max(cos(max(abs(south), abs(north)) * .pi / 180), 0.01)
+        return BoundingBox(
+            west: max(-180, west - dLon), south: max(-90, south - dLat), east: min(180, east + dLon), north: min(90, north + dLat))
+    }
+
     /// Its area, as a rectangle at its middle latitude.
     public var squareKm: Double { (north - south) * 111.32 * (east - west) * 111.32 * cos((south + north) / 2 * .pi / 180) }
 

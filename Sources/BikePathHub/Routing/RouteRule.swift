@@ -64,12 +64,7 @@ public struct RouteRule: Sendable, Equatable {
 
     /// The box a search between `a` and `b` reads.
     public func searchBox(_ a: Coordinate, _ b: Coordinate) -> BoundingBox {
-        let margin = max(minMarginMeters, marginShare * Geodesic.distance(a, b)) + reachMeters
-        let dLat = margin / 111_320
-        let dLon = dLat / max(cos(max(abs(a.latitude), abs(b.latitude)) * .pi / 180), 0.01)
-        return BoundingBox(
-            west: max(-180, min(a.longitude, b.longitude) - dLon), south: max(-90, min(a.latitude, b.latitude) - dLat),
-            east: min(180, max(a.longitude, b.longitude) + dLon), north: min(90, max(a.latitude, b.latitude) + dLat))
+        BoundingBox(around: [a, b])!.widened(byMeters: max(minMarginMeters, marginShare * Geodesic.distance(a, b)) + reachMeters)
     }
 }
 

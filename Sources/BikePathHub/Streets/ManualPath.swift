@@ -129,13 +129,7 @@ extension ManualPath {
     /// d holds f ≤ 1.4, the circuity of city streets (1.2–1.4). A path that strays farther
     /// names a street the box does not hold, and is refused with that street's name.
     public static func box(from: Coordinate, to: Coordinate) -> BoundingBox {
-        let margin = max(marginMeters, Geodesic.distance(from, to) / 2)
-        let south = min(from.latitude, to.latitude), north = max(from.latitude, to.latitude)
-        let dLat = margin / 111_320
-        let dLon = dLat / max(cos(max(abs(south), abs(north)) * .pi / 180), 0.01)
-        return BoundingBox(
-            west: max(-180, min(from.longitude, to.longitude) - dLon), south: max(-90, south - dLat),
-            east: min(180, max(from.longitude, to.longitude) + dLon), north: min(90, north + dLat))
+        BoundingBox(around: [from, to])!.widened(byMeters: max(marginMeters, Geodesic.distance(from, to) / 2))
     }
 
     /// The most street edges read for one path: its search holds a state per junction and

@@ -73,13 +73,7 @@ public enum StreetRides {
     /// The box whose streets may be candidates of `ride`'s points: its points' box widened by
     /// the matcher's candidate radius; nil for a ride with no point.
     static func box(around ride: RiddenPath, parameters: MatchParameters = MatchParameters()) -> BoundingBox? {
-        guard !ride.path.isEmpty else { return nil }
-        let south = ride.path.map(\.latitude).min()!, north = ride.path.map(\.latitude).max()!
-        let west = ride.path.map(\.longitude).min()!, east = ride.path.map(\.longitude).max()!
-        let dLat = parameters.radius / 111_320
-        let dLon = dLat / max(cos(max(abs(south), abs(north)) * .pi / 180), 0.01)
-        return BoundingBox(
-            west: max(-180, west - dLon), south: max(-90, south - dLat), east: min(180, east + dLon), north: min(90, north + dLat))
+        BoundingBox(around: ride.path)?.widened(byMeters: parameters.radius)
     }
 
     /// The evidence `ride` adds to the streets of `graph`. A device's path carries no times

@@ -154,8 +154,7 @@ public enum StreetEvidenceTransfer {
 
         /// The indices of the edges whose box meets `box` widened by `meters`, in order.
         func edges(meeting box: BoundingBox, widenedBy meters: Double) -> [Int] {
-            let dLat = meters / 111_320, dLon = dLat / max(cos(max(abs(box.south), abs(box.north)) * .pi / 180), 0.01)
-            let wide = BoundingBox(west: box.west - dLon, south: box.south - dLat, east: box.east + dLon, north: box.north + dLat)
+            let wide = box.widened(byMeters: meters)
             let found = Set(Self.cells(wide).flatMap { cells[$0] ?? [] })
             return found.sorted().filter { edges[$0].meets(wide) }
         }

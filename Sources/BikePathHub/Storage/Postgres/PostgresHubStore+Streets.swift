@@ -8,9 +8,7 @@ import PostgresNIO
 extension PostgresHubStore {
     public func replaceStreets(_ edges: [StreetEdge]) async throws -> StreetReplacement {
         try await client.withTransaction(logger: logger) { conn in
-            let (rated, keys) = try await Self.streetsWithEvidence(conn, logger)
-            let transfer = StreetEvidenceTransfer.plan(
-                old: rated, oldKeys: keys, evidence: try await Self.evidenceOfDroppedStreets(conn, keeping: edges, logger), new: edges)
+            let transfer = try await Self.transferPlan(conn, new: edges, logger)
             try await conn.query("DELETE FROM streets", logger: logger)
             for chunk in edges.batches(of: Self.rowsPerStatement) {
                 let boxes = chunk.map(\.bounds)
@@ -48,57 +46,52 @@ extension PostgresHubStore {
         }
     }
 
-    /// The stored streets any evidence is on, and every stored street's key.
-    private static func streetsWithEvidence(_ conn: PostgresConnection, _ logger: Logger) async throws
-        -> (edges: [StreetEdge], keys: Set<StreetEdge.Key>)
+    /// Where the stored streets' evidence goes when `new` replaces them: the stored keys are
+    /// read whole (three integers a street), the evidence and geometry only of those dropped.
+    private static func transferPlan(_ conn: PostgresConnection, new: [StreetEdge], _ logger: Logger) async throws
+        -> StreetEvidenceTransfer.Plan
     {
-        var edges: [StreetEdge] = []
-        for try await row in try await conn.query(
-            """
-            SELECT \(unescaped: StreetEdge.storedColumns) FROM streets s WHERE EXISTS (SELECT 1 FROM street_evidence e
-                WHERE e.way_id = s.way_id AND e.from_node = s.from_node AND e.to_node = s.to_node)
-            """, logger: logger)
-        {
-            edges.append(try edge(row))
-        }
         var keys = Set<StreetEdge.Key>()
         for try await (w, f, t) in try await conn.query("SELECT way_id, from_node, to_node FROM streets", logger: logger)
             .decode((Int64, Int64, Int64).self)
         {
             keys.insert(StreetEdge.Key(way: w, from: f, to: t))
         }
-        return (edges, keys)
-    }
-
-    /// The evidence of each stored street that `edges` drop, per way, with the street's riders.
-    private static func evidenceOfDroppedStreets(_ conn: PostgresConnection, keeping edges: [StreetEdge], _ logger: Logger) async throws
-        -> [StreetEdge.Key: StreetEvidenceTransfer.Evidence]
-    {
-        let kept = Set(edges.map(\.key))
-        var out: [StreetEdge.Key: StreetEvidenceTransfer.Evidence] = [:]
-        for try await row in try await conn.query(
-            """
-            SELECT e.way_id, e.from_node, e.to_node, e.way, e.trips, e.last_day, e.rated_optimal, e.rated_medium, e.rated_sufficient,
-                e.rated_requires_maintenance, e.roughness_sum, e.roughness_trips
-            FROM street_evidence e JOIN streets s ON s.way_id = e.way_id AND s.from_node = e.from_node AND s.to_node = e.to_node
-            """, logger: logger)
-        {
+        let dropped = keys.subtracting(new.map(\.key))
+        guard !dropped.isEmpty else { return StreetEvidenceTransfer.Plan(increments: [], moved: []) }
+        try await conn.query(PostgresQuery(unsafeSQL: StreetEvidenceTransfer.createDropped), logger: logger)
+        for chunk in Array(dropped).batches(of: rowsPerStatement) {
+            try await conn.query(
+                """
+                INSERT INTO dropped_streets SELECT * FROM unnest(\(PostgresNumbers(chunk.map(\.way)))::bigint[],
+                    \(PostgresNumbers(chunk.map(\.from)))::bigint[], \(PostgresNumbers(chunk.map(\.to)))::bigint[])
+                """, logger: logger)
+        }
+        var rated: [StreetEdge] = []
+        for try await row in try await conn.query(PostgresQuery(unsafeSQL: StreetEvidenceTransfer.droppedRatedStreets), logger: logger) {
+            rated.append(try edge(row))
+        }
+        var evidence: [StreetEvidenceTransfer.StoredEvidence] = []
+        for try await row in try await conn.query(PostgresQuery(unsafeSQL: StreetEvidenceTransfer.droppedEvidence), logger: logger) {
             let c = row.makeRandomAccess()
-            let key = StreetEdge.Key(way: try c[0].decode(Int64.self), from: try c[1].decode(Int64.self), to: try c[2].decode(Int64.self))
-            guard !kept.contains(key), let way = StreetMatch.Way(rawValue: try c[3].decode(String.self)) else { continue }
-            var e = StreetEvidence()
-            (e.rides.trips, e.rides.lastDay) = (try c[4].decode(Int.self), try c[5].decode(Int?.self))
-            e.rides.ratings = try (6...9).map { try c[$0].decode(Int.self) }
-            (e.roughnessSum, e.roughnessTrips) = (try c[10].decode(Double.self), try c[11].decode(Int.self))
-            out[key, default: [:]][way] = e
+            evidence.append(
+                StreetEvidenceTransfer.StoredEvidence(
+                    key: StreetEdge.Key(
+                        way: try c[0].decode(Int64.self), from: try c[1].decode(Int64.self), to: try c[2].decode(Int64.self)),
+                    way: try c[3].decode(String.self), trips: try c[4].decode(Int.self), lastDay: try c[5].decode(Int?.self),
+                    ratings: try (6...9).map { try c[$0].decode(Int.self) }, roughnessSum: try c[10].decode(Double.self),
+                    roughnessTrips: try c[11].decode(Int.self)))
         }
+        var riders: [(key: StreetEdge.Key, device: String)] = []
         for try await (w, f, t, device) in try await conn.query(
-            "SELECT way_id, from_node, to_node, device_id FROM street_evidence_riders", logger: logger
-        ).decode((Int64, Int64, Int64, String).self) {
-            let key = StreetEdge.Key(way: w, from: f, to: t)
-            for way in out[key]?.keys.map({ $0 }) ?? [] { out[key]?[way]?.rides.devices.insert(device) }
+            PostgresQuery(unsafeSQL: StreetEvidenceTransfer.droppedRiders), logger: logger
+        )
+        .decode((Int64, Int64, Int64, String).self) {
+            riders.append((StreetEdge.Key(way: w, from: f, to: t), device))
         }
-        return out
+        try await conn.query(PostgresQuery(unsafeSQL: StreetEvidenceTransfer.dropDropped), logger: logger)
+        return StreetEvidenceTransfer.plan(
+            old: rated, oldKeys: keys, evidence: StreetEvidenceTransfer.evidence(evidence, riders: riders), new: new)
     }
 
     /// GiST's `&&` compares float4 boxes, a little larger than the line's: the stored box's

@@ -6,9 +6,7 @@ import GRDB
 extension SQLiteHubStore {
     public func replaceStreets(_ edges: [StreetEdge]) async throws -> StreetReplacement {
         try await pool.write { db in
-            let (rated, keys) = try Self.streetsWithEvidence(db)
-            let transfer = StreetEvidenceTransfer.plan(
-                old: rated, oldKeys: keys, evidence: try Self.evidenceOfDroppedStreets(db, keeping: edges), new: edges)
+            let transfer = try Self.transferPlan(db, new: edges)
             try db.execute(sql: "DELETE FROM streets")
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO streets (\(StreetEdge.storedColumns), south, west, north, east) VALUES (\(Self.placeholders))")
@@ -31,48 +29,29 @@ extension SQLiteHubStore {
         }
     }
 
-    /// The stored streets any evidence is on, and every stored street's key.
-    private static func streetsWithEvidence(_ db: Database) throws -> (edges: [StreetEdge], keys: Set<StreetEdge.Key>) {
-        let edges = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT \(StreetEdge.storedColumns) FROM streets s WHERE EXISTS (SELECT 1 FROM street_evidence e
-                    WHERE e.way_id = s.way_id AND e.from_node = s.from_node AND e.to_node = s.to_node)
-                """
-        ).map(edge)
+    /// Where the stored streets' evidence goes when `new` replaces them: the stored keys are
+    /// read whole (three integers a street), the evidence and geometry only of those dropped.
+    private static func transferPlan(_ db: Database, new: [StreetEdge]) throws -> StreetEvidenceTransfer.Plan {
         var keys = Set<StreetEdge.Key>()
         let rows = try Row.fetchCursor(db, sql: "SELECT way_id, from_node, to_node FROM streets")
         while let row = try rows.next() { keys.insert(StreetEdge.Key(way: row[0], from: row[1], to: row[2])) }
-        return (edges, keys)
-    }
-
-    /// The evidence of each stored street that `edges` drop, per way, with the street's riders.
-    private static func evidenceOfDroppedStreets(_ db: Database, keeping edges: [StreetEdge]) throws
-        -> [StreetEdge.Key: StreetEvidenceTransfer.Evidence]
-    {
-        let kept = Set(edges.map(\.key))
-        var out: [StreetEdge.Key: StreetEvidenceTransfer.Evidence] = [:]
-        let rows = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT e.way_id, e.from_node, e.to_node, e.way, e.trips, e.last_day, e.rated_optimal, e.rated_medium, e.rated_sufficient,
-                    e.rated_requires_maintenance, e.roughness_sum, e.roughness_trips
-                FROM street_evidence e JOIN streets s ON s.way_id = e.way_id AND s.from_node = e.from_node AND s.to_node = e.to_node
-                """)
-        while let row = try rows.next() {
-            let key = StreetEdge.Key(way: row[0], from: row[1], to: row[2])
-            guard !kept.contains(key), let way = StreetMatch.Way(rawValue: row[3]) else { continue }
-            var e = StreetEvidence()
-            (e.rides.trips, e.rides.lastDay, e.rides.ratings) = (row[4], row[5], [row[6], row[7], row[8], row[9]])
-            (e.roughnessSum, e.roughnessTrips) = (row[10], row[11])
-            out[key, default: [:]][way] = e
+        let dropped = keys.subtracting(new.map(\.key))
+        guard !dropped.isEmpty else { return StreetEvidenceTransfer.Plan(increments: [], moved: []) }
+        try db.execute(sql: StreetEvidenceTransfer.createDropped)
+        let insert = try db.makeStatement(sql: "INSERT INTO dropped_streets VALUES (?, ?, ?)")
+        for key in dropped { try insert.execute(arguments: [key.way, key.from, key.to]) }
+        let rated = try Row.fetchAll(db, sql: StreetEvidenceTransfer.droppedRatedStreets).map(edge)
+        let evidence = try Row.fetchAll(db, sql: StreetEvidenceTransfer.droppedEvidence).map { row in
+            StreetEvidenceTransfer.StoredEvidence(
+                key: StreetEdge.Key(way: row[0], from: row[1], to: row[2]), way: row[3], trips: row[4], lastDay: row[5],
+                ratings: [row[6], row[7], row[8], row[9]], roughnessSum: row[10], roughnessTrips: row[11])
         }
-        let riders = try Row.fetchCursor(db, sql: "SELECT way_id, from_node, to_node, device_id FROM street_evidence_riders")
-        while let row = try riders.next() {
-            let key = StreetEdge.Key(way: row[0], from: row[1], to: row[2])
-            for way in out[key]?.keys.map({ $0 }) ?? [] { out[key]?[way]?.rides.devices.insert(row[3]) }
+        let riders = try Row.fetchAll(db, sql: StreetEvidenceTransfer.droppedRiders).map { row in
+            (key: StreetEdge.Key(way: row[0], from: row[1], to: row[2]), device: row[3] as String)
         }
-        return out
+        try db.execute(sql: StreetEvidenceTransfer.dropDropped)
+        return StreetEvidenceTransfer.plan(
+            old: rated, oldKeys: keys, evidence: StreetEvidenceTransfer.evidence(evidence, riders: riders), new: new)
     }
 
     private static let placeholders = Array(repeating: "?", count: 17).joined(separator: ", ")
