@@ -9,6 +9,7 @@ import Testing
 /// own import): zoomed in, it draws them as grey lines under the overlays, writes their
 /// names, and credits OpenStreetMap; zoomed out past what `/v1/streets` answers it draws none.
 /// With a basemap whose tiles fail, the page says so and draws the streets just the same.
+/// Writes docs/map-streets.png (390 px, no basemap, zoom 17 by St Paul's).
 extension MapPageBrowserTests {
     @Test func thePageWithoutBasemapDrawsTheStreetsWithTheirNames() async throws {
         guard Self.realDataBrowserAvailable else { return }
@@ -18,7 +19,9 @@ extension MapPageBrowserTests {
         try await HubStorage.sqlite(path: dir.file("hub.sqlite")).withStore(logger: Fixtures.logger) { store in
             try await store.migrate()
             try await store.replaceStreets(edges)
-            try await Self.onPhone(store, dir: dir) { browser, site in try await Self.streetsWithNames(browser, site: site, edges: edges) }
+            try await Self.onPhone(store, dir: dir) { browser, site in
+                try await Self.streetsWithNames(browser, site: site, edges: edges, screenshot: packageRoot + "/docs/map-streets.png")
+            }
             // A basemap whose tiles never come (nothing listens on a port just found free):
             // the page says so, and the streets stand in for it just as on a page without one.
             let unreachable = "http://127.0.0.1:\(try WebDriver.freePort())/{z}/{x}/{y}.png"
@@ -30,7 +33,9 @@ extension MapPageBrowserTests {
         }
     }
 
-    static func streetsWithNames(_ browser: WebDriver, site: String, edges: [StreetEdge]) async throws {
+    /// Checks the streets and their names at zoom 17 (and shoots the extract's middle to
+    /// `screenshot` if given), then none at zoom 12.
+    static func streetsWithNames(_ browser: WebDriver, site: String, edges: [StreetEdge], screenshot: String? = nil) async throws {
         // Zoom 17 on Goswell Road's middle (docs/api.yaml's example place).
         try await browser.open(site + "/map#17/51.5262/-0.1003")
         // One fetch draws them all: the first line means every line is there.
@@ -60,6 +65,13 @@ extension MapPageBrowserTests {
         let credit = try await browser.text(".leaflet-control-attribution")
         #expect(credit.contains("© OpenStreetMap contributors"), "\(credit)")
         try await checkFitsAndTargets(browser, "streets at 390 px")
+        if let screenshot {
+            // The extract's middle (Ludgate Hill, St Paul's), where streets fill the view;
+            // Goswell Road lies at its northern edge.
+            try await browser.open(site + "/map#17/51.5142/-0.1010")
+            _ = try await count(browser, ".leaflet-tooltip.street-name", atLeast: 5)
+            try await browser.screenshot(to: screenshot)
+        }
 
         // Zoom 12 spans far more than 30 km²: the page asks for no streets and draws none.
         try await browser.open(site + "/map#12/51.5262/-0.1003")
