@@ -59,10 +59,10 @@ struct StreetMatchingTests {
     }
 
     /// ≥ 97 % of every ride's length on its true street at 5 m of GNSS noise; at 10 m, ≥ 97 %
-    /// of the length on average and ≥ 85 % of every ride (the goal, 97 % of every ride, is
+    /// of the length on average and ≥ 93 % of every ride (the goal, 97 % of every ride, is
     /// not reached there: see docs/hub.md). On 20 rides from seed 1 and 20 from seed 1,001;
     /// the second set was not looked at while the parameters were chosen.
-    @Test(arguments: [(5.0, 0.97, 0.97), (10.0, 0.85, 0.97)])
+    @Test(arguments: [(5.0, 0.97, 0.97), (10.0, 0.93, 0.97)])
     func simulatedRidesLieOnTheirTrueStreets(_ sigma: Double, everyRide: Double, mean: Double) async throws {
         let edges = try await Self.centralStreets()
         for firstSeed: UInt64 in [1, 1_001] {
