@@ -24,8 +24,7 @@ extension StreetGraph {
         for segment in grid.segments(near: position, within: parameters.radius) {
             let (e, i) = (Int(segment.edge), Int(segment.index))
             let (a, b) = (grid.plane(edges[e].points[i]), grid.plane(edges[e].points[i + 1]))
-            let d = b - a, length2 = (d * d).sum()
-            let t = length2 > 0 ? max(0, min(1, ((p - a) * d).sum() / length2)) : 0
+            let t = p.share(onSegment: a, b)
             let offset = offsets[e][i] + t * (offsets[e][i + 1] - offsets[e][i])
             let distance = Geodesic.distance(position, Geodesic.interpolate(edges[e].points[i], edges[e].points[i + 1], t))
             if distance <= parameters.radius, best[e].map({ distance < $0.distance }) ?? true {

@@ -79,12 +79,13 @@ public enum StreetEvidenceTransfer {
 
         init?(_ o: StreetEdge, _ oLine: Line, _ n: StreetEdge) {
             (old, new) = (o.key, n.key)
-            if let run = oLine.runs(n.points) {
-                (sameOrder, onOld, onNew, distance) = (run.sameOrder, run.stretch, 0...Line(n.points).length, run.distance)
-            } else {
-                let nLine = Line(n.points)
-                guard let run = nLine.runs(o.points) else { return nil }
+            let nLine = Line(n.points)
+            if let run = oLine.runs(nLine) {
+                (sameOrder, onOld, onNew, distance) = (run.sameOrder, run.stretch, 0...nLine.length, run.distance)
+            } else if let run = nLine.runs(oLine) {
                 (sameOrder, onOld, onNew, distance) = (run.sameOrder, 0...oLine.length, run.stretch, run.distance)
+            } else {
+                return nil
             }
         }
 
@@ -111,8 +112,8 @@ public enum StreetEvidenceTransfer {
     /// The pairs no nearer pair competes with. On real streets a re-keyed street can lie
     /// within the tolerance of its re-keyed cycle track, or of a short neighbour leaving a
     /// junction at a sharp angle: with every qualifying pair kept, 21 of the 1,246 new edges
-    /// of central London re-imported with 736 of its 1,893 edges split or re-keyed took a
-    /// neighbour's evidence besides their own (`StreetEvidenceTransferRealTests`); none now.
+    /// of central London re-imported with 736 of its 1,893 edges split or re-keyed would take
+    /// a neighbour's evidence besides their own (`StreetEvidenceTransferRealTests`).
     static func nearest(_ pairs: [Pair]) -> [Pair] {
         var byOld: [StreetEdge.Key: [Int]] = [:], byNew: [StreetEdge.Key: [Int]] = [:]
         for (i, p) in pairs.enumerated() {
@@ -136,12 +137,14 @@ public enum StreetEvidenceTransfer {
     /// A polyline in a local plane (metres east and north of its first point), for the
     /// distance of a point to it and its position along it.
     struct Line {
+        let coordinates: [Coordinate]
         let origin: Coordinate
         let eastPerDegree: Double
         let points: [SIMD2<Double>]
         let offsets: [Double]
 
         init(_ coordinates: [Coordinate]) {
+            self.coordinates = coordinates
             let origin = coordinates[0], eastPerDegree = 111_320 * cos(origin.latitude * .pi / 180)
             let points = coordinates.map {
                 SIMD2(($0.longitude - origin.longitude) * eastPerDegree, ($0.latitude - origin.latitude) * 111_320)
@@ -163,8 +166,7 @@ public enum StreetEvidenceTransfer {
             var best = (along: 0.0, distance: Double.infinity)
             for i in 0..<(points.count - 1) {
                 let a = points[i], d = points[i + 1] - points[i]
-                let length2 = (d * d).sum()
-                let t = length2 > 0 ? max(0, min(1, ((p - a) * d).sum() / length2)) : 0
+                let t = p.share(onSegment: a, points[i + 1])
                 let q = a + t * d - p
                 let distance = (q * q).sum().squareRoot()
                 if distance < best.distance { best = (offsets[i] + t * (offsets[i + 1] - offsets[i]), distance) }
@@ -179,15 +181,15 @@ public enum StreetEvidenceTransfer {
             return points.count > 2 && (d * d).sum() < 0.25
         }
 
-        /// Whether every one of `coordinates` lies within the tolerance of the line and they
-        /// run along it for `alongShare` of their own length: nil if not, else whether they
-        /// run in the line's order, the stretch of the line between their ends' projections,
-        /// and the farthest of them from it.
-        func runs(_ coordinates: [Coordinate]) -> (sameOrder: Bool, stretch: ClosedRange<Double>, distance: Double)? {
-            let projected = coordinates.map(nearest)
+        /// Whether every point of `other` lies within the tolerance of this line and it runs
+        /// along it for `alongShare` of its own length: nil if not, else whether it runs in
+        /// this line's order, the stretch of this line between its ends' projections, and the
+        /// farthest of its points from this line.
+        func runs(_ other: Line) -> (sameOrder: Bool, stretch: ClosedRange<Double>, distance: Double)? {
+            let projected = other.coordinates.map(nearest)
             let distance = projected.map(\.distance).max() ?? .infinity
             guard distance <= StreetEvidenceTransfer.toleranceMeters else { return nil }
-            let own = Line(coordinates).length
+            let own = other.length
             var along = projected.map(\.along)
             // A way closed on itself (a loop from a node back to it) starts and ends at one
             // point: an end lying there is at 0 or at the length, whichever its neighbour is near.
