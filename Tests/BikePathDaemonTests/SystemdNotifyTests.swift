@@ -69,21 +69,27 @@ struct SystemdNotifyTests {
         let heartbeat = Heartbeat()
         // Counts the checks that saw no progress after the last beat (a loaded
         // machine may also stall the checks in between beats; those don't count).
-        let beats: UInt64 = 15
+        let lastBeat = Counter()  // the heartbeat's count once the pipeline stalls; 0 while it beats
         let stallsAfterEnd = Counter()
         let watchdog = try #require(
             Watchdog(notifier: notifier, heartbeat: heartbeat, interval: .milliseconds(20)) { _ in
-                if heartbeat.count == beats { stallsAfterEnd.increment() }
+                if lastBeat.value > 0, heartbeat.count == lastBeat.value { stallsAfterEnd.increment() }
             })
         let running = Task { await watchdog.run() }
-        for _ in 0..<beats {
+        // Beats every 5 ms until the watchdog has pinged twice: on a loaded machine its task
+        // may not run for a while (15 beats over 75 ms once saw a single ping, full suite on 2 cores).
+        var whileBeating: [String] = []
+        let beatUntil = Date().addingTimeInterval(20)
+        while whileBeating.count < 2, Date() < beatUntil {
             heartbeat.beat()
             usleep(5_000)
+            whileBeating += socket.drain()
         }
+        lastBeat.set(heartbeat.count)
         // The pipeline stalls. Wait (by the watchdog's own account, not a guessed
         // delay) for the first check that saw no progress: every ping before it is legitimate.
         #expect(pollUntil(everyMicroseconds: 5_000) { stallsAfterEnd.value >= 1 }, "the watchdog saw the stall")
-        let whileBeating = socket.drain()
+        whileBeating += socket.drain()
         #expect(pollUntil(everyMicroseconds: 5_000) { stallsAfterEnd.value >= 6 }, "the watchdog checked 6 times")
         let whileStalled = socket.drain()
         running.cancel()

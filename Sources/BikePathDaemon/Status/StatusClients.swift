@@ -54,30 +54,40 @@ public final class StatusClients: Sendable {
 
     /// Takes `channel` in, making room if every slot is taken; false when every client is busy.
     ///
-    /// The one making room is not closed here but told on its own event loop (`MakeRoom`),
-    /// after that loop has read what arrived: a client whose request was already
-    /// on its way is answered, not reset. Under 40 reconnecting clients on a loaded 2-core
-    /// machine, closing at once reset 2 of 20 `status` requests whose line sat unread. Such a
-    /// client keeps its slot, so the cap may be passed by the few it was chosen in that instant.
+    /// The one making room is not closed here but told on its own event loop (`MakeRoom`)
+    /// `askGrace` after it connected, and it goes only if its request has not been read by
+    /// then. A loop runs every due task, timers included, before it reads its sockets again,
+    /// so while it is busy a connection can wait unread although its line has arrived; the
+    /// other loop meanwhile admits the reconnecting clients that make it the longest-waiting.
+    /// Told 1 ms after it was chosen, such a `status` was reset three times running (CI of
+    /// 2026-11-30; `StatusSocketLimitTests` makes the loops busy in turn and saw 31 resets in
+    /// ~80 requests). Those told to leave keep their descriptor until then, so the cap may be
+    /// passed by at most `maximumClients` more; past that a newcomer is closed at once.
     func admit(_ channel: any Channel, uid: UInt32) -> Bool {
-        let (admitted, leaving) = connections.withLock { all -> (Bool, (any Channel)?) in
-            var leaving: (any Channel)?
-            if Self.holding(all) >= maximumClients, let room = Self.longestWaiting(all) {
+        let now = NIODeadline.now()
+        let (admitted, leaving) = connections.withLock { all -> (Bool, (channel: any Channel, at: NIODeadline)?) in
+            var leaving: (channel: any Channel, at: NIODeadline)?
+            if Self.holding(all) >= maximumClients, all.count - Self.holding(all) < maximumClients,
+                let room = Self.longestWaiting(all), let chosen = all[room]
+            {
                 all[room]?.role = .leaving
-                leaving = all[room]?.channel
+                leaving = (chosen.channel, chosen.since + Self.askGrace)
             }
             guard Self.holding(all) < maximumClients else { return (false, leaving) }
-            all[ObjectIdentifier(channel)] = Connection(channel: channel, uid: uid, since: .now(), role: .waiting)
+            all[ObjectIdentifier(channel)] = Connection(channel: channel, uid: uid, since: now, role: .waiting)
             return (true, leaving)
         }
-        if let leaving {
-            // Scheduled rather than executed: on its own loop (which admission runs on for
-            // one client in two) an executed task could run before the loop next reads its
-            // sockets; a timer fires only after a pass through epoll has read what arrived.
-            leaving.eventLoop.scheduleTask(in: .milliseconds(1)) { leaving.pipeline.fireUserInboundEventTriggered(MakeRoom()) }
+        if let (channel, at) = leaving {
+            channel.eventLoop.scheduleTask(deadline: at) { channel.pipeline.fireUserInboundEventTriggered(MakeRoom()) }
         }
         return admitted
     }
+
+    /// How long a client has, from its connect, before it may be let go to make room. A real
+    /// client sends its line at once; this covers a loaded machine that runs neither the client
+    /// nor the connection's loop for a while. Silent clients that reconnect are slowed by it
+    /// too: each holds its descriptor at least this long.
+    static let askGrace = TimeAmount.seconds(1)
 
     /// Told to a client chosen to make room: it leaves unless it has asked meanwhile.
     struct MakeRoom {}

@@ -45,12 +45,13 @@ public final class StatusServer: Sendable {
     /// answers on it, or if PATH is anything but a socket: a mistyped path must never
     /// delete a file) and starts serving. `requestTimeoutSeconds`: a client that has not
     /// sent a whole request by then is disconnected. `clients`: who may connect (and the
-    /// events' fan-out, which the daemon makes first).
+    /// events' fan-out, which the daemon makes first). `group`: the event loops it runs on.
     public init(
         path: String, permissions: mode_t = 0o660,
         requestTimeoutSeconds: Double = ConnectionPolicy.statusSocket.headerTimeoutSeconds,
         clients: StatusClients = StatusClients(), slowReaderSeconds: Double = 10,
-        status: @escaping @Sendable () async -> DaemonStatus, mark: MarkHandler? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, status: @escaping @Sendable () async -> DaemonStatus,
+        mark: MarkHandler? = nil,
         syncNow: (@Sendable () -> SyncNowReply)? = nil
     ) throws(StatusSocketError) {
         self.path = path
@@ -66,7 +67,7 @@ public final class StatusServer: Sendable {
             clients: clients, status: status, mark: mark, syncNow: syncNow,
             requestTimeout: .nanoseconds(Int64(requestTimeoutSeconds * 1e9)),
             slowReaderTimeout: .nanoseconds(Int64(slowReaderSeconds * 1e9)))
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 16)
             .serverChannelOption(.maxMessagesPerRead, value: UInt(Self.acceptBatch))
             .serverChannelInitializer { channel in
