@@ -5,7 +5,8 @@
 # over them at 5 m/s, a fix a second, Gaussian GNSS noise σ 5 m and 10 m) matched by the
 # hidden-Markov matcher: the fixes matched per second, and the share of each ride's length
 # on its true street, the goal (≥ 97 % of every ride) met or not, and for each ride under it
-# where its length went (chain breaks, the other way, another street; there-and-backs laid).
+# where its length went (chain breaks, the other way, another street; there-and-backs laid);
+# and the edges and ways the hub would credit (StreetRides.counted) that no ride rode, by kind.
 #
 #   bench/matching.sh   (RIDES=20 SEED=1 PBF=…; CONFIG=debug to skip the release build;
 #                        SCRATCH=DIR for the build directory; BIN=DIR for binaries built elsewhere)

@@ -9,7 +9,8 @@ import Foundation
 /// street graph built from them, and RIDES simulated rides per noise level (`StreetWalk`:
 /// 2–5 km at 5 m/s, a fix a second, σ 5 m and 10 m) matched: the graph's build time, the
 /// fixes matched per second, the share of each ride's length on its true street, and the
-/// metres of street the match lays per metre ridden (above 1: pieces ridden there and back).
+/// metres of street the match lays per metre ridden (above 1: pieces ridden there and back),
+/// and the edges and ways it counts as ridden that the ride never rode (`MatchingPrecision`).
 enum MatchingBenchmark {
     static func run(pbf: String, rides count: Int, seed: UInt64) throws {
         let edges = try OSMImport.read(path: pbf).edges
@@ -26,6 +27,7 @@ enum MatchingBenchmark {
             let matcher = StreetMatcher(graph: graph!, parameters: MatchParameters(sigma: sigma))
             var shares: [Double] = [], fixes = 0, ridden = 0.0, laid = 0.0, elapsed = Duration.zero, next = seed
             var short: [String] = []
+            var precision = MatchingPrecision()
             while shares.count < count {
                 defer { next += 1 }
                 guard let ride = StreetWalk.ride(over: streets, seed: next, sigma: sigma) else { continue }
@@ -37,6 +39,7 @@ enum MatchingBenchmark {
                 let matched = match!.runs.flatMap(\.pieces).map {
                     StreetWalk.Stretch(street: index[$0.key]!, forward: $0.way == .forward, from: $0.fromMeters, to: $0.toMeters)
                 }
+                precision.add(ride: ride, match: match!, index: index, parameters: matcher.parameters)
                 shares.append(StreetWalk.sharedMeters(truth: ride.truth, matched: matched) / ride.lengthMeters)
                 if shares.last! < 0.97 {
                     let losses = MatchingLosses(ride: ride, match: match!, matched: matched)
@@ -52,6 +55,7 @@ enum MatchingBenchmark {
                     + "min \(percent(shares.min()!)), mean \(percent(shares.reduce(0, +) / Double(count))); "
                     + "metres matched per metre ridden \(String(format: "%.2f", laid / ridden)); goal ≥ 97 % of every ride: \(shares.min()! >= 0.97 ? "met" : "NOT met")"
             )
+            print(precision.line)
             for line in short { print(line) }
         }
     }

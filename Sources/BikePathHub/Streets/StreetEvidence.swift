@@ -111,7 +111,7 @@ public enum StreetRides {
     /// The pieces that count, each edge and way once however often ridden: a piece shorter
     /// than 2σ that covers under half its edge is not counted (a fix at a junction lands a few
     /// metres onto the crossing street, and the matcher takes movement within 2σ as noise).
-    static func counted(_ pieces: [StreetMatch.Piece], _ parameters: MatchParameters) -> [StreetMatch.Piece] {
+    public static func counted(_ pieces: [StreetMatch.Piece], _ parameters: MatchParameters) -> [StreetMatch.Piece] {
         var seen = Set<PieceWay>()
         return pieces.filter { piece in
             (piece.lengthMeters >= parameters.thinning || piece.fraction >= 0.5)
