@@ -258,9 +258,9 @@ import Testing
             try await checkFitsAndTargets(browser, "routes at 390 px")
             _ = try await browser.execute("window.scrollTo(0, 0);")
             try await Task.sleep(for: .milliseconds(500))  // the map's fit to the routes, and the overlays it fetches
-            try await browser.screenshot(to: packageRoot + "/docs/map-page.png")
+            try await browser.screenshot(to: Paths.screenshot("map-page.png"))
             _ = try await browser.execute("document.getElementById('find').scrollIntoView({block: 'start'});")
-            try await browser.screenshot(to: packageRoot + "/docs/map-routes.png")
+            try await browser.screenshot(to: Paths.screenshot("map-routes.png"))
 
             // A place far from every community path: the answer in words, with the distance.
             try await browser.click("#clear")

@@ -20,7 +20,7 @@ extension MapPageBrowserTests {
             try await store.migrate()
             try await store.replaceStreets(edges)
             try await Self.onPhone(store, dir: dir) { browser, site in
-                try await Self.streetsWithNames(browser, site: site, edges: edges, screenshot: packageRoot + "/docs/map-streets.png")
+                try await Self.streetsWithNames(browser, site: site, edges: edges, screenshot: Paths.screenshot("map-streets.png"))
             }
             // A basemap whose tiles never come (nothing listens on a port just found free):
             // the page says so, and the streets stand in for it just as on a page without one.

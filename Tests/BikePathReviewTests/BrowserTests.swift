@@ -15,7 +15,7 @@ import Synchronization
 /// and adds nothing), rejects (after a question) and takes it back, drops one
 /// candidate, changes one kind, adds one in add mode and confirms; a second confirm
 /// from a stale tab is refused on the page. Every page fits 360 px and every button
-/// is at least 44 px tall. Writes docs/review-list.png and docs/review-draft.png.
+/// is at least 44 px tall. Takes review-list.png and review-draft.png (`Paths.screenshot`).
 @Suite(.timeLimitOnceRunning(.minutes(5)), .ownThreads) struct BrowserTests {
     /// The bundled ride, stored by `bikepathd run --replay` as on the Pi.
     static func storeOfTheBundledRide(_ dir: TempDir) throws -> Store {
@@ -108,12 +108,12 @@ import Synchronization
                 try await browser.clickToLoad("#pair")
                 #expect(try await browser.text("h1") == "Drafts to review")
                 try await checkFitsAndTargets(browser, "list")
-                try await browser.screenshot(to: packageRoot + "/docs/review-list.png")
+                try await browser.screenshot(to: Paths.screenshot("review-list.png"))
 
                 try await browser.clickToLoad("#draft-1")
                 #expect(try await browser.text("#state") == "to review")
                 try await checkFitsAndTargets(browser, "draft")
-                try await browser.screenshot(to: packageRoot + "/docs/review-draft.png")
+                try await browser.screenshot(to: Paths.screenshot("review-draft.png"))
 
                 // A tap on a candidate's dot opens that candidate and adds nothing.
                 try await browser.click("#dot-1")
