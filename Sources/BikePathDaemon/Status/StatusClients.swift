@@ -60,9 +60,9 @@ public final class StatusClients: Sendable {
     /// so while it is busy a connection can wait unread although its line has arrived; the
     /// other loop meanwhile admits the reconnecting clients that make it the longest-waiting.
     /// Told 1 ms after it was chosen, such a `status` was reset three times running (CI of
-    /// 2026-11-30; `StatusSocketLimitTests` makes the loops busy in turn and saw 31 resets in
-    /// ~80 requests). Those told to leave keep their descriptor until then, so the cap may be
-    /// passed by at most `maximumClients` more; past that a newcomer is closed at once.
+    /// 2026-11-30; with the loops busy in turn, `StatusSocketLimitTests` failed 4 runs in 5).
+    /// Those told to leave keep their descriptor until then, so the cap may be passed by at
+    /// most `maximumClients` more; past that a newcomer is closed at once.
     func admit(_ channel: any Channel, uid: UInt32) -> Bool {
         let now = NIODeadline.now()
         let (admitted, leaving) = connections.withLock { all -> (Bool, (channel: any Channel, at: NIODeadline)?) in
