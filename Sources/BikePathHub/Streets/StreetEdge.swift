@@ -38,16 +38,9 @@ public struct StreetEdge: Sendable, Equatable {
         (self.bicycle, self.direction) = (bicycle, direction)
     }
 
-    /// The smallest box holding every point.
+    /// The smallest box holding every point (an empty box, meeting nothing, for no point).
     public var bounds: BoundingBox {
-        var box = BoundingBox(west: .infinity, south: .infinity, east: -.infinity, north: -.infinity)
-        for p in points {
-            box.west = min(box.west, p.longitude)
-            box.east = max(box.east, p.longitude)
-            box.south = min(box.south, p.latitude)
-            box.north = max(box.north, p.latitude)
-        }
-        return box
+        BoundingBox(around: points) ?? BoundingBox(west: .infinity, south: .infinity, east: -.infinity, north: -.infinity)
     }
 
     /// The metres from the first point to each point along the edge (the last is its length

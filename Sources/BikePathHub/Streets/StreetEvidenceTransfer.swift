@@ -42,11 +42,15 @@ public enum StreetEvidenceTransfer {
         let grid = BoxGrid(added)
 
         var pairs: [Pair] = []
+        // Each new edge's line, made when an old edge first meets it: one new edge may meet several.
+        var lines = [Line?](repeating: nil, count: added.count)
         for o in dropped {
             let line = Line(o.points)
-            for n in grid.edges(meeting: o.bounds, widenedBy: toleranceMeters).map({ added[$0] })
-            where mayInherit(o.key.way, n.key.way, oldWays: oldWays, newWays: newWays) {
-                if let pair = Pair(o, line, n) { pairs.append(pair) }
+            for i in grid.edges(meeting: o.bounds, widenedBy: toleranceMeters)
+            where mayInherit(o.key.way, added[i].key.way, oldWays: oldWays, newWays: newWays) {
+                let nLine = lines[i] ?? Line(added[i].points)
+                lines[i] = nLine
+                if let pair = Pair(o.key, line, added[i].key, nLine) { pairs.append(pair) }
             }
         }
         var inherited: [StreetEdge.Key: [StreetMatch.Way: StreetEvidence]] = [:]
@@ -77,9 +81,8 @@ public enum StreetEvidenceTransfer {
         /// The farthest a tested point lies from the other's line.
         var distance: Double
 
-        init?(_ o: StreetEdge, _ oLine: Line, _ n: StreetEdge) {
-            (old, new) = (o.key, n.key)
-            let nLine = Line(n.points)
+        init?(_ old: StreetEdge.Key, _ oLine: Line, _ new: StreetEdge.Key, _ nLine: Line) {
+            (self.old, self.new) = (old, new)
             if let run = oLine.runs(nLine) {
                 (sameOrder, onOld, onNew, distance) = (run.sameOrder, run.stretch, 0...nLine.length, run.distance)
             } else if let run = nLine.runs(oLine) {

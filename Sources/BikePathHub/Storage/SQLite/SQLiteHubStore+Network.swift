@@ -173,11 +173,7 @@ extension SQLiteHubStore {
     /// row: `tile_row BETWEEN … AND tile_column BETWEEN …` walked the index through whole rows
     /// of tiles across the city; `IN` makes one short range per row.
     static func linkTiles(meeting box: BoundingBox) -> (sql: String, arguments: StatementArguments) {
-        let margin = 100 / 111_320.0, lonMargin = margin / max(min(cos(box.north * .pi / 180), cos(box.south * .pi / 180)), 0.01)
-        let range = MapTiles.range(
-            of: BoundingBox(
-                west: max(-180, box.west - lonMargin), south: max(-90, box.south - margin),
-                east: min(180, box.east + lonMargin), north: min(90, box.north + margin)))
+        let range = MapTiles.range(of: box.widened(byMeters: 100))
         let rows = range.rows.map(String.init).joined(separator: ",")  // integers only
         return ("tile_row IN (\(rows)) AND tile_column BETWEEN ? AND ?", [range.columns.lowerBound, range.columns.upperBound])
     }
