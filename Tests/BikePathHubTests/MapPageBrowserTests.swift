@@ -17,7 +17,7 @@ import Testing
 /// cells; a tap on the map sets the start; typed coordinates search routes, which show
 /// on the map and in the list, the best emphasised; a place far from every path is
 /// answered in words. Everything fits 390 and 360 px and every control is at least
-/// 44 px tall. Writes docs/map-page.png and docs/map-routes.png.
+/// 44 px tall. Takes map-page.png and map-routes.png (`Paths.screenshot`: docs/ when asked).
 @Suite(.timeLimitOnceRunning(.minutes(6)), .ownThreads) struct MapPageBrowserTests {
     /// The simulated city (`CitySimulation`: a 4 km grid of streets) in a fresh hub, over HTTP.
     static func upload(_ city: [(device: String, body: Data)], to client: any TestClientProtocol) async throws {

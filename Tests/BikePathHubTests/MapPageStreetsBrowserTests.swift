@@ -9,7 +9,7 @@ import Testing
 /// own import): zoomed in, it draws them as grey lines under the overlays, writes their
 /// names, and credits OpenStreetMap; zoomed out past what `/v1/streets` answers it draws none.
 /// With a basemap whose tiles fail, the page says so and draws the streets just the same.
-/// Writes docs/map-streets.png (390 px, no basemap, zoom 17 by St Paul's).
+/// Takes map-streets.png (390 px, no basemap, zoom 17 by St Paul's; `Paths.screenshot`).
 extension MapPageBrowserTests {
     @Test func thePageWithoutBasemapDrawsTheStreetsWithTheirNames() async throws {
         guard Self.realDataBrowserAvailable else { return }

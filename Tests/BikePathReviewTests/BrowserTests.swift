@@ -15,7 +15,7 @@ import Synchronization
 /// and adds nothing), rejects (after a question) and takes it back, drops one
 /// candidate, changes one kind, adds one in add mode and confirms; a second confirm
 /// from a stale tab is refused on the page. Every page fits 360 px and every button
-/// is at least 44 px tall. Takes review-list.png and review-draft.png (`Paths.screenshot`).
+/// is at least 44 px tall. Takes review-list.png and review-draft.png (`Paths.screenshot`: docs/ when asked).
 @Suite(.timeLimitOnceRunning(.minutes(5)), .ownThreads) struct BrowserTests {
     /// The bundled ride, stored by `bikepathd run --replay` as on the Pi.
     static func storeOfTheBundledRide(_ dir: TempDir) throws -> Store {
